@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * @file cachenet.h
+ * Umbrella header: every public cachenet module.
+ *
+ * Conventions shared by all modules: public symbols start with cn_; errors
+ * are negative errno values or NULL with errno set; no global state besides
+ * per-thread caches; context objects are explicit.
+ */
+#ifndef CACHENET_H
+#define CACHENET_H
+
+#include "cachenet/version.h"
+#include "cachenet/cpu.h"
+#include "cachenet/perf.h"
+#include "cachenet/sim.h"
+#include "cachenet/cache.h"
+
+#endif /* CACHENET_H */
