@@ -29,8 +29,7 @@
  *                      with geometry GEOM ("I1=32768,8,64:D1=...:LL=..."; the
  *                      host's when omitted)
  *   --cn_sim_dir=DIR   where the simulator's dump files go (default: a new
- *                      directory under $TMPDIR)
- *   --cn_flush_check   (reserved)
+ *                      directory under $TMPDIR, removed at exit)
  *
  * Typical benchmark:
  *
@@ -115,9 +114,6 @@ private:
  *  filled with a deterministic pattern; freed with free_buffer(). */
 void *alloc_buffer(size_t len, size_t offset = 0);
 void free_buffer(void *p);
-
-/** Size list 64 B .. @p max in powers of two (and 1460, 9000 where given). */
-std::string size_name(size_t n);
 
 } // namespace cnbench
 

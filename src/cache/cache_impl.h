@@ -5,8 +5,10 @@
 
 #include <stddef.h>
 
+#include "../cn_internal.h"
+
 /** CLFLUSHOPT every line of [p, p+len); caller fences. Only call when
  *  cn_cpu_has(CN_CPU_CLFLUSHOPT). */
-void cn__cache_flush_clflushopt(const void *p, size_t len, size_t line);
+CN_INTERNAL void cn__cache_flush_clflushopt(const void *p, size_t len, size_t line);
 
 #endif

@@ -123,19 +123,19 @@ static int encode(const char *event, struct perf_event_attr *attr, char *reason)
 	}
 	if (encode_generic(event, attr) == 0)
 		return 0;
-	snprintf(reason, REASON_MAX, "libpfm4 cannot encode '%s': %s", event, pfm_strerror(ret));
+	snprintf(reason, REASON_MAX, "libpfm4 cannot encode the event: %s", pfm_strerror(ret));
 	return ENOENT;
 #else
 	if (encode_generic(event, attr) == 0)
 		return 0;
 	snprintf(reason, REASON_MAX,
-		 "unknown event '%s' (built without libpfm4: only the perf generic "
-		 "events of the default set are known)", event);
+		 "unknown event (built without libpfm4: only the perf generic "
+		 "events of the default set are known)");
 	return ENOENT;
 #endif
 }
 
-static void explain(int err, const char *event, char *reason)
+static void explain(int err, char *reason)
 {
 	const char *why;
 	char buf[96];
@@ -172,7 +172,7 @@ static void explain(int err, const char *event, char *reason)
 	default:
 		why = "perf_event_open failed";
 	}
-	snprintf(reason, REASON_MAX, "perf_event_open(%s): %s — %s", event, strerror(err), why);
+	snprintf(reason, REASON_MAX, "perf_event_open: %s — %s", strerror(err), why);
 }
 
 static int sys_perf_event_open(struct perf_event_attr *attr, int group_fd)
@@ -198,13 +198,13 @@ static int open_one(struct counter *c, struct group *g)
 	int fd = sys_perf_event_open(&attr, g->n ? g->leader_fd : -1);
 	if (fd < 0) {
 		err = errno;
-		explain(err, c->event, c->reason);
+		explain(err, c->reason);
 		return err;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id) < 0) {
 		err = errno;
 		close(fd);
-		explain(err, c->event, c->reason);
+		explain(err, c->reason);
 		return err;
 	}
 	c->fd = fd;
@@ -346,7 +346,7 @@ int cn_counters_read(struct cn_counters *s)
 			char why[REASON_MAX];
 			if (err) {
 				c->err = err;
-				snprintf(why, sizeof(why), "read(%s): %s", c->event, strerror(err));
+				snprintf(why, sizeof(why), "read: %s", strerror(err));
 				memcpy(c->reason, why, sizeof(why));
 				continue;
 			}
@@ -355,8 +355,8 @@ int cn_counters_read(struct cn_counters *s)
 				 * count was taken, so no value is claimed. */
 				c->err = EAGAIN;
 				snprintf(why, sizeof(why),
-					 "%s was never scheduled on the PMU during the region "
-					 "(more events than free counters? open fewer)", c->event);
+					 "never scheduled on the PMU during the region "
+					 "(more events than free counters? open fewer)");
 				memcpy(c->reason, why, sizeof(why));
 				continue;
 			}
@@ -416,14 +416,6 @@ int cn_counters_find(const struct cn_counters *s, const char *label)
 	return -ENOENT;
 }
 
-/* The part of a reason after the event name, so identical causes of
- * different events compare equal. */
-static const char *reason_cause(const char *r)
-{
-	const char *p = strstr(r, "): ");
-	return p ? p + 3 : r;
-}
-
 size_t cn_counters_describe(const struct cn_counters *s, char *buf, size_t len)
 {
 	unsigned avail = 0, unavail = 0;
@@ -438,8 +430,8 @@ size_t cn_counters_describe(const struct cn_counters *s, char *buf, size_t len)
 		}
 		unavail++;
 		if (!common)
-			common = reason_cause(c->reason);
-		else if (strcmp(common, reason_cause(c->reason)) != 0)
+			common = c->reason;
+		else if (strcmp(common, c->reason) != 0)
 			same = false;
 	}
 	if (unavail == 0)
@@ -455,7 +447,7 @@ size_t cn_counters_describe(const struct cn_counters *s, char *buf, size_t len)
 		if (c->fd >= 0 && c->err == 0)
 			continue;
 		need += (size_t)snprintf(need < len ? buf + need : NULL, need < len ? len - need : 0,
-					 " %s (%s);", c->label, reason_cause(c->reason));
+					 " %s (%s);", c->label, c->reason);
 	}
 	return need;
 }

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Level detection on a latency curve.
+ *
+ * The cache sizes the OS reports are not used: in a VM the LLC the guest
+ * sees may be the whole socket's while neighbours own most of it, and
+ * physically indexed caches lose capacity to page colouring well before
+ * their nominal size. Only the curve is trusted.
+ *
+ * Method: each level is a plateau — a run of working sets whose latencies
+ * agree within 25% — and the steps between levels are 2.5x or more on every
+ * CPU of the last two decades (L1 ~4-5 core cycles, L2 ~12-16, LLC 40-120,
+ * DRAM 250+). So:
+ *  1. work on log latency, smoothed by a 3-point running median so one noisy
+ *     point (a neighbour's burst on a shared VM) neither breaks nor creates
+ *     a plateau;
+ *  2. grow plateaus greedily from the small end: a run of at least half an
+ *     octave whose smoothed latencies stay within a factor of 1.25; points
+ *     belonging to no run are transitions;
+ *  3. merge neighbouring plateaus whose medians are within a factor of 1.6:
+ *     smaller steps than that are TLB reach (an L1 DTLB miss that hits the
+ *     STLB adds ~7 core cycles) or a slow drift, not a new level;
+ *  4. name them: the first plateau is L1 if it starts at or below 8 KB (every
+ *     L1D since the 1990s is at least that big); the last is DRAM if it is
+ *     slower than 45 ns (no on-chip cache level is that slow for a local hit,
+ *     and no DRAM is faster); between them the first is L2 and the longest of
+ *     the rest is the LLC. Anything else is reported unnamed.
+ * A level's latency is the median of the raw (unsmoothed) points in its
+ * plateau. What cannot be named is left not found, with the reason.
+ */
+#include "memsig.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ms_level_name[MS_NLEVELS] = { "L1", "L2", "LLC", "DRAM" };
+
+#define PLATEAU_TOL 1.25
+#define MERGE_RATIO 1.6
+#define L1_MAX_START (8u << 10)
+#define DRAM_MIN_NS 45.0
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double ms_median(const double *v, unsigned n)
+{
+	double tmp[64];
+
+	if (n == 0)
+		return NAN;
+	if (n > 64)
+		n = 64;
+	memcpy(tmp, v, n * sizeof(*v));
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	return n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+}
+
+/* Median over a plateau of any length (ms_median caps at 64 points). */
+static double range_median(const double *tsc, unsigned first, unsigned last)
+{
+	unsigned n = last - first + 1;
+	double *tmp = malloc(n * sizeof(*tmp));
+	double m;
+
+	if (!tmp)
+		return tsc[first + n / 2];
+	memcpy(tmp, tsc + first, n * sizeof(*tmp));
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	m = n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
+	free(tmp);
+	return m;
+}
+
+static double med3(double a, double b, double c)
+{
+	if (a > b) { double t = a; a = b; b = t; }
+	if (b > c) { double t = b; b = c; c = t; }
+	return a > b ? a : b;
+}
+
+static void not_found(struct ms_level *l, const char *why)
+{
+	l->found = false;
+	snprintf(l->why, sizeof(l->why), "%s", why);
+}
+
+void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
+		      unsigned ppo, double tsc_hz, struct ms_levels *out)
+{
+	struct ms_plateau p[MS_MAX_PLATEAUS];
+	unsigned np = 0, min_len = ppo / 2 + 1 < 2 ? 2 : ppo / 2 + 1;
+	double *ys = malloc((n ? n : 1) * sizeof(*ys));
+	char a[32], b[32], why[160];
+
+	memset(out, 0, sizeof(*out));
+	if (!ys || n < 2) {
+		for (unsigned l = 0; l < MS_NLEVELS; l++)
+			not_found(&out->lv[l], ys ? "too few points" : "out of memory");
+		free(ys);
+		return;
+	}
+
+	/* 1. smoothed log latency */
+	for (unsigned i = 0; i < n; i++) {
+		double lo = log(tsc[i > 0 ? i - 1 : i]);
+		double hi = log(tsc[i + 1 < n ? i + 1 : i]);
+
+		ys[i] = med3(lo, log(tsc[i]), hi);
+	}
+
+	/* 2. greedy plateaus */
+	for (unsigned i = 0; i < n && np < MS_MAX_PLATEAUS;) {
+		unsigned j = i;
+		double lo = ys[i], hi = ys[i];
+
+		while (j + 1 < n) {
+			double nlo = fmin(lo, ys[j + 1]), nhi = fmax(hi, ys[j + 1]);
+
+			if (nhi - nlo > log(PLATEAU_TOL))
+				break;
+			lo = nlo;
+			hi = nhi;
+			j++;
+		}
+		if (j - i + 1 >= min_len) {
+			p[np].first = i;
+			p[np].last = j;
+			p[np].tsc = range_median(tsc, i, j);
+			np++;
+			i = j + 1;
+		} else {
+			i++;
+		}
+	}
+	free(ys);
+
+	/* 3. merge small steps, repeatedly, closest pair first so a slow drift
+	 * collapses into one plateau without swallowing a real step */
+	for (;;) {
+		unsigned best = np;
+		double best_r = MERGE_RATIO;
+
+		for (unsigned k = 0; k + 1 < np; k++) {
+			double r = p[k + 1].tsc / p[k].tsc;
+
+			if (r < 1)
+				r = 1 / r;
+			if (r < best_r) {
+				best_r = r;
+				best = k;
+			}
+		}
+		if (best == np)
+			break;
+		p[best].last = p[best + 1].last;
+		p[best].tsc = range_median(tsc, p[best].first, p[best].last);
+		memmove(&p[best + 1], &p[best + 2], (np - best - 2) * sizeof(*p));
+		np--;
+	}
+
+	/* 4. names */
+	unsigned start = 0, end = np;   /* middle plateaus are [start, end) */
+	struct ms_level *lv = out->lv;
+
+	ms_fmt_size(a, sizeof(a), bytes[0]);
+	if (np > 0 && bytes[p[0].first] <= L1_MAX_START) {
+		lv[MS_L1].found = true;
+		lv[MS_L1].p = p[0];
+		start = 1;
+	} else if (bytes[0] > L1_MAX_START) {
+		snprintf(why, sizeof(why), "not measured: the smallest working set, %s, "
+			 "is above 8 KB (lower --min)", a);
+		not_found(&lv[MS_L1], why);
+	} else {
+		not_found(&lv[MS_L1], "the smallest working sets form no plateau (too noisy?)");
+	}
+
+	ms_fmt_size(b, sizeof(b), bytes[n - 1]);
+	if (np > start && p[np - 1].tsc * 1e9 / tsc_hz >= DRAM_MIN_NS) {
+		lv[MS_DRAM].found = true;
+		lv[MS_DRAM].p = p[np - 1];
+		end = np - 1;
+	} else if (np > start) {
+		snprintf(why, sizeof(why), "not reached: the slowest plateau is %.1f ns, "
+			 "faster than any DRAM (45 ns); raise --max above %s",
+			 p[np - 1].tsc * 1e9 / tsc_hz, b);
+		not_found(&lv[MS_DRAM], why);
+	} else {
+		snprintf(why, sizeof(why), "not reached: no plateau above L1 up to %s", b);
+		not_found(&lv[MS_DRAM], why);
+	}
+
+	if (!lv[MS_L1].found) {
+		/* Without L1 as an anchor the plateaus cannot be counted: the
+		 * first one seen might be L2 or the LLC. */
+		not_found(&lv[MS_L2], "not named: no L1 plateau to count from");
+		not_found(&lv[MS_LLC], "not named: no L1 plateau to count from");
+		for (unsigned k = start; k < end; k++)
+			out->other[out->nother++] = p[k];
+		return;
+	}
+	if (end == start) {
+		not_found(&lv[MS_L2], lv[MS_DRAM].found ? "no plateau between L1 and DRAM"
+							 : "no plateau above L1 (raise --max)");
+		not_found(&lv[MS_LLC], lv[MS_DRAM].found ? "no plateau between L1 and DRAM"
+							  : "not reached (raise --max)");
+		return;
+	}
+	lv[MS_L2].found = true;
+	lv[MS_L2].p = p[start];
+	if (end - start == 1) {
+		if (lv[MS_DRAM].found) {
+			not_found(&lv[MS_LLC], "no plateau between L2 and DRAM");
+		} else {
+			snprintf(why, sizeof(why), "not reached: no plateau above L2 up to %s "
+				 "(raise --max)", b);
+			not_found(&lv[MS_LLC], why);
+		}
+		return;
+	}
+	/* The LLC is the longest of the remaining plateaus: a short one beside
+	 * it is a TLB-reach step or the shoulder where neighbours' lines start
+	 * pushing ours out of a shared LLC. */
+	unsigned llc = start + 1;
+
+	for (unsigned k = start + 2; k < end; k++)
+		if (p[k].last - p[k].first > p[llc].last - p[llc].first)
+			llc = k;
+	lv[MS_LLC].found = true;
+	lv[MS_LLC].p = p[llc];
+	for (unsigned k = start + 1; k < end; k++)
+		if (k != llc)
+			out->other[out->nother++] = p[k];
+}
