@@ -91,6 +91,7 @@ void init(int *argc, char **argv)
 			sim_geom = a + 9;
 		} else if (i > 0 && std::strncmp(a, "--cn_sim_dir=", 13) == 0) {
 			sim_dir = a + 13;
+
 		} else if (i > 0 && std::strncmp(a, "--cn_", 5) == 0) {
 			std::string m = std::string("unknown flag ") + a +
 					" (known: --cn_events=SPEC, --cn_sim[=GEOM], --cn_sim_dir=DIR)";
@@ -110,7 +111,8 @@ void init(int *argc, char **argv)
 		char err[160];
 		if (cn_sim_geometry_parse(sim_geom.c_str(), &g, err, sizeof(err)) < 0)
 			usage_error((std::string("--cn_sim: ") + err).c_str());
-		if (sim_dir.empty()) {
+		bool made_dir = sim_dir.empty();
+		if (made_dir) {
 			const char *tmp = std::getenv("TMPDIR");
 			std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/cn_sim.XXXXXX";
 			std::vector<char> t(templ.begin(), templ.end());
@@ -121,10 +123,17 @@ void init(int *argc, char **argv)
 		}
 		orig.push_back(nullptr);
 		int rc = cn_sim_exec((int)orig.size() - 1, orig.data(), &g, sim_dir.c_str());
-		std::fprintf(stderr, "cachenet bench: --cn_sim: cannot run valgrind: %s%s\n",
-			     std::strerror(-rc),
-			     rc == -ENOENT ? " (install valgrind, or set CN_VALGRIND)" : "");
-		std::exit(2);
+		if (made_dir) {
+			g_sim_dir_to_remove = sim_dir;
+			remove_sim_dir();
+		}
+		if (rc < 0) {
+			std::fprintf(stderr, "cachenet bench: --cn_sim: cannot run valgrind: %s%s\n",
+				     std::strerror(-rc),
+				     rc == -ENOENT ? " (install valgrind, or set CN_VALGRIND)" : "");
+			std::exit(2);
+		}
+		std::exit(rc);
 	}
 
 	char buf[1024];
@@ -142,10 +151,6 @@ void init(int *argc, char **argv)
 				  "executes ~50x slower; counts are exact, times are not)";
 		benchmark::AddCustomContext("cn_counters", ctx);
 		std::fprintf(stderr, "cachenet: %s\n", ctx.c_str());
-		// The parent picked this directory; the child is the last to use it.
-		const char *dir = std::getenv("CN_SIM_DIR");
-		if (dir && sim_dir.empty())
-			g_sim_dir_to_remove = dir;
 		return;
 	}
 	if (events_given && events == "none") {

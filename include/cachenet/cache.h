@@ -77,6 +77,13 @@ const struct cn_cache_level *cn_cache_last_level(const struct cn_cache_info *inf
  * flight), else CLFLUSH, then MFENCE so the flushes complete before any later
  * load. Costs roughly 10-100 TSC ticks per line (one round trip per dirty
  * line); a 1 MB range is ~16k lines. Not a fast-path function.
+ *
+ * Under valgrind (simulation mode, sim.h), whose cache simulator ignores
+ * CLFLUSH, it evicts the range from the *simulated* D1 and LL instead, by
+ * reading, for each line, ways-many lines of an eviction buffer that map to
+ * the same sets (LRU replacement pushes the line out); large ranges evict
+ * the whole simulated hierarchy. The geometry is CN_SIM_GEOMETRY's. Switch
+ * collection off around it (the harness's pause() does).
  */
 void cn_cache_flush_range(const void *p, size_t len);
 

@@ -15,5 +15,6 @@
 #include "cachenet/perf.h"
 #include "cachenet/sim.h"
 #include "cachenet/cache.h"
+#include "cachenet/csum.h"
 
 #endif /* CACHENET_H */

@@ -6,7 +6,7 @@
  *
  * How it works. A program that wants simulated counts (every cachenet
  * benchmark does, through `--cn_sim=GEOMETRY`) calls cn_sim_exec(), which
- * re-executes the same program under
+ * runs the same program again, as a child, under
  *
  *     valgrind --tool=callgrind --cache-sim=yes --collect-atstart=no
  *              --I1=... --D1=... --LL=... --callgrind-out-file=DIR/cn.out
@@ -27,6 +27,11 @@
  * Costs: simulation runs the program ~50-100x slower; counts are exact and
  * repeatable for the same binary and input (not timings: a simulated run
  * reports no TSC ticks).
+ *
+ * Flushes: callgrind does not model CLFLUSH, so under simulation
+ * cn_cache_flush_range() evicts the range from the *simulated* caches by
+ * reading conflicting lines (see cache.h). Bracket it with collection off,
+ * as the benchmark harness's pause() does.
  */
 #ifndef CACHENET_SIM_H
 #define CACHENET_SIM_H
@@ -83,11 +88,16 @@ struct cn_sim_counts {
 };
 
 /**
- * Re-execute argv under valgrind/callgrind with geometry @p g (completed
- * from the host where 0) and dump files in @p outdir (created if missing).
+ * Run argv again, as a child process, under valgrind/callgrind with geometry
+ * @p g (completed from the host where 0) and dump files in @p outdir
+ * (created if missing; the caller removes it afterwards), and wait for it.
+ * The child's environment gets CN_SIM_DIR, CN_SIM_GEOMETRY and "avx512"
+ * added to CACHENET_CPU_DISABLE (valgrind implements no AVX-512).
  * The valgrind binary is $CN_VALGRIND, else "valgrind" on PATH.
- * Does not return on success. @return -errno if valgrind could not be
- * started (ENOENT: valgrind not installed), -EINVAL for a bad geometry.
+ * @return the child's exit status (0..255; 128+signal if it was killed),
+ *         or -errno if valgrind could not be started (-ENOENT: not
+ *         installed), -EINVAL for a bad geometry, -ENODEV if the host
+ *         geometry was needed and could not be read.
  */
 int cn_sim_exec(int argc, char *const argv[], const struct cn_sim_geometry *g,
 		const char *outdir);

@@ -7,12 +7,14 @@
 #include "cachenet/cache.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef CN_HAVE_VALGRIND_H
@@ -211,19 +213,53 @@ int cn_sim_exec(int argc, char *const argv[], const struct cn_sim_geometry *geom
 		args[k++] = argv[i];
 	args[k] = NULL;
 
-	setenv("CN_SIM_DIR", outdir, 1);
-	setenv("CN_SIM_GEOMETRY", geo, 1);
-	/* Valgrind implements no AVX-512: the child must dispatch to AVX2 or
-	 * lower (its CPUID emulation hides AVX-512 too; this makes it explicit). */
-	const char *dis = getenv("CACHENET_CPU_DISABLE");
-	char disbuf[256];
-	snprintf(disbuf, sizeof(disbuf), "%s%savx512", dis && *dis ? dis : "", dis && *dis ? "," : "");
-	setenv("CACHENET_CPU_DISABLE", disbuf, 1);
 	fflush(NULL);
-	execvp(vg, args);
-	int e = errno;
+	/* A pipe with O_CLOEXEC tells the parent whether exec succeeded. */
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		free(args);
+		return -errno;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		free(args);
+		close(pfd[0]);
+		close(pfd[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		setenv("CN_SIM_DIR", outdir, 1);
+		setenv("CN_SIM_GEOMETRY", geo, 1);
+		/* Valgrind implements no AVX-512: the child must dispatch to AVX2
+		 * or lower (its CPUID emulation hides AVX-512 too; this makes it
+		 * explicit). */
+		const char *dis = getenv("CACHENET_CPU_DISABLE");
+		char disbuf[256];
+		snprintf(disbuf, sizeof(disbuf), "%s%savx512", dis && *dis ? dis : "",
+			 dis && *dis ? "," : "");
+		setenv("CACHENET_CPU_DISABLE", disbuf, 1);
+		execvp(vg, args);
+		int e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
 	free(args);
-	return -e;
+	close(pfd[1]);
+	int exec_err = 0;
+	ssize_t got = read(pfd[0], &exec_err, sizeof(exec_err));
+	close(pfd[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (got == (ssize_t)sizeof(exec_err))
+		return -exec_err;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
 }
 
 bool cn_sim_active(void)

@@ -98,7 +98,15 @@ static uint64_t read_avx512(const void *buf, size_t bytes)
 		a3 = _mm512_add_epi64(a3, _mm512_load_si512(p + i + 3));
 	}
 	a0 = _mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3));
-	return (uint64_t)_mm512_reduce_add_epi64(a0);
+
+	/* Summed as unsigned: _mm512_reduce_add_epi64 adds signed long longs
+	 * in C in GCC's header, and the sum of arbitrary words may wrap. */
+	uint64_t w[8], sum = 0;
+
+	_mm512_storeu_si512((void *)w, a0);
+	for (unsigned i = 0; i < 8; i++)
+		sum += w[i];
+	return sum;
 }
 
 __attribute__((target("avx512f")))

@@ -21,10 +21,10 @@
  *     smaller steps than that are TLB reach (an L1 DTLB miss that hits the
  *     STLB adds ~7 core cycles) or a slow drift, not a new level;
  *  4. name them: the first plateau is L1 if it starts at or below 8 KB (every
- *     L1D since the 1990s is at least that big); the last is DRAM if it is
- *     slower than 45 ns (no on-chip cache level is that slow for a local hit,
- *     and no DRAM is faster); between them the first is L2 and the longest of
- *     the rest is the LLC. Anything else is reported unnamed.
+ *     L1D since the 1990s is at least that big); DRAM is the first plateau
+ *     slower than 45 ns (no on-chip cache level is that slow for a local
+ *     hit, and no DRAM is faster); between them the first is L2 and the
+ *     longest of the rest is the LLC. Anything else is reported unnamed.
  * A level's latency is the median of the raw (unsmoothed) points in its
  * plateau. What cannot be named is left not found, with the reason.
  */
@@ -50,27 +50,14 @@ static int cmp_double(const void *a, const void *b)
 
 double ms_median(const double *v, unsigned n)
 {
-	double tmp[64];
+	double *tmp, m;
 
 	if (n == 0)
 		return NAN;
-	if (n > 64)
-		n = 64;
-	memcpy(tmp, v, n * sizeof(*v));
-	qsort(tmp, n, sizeof(*tmp), cmp_double);
-	return n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
-}
-
-/* Median over a plateau of any length (ms_median caps at 64 points). */
-static double range_median(const double *tsc, unsigned first, unsigned last)
-{
-	unsigned n = last - first + 1;
-	double *tmp = malloc(n * sizeof(*tmp));
-	double m;
-
+	tmp = malloc(n * sizeof(*tmp));
 	if (!tmp)
-		return tsc[first + n / 2];
-	memcpy(tmp, tsc + first, n * sizeof(*tmp));
+		return v[n / 2];  /* out of memory: the middle point, unsorted */
+	memcpy(tmp, v, n * sizeof(*tmp));
 	qsort(tmp, n, sizeof(*tmp), cmp_double);
 	m = n % 2 ? tmp[n / 2] : 0.5 * (tmp[n / 2 - 1] + tmp[n / 2]);
 	free(tmp);
@@ -131,7 +118,7 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 		if (j - i + 1 >= min_len) {
 			p[np].first = i;
 			p[np].last = j;
-			p[np].tsc = range_median(tsc, i, j);
+			p[np].tsc = ms_median(tsc + i, j - i + 1);
 			np++;
 			i = j + 1;
 		} else {
@@ -159,7 +146,7 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 		if (best == np)
 			break;
 		p[best].last = p[best + 1].last;
-		p[best].tsc = range_median(tsc, p[best].first, p[best].last);
+		p[best].tsc = ms_median(tsc + p[best].first, p[best].last - p[best].first + 1);
 		memmove(&p[best + 1], &p[best + 2], (np - best - 2) * sizeof(*p));
 		np--;
 	}
@@ -181,11 +168,23 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 		not_found(&lv[MS_L1], "the smallest working sets form no plateau (too noisy?)");
 	}
 
+	/* DRAM is the first plateau slower than any cache. Plateaus past it
+	 * are DRAM plus something that grows with the set: in random order
+	 * the page walks themselves start missing (1 GB of 4 KB pages has 2 MB
+	 * of page-table entries, more under a hypervisor's nested paging), so
+	 * the curve keeps climbing and can step again. They stay unnamed. */
+	unsigned dram = np;
+
+	for (unsigned k = start; k < np && dram == np; k++)
+		if (p[k].tsc * 1e9 / tsc_hz >= DRAM_MIN_NS)
+			dram = k;
 	ms_fmt_size(b, sizeof(b), bytes[n - 1]);
-	if (np > start && p[np - 1].tsc * 1e9 / tsc_hz >= DRAM_MIN_NS) {
+	if (dram < np) {
 		lv[MS_DRAM].found = true;
-		lv[MS_DRAM].p = p[np - 1];
-		end = np - 1;
+		lv[MS_DRAM].p = p[dram];
+		end = dram;
+		for (unsigned k = dram + 1; k < np; k++)
+			out->other[out->nother++] = p[k];
 	} else if (np > start) {
 		snprintf(why, sizeof(why), "not reached: the slowest plateau is %.1f ns, "
 			 "faster than any DRAM (45 ns); raise --max above %s",

@@ -124,12 +124,53 @@ struct ms_levels {
 void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 		      unsigned ppo, double tsc_hz, struct ms_levels *out);
 
-/** Median of @p n doubles (sorts a copy; n <= 64 is all we ever pass). */
+/** Median of @p n doubles (sorts a copy). */
 double ms_median(const double *v, unsigned n);
 
 /* -------------------------------------------------------------- output */
 
+struct ms_bw_point {
+	size_t bytes;           /* footprint: copy moves bytes/2 into the other half */
+	enum ms_bw_op op;
+	double bytes_per_tsc;   /* bytes read, written or copied per TSC tick */
+};
+
+#define MS_MAX_BW 32
+
+/* Everything one run measured, for the table and the JSON file. */
+struct ms_result {
+	double tsc_hz;
+	const char *tsc_source;
+	const char *cpu;
+	bool huge;              /* --huge: THP requested */
+	long anon_huge_kb;      /* AnonHugePages after the sweep, -1 unknown */
+	const char *bw_kernel;
+	unsigned ppo, slices;
+	bool measured[MS_NORDERS];
+	unsigned npts;          /* sizes measured (all orders) */
+	size_t *bytes;
+	double *tsc[MS_NORDERS];
+	unsigned nbw;
+	struct ms_bw_point bw[MS_MAX_BW];
+	enum ms_order levels_order;   /* the curve the levels were found on */
+	struct ms_levels levels;
+	char alloc_note[200];   /* non-empty when the buffer had to shrink */
+	double seconds;         /* wall time of the whole run */
+	/* Share of the run this thread sat runnable while another task had its
+	 * CPU (/proc/self/schedstat), NaN if unknown; and the host's steal time
+	 * for that CPU over the run (/proc/stat), NaN if unknown. */
+	double wait_frac, steal_frac;
+};
+
 /** "1 KB", "1.19 KB", "768 KB", "1 GB" (binary units). */
 const char *ms_fmt_size(char *buf, size_t len, size_t bytes);
+
+/** The header of the latency table, then one row per size. */
+void ms_print_header(FILE *f, const struct ms_result *r);
+void ms_print_point(FILE *f, const struct ms_result *r, unsigned i);
+/** Levels, unnamed plateaus and bandwidth, after the sweep. */
+void ms_print_summary(FILE *f, const struct ms_result *r);
+/** The JSON document (schema in README.md). 0 or -errno. */
+int ms_write_json(FILE *f, const struct ms_result *r);
 
 #endif /* MEMSIG_H */

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Dispatch: a best-first table of variants, the first one whose CPU features
+ * cn_cpu_has() reports (CPUID + XCR0 - CACHENET_CPU_DISABLE) wins. Chosen
+ * by a constructor, and again lazily if a call arrives first (another
+ * library's constructor may run before ours): the entry points start out
+ * pointing at resolvers. Racing selections compute the same answer, and
+ * every mix of old and new pointer/threshold values still returns the right
+ * sum, so relaxed atomics suffice.
+ *
+ * Small inputs go straight to the generic kernel, before the indirect call:
+ * the vector variants end with a horizontal reduction of their lanes that
+ * costs more than the whole add-with-carry loop for short buffers.
+ */
+#include "csum_impl.h"
+
+#include "cachenet/cpu.h"
+
+#include <string.h>
+
+static const struct cn_csum_impl impl_table[] = {
+#if defined(__x86_64__) || defined(__i386__)
+	/*
+	 * Features: what the code may contain, not only what it was written
+	 * for. src/meson.build compiles each ISA list with a set of -m flags,
+	 * and the compiler uses them on its own (gcc emits vextracti64x2, an
+	 * AVX512DQ+VL instruction, for a 256->128 extract; shlx/rorx for
+	 * shifts), so the masks name AVX512DQ/VL, AVX2 and BMI2 as well.
+	 * (The AVX-512 list is also compiled with -mavx512vbmi -mvaes
+	 * -mvpclmulqdq; nothing in csum_avx512.c gives the compiler a reason to
+	 * use those, checked with objdump, so they are not required here.)
+	 *
+	 * Small-input thresholds (inclusive): at and below them the dispatcher
+	 * calls the generic kernel. Measured on the project's Zen 4 VM as the
+	 * largest size where the generic kernel is not slower, in TSC ticks
+	 * per call; see the numbers in src/csum/README or the report.
+	 */
+	{ "avx512",
+	  CN_CPU_AVX512F | CN_CPU_AVX512BW | CN_CPU_AVX512DQ | CN_CPU_AVX512VL |
+		  CN_CPU_AVX2 | CN_CPU_BMI2,
+	  cn_csum_partial_avx512, cn_csum_copy_avx512, 255, 223 },
+	{ "avx2", CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2,
+	  cn_csum_partial_avx2, cn_csum_copy_avx2, 383, 191 },
+#endif
+	{ "generic", 0, cn_csum_partial_generic, cn_csum_copy_generic, 0, 0 },
+};
+
+#define N_IMPLS (sizeof(impl_table) / sizeof(impl_table[0]))
+
+static uint32_t partial_resolve(const void *buf, size_t len, uint32_t sum);
+static uint32_t copy_resolve(void *restrict dst, const void *restrict src, size_t len,
+			     uint32_t sum);
+
+/* The state every call reads, in one cache line. */
+static struct {
+	cn_csum_partial_fn partial;
+	size_t partial_small_max;
+	cn_csum_copy_fn copy;
+	size_t copy_small_max;
+	const struct cn_csum_impl *impl;
+} disp __attribute__((aligned(64))) = {
+	partial_resolve, 0, copy_resolve, 0, NULL,
+};
+
+static const struct cn_csum_impl *select_impl(void)
+{
+	const struct cn_csum_impl *im = &impl_table[N_IMPLS - 1];
+
+	for (size_t i = 0; i < N_IMPLS; i++) {
+		if (cn_cpu_has(impl_table[i].features)) {
+			im = &impl_table[i];
+			break;
+		}
+	}
+	__atomic_store_n(&disp.partial_small_max, im->partial_small_max, __ATOMIC_RELAXED);
+	__atomic_store_n(&disp.copy_small_max, im->copy_small_max, __ATOMIC_RELAXED);
+	__atomic_store_n(&disp.partial, im->partial, __ATOMIC_RELAXED);
+	__atomic_store_n(&disp.copy, im->copy, __ATOMIC_RELAXED);
+	__atomic_store_n(&disp.impl, im, __ATOMIC_RELAXED);
+	return im;
+}
+
+__attribute__((constructor)) static void csum_init(void)
+{
+	select_impl();
+}
+
+static uint32_t partial_resolve(const void *buf, size_t len, uint32_t sum)
+{
+	return select_impl()->partial(buf, len, sum);
+}
+
+static uint32_t copy_resolve(void *restrict dst, const void *restrict src, size_t len,
+			     uint32_t sum)
+{
+	return select_impl()->copy(dst, src, len, sum);
+}
+
+uint32_t cn_csum_partial(const void *buf, size_t len, uint32_t sum)
+{
+	/* The generic kernel inlined rather than called: in the shared
+	 * library a call to the exported cn_csum_partial_generic would go
+	 * through the PLT. */
+	if (len <= __atomic_load_n(&disp.partial_small_max, __ATOMIC_RELAXED))
+		return cn__csum_fold32(cn__csum_scalar((const unsigned char *)buf, len, sum));
+	return __atomic_load_n(&disp.partial, __ATOMIC_RELAXED)(buf, len, sum);
+}
+
+uint32_t cn_csum_copy(void *restrict dst, const void *restrict src, size_t len, uint32_t sum)
+{
+	CN_CSUM_ASSERT(len == 0 || (uintptr_t)dst + len <= (uintptr_t)src ||
+		       (uintptr_t)src + len <= (uintptr_t)dst,
+		       "cn_csum_copy: source and destination overlap");
+	if (len <= __atomic_load_n(&disp.copy_small_max, __ATOMIC_RELAXED))
+		return cn__csum_fold32(cn__csum_copy_scalar((unsigned char *)dst,
+							    (const unsigned char *)src, len, sum));
+	return __atomic_load_n(&disp.copy, __ATOMIC_RELAXED)(dst, src, len, sum);
+}
+
+size_t cn_csum_impls(const struct cn_csum_impl **out, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < N_IMPLS; i++) {
+		if (!cn_cpu_has(impl_table[i].features))
+			continue;
+		if (k < n)
+			out[k] = &impl_table[i];
+		k++;
+	}
+	return k;
+}
+
+const struct cn_csum_impl *cn_csum_impl_find(const char *name)
+{
+	for (size_t i = 0; i < N_IMPLS; i++)
+		if (strcmp(impl_table[i].name, name) == 0)
+			return cn_cpu_has(impl_table[i].features) ? &impl_table[i] : NULL;
+	return NULL;
+}
+
+const char *cn_csum_impl_name(void)
+{
+	const struct cn_csum_impl *im = __atomic_load_n(&disp.impl, __ATOMIC_RELAXED);
+
+	if (!im)
+		im = select_impl();
+	return im->name;
+}

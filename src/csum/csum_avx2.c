@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * AVX2 variant. Compiled with -mavx2 in its own static library
+ * (src/meson.build).
+ *
+ * AVX2 has no byte-masked loads, so the head (up to 31 bytes, until the
+ * 32-byte-aligned address) and the tail (under 32 bytes) go through the
+ * scalar add-with-carry path and the vector loop only ever does aligned
+ * 32-byte loads, never a load split across two cache lines (the cost of
+ * those is measured in csum_avx512.c). The head is summed in the address
+ * frame (an odd first byte is the high half of its word), so the whole
+ * result is byte-swapped once at the end when the buffer starts at an odd
+ * address. Compiled with -mavx2 -mbmi -mbmi2 (src/meson.build), hence the
+ * BMI1/BMI2 requirement in csum.c.
+ *
+ * Lane accumulators and their reduction are those of the AVX-512 variant
+ * (see csum_avx512.c): F wrapping word sums, H exact high-half sums,
+ * L = F - (H << 32).
+ */
+#include "csum_impl.h"
+
+#include <immintrin.h>
+
+static inline uint64_t reduce256(__m256i f, __m256i h)
+{
+	const __m256i lo32 = _mm256_set1_epi64x(0xffffffff);
+	__m256i l = _mm256_sub_epi64(f, _mm256_slli_epi64(h, 32));
+	__m256i t = _mm256_add_epi64(
+		_mm256_add_epi64(_mm256_and_si256(l, lo32), _mm256_srli_epi64(l, 32)),
+		_mm256_add_epi64(_mm256_and_si256(h, lo32), _mm256_srli_epi64(h, 32)));
+	/* 4 lanes < 2^34 each. */
+	__m128i u = _mm_add_epi64(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+	u = _mm_add_epi64(u, _mm_unpackhi_epi64(u, u));
+	return (uint64_t)_mm_cvtsi128_si64(u);
+}
+
+/* One 32-byte load into a register; see load64() in csum_avx512.c for why
+ * the empty asm is there (gcc would otherwise load each block twice). */
+static inline __m256i load32(const unsigned char *p)
+{
+	__m256i x = _mm256_load_si256((const __m256i *)p);
+	__asm__("" : "+x"(x));
+	return x;
+}
+
+static inline __m256i loadu32(const unsigned char *p)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)p);
+	__asm__("" : "+x"(x));
+	return x;
+}
+
+#define ACC(f, h, x)                                                    \
+	do {                                                            \
+		f = _mm256_add_epi64(f, x);                             \
+		h = _mm256_add_epi64(h, _mm256_srli_epi64(x, 32));      \
+	} while (0)
+
+/* Address-frame sum of [p, p+n), n <= CN_CSUM_CHUNK_MAX. */
+static inline __attribute__((always_inline)) uint64_t
+sum_chunk(const unsigned char *p, size_t n)
+{
+	uint64_t acc = 0;
+	size_t head = (size_t)(-(uintptr_t)p & 31);
+
+	if (head > n)
+		head = n;
+	if (head) {
+		if ((uintptr_t)p & 1) {
+			acc = cn__csum_byte_odd(*p);
+			p++;
+			n--;
+			head--;
+		}
+		acc = cn__csum_scalar(p, head, acc);
+		p += head;
+		n -= head;
+	}
+	if (n >= 32) {
+		__m256i f0 = _mm256_setzero_si256(), h0 = f0, f1 = f0, h1 = f0;
+		__m256i x, y, z, w;
+
+		while (n >= 128) {
+			x = load32(p);
+			y = load32(p + 32);
+			z = load32(p + 64);
+			w = load32(p + 96);
+			ACC(f0, h0, x);
+			ACC(f1, h1, y);
+			ACC(f0, h0, z);
+			ACC(f1, h1, w);
+			p += 128;
+			n -= 128;
+		}
+		while (n >= 32) {
+			x = load32(p);
+			ACC(f0, h0, x);
+			p += 32;
+			n -= 32;
+		}
+		acc = cn__csum_add64(acc, reduce256(_mm256_add_epi64(f0, f1),
+						    _mm256_add_epi64(h0, h1)));
+	}
+	/* p is 32-byte aligned here (or n is 0): even, so frames agree. */
+	return cn__csum_scalar(p, n, acc);
+}
+
+uint32_t cn_csum_partial_avx2(const void *buf, size_t len, uint32_t sum)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	bool odd = (uintptr_t)p & 1;
+	uint64_t acc = 0;
+
+	/* Chunks are a power of two long, so each starts at the same address
+	 * parity and all of them sum in the same frame. One call site, so the
+	 * chunk body is inlined once. */
+	while (len) {
+		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
+		acc = cn__csum_add64(acc, sum_chunk(p, n));
+		p += n;
+		len -= n;
+	}
+	return cn__csum_finish(acc, odd, sum);
+}
+
+/* Copy: dst is aligned (aligned 32-byte stores), src read unaligned; the
+ * frame is dst's address frame. */
+static inline __attribute__((always_inline)) uint64_t
+copy_chunk(unsigned char *d, const unsigned char *s, size_t n)
+{
+	uint64_t acc = 0;
+	size_t head = (size_t)(-(uintptr_t)d & 31);
+
+	if (head > n)
+		head = n;
+	if (head) {
+		if ((uintptr_t)d & 1) {
+			*d = *s;
+			acc = cn__csum_byte_odd(*s);
+			d++;
+			s++;
+			n--;
+			head--;
+		}
+		acc = cn__csum_copy_scalar(d, s, head, acc);
+		d += head;
+		s += head;
+		n -= head;
+	}
+	if (n >= 32) {
+		__m256i f0 = _mm256_setzero_si256(), h0 = f0, f1 = f0, h1 = f0;
+		__m256i x, y, z, w;
+
+		while (n >= 128) {
+			x = loadu32(s);
+			y = loadu32(s + 32);
+			z = loadu32(s + 64);
+			w = loadu32(s + 96);
+			_mm256_store_si256((__m256i *)d, x);
+			_mm256_store_si256((__m256i *)(d + 32), y);
+			_mm256_store_si256((__m256i *)(d + 64), z);
+			_mm256_store_si256((__m256i *)(d + 96), w);
+			ACC(f0, h0, x);
+			ACC(f1, h1, y);
+			ACC(f0, h0, z);
+			ACC(f1, h1, w);
+			d += 128;
+			s += 128;
+			n -= 128;
+		}
+		while (n >= 32) {
+			x = loadu32(s);
+			_mm256_store_si256((__m256i *)d, x);
+			ACC(f0, h0, x);
+			d += 32;
+			s += 32;
+			n -= 32;
+		}
+		acc = cn__csum_add64(acc, reduce256(_mm256_add_epi64(f0, f1),
+						    _mm256_add_epi64(h0, h1)));
+	}
+	return cn__csum_copy_scalar(d, s, n, acc);
+}
+
+uint32_t cn_csum_copy_avx2(void *restrict dst, const void *restrict src, size_t len,
+			   uint32_t sum)
+{
+	unsigned char *d = (unsigned char *)dst;
+	const unsigned char *s = (const unsigned char *)src;
+	bool odd = (uintptr_t)d & 1;
+	uint64_t acc = 0;
+
+	while (len) {
+		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
+		acc = cn__csum_add64(acc, copy_chunk(d, s, n));
+		d += n;
+		s += n;
+		len -= n;
+	}
+	return cn__csum_finish(acc, odd, sum);
+}

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Private helpers shared by the checksum variants. Included by files
+ * compiled with different -m flags (src/meson.build builds one static
+ * library per ISA), so everything here is static inline and uses baseline
+ * instructions only: each variant gets its own copy, compiled for its ISA.
+ *
+ * Two frames of reference appear in the kernels:
+ *  - the *buffer frame*: 16-bit words start at the buffer's first byte; this
+ *    is what a partial sum means (csum.h);
+ *  - the *address frame*: words start at even addresses. Vector kernels
+ *    load from aligned addresses, so their lanes sum in the address frame.
+ *    The two agree when the buffer starts at an even address and differ by a
+ *    byte swap (cn_csum_swab) when it starts at an odd one.
+ */
+#ifndef CN_CSUM_IMPL_H
+#define CN_CSUM_IMPL_H
+
+#include "cachenet/csum.h"
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <x86intrin.h> /* _addcarry_u64: plain ADC, no -madx needed */
+#define CN_CSUM_ADC 1
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define CN_CSUM_BIG_ENDIAN 1
+#endif
+
+/* Vector kernels keep 64-bit lane accumulators that may each take at most
+ * 2^32 - 1 additions of 64-bit words before the exact-sum reconstruction in
+ * their reduction stops being exact; they process inputs in chunks of this
+ * many bytes at most (64 GiB, far above any packet). */
+#ifndef CN_CSUM_CHUNK_MAX /* overridable to test the chunk loop: -DCN_CSUM_CHUNK_MAX=4096 */
+#define CN_CSUM_CHUNK_MAX ((size_t)1 << 36)
+#endif
+
+/* Debug checks, compiled out of release builds (NDEBUG), all in one place. */
+#ifndef NDEBUG
+#define CN_CSUM_ASSERT(cond, msg) assert((cond) && (msg))
+#else
+#define CN_CSUM_ASSERT(cond, msg) ((void)0)
+#endif
+
+static inline uint64_t cn__csum_ld64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t cn__csum_ld32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint16_t cn__csum_ld16(const unsigned char *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+/* A lone byte at an even position of the frame is the first byte of a
+ * 16-bit word, at an odd position the second; which of them is the
+ * low-order half of a native load depends on the byte order. */
+static inline uint64_t cn__csum_byte_even(unsigned char b)
+{
+#ifdef CN_CSUM_BIG_ENDIAN
+	return (uint64_t)b << 8;
+#else
+	return b;
+#endif
+}
+
+static inline uint64_t cn__csum_byte_odd(unsigned char b)
+{
+#ifdef CN_CSUM_BIG_ENDIAN
+	return b;
+#else
+	return (uint64_t)b << 8;
+#endif
+}
+
+/* acc + x with the carry out of bit 63 wrapped around to bit 0: 2^64 == 1
+ * modulo 0xffff, so the value is preserved and never becomes 0 unless both
+ * are 0. */
+static inline uint64_t cn__csum_add64(uint64_t acc, uint64_t x)
+{
+	acc += x;
+	return acc + (acc < x);
+}
+
+/*
+ * The last n < 8 bytes, starting at an even position of the frame, as one
+ * value < 2^33 whose sum-of-words equals theirs. Reads exactly n bytes.
+ */
+static inline uint64_t cn__csum_tail8(const unsigned char *p, size_t n)
+{
+	uint64_t t = 0;
+
+	if (n & 4) {
+		t += cn__csum_ld32(p);
+		p += 4;
+	}
+	if (n & 2) {
+		t += cn__csum_ld16(p);
+		p += 2;
+	}
+	if (n & 1)
+		t += cn__csum_byte_even(*p);
+	return t;
+}
+
+/*
+ * Add [p, p+n) to acc in the frame of p: unaligned 64-bit loads into one
+ * add-with-carry chain. The carry flag makes it one dependency chain, one
+ * ADC per 8 bytes per cycle (~10 B/tick here), but it has no setup and no
+ * reduction, which is what short inputs and vector heads/tails need.
+ * Unaligned loads cost nothing extra here: the chain, not the loads, is the
+ * bottleneck.
+ */
+static inline uint64_t cn__csum_scalar(const unsigned char *p, size_t n, uint64_t acc)
+{
+#ifdef CN_CSUM_ADC
+	/* Each block takes its accumulator in a block-local variable: gcc 12
+	 * keeps an _addcarry_u64 output that lives across loop iterations in
+	 * memory, adding a store-to-load round trip to every 64 bytes. */
+	while (n >= 64) {
+		unsigned long long a = acc;
+		unsigned char c;
+		c = _addcarry_u64(0, a, cn__csum_ld64(p), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 8), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 16), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 24), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 32), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 40), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 48), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 56), &a);
+		_addcarry_u64(c, a, 0, &a);
+		acc = a;
+		p += 64;
+		n -= 64;
+	}
+	if (n & 32) {
+		unsigned long long a = acc;
+		unsigned char c;
+		c = _addcarry_u64(0, a, cn__csum_ld64(p), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 8), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 16), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 24), &a);
+		_addcarry_u64(c, a, 0, &a);
+		acc = a;
+		p += 32;
+	}
+	if (n & 16) {
+		unsigned long long a = acc;
+		unsigned char c;
+		c = _addcarry_u64(0, a, cn__csum_ld64(p), &a);
+		c = _addcarry_u64(c, a, cn__csum_ld64(p + 8), &a);
+		_addcarry_u64(c, a, 0, &a);
+		acc = a;
+		p += 16;
+	}
+	if (n & 8) {
+		acc = cn__csum_add64(acc, cn__csum_ld64(p));
+		p += 8;
+	}
+	return cn__csum_add64(acc, cn__csum_tail8(p, n & 7));
+#else
+	/* Portable: count the carries instead of chaining them; two
+	 * independent accumulators so the adds can overlap. */
+	uint64_t a0 = acc, a1 = 0, c0 = 0, c1 = 0;
+
+	while (n >= 16) {
+		uint64_t x = cn__csum_ld64(p), y = cn__csum_ld64(p + 8);
+		a0 += x;
+		c0 += a0 < x;
+		a1 += y;
+		c1 += a1 < y;
+		p += 16;
+		n -= 16;
+	}
+	if (n & 8) {
+		uint64_t x = cn__csum_ld64(p);
+		a0 += x;
+		c0 += a0 < x;
+		p += 8;
+	}
+	a0 = cn__csum_add64(a0, cn__csum_tail8(p, n & 7));
+	a0 = cn__csum_add64(a0, a1);
+	return cn__csum_add64(a0, c0 + c1); /* c0 + c1 < 2^61: no overflow */
+#endif
+}
+
+/*
+ * Copy and add [src, src+n) to acc, frame of src (== frame of dst). Same
+ * structure as cn__csum_scalar; loads go to registers, are stored, then
+ * added, so each byte is read once.
+ */
+static inline uint64_t cn__csum_copy_scalar(unsigned char *dst, const unsigned char *src,
+					    size_t n, uint64_t acc)
+{
+	uint64_t acc64 = acc;
+
+#ifdef CN_CSUM_ADC
+	while (n >= 32) {
+		uint64_t x0 = cn__csum_ld64(src), x1 = cn__csum_ld64(src + 8);
+		uint64_t x2 = cn__csum_ld64(src + 16), x3 = cn__csum_ld64(src + 24);
+		unsigned long long a = acc64; /* block-local, see cn__csum_scalar */
+		unsigned char c;
+		memcpy(dst, &x0, 8);
+		memcpy(dst + 8, &x1, 8);
+		memcpy(dst + 16, &x2, 8);
+		memcpy(dst + 24, &x3, 8);
+		c = _addcarry_u64(0, a, x0, &a);
+		c = _addcarry_u64(c, a, x1, &a);
+		c = _addcarry_u64(c, a, x2, &a);
+		c = _addcarry_u64(c, a, x3, &a);
+		_addcarry_u64(c, a, 0, &a);
+		acc64 = a;
+		src += 32;
+		dst += 32;
+		n -= 32;
+	}
+#endif
+#ifndef CN_CSUM_ADC
+	while (n >= 32) {
+		uint64_t x0 = cn__csum_ld64(src), x1 = cn__csum_ld64(src + 8);
+		uint64_t x2 = cn__csum_ld64(src + 16), x3 = cn__csum_ld64(src + 24);
+		memcpy(dst, &x0, 8);
+		memcpy(dst + 8, &x1, 8);
+		memcpy(dst + 16, &x2, 8);
+		memcpy(dst + 24, &x3, 8);
+		acc64 = cn__csum_add64(acc64, x0);
+		acc64 = cn__csum_add64(acc64, x1);
+		acc64 = cn__csum_add64(acc64, x2);
+		acc64 = cn__csum_add64(acc64, x3);
+		src += 32;
+		dst += 32;
+		n -= 32;
+	}
+#endif
+	/* n < 32 now. Straight-line code, not a loop: clang recognises an
+	 * 8-byte copy loop as memcpy and calls it, for a handful of bytes. */
+	if (n & 16) {
+		uint64_t x0 = cn__csum_ld64(src), x1 = cn__csum_ld64(src + 8);
+		memcpy(dst, &x0, 8);
+		memcpy(dst + 8, &x1, 8);
+		acc64 = cn__csum_add64(acc64, x0);
+		acc64 = cn__csum_add64(acc64, x1);
+		src += 16;
+		dst += 16;
+	}
+	if (n & 8) {
+		uint64_t x = cn__csum_ld64(src);
+		memcpy(dst, &x, 8);
+		acc64 = cn__csum_add64(acc64, x);
+		src += 8;
+		dst += 8;
+	}
+	uint64_t t = 0;
+	if (n & 4) {
+		uint32_t x = cn__csum_ld32(src);
+		memcpy(dst, &x, 4);
+		t += x;
+		src += 4;
+		dst += 4;
+	}
+	if (n & 2) {
+		uint16_t x = cn__csum_ld16(src);
+		memcpy(dst, &x, 2);
+		t += x;
+		src += 2;
+		dst += 2;
+	}
+	if (n & 1) {
+		*dst = *src;
+		t += cn__csum_byte_even(*src);
+	}
+	return cn__csum_add64(acc64, t);
+}
+
+/* Finish a kernel: fold its 64-bit address-frame sum to 32 bits, move it to
+ * the buffer frame, add the caller's sum. */
+static inline uint32_t cn__csum_finish(uint64_t acc, bool odd_start, uint32_t sum)
+{
+	uint32_t r = cn__csum_fold32(acc);
+
+	if (odd_start)
+		r = cn_csum_swab(r);
+	return cn_csum_add(r, sum);
+}
+
+#endif /* CN_CSUM_IMPL_H */
