@@ -65,75 +65,18 @@ const size_t kSizes[] = { 20, 40, 64, 128, 256, 576, 1460, 1500, 4096, 9000, 655
 const size_t kMisaligned[] = { 64, 256, 576, 1460, 1500, 4096, 9000, 65536 };
 constexpr size_t kDstOffset = 2048;
 
-// Every function under test, as "16-bit ones'-complement sum, folded, not
-// complemented, as stored" so that one check fits all.
-using SumFn = uint16_t (*)(const void *buf, size_t len);
-using CopyFn = uint16_t (*)(void *dst, const void *src, size_t len);
-
-template <cn_csum_partial_fn F> uint16_t ours(const void *b, size_t n)
-{
-	return cn_csum_fold(F(b, n, 0));
-}
-
-template <cn_csum_copy_fn F> uint16_t ours_copy(void *d, const void *s, size_t n)
-{
-	return cn_csum_fold(F(d, s, n, 0));
-}
-
-uint16_t ours_dispatched(const void *b, size_t n)
-{
-	return cn_csum_fold(cn_csum_partial(b, n, 0));
-}
-
-uint16_t ours_copy_dispatched(void *d, const void *s, size_t n)
-{
-	return cn_csum_fold(cn_csum_copy(d, s, n, 0));
-}
-
-uint16_t ours_memcpy_csum(void *d, const void *s, size_t n)
-{
-	std::memcpy(d, s, n);
-	return cn_csum_fold(cn_csum_partial(d, n, 0));
-}
-
-uint16_t memcpy_only(void *d, const void *s, size_t n)
-{
-	std::memcpy(d, s, n);
-	return 0;
-}
-
-#ifdef CN_HAVE_DPDK
-uint16_t dpdk_sum(const void *b, size_t n)
-{
-	return rte_raw_cksum(b, n);
-}
-
-uint16_t dpdk_copy(void *d, const void *s, size_t n)
-{
-	rte_memcpy(d, s, n);
-	return rte_raw_cksum(d, n);
-}
-#endif
-
-#ifdef CN_HAVE_LWIP
-uint16_t lwip_sum(const void *b, size_t n)
-{
-	return lwip_standard_chksum(b, (int)n);
-}
-
-uint16_t lwip_copy(void *d, const void *s, size_t n)
-{
-	std::memcpy(d, s, n);
-	return lwip_standard_chksum(d, (int)n);
-}
-#endif
+// Every function under test returns the 16-bit ones'-complement sum, folded,
+// not complemented, as stored, so that one check fits all. Each is a lambda
+// passed by type into templates, so the timed loop calls the library (or
+// runs a peer's inline code) directly, as a user's code would: no function
+// pointer or wrapper call that one side pays and the other does not.
 
 uint16_t expected(const void *b, size_t n)
 {
 	return cn_csum_fold(cn_csum_partial_ref(b, n, 0));
 }
 
-void bm_sum(benchmark::State &st, SumFn fn, size_t n, size_t offset)
+template <typename F> void bm_sum(benchmark::State &st, F fn, size_t n, size_t offset)
 {
 	void *buf = cnbench::alloc_buffer(n, offset);
 	if (fn(buf, n) != expected(buf, n)) {
@@ -153,7 +96,8 @@ void bm_sum(benchmark::State &st, SumFn fn, size_t n, size_t offset)
 	cnbench::free_buffer(buf);
 }
 
-void bm_copy(benchmark::State &st, CopyFn fn, bool checks, size_t n, size_t offset)
+template <typename F>
+void bm_copy(benchmark::State &st, F fn, bool checks, size_t n, size_t offset)
 {
 	void *src = cnbench::alloc_buffer(n, offset);
 	void *dst = cnbench::alloc_buffer(n, kDstOffset);
@@ -191,7 +135,7 @@ template <typename F> void bm_hdr(benchmark::State &st, F fn)
 	} else {
 		cnbench::Measure m(st, 20);
 		for (auto _ : st) {
-			benchmark::DoNotOptimize(h);
+			benchmark::DoNotOptimize(h); // the header may change: recompute
 			uint16_t c = fn(h);
 			benchmark::DoNotOptimize(c);
 		}
@@ -200,102 +144,89 @@ template <typename F> void bm_hdr(benchmark::State &st, F fn)
 	cnbench::free_buffer(h);
 }
 
-struct SumImpl {
+struct Case {
 	std::string name;
-	SumFn fn;
+	size_t n, offset;
 };
 
-struct CopyImpl {
-	std::string name;
-	CopyFn fn;
-	bool checks; // false: returns no checksum (memcpy alone)
-};
-
-SumFn variant_sum(const char *name)
+std::vector<Case> cases()
 {
-	std::string s(name);
-#if defined(__x86_64__) || defined(__i386__)
-	if (s == "avx512")
-		return ours<cn_csum_partial_avx512>;
-	if (s == "avx2")
-		return ours<cn_csum_partial_avx2>;
-#endif
-	if (s == "generic")
-		return ours<cn_csum_partial_generic>;
-	return nullptr;
+	std::vector<Case> v;
+	for (size_t n : kSizes)
+		v.push_back({ std::to_string(n), n, 0 });
+	for (size_t n : kMisaligned)
+		v.push_back({ std::to_string(n) + "+1", n, 1 });
+	return v;
 }
 
-CopyFn variant_copy(const char *name)
+template <typename F> void add_sum(const std::string &impl, F fn)
 {
-	std::string s(name);
-#if defined(__x86_64__) || defined(__i386__)
-	if (s == "avx512")
-		return ours_copy<cn_csum_copy_avx512>;
-	if (s == "avx2")
-		return ours_copy<cn_csum_copy_avx2>;
-#endif
-	if (s == "generic")
-		return ours_copy<cn_csum_copy_generic>;
-	return nullptr;
+	for (const Case &c : cases()) {
+		size_t n = c.n, off = c.offset;
+		cnbench::add("csum/" + impl + "/" + c.name,
+			     [fn, n, off](benchmark::State &st) { bm_sum(st, fn, n, off); });
+	}
+}
+
+template <typename F> void add_copy(const std::string &impl, F fn, bool checks = true)
+{
+	for (const Case &c : cases()) {
+		size_t n = c.n, off = c.offset;
+		cnbench::add("csum-copy/" + impl + "/" + c.name,
+			     [fn, checks, n, off](benchmark::State &st) {
+				     bm_copy(st, fn, checks, n, off);
+			     });
+	}
+}
+
+// The variant called directly, registered only when this CPU (and
+// CACHENET_CPU_DISABLE) allows it.
+template <typename S, typename C> void add_variant(const char *name, S sum, C copy)
+{
+	if (!cn_csum_impl_find(name))
+		return;
+	add_sum(std::string("cachenet-") + name, sum);
+	add_copy(std::string("cachenet-") + name, copy);
 }
 
 void register_all()
 {
-	std::vector<SumImpl> sums = { { "cachenet", ours_dispatched } };
-	std::vector<CopyImpl> copies = { { "cachenet", ours_copy_dispatched, true } };
-
-	// Only the variants this CPU (and CACHENET_CPU_DISABLE) allows.
-	const struct cn_csum_impl *im[8];
-	size_t n_im = cn_csum_impls(im, 8);
-	for (size_t i = 0; i < n_im && i < 8; i++) {
-		SumFn s = variant_sum(im[i]->name);
-		CopyFn c = variant_copy(im[i]->name);
-		if (s)
-			sums.push_back({ std::string("cachenet-") + im[i]->name, s });
-		if (c)
-			copies.push_back({ std::string("cachenet-") + im[i]->name, c, true });
-	}
-	copies.push_back({ "cachenet-memcpy+csum", ours_memcpy_csum, true });
-	copies.push_back({ "glibc-memcpy-only", memcpy_only, false });
-#ifdef CN_HAVE_DPDK
-	sums.push_back({ "dpdk", dpdk_sum });
-	copies.push_back({ "dpdk-memcpy+cksum", dpdk_copy, true });
+	add_sum("cachenet", [](const void *b, size_t n) { return cn_csum_fold(cn_csum_partial(b, n, 0)); });
+	add_copy("cachenet", [](void *d, const void *s, size_t n) {
+		return cn_csum_fold(cn_csum_copy(d, s, n, 0));
+	});
+#if defined(__x86_64__) || defined(__i386__)
+	add_variant(
+		"avx512", [](const void *b, size_t n) { return cn_csum_fold(cn_csum_partial_avx512(b, n, 0)); },
+		[](void *d, const void *s, size_t n) { return cn_csum_fold(cn_csum_copy_avx512(d, s, n, 0)); });
+	add_variant(
+		"avx2", [](const void *b, size_t n) { return cn_csum_fold(cn_csum_partial_avx2(b, n, 0)); },
+		[](void *d, const void *s, size_t n) { return cn_csum_fold(cn_csum_copy_avx2(d, s, n, 0)); });
 #endif
-#ifdef CN_HAVE_LWIP
-	sums.push_back({ "lwip", lwip_sum });
-	copies.push_back({ "lwip-memcpy+chksum", lwip_copy, true });
-#endif
-
-	std::vector<std::pair<std::string, std::pair<size_t, size_t>>> cases;
-	for (size_t n : kSizes)
-		cases.push_back({ std::to_string(n), { n, 0 } });
-	for (size_t n : kMisaligned)
-		cases.push_back({ std::to_string(n) + "+1", { n, 1 } });
-
-	for (const auto &c : cases) {
-		size_t n = c.second.first, off = c.second.second;
-		for (const auto &s : sums) {
-			SumFn fn = s.fn;
-			cnbench::add("csum/" + s.name + "/" + c.first,
-				     [fn, n, off](benchmark::State &st) { bm_sum(st, fn, n, off); });
-		}
-	}
-	for (const auto &c : cases) {
-		size_t n = c.second.first, off = c.second.second;
-		for (const auto &cp : copies) {
-			CopyFn fn = cp.fn;
-			bool checks = cp.checks;
-			cnbench::add("csum-copy/" + cp.name + "/" + c.first,
-				     [fn, checks, n, off](benchmark::State &st) {
-					     bm_copy(st, fn, checks, n, off);
-				     });
-		}
-	}
-
+	add_variant(
+		"generic", [](const void *b, size_t n) { return cn_csum_fold(cn_csum_partial_generic(b, n, 0)); },
+		[](void *d, const void *s, size_t n) { return cn_csum_fold(cn_csum_copy_generic(d, s, n, 0)); });
+	add_copy("cachenet-memcpy+csum", [](void *d, const void *s, size_t n) {
+		std::memcpy(d, s, n);
+		return cn_csum_fold(cn_csum_partial(d, n, 0));
+	});
+	add_copy(
+		"glibc-memcpy-only",
+		[](void *d, const void *s, size_t n) {
+			std::memcpy(d, s, n);
+			return (uint16_t)0;
+		},
+		false);
 	cnbench::add("ipv4-hdr/cachenet/20", [](benchmark::State &st) {
 		bm_hdr(st, [](const unsigned char *h) { return cn_csum_ipv4_hdr(h, 20); });
 	});
+
 #ifdef CN_HAVE_DPDK
+	add_sum("dpdk", [](const void *b, size_t n) { return rte_raw_cksum(b, n); });
+	add_copy("dpdk-memcpy+cksum", [](void *d, const void *s, size_t n) {
+		rte_memcpy(d, s, n);
+		return rte_raw_cksum(d, n);
+	});
 	cnbench::add("ipv4-hdr/dpdk/20", [](benchmark::State &st) {
 		bm_hdr(st, [](const unsigned char *h) {
 			return rte_ipv4_cksum(reinterpret_cast<const struct rte_ipv4_hdr *>(h));
@@ -303,6 +234,11 @@ void register_all()
 	});
 #endif
 #ifdef CN_HAVE_LWIP
+	add_sum("lwip", [](const void *b, size_t n) { return lwip_standard_chksum(b, (int)n); });
+	add_copy("lwip-memcpy+chksum", [](void *d, const void *s, size_t n) {
+		std::memcpy(d, s, n);
+		return lwip_standard_chksum(d, (int)n);
+	});
 	cnbench::add("ipv4-hdr/lwip/20", [](benchmark::State &st) {
 		bm_hdr(st, [](const unsigned char *h) { return inet_chksum(h, 20); });
 	});

@@ -31,16 +31,34 @@ static const struct cn_csum_impl impl_table[] = {
 	 * use those, checked with objdump, so they are not required here.)
 	 *
 	 * Small-input thresholds (inclusive): at and below them the dispatcher
-	 * calls the generic kernel. Measured on the project's Zen 4 VM as the
-	 * largest size where the generic kernel is not slower, in TSC ticks
-	 * per call; see the numbers in src/csum/README or the report.
+	 * runs the generic add-with-carry loop instead. Measured on the
+	 * project's Zen 4 VM (TSC ticks per call, medians of 31 interleaved
+	 * trials, source offsets 0/1/63), in two modes: throughput (independent
+	 * calls, which the out-of-order core overlaps, favouring the scalar
+	 * chain) and latency (each call takes the previous result as its sum,
+	 * favouring the vector kernels' short dependency chain):
+	 *
+	 *   partial   generic thr/lat   avx512 thr/lat    avx2 thr/lat
+	 *     64 B      9.2 / 11.2      12.6 / 10.6-12.7  17-20 / 16-18
+	 *    128 B     11.2 / 17.6      13.4-14.9 / 12.7-13.9 18-21 / 16-19
+	 *    192 B     12.7 / 23.9      14.1-15.8 / 13.5-15   20-23 / 18-21
+	 *    256 B     15.4 / 30.2      14.2-16.8 / 14.4-16.2 20-24 / 19-22.5
+	 *   copy (dst aligned)
+	 *    128 B     14.2 / 27.2      15.5 / 26.3-26.9  19.0 / 35-36
+	 *    192 B     20.0 / 38-40     16.3 / 29-30      21-22 / 40-42
+	 *
+	 * The threshold is where the worst relative loss of either choice over
+	 * the two modes is smallest: ~128 B for AVX-512 (generic is 25% faster
+	 * than AVX-512 at 128 B in throughput, 30% slower in latency), ~256 B
+	 * for AVX2 partial sums and ~192 B for AVX2 copies, whose scalar
+	 * head and tail make short inputs dearer.
 	 */
 	{ "avx512",
 	  CN_CPU_AVX512F | CN_CPU_AVX512BW | CN_CPU_AVX512DQ | CN_CPU_AVX512VL |
 		  CN_CPU_AVX2 | CN_CPU_BMI2,
-	  cn_csum_partial_avx512, cn_csum_copy_avx512, 255, 223 },
+	  cn_csum_partial_avx512, cn_csum_copy_avx512, 127, 127 },
 	{ "avx2", CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2,
-	  cn_csum_partial_avx2, cn_csum_copy_avx2, 383, 191 },
+	  cn_csum_partial_avx2, cn_csum_copy_avx2, 255, 191 },
 #endif
 	{ "generic", 0, cn_csum_partial_generic, cn_csum_copy_generic, 0, 0 },
 };

@@ -179,16 +179,11 @@ int cn_sim_exec(int argc, char *const argv[], const struct cn_sim_geometry *geom
 	if (mkdir(outdir, 0700) < 0 && errno != EEXIST)
 		return -errno;
 
-	char i1[64], d1[64], ll[64], out[PATH_MAX + 32], self[PATH_MAX], geo[200];
+	char i1[64], d1[64], ll[64], out[PATH_MAX + 32], geo[200];
 	snprintf(i1, sizeof(i1), "--I1=%llu,%u,%u", (unsigned long long)g.i1.size, g.i1.assoc, g.i1.line);
 	snprintf(d1, sizeof(d1), "--D1=%llu,%u,%u", (unsigned long long)g.d1.size, g.d1.assoc, g.d1.line);
 	snprintf(ll, sizeof(ll), "--LL=%llu,%u,%u", (unsigned long long)g.ll.size, g.ll.assoc, g.ll.line);
 	snprintf(out, sizeof(out), "--callgrind-out-file=%s/" DUMP_BASE, outdir);
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		snprintf(self, sizeof(self), "%s", argv[0]);
-	else
-		self[n] = '\0';
 	cn_sim_geometry_format(&g, geo, sizeof(geo));
 
 	const char *vg = getenv("CN_VALGRIND");
@@ -208,7 +203,7 @@ int cn_sim_exec(int argc, char *const argv[], const struct cn_sim_geometry *geom
 	args[k++] = d1;
 	args[k++] = ll;
 	args[k++] = out;
-	args[k++] = self;
+	args[k++] = argv[0];
 	for (int i = 1; i < argc; i++)
 		args[k++] = argv[i];
 	args[k] = NULL;

@@ -130,6 +130,25 @@ static void test_fold_and_add(void **state)
 	assert_int_equal(cn_csum_add(0xffffffffu, 1), 1);
 	assert_int_equal(cn_csum_add(0xffffffffu, 0xffffffffu), 0xffffffffu);
 	assert_int_equal(cn_csum_add(0, 0), 0);
+	/* The fast fold against the textbook loop, on random and edge values. */
+	rng_seed(10);
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t v = rng();
+		if (i < 64)
+			v = ~0ull >> i;
+		else if (i < 128)
+			v = 1ull << (i - 64);
+		else if (i & 1)
+			v >>= rng() % 64;
+		uint64_t w = v;
+		while (w >> 16)
+			w = (w & 0xffff) + (w >> 16);
+		if (cn_csum_fold(v) != w)
+			fail_msg("fold(%#llx) = %#x, want %#llx", (unsigned long long)v, cn_csum_fold(v),
+				 (unsigned long long)w);
+		if (cn_csum_fold(cn_csum_add((uint32_t)v, (uint32_t)(v >> 32))) != w)
+			fail_msg("add/fold of %#llx", (unsigned long long)v);
+	}
 	/* swab is a byte swap after folding */
 	assert_int_equal(cn_csum_fold(cn_csum_swab(0x1234)), 0x3412);
 	assert_int_equal(cn_csum_fold(cn_csum_swab(0xabcd0000u)), 0xcdab);

@@ -21,10 +21,11 @@
  *     smaller steps than that are TLB reach (an L1 DTLB miss that hits the
  *     STLB adds ~7 core cycles) or a slow drift, not a new level;
  *  4. name them: the first plateau is L1 if it starts at or below 8 KB (every
- *     L1D since the 1990s is at least that big); DRAM is the first plateau
+ *     L1D since the 1990s is at least that big); DRAM is the longest plateau
  *     slower than 45 ns (no on-chip cache level is that slow for a local
- *     hit, and no DRAM is faster); between them the first is L2 and the
- *     longest of the rest is the LLC. Anything else is reported unnamed.
+ *     hit, and no DRAM is faster); of the faster plateaus between them the
+ *     first is L2 and the longest of the rest is the LLC. Anything else is
+ *     reported unnamed.
  * A level's latency is the median of the raw (unsmoothed) points in its
  * plateau. What cannot be named is left not found, with the reason.
  */
@@ -152,13 +153,16 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 	}
 
 	/* 4. names */
-	unsigned start = 0, end = np;   /* middle plateaus are [start, end) */
 	struct ms_level *lv = out->lv;
+	bool named[MS_MAX_PLATEAUS] = { false };
+	unsigned start = 0;
 
 	ms_fmt_size(a, sizeof(a), bytes[0]);
+	ms_fmt_size(b, sizeof(b), bytes[n - 1]);
 	if (np > 0 && bytes[p[0].first] <= L1_MAX_START) {
 		lv[MS_L1].found = true;
 		lv[MS_L1].p = p[0];
+		named[0] = true;
 		start = 1;
 	} else if (bytes[0] > L1_MAX_START) {
 		snprintf(why, sizeof(why), "not measured: the smallest working set, %s, "
@@ -168,23 +172,22 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 		not_found(&lv[MS_L1], "the smallest working sets form no plateau (too noisy?)");
 	}
 
-	/* DRAM is the first plateau slower than any cache. Plateaus past it
-	 * are DRAM plus something that grows with the set: in random order
-	 * the page walks themselves start missing (1 GB of 4 KB pages has 2 MB
-	 * of page-table entries, more under a hypervisor's nested paging), so
-	 * the curve keeps climbing and can step again. They stay unnamed. */
+	/* DRAM is the longest plateau slower than any cache (ties: the later).
+	 * Not simply the first: just past the LLC a short shoulder of partial
+	 * hits can already be slower than 45 ns, and in random order the curve
+	 * keeps climbing past DRAM as the page walks themselves start missing
+	 * (1 GB of 4 KB pages has 2 MB of page-table entries, more under a
+	 * hypervisor's nested paging) and can step again. Both stay unnamed. */
 	unsigned dram = np;
 
-	for (unsigned k = start; k < np && dram == np; k++)
-		if (p[k].tsc * 1e9 / tsc_hz >= DRAM_MIN_NS)
+	for (unsigned k = start; k < np; k++)
+		if (p[k].tsc * 1e9 / tsc_hz >= DRAM_MIN_NS &&
+		    (dram == np || p[k].last - p[k].first >= p[dram].last - p[dram].first))
 			dram = k;
-	ms_fmt_size(b, sizeof(b), bytes[n - 1]);
 	if (dram < np) {
 		lv[MS_DRAM].found = true;
 		lv[MS_DRAM].p = p[dram];
-		end = dram;
-		for (unsigned k = dram + 1; k < np; k++)
-			out->other[out->nother++] = p[k];
+		named[dram] = true;
 	} else if (np > start) {
 		snprintf(why, sizeof(why), "not reached: the slowest plateau is %.1f ns, "
 			 "faster than any DRAM (45 ns); raise --max above %s",
@@ -195,45 +198,48 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 		not_found(&lv[MS_DRAM], why);
 	}
 
+	/* Cache plateaus: after L1, before DRAM, faster than 45 ns. */
+	unsigned cache[MS_MAX_PLATEAUS], nc = 0;
+
+	for (unsigned k = start; k < (dram < np ? dram : np); k++)
+		if (p[k].tsc * 1e9 / tsc_hz < DRAM_MIN_NS)
+			cache[nc++] = k;
+
 	if (!lv[MS_L1].found) {
 		/* Without L1 as an anchor the plateaus cannot be counted: the
 		 * first one seen might be L2 or the LLC. */
 		not_found(&lv[MS_L2], "not named: no L1 plateau to count from");
 		not_found(&lv[MS_LLC], "not named: no L1 plateau to count from");
-		for (unsigned k = start; k < end; k++)
-			out->other[out->nother++] = p[k];
-		return;
-	}
-	if (end == start) {
+	} else if (nc == 0) {
 		not_found(&lv[MS_L2], lv[MS_DRAM].found ? "no plateau between L1 and DRAM"
 							 : "no plateau above L1 (raise --max)");
 		not_found(&lv[MS_LLC], lv[MS_DRAM].found ? "no plateau between L1 and DRAM"
 							  : "not reached (raise --max)");
-		return;
-	}
-	lv[MS_L2].found = true;
-	lv[MS_L2].p = p[start];
-	if (end - start == 1) {
-		if (lv[MS_DRAM].found) {
+	} else {
+		lv[MS_L2].found = true;
+		lv[MS_L2].p = p[cache[0]];
+		named[cache[0]] = true;
+		if (nc == 1 && lv[MS_DRAM].found) {
 			not_found(&lv[MS_LLC], "no plateau between L2 and DRAM");
-		} else {
+		} else if (nc == 1) {
 			snprintf(why, sizeof(why), "not reached: no plateau above L2 up to %s "
 				 "(raise --max)", b);
 			not_found(&lv[MS_LLC], why);
-		}
-		return;
-	}
-	/* The LLC is the longest of the remaining plateaus: a short one beside
-	 * it is a TLB-reach step or the shoulder where neighbours' lines start
-	 * pushing ours out of a shared LLC. */
-	unsigned llc = start + 1;
+		} else {
+			/* The LLC is the longest of the rest: a short one beside
+			 * it is a TLB-reach step, or the shoulder where
+			 * neighbours' lines push ours out of a shared LLC. */
+			unsigned llc = cache[1];
 
-	for (unsigned k = start + 2; k < end; k++)
-		if (p[k].last - p[k].first > p[llc].last - p[llc].first)
-			llc = k;
-	lv[MS_LLC].found = true;
-	lv[MS_LLC].p = p[llc];
-	for (unsigned k = start + 1; k < end; k++)
-		if (k != llc)
+			for (unsigned i = 2; i < nc; i++)
+				if (p[cache[i]].last - p[cache[i]].first > p[llc].last - p[llc].first)
+					llc = cache[i];
+			lv[MS_LLC].found = true;
+			lv[MS_LLC].p = p[llc];
+			named[llc] = true;
+		}
+	}
+	for (unsigned k = 0; k < np; k++)
+		if (!named[k])
 			out->other[out->nother++] = p[k];
 }
