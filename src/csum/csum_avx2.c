@@ -21,15 +21,13 @@
 
 #include <immintrin.h>
 
+/* Lane value L + H, as reduce512() in csum_avx512.c: a chunk gives a lane
+ * at most 2^27 words, so the 4 lanes sum below 2^62. */
 static inline uint64_t reduce256(__m256i f, __m256i h)
 {
-	const __m256i lo32 = _mm256_set1_epi64x(0xffffffff);
-	__m256i l = _mm256_sub_epi64(f, _mm256_slli_epi64(h, 32));
-	__m256i t = _mm256_add_epi64(
-		_mm256_add_epi64(_mm256_and_si256(l, lo32), _mm256_srli_epi64(l, 32)),
-		_mm256_add_epi64(_mm256_and_si256(h, lo32), _mm256_srli_epi64(h, 32)));
-	/* 4 lanes < 2^34 each. */
+	__m256i t = _mm256_add_epi64(_mm256_sub_epi64(f, _mm256_slli_epi64(h, 32)), h);
 	__m128i u = _mm_add_epi64(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
+
 	u = _mm_add_epi64(u, _mm_unpackhi_epi64(u, u));
 	return (uint64_t)_mm_cvtsi128_si64(u);
 }
@@ -105,22 +103,27 @@ sum_chunk(const unsigned char *p, size_t n)
 	return cn__csum_scalar(p, n, acc);
 }
 
-uint32_t cn_csum_partial_avx2(const void *buf, size_t len, uint32_t sum)
+/* Inputs above CN_CSUM_CHUNK_MAX, out of line (see csum_avx512.c). */
+static __attribute__((noinline, cold)) uint64_t sum_huge(const unsigned char *p, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)buf;
-	bool odd = (uintptr_t)p & 1;
 	uint64_t acc = 0;
 
-	/* Chunks are a power of two long, so each starts at the same address
-	 * parity and all of them sum in the same frame. One call site, so the
-	 * chunk body is inlined once. */
 	while (len) {
 		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
 		acc = cn__csum_add64(acc, sum_chunk(p, n));
 		p += n;
 		len -= n;
 	}
-	return cn__csum_finish(acc, odd, sum);
+	return acc;
+}
+
+uint32_t cn_csum_partial_avx2(const void *buf, size_t len, uint32_t sum)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	uint64_t acc = __builtin_expect(len <= CN_CSUM_CHUNK_MAX, 1) ? sum_chunk(p, len)
+								      : sum_huge(p, len);
+
+	return cn__csum_finish(acc, (uintptr_t)p & 1, sum);
 }
 
 /* Copy: dst is aligned (aligned 32-byte stores), src read unaligned; the
@@ -182,12 +185,9 @@ copy_chunk(unsigned char *d, const unsigned char *s, size_t n)
 	return cn__csum_copy_scalar(d, s, n, acc);
 }
 
-uint32_t cn_csum_copy_avx2(void *restrict dst, const void *restrict src, size_t len,
-			   uint32_t sum)
+static __attribute__((noinline, cold)) uint64_t
+copy_huge(unsigned char *d, const unsigned char *s, size_t len)
 {
-	unsigned char *d = (unsigned char *)dst;
-	const unsigned char *s = (const unsigned char *)src;
-	bool odd = (uintptr_t)d & 1;
 	uint64_t acc = 0;
 
 	while (len) {
@@ -197,5 +197,16 @@ uint32_t cn_csum_copy_avx2(void *restrict dst, const void *restrict src, size_t 
 		s += n;
 		len -= n;
 	}
-	return cn__csum_finish(acc, odd, sum);
+	return acc;
+}
+
+uint32_t cn_csum_copy_avx2(void *restrict dst, const void *restrict src, size_t len,
+			   uint32_t sum)
+{
+	unsigned char *d = (unsigned char *)dst;
+	const unsigned char *s = (const unsigned char *)src;
+	uint64_t acc = __builtin_expect(len <= CN_CSUM_CHUNK_MAX, 1) ? copy_chunk(d, s, len)
+								      : copy_huge(d, s, len);
+
+	return cn__csum_finish(acc, (uintptr_t)d & 1, sum);
 }

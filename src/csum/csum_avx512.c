@@ -16,24 +16,27 @@
  *
  * Per 64-bit lane, two accumulators: F, the wrapping sum of the words, and
  * H, the exact sum of their high 32-bit halves. The exact sum of the low
- * halves is then L = F - (H << 32) (mod 2^64, exact while a lane takes fewer
- * than 2^32 words), and the lane's value is H + L modulo 0xffff. That costs
- * one shift and two adds per 64 bytes, against a mask, a shift and two adds
- * for the usual split into two zero-extended halves.
+ * halves is then L = F - (H << 32) (mod 2^64, exact while it is below 2^64),
+ * and the lane's value is H + L modulo 0xffff. That costs one shift and two
+ * adds per 64 bytes, against a mask, a shift and two adds for the usual
+ * split into two zero-extended halves.
  */
 #include "csum_impl.h"
 
 #include <immintrin.h>
 
-/* Exact-modulo-0xffff value of F/H lane pairs, as a 64-bit scalar < 2^37. */
+/*
+ * Value modulo 0xffff of F/H lane pairs, as a 64-bit scalar. L = F - (H << 32)
+ * is the exact sum of the low halves and 2^32 == 1 modulo 0xffff, so a lane
+ * is worth L + H. A chunk (CN_CSUM_CHUNK_MAX, 2^32 bytes) gives a lane at
+ * most 2^26 words, so L and H stay below 2^58, L + H below 2^59 and the sum
+ * of the 8 lanes below 2^62: no carry is lost, and the reduction is three
+ * vector operations before the horizontal add.
+ */
 static inline uint64_t reduce512(__m512i f, __m512i h)
 {
-	const __m512i lo32 = _mm512_set1_epi64(0xffffffff);
-	__m512i l = _mm512_sub_epi64(f, _mm512_slli_epi64(h, 32));
-	/* Each lane < 2^34 after splitting both into halves; 8 lanes < 2^37. */
-	__m512i t = _mm512_add_epi64(
-		_mm512_add_epi64(_mm512_and_si512(l, lo32), _mm512_srli_epi64(l, 32)),
-		_mm512_add_epi64(_mm512_and_si512(h, lo32), _mm512_srli_epi64(h, 32)));
+	__m512i t = _mm512_add_epi64(_mm512_sub_epi64(f, _mm512_slli_epi64(h, 32)), h);
+
 	return (uint64_t)_mm512_reduce_add_epi64(t);
 }
 
@@ -126,22 +129,32 @@ sum_chunk(const unsigned char *buf, size_t len)
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
 }
 
-uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
+/* Inputs above CN_CSUM_CHUNK_MAX, out of line so that the common path has
+ * a single inlined chunk. Chunks are a power of two long, so each starts at
+ * the same address parity and all of them sum in the same frame. */
+static __attribute__((noinline, cold)) uint64_t sum_huge(const unsigned char *p, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)buf;
-	bool odd = (uintptr_t)p & 1;
 	uint64_t acc = 0;
 
-	/* Chunks are a power of two long, so each starts at the same address
-	 * parity and all of them sum in the same frame. One call site, so the
-	 * chunk body is inlined once. */
 	while (len) {
 		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
 		acc = cn__csum_add64(acc, sum_chunk(p, n));
 		p += n;
 		len -= n;
 	}
-	return cn__csum_finish(acc, odd, sum);
+	return acc;
+}
+
+uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	uint64_t acc = 0;
+
+	if (__builtin_expect(len - 1 < CN_CSUM_CHUNK_MAX, 1)) /* 1..CHUNK_MAX */
+		acc = sum_chunk(p, len);
+	else if (len)
+		acc = sum_huge(p, len);
+	return cn__csum_finish(acc, (uintptr_t)p & 1, sum);
 }
 
 /*
@@ -216,12 +229,9 @@ copy_chunk(unsigned char *dst, const unsigned char *src, size_t len)
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
 }
 
-uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_t len,
-			     uint32_t sum)
+static __attribute__((noinline, cold)) uint64_t
+copy_huge(unsigned char *d, const unsigned char *s, size_t len)
 {
-	unsigned char *d = (unsigned char *)dst;
-	const unsigned char *s = (const unsigned char *)src;
-	bool odd = (uintptr_t)d & 1;
 	uint64_t acc = 0;
 
 	while (len) {
@@ -231,5 +241,19 @@ uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_
 		s += n;
 		len -= n;
 	}
-	return cn__csum_finish(acc, odd, sum);
+	return acc;
+}
+
+uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_t len,
+			     uint32_t sum)
+{
+	unsigned char *d = (unsigned char *)dst;
+	const unsigned char *s = (const unsigned char *)src;
+	uint64_t acc = 0;
+
+	if (__builtin_expect(len - 1 < CN_CSUM_CHUNK_MAX, 1))
+		acc = copy_chunk(d, s, len);
+	else if (len)
+		acc = copy_huge(d, s, len);
+	return cn__csum_finish(acc, (uintptr_t)d & 1, sum);
 }

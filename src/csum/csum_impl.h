@@ -32,12 +32,12 @@
 #define CN_CSUM_BIG_ENDIAN 1
 #endif
 
-/* Vector kernels keep 64-bit lane accumulators that may each take at most
- * 2^32 - 1 additions of 64-bit words before the exact-sum reconstruction in
- * their reduction stops being exact; they process inputs in chunks of this
- * many bytes at most (64 GiB, far above any packet). */
-#ifndef CN_CSUM_CHUNK_MAX /* overridable to test the chunk loop: -DCN_CSUM_CHUNK_MAX=4096 */
-#define CN_CSUM_CHUNK_MAX ((size_t)1 << 36)
+/* Vector kernels keep per-lane 64-bit sums that must stay exact through
+ * their reduction: they take inputs in chunks of at most this many bytes
+ * (4 GiB, far above any packet), so that a lane never sees more than 2^27
+ * words and its sums stay below 2^60 (see reduce512() in csum_avx512.c). */
+#ifndef CN_CSUM_CHUNK_MAX /* overridable to test the chunk loop: -DCN_CSUM_CHUNK_MAX=320 */
+#define CN_CSUM_CHUNK_MAX ((size_t)1 << 32)
 #endif
 
 /* Debug checks, compiled out of release builds (NDEBUG), all in one place. */

@@ -17,15 +17,17 @@
  *  2. grow plateaus greedily from the small end: a run of at least half an
  *     octave whose smoothed latencies stay within a factor of 1.25; points
  *     belonging to no run are transitions;
- *  3. merge neighbouring plateaus whose medians are within a factor of 1.6:
- *     smaller steps than that are TLB reach (an L1 DTLB miss that hits the
- *     STLB adds ~7 core cycles) or a slow drift, not a new level;
+ *  3. merge neighbouring plateaus whose medians are within a factor of 1.6,
+ *     as long as the merged run spans at most a factor of 2: smaller steps
+ *     than that are TLB reach (an L1 DTLB miss that hits the STLB adds ~7
+ *     core cycles) or a slow drift, not a new level, while a long steady
+ *     climb (an LLC eroded by neighbours) is a transition, not a plateau;
  *  4. name them: the first plateau is L1 if it starts at or below 8 KB (every
  *     L1D since the 1990s is at least that big); DRAM is the longest plateau
  *     slower than 45 ns (no on-chip cache level is that slow for a local
- *     hit, and no DRAM is faster); of the faster plateaus between them the
- *     first is L2 and the longest of the rest is the LLC. Anything else is
- *     reported unnamed.
+ *     hit, and no DRAM is faster); of the faster plateaus between them L2 is
+ *     the first at least 2x slower than L1, and the LLC the longest at
+ *     least 2x slower than L2. Anything else is reported unnamed.
  * A level's latency is the median of the raw (unsmoothed) points in its
  * plateau. What cannot be named is left not found, with the reason.
  */
@@ -39,6 +41,8 @@ const char *const ms_level_name[MS_NLEVELS] = { "L1", "L2", "LLC", "DRAM" };
 
 #define PLATEAU_TOL 1.25
 #define MERGE_RATIO 1.6
+#define MERGE_SPAN 2.0
+#define LEVEL_STEP 2.0
 #define L1_MAX_START (8u << 10)
 #define DRAM_MIN_NS 45.0
 
@@ -126,8 +130,6 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 			i++;
 		}
 	}
-	free(ys);
-
 	/* 3. merge small steps, repeatedly, closest pair first so a slow drift
 	 * collapses into one plateau without swallowing a real step */
 	for (;;) {
@@ -135,11 +137,15 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 		double best_r = MERGE_RATIO;
 
 		for (unsigned k = 0; k + 1 < np; k++) {
-			double r = p[k + 1].tsc / p[k].tsc;
+			double r = p[k + 1].tsc / p[k].tsc, lo = ys[p[k].first], hi = lo;
 
 			if (r < 1)
 				r = 1 / r;
-			if (r < best_r) {
+			for (unsigned i = p[k].first; i <= p[k + 1].last; i++) {
+				lo = fmin(lo, ys[i]);
+				hi = fmax(hi, ys[i]);
+			}
+			if (r < best_r && hi - lo <= log(MERGE_SPAN)) {
 				best_r = r;
 				best = k;
 			}
@@ -151,6 +157,7 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 		memmove(&p[best + 1], &p[best + 2], (np - best - 2) * sizeof(*p));
 		np--;
 	}
+	free(ys);
 
 	/* 4. names */
 	struct ms_level *lv = out->lv;
@@ -216,27 +223,41 @@ void ms_levels_detect(const size_t *bytes, const double *tsc, unsigned n,
 		not_found(&lv[MS_LLC], lv[MS_DRAM].found ? "no plateau between L1 and DRAM"
 							  : "not reached (raise --max)");
 	} else {
-		lv[MS_L2].found = true;
-		lv[MS_L2].p = p[cache[0]];
-		named[cache[0]] = true;
-		if (nc == 1 && lv[MS_DRAM].found) {
-			not_found(&lv[MS_LLC], "no plateau between L2 and DRAM");
-		} else if (nc == 1) {
-			snprintf(why, sizeof(why), "not reached: no plateau above L2 up to %s "
-				 "(raise --max)", b);
-			not_found(&lv[MS_LLC], why);
-		} else {
-			/* The LLC is the longest of the rest: a short one beside
-			 * it is a TLB-reach step, or the shoulder where
-			 * neighbours' lines push ours out of a shared LLC. */
-			unsigned llc = cache[1];
+		/* Each cache level is at least twice as slow as the one below
+		 * it; a plateau closer than that is a shoulder of the level
+		 * below (part of its lines already evicted), not a level. */
+		unsigned l2 = nc, llc = nc;
 
-			for (unsigned i = 2; i < nc; i++)
-				if (p[cache[i]].last - p[cache[i]].first > p[llc].last - p[llc].first)
-					llc = cache[i];
+		for (unsigned i = 0; i < nc && l2 == nc; i++)
+			if (p[cache[i]].tsc >= LEVEL_STEP * lv[MS_L1].p.tsc)
+				l2 = i;
+		for (unsigned i = l2 + 1; i < nc; i++)
+			if (p[cache[i]].tsc >= LEVEL_STEP * p[cache[l2]].tsc &&
+			    (llc == nc || p[cache[i]].last - p[cache[i]].first >
+					  p[cache[llc]].last - p[cache[llc]].first))
+				llc = i;
+		if (l2 < nc) {
+			lv[MS_L2].found = true;
+			lv[MS_L2].p = p[cache[l2]];
+			named[cache[l2]] = true;
+		} else {
+			not_found(&lv[MS_L2], "no plateau at least 2x slower than L1 below DRAM");
+		}
+		if (llc < nc) {
+			/* The longest qualifying plateau: a short one beside it
+			 * is a TLB-reach step, or the shoulder where neighbours'
+			 * lines push ours out of a shared LLC. */
 			lv[MS_LLC].found = true;
-			lv[MS_LLC].p = p[llc];
-			named[llc] = true;
+			lv[MS_LLC].p = p[cache[llc]];
+			named[cache[llc]] = true;
+		} else if (l2 == nc) {
+			not_found(&lv[MS_LLC], "no L2 plateau to count from");
+		} else if (lv[MS_DRAM].found) {
+			not_found(&lv[MS_LLC], "no plateau at least 2x slower than L2 below DRAM");
+		} else {
+			snprintf(why, sizeof(why), "not reached: no plateau at least 2x slower "
+				 "than L2 up to %s (raise --max)", b);
+			not_found(&lv[MS_LLC], why);
 		}
 	}
 	for (unsigned k = 0; k < np; k++)
