@@ -58,7 +58,7 @@ struct cn_cache_info {
 /**
  * Describe the caches of CPU 0: from sysfs (/sys/devices/system/cpu/cpu0/
  * cache), else CPUID leaf 4 (Intel) or 0x8000001D (AMD). Cached after the
- * first call.
+ * first call. CACHENET_CACHE_SOURCE=cpuid in the environment skips sysfs.
  * @return 0, or -ENODEV when neither source describes any cache.
  */
 int cn_cache_geometry(struct cn_cache_info *info);

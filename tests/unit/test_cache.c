@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "cachenet/cache.h"
 #include "cachenet/perf.h"
@@ -39,6 +40,46 @@ static void geometry_is_plausible(void **state)
 	assert_true(d1->size >= 8192 && d1->size <= 256 * 1024);
 	assert_true(ll->level >= d1->level && ll->size >= d1->size);
 	assert_null(cn_cache_find(&info, 7, CN_CACHE_DATA));
+}
+
+static void cpuid_agrees_with_sysfs(void **state)
+{
+	(void)state;
+#if defined(__x86_64__)
+	struct cn_cache_info info;
+	assert_int_equal(cn_cache_geometry(&info), 0);
+	if (strcmp(info.source, "sysfs") != 0)
+		skip(); /* nothing to compare with */
+	/* The cached geometry is per process: ask a fresh one. */
+	char self[4096], cmd[4200];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(len > 0);
+	self[len] = '\0';
+	snprintf(cmd, sizeof(cmd), "CACHENET_CACHE_SOURCE=cpuid '%s' --print-caches", self);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char line[256];
+	assert_non_null(fgets(line, sizeof(line), p));
+	assert_non_null(strstr(line, "cpuid"));
+	unsigned n = 0;
+	while (fgets(line, sizeof(line), p)) {
+		unsigned level, type, ways, lsize, sets;
+		unsigned long long size;
+		assert_int_equal(sscanf(line, "%u %u %llu %u %u %u", &level, &type, &size, &ways,
+					&lsize, &sets), 6);
+		const struct cn_cache_level *l = cn_cache_find(&info, level, (enum cn_cache_type)type);
+		assert_non_null(l);
+		if (l->size != size || l->ways != ways || l->line != lsize || l->sets != sets)
+			fail_msg("L%u type %u: sysfs %llu/%u/%u/%u, cpuid %llu/%u/%u/%u", level, type,
+				 (unsigned long long)l->size, l->ways, l->line, l->sets, size, ways,
+				 lsize, sets);
+		n++;
+	}
+	assert_int_equal(pclose(p), 0);
+	assert_int_equal(n, info.n);
+#else
+	skip();
+#endif
 }
 
 /* TSC ticks of one load, fenced on both sides (the fences' cost is in
@@ -199,10 +240,22 @@ static void placement_hits_colours(void **state)
 	cn_placement_destroy(NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--print-caches") == 0) {
+		struct cn_cache_info info;
+		if (cn_cache_geometry(&info) < 0)
+			return 1;
+		printf("%s\n", info.source);
+		for (unsigned i = 0; i < info.n; i++)
+			printf("%u %u %llu %u %u %u\n", info.level[i].level, info.level[i].type,
+			       (unsigned long long)info.level[i].size, info.level[i].ways,
+			       info.level[i].line, info.level[i].sets);
+		return 0;
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(geometry_is_plausible),
+		cmocka_unit_test(cpuid_agrees_with_sysfs),
 		cmocka_unit_test(flush_and_warm_move_lines),
 		cmocka_unit_test(icache_evict_runs),
 		cmocka_unit_test(placement_hits_colours),
