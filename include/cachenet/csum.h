@@ -129,11 +129,11 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
  * @param len  any length, 0 included (no upper limit)
  * @param sum  partial sum to continue (0 to start)
  * @return the partial sum of @p sum and the bytes.
- * Cost: dispatched; up to the variant's partial_small_max (127 B for
- * AVX-512) the scalar add-with-carry loop (~8-12 ticks for 20-127 B), above
- * it the vector variant (AVX-512, L1/L2-hot: ~38 ticks for 1460 B, ~0.02
- * ticks/byte up to 64 KB, alignment costing 0-4%). Reads each byte once,
- * never outside the buffer.
+ * Cost: dispatched; up to the variant's partial_small_max (95 B for
+ * AVX-512) the scalar add-with-carry loop (~7-9 ticks for 20-95 B), above
+ * it the vector variant (AVX-512, L1/L2-hot: ~10 ticks at 128 B, ~37 at
+ * 1460 B, ~0.02 ticks/byte up to 64 KB; misalignment costs 0-4%). Reads
+ * each byte once, never outside the buffer.
  */
 uint32_t cn_csum_partial(const void *buf, size_t len, uint32_t sum);
 
