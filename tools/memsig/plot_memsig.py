@@ -79,25 +79,29 @@ def main(argv):
             ax.plot([p[0] for p in pts], [p[1] for p in pts], markersize=3.5,
                     linewidth=1.2, **style)
 
-    # Detected levels: the plateau shaded, its latency as a line across it.
+    # Detected levels: the plateau shaded, its latency as a line across it,
+    # a short tag on the line and the numbers in a box in the empty lower
+    # right corner (under the DRAM plateau), so no label hides the curve.
     levels = d.get("levels") or {}
-    for name, lv in levels.items():
+    summary = []
+    for name in ("L1", "L2", "LLC", "DRAM"):
+        lv = levels.get(name)
         if not lv:
+            reason = (d.get("levels_not_found") or {}).get(name, "")
+            summary.append((f"{name}: not found ({reason})", "#555"))
             continue
-        c = LEVEL_COLOURS.get(name, "grey")
+        c = LEVEL_COLOURS[name]
         lo, hi = lv["from_bytes"], lv["to_bytes"]
         ax.axvspan(lo, hi, color=c, alpha=0.08, linewidth=0)
         ax.axhline(lv["ns"], color=c, linewidth=0.8, linestyle=":", alpha=0.8)
         ax.hlines(lv["ns"], lo, hi, colors=c, linewidth=3, alpha=0.7)
-        ax.annotate(f"{name}: {lv['ns']:.3g} ns = {lv['tsc']:.3g} TSC ticks\n"
-                    f"{fmt_bytes(lo)}..{fmt_bytes(hi)}",
-                    xy=(lo, lv["ns"]), xytext=(2, 5), textcoords="offset points",
-                    fontsize=8, color=c, va="bottom",
-                    bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.75))
-    missing = d.get("levels_not_found") or {}
-    if missing:
-        ax.text(0.99, 0.02, "\n".join(f"{k} not found: {v}" for k, v in missing.items()),
-                transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="#555")
+        ax.annotate(name, xy=(lo, lv["ns"]), xytext=(1, -3), textcoords="offset points",
+                    fontsize=8, fontweight="bold", color=c, va="top")
+        summary.append((f"{name}: {lv['ns']:.3g} ns = {lv['tsc']:.3g} TSC ticks, "
+                        f"plateau {fmt_bytes(lo)}..{fmt_bytes(hi)}", c))
+    for i, (text, c) in enumerate(reversed(summary)):
+        ax.text(0.99, 0.03 + 0.045 * i, text, transform=ax.transAxes, ha="right",
+                va="bottom", fontsize=8, color=c)
 
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

@@ -134,7 +134,7 @@ void ms_print_summary(FILE *f, const struct ms_result *r)
 		if (isfinite(r->steal_frac))
 			fprintf(f, ", host steal %.0f%%", 100 * r->steal_frac);
 		fputc('\n', f);
-		if (r->wait_frac > 0.05 || r->steal_frac > 0.05)
+		if (r->wait_frac > 0.10 || r->steal_frac > 0.10)
 			fputs("WARNING: this CPU was shared during the run. Each time the other task\n"
 			      "ran it evicted our lines, so L2/LLC-sized points read high and the LLC\n"
 			      "plateau may be missing. Rerun pinned to an idle CPU (taskset -c N).\n", f);

@@ -83,9 +83,9 @@ def table(headers, rows):
 
 def human_bytes(n):
     n = int(n)
-    for unit, div in (("MB", 1 << 20), ("KB", 1 << 10)):
-        if n >= div and n % div == 0:
-            return "%d %s" % (n // div, unit)
+    for unit, div in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= div:
+            return "%d %s" % (n // div, unit) if n % div == 0 else "%.3g %s" % (n / div, unit)
     return "%d B" % n
 
 
