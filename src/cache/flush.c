@@ -25,19 +25,29 @@
  * Callgrind's cache simulator ignores CLFLUSH: under valgrind a flush would
  * leave the simulated caches warm and a "flushed" benchmark would report
  * hot-cache misses. So under valgrind the range is evicted the way the
- * simulator understands: for each of its lines, read ways-many other lines
- * that map to the same set in the simulated LL (and, the LL way being a
- * multiple of the D1's, in the same D1 set). With LRU replacement that
- * pushes the line out of both. Ranges where that would cost more than a
- * walk over the whole eviction buffer are evicted wholesale instead.
- * The geometry comes from CN_SIM_GEOMETRY (set by cn_sim_exec).
+ * simulator understands: for each of its lines, read M = LL ways + D1 ways
+ * other lines that map to the same simulated LL set (and, the LL way being
+ * a multiple of the D1's, to the same D1 set). With LRU that pushes the line
+ * out of both — provided every one of those reads reaches the LL, because a
+ * read that hits in D1 does not refresh the LL's LRU order (a first version
+ * reused the same M lines each time; the D1 kept some of them, too few
+ * reached the LL, and the target stayed there). So each set has a pool of
+ * 2M lines used in alternate halves: the half read now was last read at
+ * least M same-set reads ago, so it is no longer in the D1.
+ * Ranges where that would cost more than walking the whole pool are evicted
+ * wholesale instead. The geometry comes from CN_SIM_GEOMETRY (cn_sim_exec).
  */
 struct sim_evict {
-	uint8_t *buf;        /* assoc x way bytes, way-aligned */
-	size_t len, way, line, ways, sets;
+	uint8_t *buf;        /* 2M lines per LL set: pool slot k of set s at s*line + k*way */
+	uint8_t *turn;       /* per LL set: which half of its pool to read next */
+	size_t len, way, line, m, sets;
 };
 static struct sim_evict sev;
 static pthread_once_t sev_once = PTHREAD_ONCE_INIT;
+/* The eviction reads are summed into this: valgrind's JIT drops loads
+ * whose result is never used (clang -O2 emits exactly such loads for
+ * `(void)volatile_ptr[i]`), and a dropped load evicts nothing. */
+static volatile uint8_t sev_sink;
 
 static int parse_level(const char *g, const char *key, unsigned long long v[3])
 {
@@ -52,18 +62,21 @@ static void sim_evict_init(void)
 	const char *g = getenv("CN_SIM_GEOMETRY");
 	unsigned long long ll[3], d1[3];
 
-	if (parse_level(g, "LL=", ll) < 0 || parse_level(g, "D1=", d1) < 0)
-		ll[0] = CN_CACHE_EVICT_WORKING_SET, ll[1] = 16, ll[2] = 64, d1[1] = 8;
-	if (!ll[1] || !ll[2])
+	if (parse_level(g, "LL=", ll) < 0 || parse_level(g, "D1=", d1) < 0) {
+		ll[0] = CN_CACHE_EVICT_WORKING_SET, ll[1] = 16, ll[2] = 64;
+		d1[1] = 8;
+	}
+	if (!ll[1] || !ll[2] || ll[0] % (ll[1] * ll[2]))
 		return;
 	sev.line = (size_t)ll[2];
-	sev.ways = (size_t)(ll[1] > d1[1] ? ll[1] : d1[1]);
 	sev.way = (size_t)(ll[0] / ll[1]);
 	sev.sets = sev.way / sev.line;
-	sev.len = sev.way * sev.ways;
+	sev.m = (size_t)(ll[1] + d1[1]);
+	sev.len = 2 * sev.m * sev.way;
+	sev.turn = calloc(sev.sets, 1);
 	uint8_t *p = mmap(NULL, sev.len + sev.way, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	if (p == MAP_FAILED || !sev.turn)
 		return;
 	p = (uint8_t *)(((uintptr_t)p + sev.way - 1) & ~(uintptr_t)(sev.way - 1));
 	memset(p, 1, sev.len); /* real pages, not the shared zero page */
@@ -78,21 +91,31 @@ static int sim_evict(const void *p, size_t len)
 	if (!sev.buf)
 		return 0;
 	volatile const uint8_t *e = sev.buf;
+	uint8_t acc = 0;
 	size_t lines = (len + sev.line - 1) / sev.line + 1;
-	if (lines * sev.ways >= sev.len / sev.line) {
+	if (lines * sev.m >= sev.len / sev.line) {
+		/* Slot by slot across all sets: every set sees 2M distinct
+		 * lines in a row, so all of them reach the LL. */
 		for (size_t i = 0; i < sev.len; i += sev.line)
-			(void)e[i];
+			acc += e[i];
+		memset(sev.turn, 0, sev.sets);
+		sev_sink = acc;
 		return 1;
 	}
 	uintptr_t a = (uintptr_t)p & ~(uintptr_t)(sev.line - 1);
 	for (uintptr_t end = (uintptr_t)p + len; a < end; a += sev.line) {
-		size_t set_off = ((a / sev.line) % sev.sets) * sev.line;
-		for (size_t k = 0; k < sev.ways; k++)
-			(void)e[set_off + k * sev.way];
+		size_t set = (a / sev.line) % sev.sets;
+		size_t first = sev.turn[set] ? sev.m : 0;
+		sev.turn[set] ^= 1;
+		for (size_t k = first; k < first + sev.m; k++)
+			acc += e[set * sev.line + k * sev.way];
 	}
+	sev_sink = acc;
 	return 1;
 }
 #endif
+
+static volatile uint8_t warm_sink;
 
 void cn_cache_flush_range(const void *p, size_t len)
 {
@@ -128,6 +151,7 @@ void cn_cache_warm_range(void *p, size_t len, bool for_write)
 		return;
 	uintptr_t start = (uintptr_t)p & ~(uintptr_t)(LINE - 1);
 	uintptr_t end = (uintptr_t)p + len;
+	uint8_t acc = 0;
 
 	for (int pass = 0; pass < 2; pass++) {
 		for (uintptr_t a = start; a < end; a += LINE) {
@@ -137,7 +161,8 @@ void cn_cache_warm_range(void *p, size_t len, bool for_write)
 			if (for_write)
 				__atomic_fetch_add((uint8_t *)b, 0, __ATOMIC_RELAXED);
 			else
-				(void)*b;
+				acc += *b; /* used, so valgrind's JIT keeps the load */
 		}
 	}
+	warm_sink = acc;
 }

@@ -8,9 +8,11 @@
  * every mix of old and new pointer/threshold values still returns the right
  * sum, so relaxed atomics suffice.
  *
- * Small inputs go straight to the generic kernel, before the indirect call:
- * the vector variants end with a horizontal reduction of their lanes that
- * costs more than the whole add-with-carry loop for short buffers.
+ * Small inputs go straight to the generic kernel, inlined, before the
+ * indirect call: for short buffers a vector kernel's setup (masks, head and
+ * tail) and final reduction of its lanes cost more instructions than the
+ * whole add-with-carry loop. The loop has the longer dependency chain,
+ * though, so the thresholds (below) balance throughput against latency.
  */
 #include "csum_impl.h"
 
@@ -19,7 +21,7 @@
 #include <string.h>
 
 static const struct cn_csum_impl impl_table[] = {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 	/*
 	 * Features: what the code may contain, not only what it was written
 	 * for. src/meson.build compiles each ISA list with a set of -m flags,
@@ -61,7 +63,7 @@ static const struct cn_csum_impl impl_table[] = {
 	 */
 	{ "avx512",
 	  CN_CPU_AVX512F | CN_CPU_AVX512BW | CN_CPU_AVX512DQ | CN_CPU_AVX512VL |
-		  CN_CPU_AVX2 | CN_CPU_BMI2,
+		  CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2,
 	  cn_csum_partial_avx512, cn_csum_copy_avx512, 95, 47 },
 	{ "avx2", CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2,
 	  cn_csum_partial_avx2, cn_csum_copy_avx2, 223, 159 },

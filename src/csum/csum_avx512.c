@@ -23,6 +23,10 @@
  */
 #include "csum_impl.h"
 
+/* x86-64 only (64-bit scalar moves out of vectors, _addcarry_u64 in the
+ * scalar helpers); csum.h declares the variant only there. */
+#if defined(__x86_64__)
+
 #include <immintrin.h>
 
 /*
@@ -257,3 +261,5 @@ uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_
 		acc = copy_huge(d, s, len);
 	return cn__csum_finish(acc, (uintptr_t)d & 1, sum);
 }
+
+#endif /* __x86_64__ */

@@ -23,7 +23,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__x86_64__)
+/* CN_CSUM_NO_ADC builds the portable scalar path on x86-64 too, to test it. */
+#if defined(__x86_64__) && !defined(CN_CSUM_NO_ADC)
 #include <x86intrin.h> /* _addcarry_u64: plain ADC, no -madx needed */
 #define CN_CSUM_ADC 1
 #endif
@@ -122,7 +123,7 @@ static inline uint64_t cn__csum_tail8(const unsigned char *p, size_t n)
 /*
  * Add [p, p+n) to acc in the frame of p: unaligned 64-bit loads into one
  * add-with-carry chain. The carry flag makes it one dependency chain, one
- * ADC per 8 bytes per cycle (~10 B/tick here), but it has no setup and no
+ * ADC per 8 bytes per cycle (~12 B/tick here), but it has no setup and no
  * reduction, which is what short inputs and vector heads/tails need.
  * Unaligned loads cost nothing extra here: the chain, not the loads, is the
  * bottleneck.

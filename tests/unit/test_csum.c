@@ -461,9 +461,10 @@ static void check_copy(const unsigned char *src_base, size_t max)
 			uint32_t s0 = (uint32_t)(n * 2654435761u);
 			uint16_t want = cn_csum_fold(cn_csum_partial_ref(src, n, s0));
 			for (size_t v = 0; v < n_variants; v++) {
-				/* GUARD bytes of a pattern the data never matches in
-				 * full on both sides; a vector store that spills does
-				 * so within its 64-byte block, inside the guards. */
+				/* 0xa5 guards on both sides. A store that spills
+				 * stays within its 64-byte block, so inside the
+				 * guards, and it writes source bytes, which are not
+				 * all 0xa5 (random or all-0xff data). */
 				unsigned char *d = dbuf + GUARD + da;
 				memset(d - GUARD, 0xa5, n + 2 * GUARD);
 				uint16_t got = cn_csum_fold(variants[v].copy(d, src, n, s0));

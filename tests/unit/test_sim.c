@@ -197,12 +197,13 @@ static void region_counts_match_direct_callgrind(void **state)
 	/* The region: 13108 iterations; the data misses are the point. */
 	assert_true(ir > 13108 * 4);
 	assert_true(d1mr > 5000);
-	/* The harness region also holds the call and the toggle's few
-	 * instructions; everything else must be identical. */
+	/* The harness region also holds the call, the return and the
+	 * toggles' few instructions (~34 here) and their handful of stack
+	 * accesses, which may miss; the region itself must be identical. */
 	assert_true(h[0] >= ir && h[0] - ir <= 64);
-	assert_true(h[4] <= d1mr + 2 && d1mr <= h[4] + 2);
-	assert_true(h[5] <= d1mw + 2 && d1mw <= h[5] + 2);
-	assert_true(h[7] <= dlmr + 2 && dlmr <= h[7] + 2);
+	assert_true(h[4] <= d1mr + 8 && d1mr <= h[4] + 8);
+	assert_true(h[5] <= d1mw + 8 && d1mw <= h[5] + 8);
+	assert_true(h[7] <= dlmr + 8 && dlmr <= h[7] + 8);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
