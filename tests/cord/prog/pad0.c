@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Cold code only: ~32 KB that sits between the hot files in link order. */
+#include "cordtest.h"
+
+CT_COLD(pad0_a)
+CT_COLD(pad0_b)
