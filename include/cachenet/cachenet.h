@@ -16,5 +16,7 @@
 #include "cachenet/sim.h"
 #include "cachenet/cache.h"
 #include "cachenet/csum.h"
+#include "cachenet/mbuf.h"
+#include "cachenet/sockbuf.h"
 
 #endif /* CACHENET_H */

@@ -269,15 +269,25 @@ def section_bench(args, paths, log, out):
             fams.setdefault(fam, {}).setdefault(case, {})[impl] = b
         md += ["### %s" % os.path.basename(exe), ""]
         for fam in sorted(fams):
-            impls = sorted({i for c in fams[fam].values() for i in c})
+            impls = sorted({i for c in fams[fam].values() for i in c},
+                           key=lambda i: (not i.startswith("cachenet"), i))
             metric = "tsc_per_byte"
             if not any(metric in b for c in fams[fam].values() for b in c.values()):
                 metric = "tsc_per_op"
+            # Peers beside ours: "peer / cachenet" > 1 means cachenet is faster.
+            ours = "cachenet" if "cachenet" in impls else None
+            peers = [i for i in impls if ours and not i.startswith("cachenet")]
             rows = []
             for case in sorted(fams[fam], key=case_key):
-                rows.append([case] + [fams[fam][case].get(i, {}).get(metric) for i in impls])
+                row = fams[fam][case]
+                vals = [row.get(i, {}).get(metric) for i in impls]
+                ratios = []
+                for p in peers:
+                    a, b = row.get(p, {}).get(metric), row.get(ours, {}).get(metric)
+                    ratios.append(a / b if a and b else None)
+                rows.append([case] + vals + ratios)
             md += ["**%s** — %s (TSC ticks; lower is better)" % (fam, metric), "",
-                   table(["case"] + impls, rows), ""]
+                   table(["case"] + impls + ["%s ÷ cachenet" % p for p in peers], rows), ""]
     return "\n".join(md)
 
 

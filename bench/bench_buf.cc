@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Buffer management, seed 004's question: what does the buffer work of one
+// transmitted packet cost, and does it stay flat as more data is queued?
+//
+//   mbuf/<impl>/<op>          single operations: get-free, bulk32 (32 gets +
+//                             32 frees per op), get-cluster-free,
+//                             prepend (get, prepend a 54 B header, free),
+//                             copyref-free (reference a 1460 B payload, free)
+//   txbuf/<impl>/window<N>    one TX packet's buffer work with N packets in
+//                             flight: get a descriptor, write a 54 B header
+//                             into header room, reference 1460 B of queued
+//                             payload, and, N packets later, release it on
+//                             the ACK (mbufs freed cold when N is large)
+//   sockbuf/<impl>/<op>-<Q>   with Q MSS segments queued: append (append one
+//                             segment, drop one ACKed), seg (locate the
+//                             newest segment), mcopy (reference it, free)
+//
+// impl: cachenet (mbuf pool), contig (ring sockbuf), mbuf (chain sockbuf),
+// chain / naive (chain sockbuf with and without the tail and send pointers),
+// ring, dpdk (22.11 rte_mbuf), lwip (pbufs), glibc (malloc). Peers run when
+// found at build time and initialised at run time; otherwise the program
+// says so and registers nothing for them. Counter allocs_per_seg: pool gets
+// (mbufs + clusters, copy-in included) per transmitted segment.
+#include "harness/cn_bench.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <sched.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+extern "C" {
+#include "cachenet/mbuf.h"
+#include "cachenet/sockbuf.h"
+}
+
+#ifdef CN_HAVE_DPDK
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_version.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#endif
+#ifdef CN_HAVE_LWIP
+extern "C" {
+#include <lwip/init.h>
+#include <lwip/pbuf.h>
+}
+#endif
+
+namespace {
+
+constexpr uint32_t MSS = 1460;
+constexpr uint32_t HDR = 54;
+constexpr uint32_t REFILL = 64; // segments queued per (untimed) refill
+uint8_t g_hdr[128];
+uint8_t g_payload[MSS * REFILL];
+
+struct cn_mbuf_pool *g_mp, *g_cp;
+
+uint64_t pool_gets()
+{
+	struct cn_mbuf_pool_stats a, b;
+	cn_mbuf_pool_stats(g_mp, &a);
+	cn_mbuf_pool_stats(g_cp, &b);
+	return a.gets + b.gets;
+}
+
+// A packet in flight: what an ACK releases, and the sequence it acks.
+template <class P> struct Flight {
+	P pkt;
+	uint32_t ack;
+};
+
+// ---------------------------------------------------------------- mbuf/
+
+void bm_cn_get_free(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		struct cn_mbuf *b = cn_mbuf_get(g_mp);
+		benchmark::DoNotOptimize(b);
+		cn_mbuf_free(b);
+	}
+	m.finish();
+}
+
+void bm_cn_bulk(benchmark::State &st)
+{
+	struct cn_mbuf *b[32];
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		if (cn_mbuf_get_bulk(g_mp, b, 32) != 0)
+			st.SkipWithError("get_bulk failed");
+		benchmark::DoNotOptimize(b[0]);
+		cn_mbuf_free_bulk(b, 32);
+	}
+	m.finish();
+}
+
+void bm_cn_get_cluster_free(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		struct cn_mbuf *b = cn_mbuf_get_cluster(g_mp, g_cp);
+		benchmark::DoNotOptimize(b);
+		cn_mbuf_free(b);
+	}
+	m.finish();
+}
+
+void bm_cn_prepend(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		struct cn_mbuf *b = cn_mbuf_get(g_mp);
+		b = cn_mbuf_prepend(b, HDR);
+		memcpy(b->data, g_hdr, HDR);
+		benchmark::DoNotOptimize(b->data);
+		cn_mbuf_free(b);
+	}
+	m.finish();
+}
+
+void bm_cn_copyref(benchmark::State &st)
+{
+	struct cn_mbuf *p = cn_mbuf_get_cluster(g_mp, g_cp);
+	memcpy(cn_mbuf_append(p, MSS), g_payload, MSS);
+	{
+		cnbench::Measure m(st, 0);
+		for (auto _ : st) {
+			struct cn_mbuf *r = cn_mbuf_copy_ref(p, 0, MSS);
+			benchmark::DoNotOptimize(r);
+			cn_mbuf_free(r);
+		}
+		m.finish();
+	}
+	cn_mbuf_free(p);
+}
+
+void bm_glibc_get_free(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		void *b = malloc(sizeof(struct cn_mbuf) + CN_MBUF_SMALL_DATA);
+		benchmark::DoNotOptimize(b);
+		free(b);
+	}
+	m.finish();
+}
+
+// ---------------------------------------------------------------- txbuf/
+
+void bm_tx_contig(benchmark::State &st, uint32_t window)
+{
+	uint32_t size = 1u << 12;
+	while (size < (window + 2 * REFILL) * MSS)
+		size <<= 1;
+	struct cn_sbring_params p = {size, MSS, CN_SBRING_COPY_PLAIN, window + 1, 128, 1000};
+	struct cn_sbring *sb = cn_sbring_create(&p);
+	std::vector<Flight<struct cn_sb_anchor *>> fl(window + 1);
+	uint32_t head = 0, n = 0, snd = 0;
+	uint64_t pkts = 0, gets0 = pool_gets();
+	struct cn_sb_piece pc[2];
+	{
+		cnbench::Measure m(st, 0);
+		for (auto _ : st) {
+			if (cn_sockbuf_len(cn_sbring_sockbuf(sb)) - snd < MSS) {
+				m.pause();
+				// The application's bytes are in the ring already
+				// (zero-copy write): only the indices move.
+				cn_sbring_reserve(sb, pc);
+				cn_sbring_commit(sb, REFILL * MSS, false);
+				m.resume();
+			}
+			struct cn_sb_anchor *a = cn_sbring_anchor_get(sb, snd, MSS, HDR);
+			memcpy(a->hdr, g_hdr, HDR);
+			benchmark::DoNotOptimize(a->piece[0]);
+			snd += a->len;
+			fl[(head + n) % (window + 1)] = {a, a->seq + a->len};
+			n++;
+			pkts++;
+			if (n > window) {
+				auto &o = fl[head];
+				head = (head + 1) % (window + 1);
+				n--;
+				cn_sbring_anchor_put(sb, o.pkt);
+				snd -= (uint32_t)cn_sbring_release_seq(sb, o.ack);
+			}
+		}
+		m.finish();
+	}
+	st.counters["allocs_per_seg"] = (double)(pool_gets() - gets0) / (double)pkts;
+	cn_sbring_destroy(sb);
+}
+
+void bm_tx_mbuf(benchmark::State &st, uint32_t window)
+{
+	struct cn_sbchain sb;
+	std::vector<Flight<struct cn_mbuf *>> fl(window + 1);
+	uint32_t head = 0, n = 0, snd = 0;
+	uint64_t pkts = 0, gets0 = pool_gets();
+	cn_sbchain_init(&sb, g_mp, g_cp);
+	{
+		cnbench::Measure m(st, 0);
+		for (auto _ : st) {
+			if (cn_sockbuf_len(&sb.sb) - snd < MSS) {
+				// The application's data, one cluster per MSS
+				// (as a zero-copy write would queue it). Not timed,
+				// but its allocations count in allocs_per_seg.
+				m.pause();
+				for (uint32_t i = 0; i < REFILL; i++) {
+					struct cn_mbuf *d = cn_mbuf_get_cluster(g_mp, g_cp);
+					d->len = d->pkt_len = MSS;
+					cn_sbchain_append(&sb, d);
+				}
+				m.resume();
+			}
+			struct cn_mbuf *h = cn_mbuf_get(g_mp);
+			h = cn_mbuf_prepend(h, HDR);
+			memcpy(h->data, g_hdr, HDR);
+			struct cn_mbuf *r = cn_sbchain_copy_ref(&sb, snd, MSS);
+			h->next = r;
+			h->pkt_len += MSS;
+			snd += MSS;
+			fl[(head + n) % (window + 1)] = {h, 0};
+			n++;
+			pkts++;
+			if (n > window) {
+				auto &o = fl[head];
+				head = (head + 1) % (window + 1);
+				n--;
+				cn_mbuf_free_chain(o.pkt);
+				cn_sbchain_drop(&sb, MSS);
+				snd -= MSS;
+			}
+		}
+		m.finish();
+	}
+	for (uint32_t i = 0; i < n; i++)
+		cn_mbuf_free_chain(fl[(head + i) % (window + 1)].pkt);
+	cn_sbchain_flush(&sb);
+	st.counters["allocs_per_seg"] = (double)(pool_gets() - gets0) / (double)pkts;
+}
+
+// ---------------------------------------------------------------- sockbuf/
+
+enum class SbOp { append, seg, mcopy };
+
+void bm_sb_chain(benchmark::State &st, uint32_t q, SbOp op, bool naive)
+{
+	struct cn_sbchain sb;
+	cn_sbchain_init(&sb, g_mp, g_cp);
+	auto seg_mbuf = [] {
+		struct cn_mbuf *d = cn_mbuf_get_cluster(g_mp, g_cp);
+		d->len = d->pkt_len = MSS;
+		return d;
+	};
+	for (uint32_t i = 0; i < q; i++)
+		cn_sbchain_append(&sb, seg_mbuf());
+	struct cn_sb_seg s;
+	std::vector<struct cn_mbuf *> spare;
+	{
+		cnbench::Measure m(st, 0);
+		for (auto _ : st) {
+			switch (op) {
+			case SbOp::append: {
+				if (spare.empty()) {
+					m.pause();
+					for (int i = 0; i < 256; i++)
+						spare.push_back(seg_mbuf());
+					m.resume();
+				}
+				struct cn_mbuf *d = spare.back();
+				spare.pop_back();
+				if (naive)
+					cn_sbchain_naive_append(&sb, d);
+				else
+					cn_sbchain_append(&sb, d);
+				cn_sbchain_drop(&sb, MSS);
+				break;
+			}
+			case SbOp::seg:
+				if (naive)
+					cn_sbchain_naive_seg(&sb, (q - 1) * MSS, MSS, &s);
+				else
+					cn_sbchain_seg(&sb, (q - 1) * MSS, MSS, &s);
+				benchmark::DoNotOptimize(s.piece[0].base);
+				break;
+			case SbOp::mcopy: {
+				struct cn_mbuf *r = naive ? cn_sbchain_naive_copy_ref(&sb, (q - 1) * MSS, MSS)
+							  : cn_sbchain_copy_ref(&sb, (q - 1) * MSS, MSS);
+				benchmark::DoNotOptimize(r);
+				cn_mbuf_free_chain(r);
+				break;
+			}
+			}
+		}
+		m.finish();
+	}
+	for (auto *d : spare)
+		cn_mbuf_free(d);
+	cn_sbchain_flush(&sb);
+}
+
+void bm_sb_ring(benchmark::State &st, uint32_t q, SbOp op)
+{
+	uint32_t size = 1u << 12;
+	while (size < (q + 1) * MSS)
+		size <<= 1;
+	struct cn_sbring_params p = {size, MSS, CN_SBRING_COPY_PLAIN, 4, 128, 0};
+	struct cn_sbring *sb = cn_sbring_create(&p);
+	struct cn_sb_piece pc[2];
+	struct cn_sb_seg s;
+	cn_sbring_reserve(sb, pc);
+	cn_sbring_commit(sb, q * MSS, false);
+	{
+		cnbench::Measure m(st, 0);
+		for (auto _ : st) {
+			switch (op) {
+			case SbOp::append: // zero-copy append of one segment, drop one
+				cn_sbring_reserve(sb, pc);
+				cn_sbring_commit(sb, MSS, false);
+				cn_sockbuf_drop(cn_sbring_sockbuf(sb), MSS);
+				break;
+			case SbOp::seg:
+				cn_sbring_seg(sb, (q - 1) * MSS, MSS, &s);
+				benchmark::DoNotOptimize(s.piece[0].base);
+				break;
+			case SbOp::mcopy: {
+				struct cn_sb_anchor *a = cn_sbring_anchor_get(sb, (q - 1) * MSS, MSS, HDR);
+				benchmark::DoNotOptimize(a);
+				cn_sbring_anchor_put(sb, a);
+				break;
+			}
+			}
+		}
+		m.finish();
+	}
+	cn_sbring_destroy(sb);
+}
+
+// ---------------------------------------------------------------- DPDK
+
+#ifdef CN_HAVE_DPDK
+struct rte_mempool *g_dmp;
+
+bool dpdk_init()
+{
+	cpu_set_t set;
+	int core = 0;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set)) {
+				core = c;
+				break;
+			}
+	std::string l = std::to_string(core), prefix = "cnbench" + std::to_string(getpid());
+	std::vector<std::string> args = {"cachenet-bench-buf", "--no-huge", "--no-pci", "-l", l, "-m", "256",
+					 "--file-prefix=" + prefix, "--log-level=lib.eal:error", "--no-telemetry"};
+	std::vector<char *> argv;
+	for (auto &a : args)
+		argv.push_back(a.data());
+	if (rte_eal_init((int)argv.size(), argv.data()) < 0) {
+		fprintf(stderr, "dpdk: rte_eal_init failed: %s; DPDK benchmarks skipped\n", rte_strerror(rte_errno));
+		return false;
+	}
+	g_dmp = rte_pktmbuf_pool_create("cnbench", 32767, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (g_dmp == NULL) {
+		fprintf(stderr, "dpdk: rte_pktmbuf_pool_create failed: %s; DPDK benchmarks skipped\n",
+			rte_strerror(rte_errno));
+		return false;
+	}
+	fprintf(stderr, "dpdk %s: EAL on lcore %d (-l %d), pool of 32767 mbufs, cache 256\n", rte_version(),
+		rte_lcore_id(), core);
+	return true;
+}
+
+void bm_d_get_free(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		struct rte_mbuf *b = rte_pktmbuf_alloc(g_dmp);
+		benchmark::DoNotOptimize(b);
+		rte_pktmbuf_free(b);
+	}
+	m.finish();
+}
+
+void bm_d_bulk(benchmark::State &st)
+{
+	struct rte_mbuf *b[32];
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		if (rte_pktmbuf_alloc_bulk(g_dmp, b, 32) != 0)
+			st.SkipWithError("alloc_bulk failed");
+		benchmark::DoNotOptimize(b[0]);
+		rte_pktmbuf_free_bulk(b, 32);
+	}
+	m.finish();
+}
+
+void bm_d_prepend(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		struct rte_mbuf *b = rte_pktmbuf_alloc(g_dmp);
+		char *h = rte_pktmbuf_prepend(b, HDR);
+		memcpy(h, g_hdr, HDR);
+		benchmark::DoNotOptimize(h);
+		rte_pktmbuf_free(b);
+	}
+	m.finish();
+}
+
+void bm_d_clone(benchmark::State &st)
+{
+	struct rte_mbuf *p = rte_pktmbuf_alloc(g_dmp);
+	memcpy(rte_pktmbuf_append(p, MSS), g_payload, MSS);
+	{
+		cnbench::Measure m(st, 0);
+		for (auto _ : st) {
+			struct rte_mbuf *c = rte_pktmbuf_clone(p, g_dmp);
+			benchmark::DoNotOptimize(c);
+			rte_pktmbuf_free(c);
+		}
+		m.finish();
+	}
+	rte_pktmbuf_free(p);
+}
+
+// The same TX structure as bm_tx_mbuf: payload held in mbufs (the socket
+// buffer), each packet a header mbuf + a clone of the payload, freed on ACK
+// together with the payload's own reference.
+void bm_tx_dpdk(benchmark::State &st, uint32_t window)
+{
+	std::deque<struct rte_mbuf *> sockbuf;
+	std::vector<Flight<struct rte_mbuf *>> fl(window + 1);
+	uint32_t head = 0, n = 0;
+	size_t snd = 0;
+	{
+		cnbench::Measure m(st, 0);
+		for (auto _ : st) {
+			if (snd == sockbuf.size()) {
+				m.pause();
+				for (uint32_t i = 0; i < REFILL; i++) {
+					struct rte_mbuf *d = rte_pktmbuf_alloc(g_dmp);
+					rte_pktmbuf_append(d, MSS);
+					sockbuf.push_back(d);
+				}
+				m.resume();
+			}
+			struct rte_mbuf *h = rte_pktmbuf_alloc(g_dmp);
+			char *hp = rte_pktmbuf_prepend(h, HDR);
+			memcpy(hp, g_hdr, HDR);
+			struct rte_mbuf *c = rte_pktmbuf_clone(sockbuf[snd++], g_dmp);
+			rte_pktmbuf_chain(h, c);
+			fl[(head + n) % (window + 1)] = {h, 0};
+			n++;
+			if (n > window) {
+				auto &o = fl[head];
+				head = (head + 1) % (window + 1);
+				n--;
+				rte_pktmbuf_free(o.pkt);
+				rte_pktmbuf_free(sockbuf.front());
+				sockbuf.pop_front();
+				snd--;
+			}
+		}
+		m.finish();
+	}
+	for (uint32_t i = 0; i < n; i++)
+		rte_pktmbuf_free(fl[(head + i) % (window + 1)].pkt);
+	for (auto *d : sockbuf)
+		rte_pktmbuf_free(d);
+}
+#endif
+
+// ---------------------------------------------------------------- lwIP
+
+#ifdef CN_HAVE_LWIP
+void bm_l_get_free(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		struct pbuf *p = pbuf_alloc(PBUF_RAW, HDR, PBUF_RAM);
+		benchmark::DoNotOptimize(p);
+		pbuf_free(p);
+	}
+	m.finish();
+}
+
+void bm_l_copyref(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		struct pbuf *p = pbuf_alloc(PBUF_RAW, MSS, PBUF_REF);
+		p->payload = g_payload;
+		benchmark::DoNotOptimize(p);
+		pbuf_free(p);
+	}
+	m.finish();
+}
+
+// lwIP's own TCP keeps unacked data in pbufs; the TX buffer work is a
+// header pbuf (PBUF_RAM) chained to a PBUF_REF pointing at the payload.
+void bm_tx_lwip(benchmark::State &st, uint32_t window)
+{
+	std::vector<Flight<struct pbuf *>> fl(window + 1);
+	uint32_t head = 0, n = 0, off = 0;
+	{
+		cnbench::Measure m(st, 0);
+		for (auto _ : st) {
+			struct pbuf *h = pbuf_alloc(PBUF_RAW, HDR, PBUF_RAM);
+			memcpy(h->payload, g_hdr, HDR);
+			struct pbuf *r = pbuf_alloc(PBUF_RAW, MSS, PBUF_REF);
+			r->payload = g_payload + (off % REFILL) * MSS;
+			off++;
+			pbuf_cat(h, r);
+			fl[(head + n) % (window + 1)] = {h, 0};
+			n++;
+			if (n > window) {
+				auto &o = fl[head];
+				head = (head + 1) % (window + 1);
+				n--;
+				pbuf_free(o.pkt);
+			}
+		}
+		m.finish();
+	}
+	for (uint32_t i = 0; i < n; i++)
+		pbuf_free(fl[(head + i) % (window + 1)].pkt);
+}
+#endif
+
+void register_all()
+{
+	struct cn_mbuf_pool_params mp = {"bench-small", CN_MBUF_POOL_SMALL, 65536, 0, 0, 256, 0};
+	struct cn_mbuf_pool_params cp = {"bench-clusters", CN_MBUF_POOL_CLUSTER, 32768, 0, 0, 256, 0};
+	g_mp = cn_mbuf_pool_create(&mp);
+	g_cp = cn_mbuf_pool_create(&cp);
+	if (!g_mp || !g_cp) {
+		fprintf(stderr, "cannot create the mbuf pools: %s\n", strerror(errno));
+		exit(1);
+	}
+	for (size_t i = 0; i < sizeof(g_hdr); i++)
+		g_hdr[i] = (uint8_t)(i * 7);
+	for (size_t i = 0; i < sizeof(g_payload); i++)
+		g_payload[i] = (uint8_t)(i * 13);
+
+	using S = benchmark::State;
+	cnbench::add("mbuf/cachenet/get-free", bm_cn_get_free);
+	cnbench::add("mbuf/cachenet/bulk32", bm_cn_bulk);
+	cnbench::add("mbuf/cachenet/get-cluster-free", bm_cn_get_cluster_free);
+	cnbench::add("mbuf/cachenet/prepend", bm_cn_prepend);
+	cnbench::add("mbuf/cachenet/copyref-free", bm_cn_copyref);
+	cnbench::add("mbuf/glibc/get-free", bm_glibc_get_free);
+
+	const uint32_t windows[] = {1, 64, 1024};
+	for (uint32_t w : windows) {
+		std::string ws = "window" + std::to_string(w);
+		cnbench::add("txbuf/contig/" + ws, [w](S &st) { bm_tx_contig(st, w); });
+		cnbench::add("txbuf/mbuf/" + ws, [w](S &st) { bm_tx_mbuf(st, w); });
+	}
+	const uint32_t queued[] = {1, 10, 100, 1000, 10000};
+	const std::pair<const char *, SbOp> ops[] = {{"append", SbOp::append}, {"seg", SbOp::seg},
+						      {"mcopy", SbOp::mcopy}};
+	for (auto &o : ops)
+		for (uint32_t q : queued) {
+			std::string c = std::string(o.first) + "-" + std::to_string(q);
+			SbOp op = o.second;
+			cnbench::add("sockbuf/chain/" + c, [q, op](S &st) { bm_sb_chain(st, q, op, false); });
+			cnbench::add("sockbuf/naive/" + c, [q, op](S &st) { bm_sb_chain(st, q, op, true); });
+			cnbench::add("sockbuf/ring/" + c, [q, op](S &st) { bm_sb_ring(st, q, op); });
+		}
+
+#ifdef CN_HAVE_DPDK
+	if (dpdk_init()) {
+		cnbench::add("mbuf/dpdk/get-free", bm_d_get_free);
+		cnbench::add("mbuf/dpdk/bulk32", bm_d_bulk);
+		cnbench::add("mbuf/dpdk/prepend", bm_d_prepend);
+		cnbench::add("mbuf/dpdk/copyref-free", bm_d_clone);
+		for (uint32_t w : windows)
+			cnbench::add("txbuf/dpdk/window" + std::to_string(w), [w](S &st) { bm_tx_dpdk(st, w); });
+	}
+#else
+	fprintf(stderr, "dpdk: not found at build time (libdpdk-dev); DPDK benchmarks not built\n");
+#endif
+#ifdef CN_HAVE_LWIP
+	lwip_init();
+	fprintf(stderr, "lwip %s: Debian's liblwip allocates pbufs with malloc (MEMP_MEM_MALLOC) "
+			"under a mutex (SYS_LIGHTWEIGHT_PROT): expect malloc-like costs\n", LWIP_VERSION_STRING);
+	cnbench::add("mbuf/lwip/get-free", bm_l_get_free);
+	cnbench::add("mbuf/lwip/copyref-free", bm_l_copyref);
+	for (uint32_t w : windows)
+		cnbench::add("txbuf/lwip/window" + std::to_string(w), [w](S &st) { bm_tx_lwip(st, w); });
+#else
+	fprintf(stderr, "lwip: not found at build time (liblwip-dev); lwIP benchmarks not built\n");
+#endif
+}
+
+} // namespace
+
+CN_BENCH_MAIN(register_all)

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * @file mbuf.h
+ * BSD-style packet buffers: fixed-size pools of small mbufs and of clusters,
+ * chains, buffer surgery (prepend, adj, pullup, split), copy-by-reference,
+ * external buffers, per-thread caches.
+ *
+ * Conventions of this module
+ *
+ *  - Pools. A pool holds a fixed number of objects, all allocated at
+ *    creation, each cache-line aligned. A *small* pool's objects are mbufs
+ *    (struct cn_mbuf, mbuf_core.h) with an inline data area of data_size
+ *    bytes, of which the first headroom bytes are left free at get so that
+ *    headers can be prepended in place. A *cluster* pool's objects are
+ *    reference-counted storage (struct cn_mbuf_shared + data_size bytes:
+ *    2048 for Ethernet, 9216 for jumbo frames) attached to small mbufs.
+ *    Exhaustion is never fatal: gets return NULL with errno ENOBUFS (or
+ *    -ENOBUFS) and leave the pool exactly as it was.
+ *
+ *  - Per-thread caches. With cache_size > 0, each thread that uses a pool
+ *    gets (on first use, up to max_threads of them) a private LIFO cache of
+ *    object pointers: a get or free that hits it takes no lock and no atomic
+ *    and hands out the most recently freed (cache-hot) object. An empty
+ *    cache refills cache_size objects from the shared pool in one locked
+ *    bulk step; a cache above 1.5 x cache_size flushes back down to
+ *    cache_size. A thread that gets no cache (all slots taken, or
+ *    cache_size 0) uses the locked shared pool directly and is just as
+ *    correct. A thread's caches are flushed at thread exit, or earlier by
+ *    cn_mbuf_pool_thread_flush().
+ *
+ *  - Chains. Packets are chains linked by next; the first mbuf (the head)
+ *    carries pkt_len, the sum of len over the chain, and the user metadata
+ *    of line 1. Functions taking "m" as a packet expect a head. Mbufs of a
+ *    chain may come from different small pools; new mbufs made by a
+ *    function come from the pool of the mbuf they derive from.
+ *
+ *  - Sharing. Bytes in a cluster or external buffer may be referenced by
+ *    many mbufs (cn_mbuf_copy_ref, cn_mbuf_split); such bytes are writable
+ *    only while the reference count is 1 (cn_mbuf_writable). Inline bytes
+ *    are never shared. Reference counts use no atomic instruction while a
+ *    single mbuf references the storage.
+ *
+ *  - Debug builds (the library compiled without NDEBUG) mark every object
+ *    live or free with a cookie, poison freed data, and abort with a
+ *    message on a double free, a free of a non-pool pointer, or a write
+ *    into a freed object (found when it is handed out again).
+ *
+ * Thread safety: pools may be used from any number of threads at once.
+ * An mbuf chain belongs to one thread at a time; shared storage may be
+ * referenced from several threads (its count is atomic above 1).
+ */
+#ifndef CACHENET_MBUF_H
+#define CACHENET_MBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cachenet/mbuf_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ pools */
+
+enum cn_mbuf_pool_kind {
+	CN_MBUF_POOL_SMALL = 1,   /**< mbuf descriptors with inline data */
+	CN_MBUF_POOL_CLUSTER = 2, /**< reference-counted clusters */
+};
+
+/** Default inline data bytes of a small mbuf, and its header room. The
+ *  room fits Ethernet + IPv4/IPv6 + TCP with options, plus a tunnel. */
+#define CN_MBUF_SMALL_DATA 192
+#define CN_MBUF_SMALL_HEADROOM 128
+/** Standard and jumbo cluster sizes. */
+#define CN_MBUF_CLUSTER_SIZE 2048
+#define CN_MBUF_JUMBO_SIZE 9216
+/** Per-thread cache slots a pool has by default. */
+#define CN_MBUF_MAX_THREADS 64
+
+struct cn_mbuf_pool_params {
+	const char *name;       /**< for messages; copied (31 characters kept) */
+	enum cn_mbuf_pool_kind kind;
+	uint32_t count;         /**< objects, > 0 */
+	uint32_t data_size;     /**< inline bytes (small) or cluster bytes;
+				     0 = CN_MBUF_SMALL_DATA / CN_MBUF_CLUSTER_SIZE */
+	uint32_t headroom;      /**< bytes kept free in front of data at get
+				     (small: 0 = CN_MBUF_SMALL_HEADROOM, use
+				     CN_MBUF_NO_HEADROOM for none) or at attach
+				     (cluster: default 0); < data_size */
+	uint32_t cache_size;    /**< per-thread cache objects, 0 = no caches */
+	uint32_t max_threads;   /**< cache slots, 0 = CN_MBUF_MAX_THREADS */
+};
+#define CN_MBUF_NO_HEADROOM UINT32_MAX
+
+/** Pool statistics. Exact when no thread is using the pool concurrently. */
+struct cn_mbuf_pool_stats {
+	uint32_t count;      /**< objects in the pool */
+	uint32_t in_use;     /**< handed out and not freed */
+	uint32_t cached;     /**< free, held in per-thread caches */
+	uint32_t avail;      /**< free, in the shared pool */
+	uint32_t high_water; /**< most objects out of the shared pool at once
+				  (in use + cached), sampled at every access to
+				  the shared pool; with cache_size 0 it is the
+				  exact high water of in_use */
+	uint64_t gets;       /**< objects handed out, ever */
+	uint64_t puts;       /**< objects returned, ever */
+	uint64_t fails;      /**< get requests refused for lack of objects */
+};
+
+/**
+ * Create a pool. All memory is allocated here (count x object size, cache
+ * slots); nothing is allocated later.
+ * @return the pool, or NULL with errno EINVAL (count 0, headroom >=
+ *         data_size, unknown kind, cache_size > count) or ENOMEM.
+ * Cost: touches every object once (O(count)).
+ */
+struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *p);
+
+/**
+ * Destroy a pool and free its memory, including every thread's cache
+ * slot. No thread may use the pool during or after the call.
+ * @return 0; -EBUSY when objects were still in use (they are gone too:
+ *         this reports a leak, it does not prevent it). NULL is accepted.
+ */
+int cn_mbuf_pool_destroy(struct cn_mbuf_pool *pool);
+
+/** Fill @p st. Cost: O(max_threads); not for the fast path. */
+void cn_mbuf_pool_stats(const struct cn_mbuf_pool *pool, struct cn_mbuf_pool_stats *st);
+
+/** Return the calling thread's cached objects to the shared pool and give
+ *  up its cache slot (the next use claims one again). Harmless without a
+ *  cache. */
+void cn_mbuf_pool_thread_flush(struct cn_mbuf_pool *pool);
+
+/** Pool parameters as created (defaults filled in). */
+const struct cn_mbuf_pool_params *cn_mbuf_pool_params(const struct cn_mbuf_pool *pool);
+
+/** True when the library was built with the debug checks. */
+bool cn_mbuf_debug_enabled(void);
+
+/* ------------------------------------------------------------ get and free */
+
+/**
+ * Get one mbuf from a small pool: len 0, pkt_len 0, next NULL, data at
+ * the pool's header room. Line 1 (user metadata) is not initialised.
+ * @return the mbuf, or NULL with errno ENOBUFS (pool exhausted) or EINVAL
+ *         (not a small pool).
+ * Cost: a cache hit writes the mbuf's first cache line and reads the
+ * cache's top entry; no lock, no atomic.
+ */
+struct cn_mbuf *cn_mbuf_get(struct cn_mbuf_pool *pool);
+
+/**
+ * Get @p n mbufs, all or none.
+ * @return 0; -ENOBUFS (none taken); -EINVAL (not a small pool).
+ */
+int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n);
+
+/**
+ * Free one mbuf (not its chain): drop its storage reference (returning a
+ * cluster at the last reference, or calling an external buffer's free_cb)
+ * and return the descriptor to its pool.
+ * @return m->next as it was. NULL is accepted (returns NULL).
+ * Cost: O(1); an atomic only when the storage has other references.
+ */
+struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m);
+
+/** Free every mbuf of the chain @p m. NULL is accepted. O(chain length). */
+void cn_mbuf_free_chain(struct cn_mbuf *m);
+
+/** Free @p n single mbufs (their next pointers are ignored), returning
+ *  runs from the same pool in bulk. */
+void cn_mbuf_free_bulk(struct cn_mbuf **m, unsigned n);
+
+/**
+ * Attach a cluster from @p cpool to the empty mbuf @p m (len 0, inline
+ * storage): data = cluster start + the cluster pool's headroom.
+ * @return 0; -ENOBUFS (m unchanged); -EINVAL (m not empty or already has
+ *         shared storage, or cpool not a cluster pool).
+ */
+int cn_mbuf_attach_cluster(struct cn_mbuf *m, struct cn_mbuf_pool *cpool);
+
+/** cn_mbuf_get + cn_mbuf_attach_cluster; NULL with errno ENOBUFS or
+ *  EINVAL, nothing taken on failure. */
+struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool);
+
+/**
+ * Describe an external buffer for attachment. @p sh must live until
+ * @p free_cb runs (it may be inside the buffer itself). refcnt starts at 0;
+ * each attach adds one.
+ * @param free_cb  called once, with (base, opaque), when the last mbuf
+ *                 referencing the buffer is freed; may be NULL
+ * @param rdonly   the bytes must never be written through an mbuf
+ */
+void cn_mbuf_ext_init(struct cn_mbuf_shared *sh, void *base, uint32_t size,
+		      void (*free_cb)(void *base, void *opaque), void *opaque, bool rdonly);
+
+/**
+ * Make the empty inline mbuf @p m reference [data, data + len) of the
+ * external buffer @p sh (those bytes become valid: len and pkt_len grow by
+ * @p len). The first attach of a fresh @p sh must not race with others.
+ * @return 0; -EINVAL (m not empty / already shared, or the range is not
+ *         inside the buffer).
+ */
+int cn_mbuf_attach_ext(struct cn_mbuf *m, struct cn_mbuf_shared *sh, void *data, uint32_t len);
+
+/* ------------------------------------------------------------ views */
+
+/** Pointer to the first data byte of @p m, as type @p t. */
+#define cn_mbuf_mtod(m, t) ((t)(void *)(m)->data)
+
+/** References to @p m's storage: 1 for inline storage. */
+static inline uint32_t cn_mbuf_refcnt(const struct cn_mbuf *m)
+{
+	return m->shared ? __atomic_load_n(&m->shared->refcnt, __ATOMIC_RELAXED) : 1;
+}
+
+/** True when m's bytes (and its free room) may be written: inline storage,
+ *  or shared storage with one reference that is not read-only. */
+static inline bool cn_mbuf_writable(const struct cn_mbuf *m)
+{
+	return !m->shared || (!(m->shared->flags & CN_MBUF_SHARED_RDONLY) &&
+			      __atomic_load_n(&m->shared->refcnt, __ATOMIC_RELAXED) == 1);
+}
+
+/** Free bytes in front of data that may be written (0 if not writable). */
+static inline uint32_t cn_mbuf_headroom(const struct cn_mbuf *m)
+{
+	return cn_mbuf_writable(m) ? (uint32_t)(m->data - m->buf) : 0;
+}
+
+/** Free bytes after the data that may be written (0 if not writable). */
+static inline uint32_t cn_mbuf_tailroom(const struct cn_mbuf *m)
+{
+	return cn_mbuf_writable(m) ? (uint32_t)(m->buf + m->buf_len - (m->data + m->len)) : 0;
+}
+
+/** Mbufs in the chain. O(chain length). */
+unsigned cn_mbuf_chain_count(const struct cn_mbuf *m);
+
+/**
+ * The mbuf holding byte @p off of the chain starting at @p m, and the
+ * byte's offset in it (*moff). Zero-length mbufs are skipped.
+ * @return the mbuf, or NULL when off >= the chain's length.
+ * Cost: walks the chain from m (O(mbufs before off)).
+ */
+struct cn_mbuf *cn_mbuf_at(struct cn_mbuf *m, uint32_t off, uint32_t *moff);
+
+/* ------------------------------------------------------------ surgery */
+
+/**
+ * Append @p len bytes to the last mbuf of the packet without allocating:
+ * @return pointer to the new bytes (uninitialised), or NULL when the last
+ *         mbuf lacks that much tailroom (nothing changed). Walks to the
+ *         last mbuf (O(chain)).
+ */
+void *cn_mbuf_append(struct cn_mbuf *m, uint32_t len);
+
+/**
+ * Copy @p len bytes from @p src to the end of the packet @p m, filling the
+ * last mbuf's tailroom and then new mbufs from m's pool, with clusters
+ * from @p cpool when cpool is not NULL (else inline mbufs).
+ * @return 0; -ENOBUFS (the packet is unchanged). Touches each byte once.
+ */
+int cn_mbuf_append_copy(struct cn_mbuf *m, const void *src, uint32_t len,
+			struct cn_mbuf_pool *cpool);
+
+/** Link the packet @p tail after the packet @p m (pkt_len adds up).
+ *  Walks to m's last mbuf. */
+void cn_mbuf_cat(struct cn_mbuf *m, struct cn_mbuf *tail);
+
+/**
+ * Make room for @p len bytes in front of the packet: in m's header room
+ * when it is writable and large enough (O(1), no allocation), else in a
+ * new mbuf from m's pool whose data sits at the end of its inline area (so
+ * later prepends fit in front again); metadata moves to the new head.
+ * @return the head (m or the new mbuf), whose first len bytes are the new
+ *         (uninitialised) room; NULL with errno ENOBUFS or EINVAL (len larger
+ *         than an inline area), m unchanged.
+ */
+struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len);
+
+/**
+ * Trim the packet: @p req > 0 removes req bytes from the front, < 0
+ * removes -req bytes from the back; more than pkt_len trims everything.
+ * Front trimming leaves emptied mbufs in place (the head stays the head);
+ * back trimming frees the mbufs past the new end. O(mbufs touched).
+ */
+void cn_mbuf_adj(struct cn_mbuf *m, int32_t req);
+
+/**
+ * Make the first @p n bytes of the packet contiguous in its head: in place
+ * when the head is writable and its storage is large enough, else in a new
+ * inline mbuf from the head's pool. Mbufs emptied by the move are freed.
+ * @return the head (m or a new one, metadata moved), or NULL with errno
+ *         EINVAL (n > pkt_len, or n larger than any mbuf that could hold
+ *         it) or ENOBUFS; on NULL the packet is unchanged.
+ * Cost: copies at most n bytes.
+ */
+struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n);
+
+/**
+ * Split the packet at @p off: m keeps bytes [0, off), the returned packet
+ * holds [off, pkt_len). Shared storage cut in the middle is referenced by
+ * both halves (no copy); inline bytes after the cut are copied into a new
+ * mbuf.
+ * @return the second packet's head; NULL with errno EINVAL (off == 0 or
+ *         off >= pkt_len) or ENOBUFS (m unchanged).
+ */
+struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off);
+
+/**
+ * A new packet referencing bytes [off, off + len) of the chain starting at
+ * @p m (m need not be a head: off counts from m's first byte): one new mbuf
+ * per source mbuf touched, sharing clusters and external buffers (their
+ * counts grow; no payload byte is read) and copying inline bytes. New mbufs
+ * come from the pool of the source mbuf.
+ * @return the new head (pkt_len = len); NULL with errno EINVAL (len 0 or
+ *         the range passes the end of the chain) or ENOBUFS (nothing
+ *         allocated remains).
+ * Cost: walks from m to off, then O(mbufs in the range).
+ */
+struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len);
+
+/**
+ * Copy bytes [off, off + len) of the chain starting at @p m to @p dst.
+ * @return 0; -EINVAL when the range passes the end of the chain (dst may
+ *         then hold a prefix).
+ */
+int cn_mbuf_copy_out(const struct cn_mbuf *m, uint32_t off, uint32_t len, void *dst);
+
+/**
+ * Check a packet's invariants (pkt_len, windows inside storage, refcounts
+ * > 0). @return 0 or -EBADMSG. O(chain). For tests and debugging.
+ */
+int cn_mbuf_check(const struct cn_mbuf *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CACHENET_MBUF_H */

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * @file sockbuf.h
+ * Send socket buffers: the bytes a TCP sender keeps from the application's
+ * write until the peer acknowledges them. Two designs behind one view.
+ *
+ *  - **Chain sockbuf** (struct cn_sbchain): a list of mbufs, as in BSD, but
+ *    without the two linear walks seed 004 found: append is O(1) (a tail
+ *    pointer; small data is compressed into the tail's free room, like
+ *    FreeBSD's sbcompress) and locating the next byte to send is O(1) (a
+ *    cached (mbuf, offset) send pointer, like FreeBSD's sbsndptr); only a
+ *    retransmission behind the pointer walks from the head.
+ *  - **Ring sockbuf** (struct cn_sbring): the contiguous per-socket buffer
+ *    of seed 004 section 3.4. One ring of a power-of-two size with free-
+ *    running 32-bit indices (wrap is two copies, never a branch in the
+ *    index arithmetic); copy-in plain or fused with the Internet checksum,
+ *    keeping one partial sum per MSS-sized chunk so output never reads the
+ *    payload again; packets are *anchors*, small descriptors with their own
+ *    header room that reference ring bytes; acknowledged bytes are released
+ *    by sequence number in O(1), without visiting packets.
+ *
+ * Offsets. Both count bytes from the first unacknowledged byte (snd_una):
+ * offset 0 is the oldest byte still held. cn_sockbuf_drop(n) makes byte n
+ * the new offset 0. The ring also maps sequence numbers (seq of offset 0
+ * advances with every drop/release).
+ *
+ * The common view: cn_sockbuf_seg(sb, off, max, &seg) describes up to max
+ * bytes at off as a list of (pointer, length) pieces — what tcp_output
+ * needs to build a packet by reference — plus, for the chain, the mbuf and
+ * offset where the range starts (to take references with
+ * cn_mbuf_copy_ref), and, for a ring in checksum mode, the partial sum of
+ * the range when the stored chunk sums cover it exactly.
+ *
+ * The naive BSD behaviours (cn_sbchain_naive_*) exist for the benchmarks
+ * only, to show seed 004's effect beside its fix.
+ *
+ * Thread safety: a sockbuf belongs to one thread at a time.
+ */
+#ifndef CACHENET_SOCKBUF_H
+#define CACHENET_SOCKBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cachenet/mbuf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum cn_sockbuf_kind {
+	CN_SOCKBUF_CHAIN = 1,
+	CN_SOCKBUF_RING = 2,
+};
+
+/** Common header of both sockbufs (first member of each). */
+struct cn_sockbuf {
+	enum cn_sockbuf_kind kind;
+	uint32_t cc;     /**< bytes held (offsets 0 .. cc-1) */
+	uint64_t walks;  /**< mbufs stepped over while locating offsets
+			      (chain only; stays flat in steady state) */
+};
+
+/** Most pieces one segment view holds. A 9000-byte segment over 2 KB
+ *  clusters needs 6; a larger request is shortened to what fits. */
+#define CN_SB_SEG_PIECES 16
+
+/** One contiguous piece of a segment. */
+struct cn_sb_piece {
+	const uint8_t *base;
+	uint32_t len;
+};
+
+/** "The next segment of up to N bytes at offset X". */
+struct cn_sb_seg {
+	uint32_t off;         /**< offset asked for */
+	uint32_t len;         /**< bytes described (<= max asked; 0 at the end) */
+	uint32_t seq;         /**< ring: sequence number of the first byte */
+	uint32_t npieces;
+	bool csum_valid;      /**< ring in CSUM mode: csum covers exactly the range */
+	uint32_t csum;        /**< partial sum of the range (csum.h conventions) */
+	struct cn_mbuf *m;    /**< chain: mbuf holding the first byte */
+	uint32_t moff;        /**< chain: the first byte's offset in m */
+	struct cn_sb_piece piece[CN_SB_SEG_PIECES];
+};
+
+/** Bytes held. */
+static inline uint32_t cn_sockbuf_len(const struct cn_sockbuf *sb)
+{
+	return sb->cc;
+}
+
+/**
+ * Describe up to @p max bytes at offset @p off (either sockbuf kind).
+ * @return 0 (seg->len may be 0 when off == cc); -EINVAL when off > cc.
+ * Cost: chain: O(1) when off is at or just past the cached send pointer
+ * (the pointer then moves to off + len), else walks from the head; ring:
+ * O(1). Never reads payload bytes.
+ */
+int cn_sockbuf_seg(struct cn_sockbuf *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg);
+
+/**
+ * Drop @p len acknowledged bytes from the front (more than cc drops all).
+ * @return bytes dropped. Chain: O(mbufs freed); ring: O(1).
+ */
+uint32_t cn_sockbuf_drop(struct cn_sockbuf *sb, uint32_t len);
+
+/* ------------------------------------------------------------ chain */
+
+struct cn_sbchain {
+	struct cn_sockbuf sb;        /**< kind CN_SOCKBUF_CHAIN */
+	struct cn_mbuf *head, *tail; /**< linked by next; no zero-length mbufs */
+	uint32_t nmbufs;
+	struct cn_mbuf *snd_m;       /**< cached send pointer: an mbuf of the list */
+	uint32_t snd_m_off;          /**< offset of snd_m's first byte */
+	struct cn_mbuf_pool *mpool;  /**< small mbufs for copy-in and references */
+	struct cn_mbuf_pool *cpool;  /**< clusters for copy-in (may be NULL) */
+};
+
+/** Small data up to this many bytes is copied into the tail's free room
+ *  instead of linking its mbuf (FreeBSD sbcompress uses MCLBYTES/4). */
+#define CN_SBCHAIN_COMPRESS_MAX 512
+
+/** Initialise an empty chain sockbuf. @p cpool may be NULL (copy-in then
+ *  uses inline mbufs only). */
+void cn_sbchain_init(struct cn_sbchain *sb, struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool);
+
+/** Free every mbuf held; the sockbuf is empty (and reusable) after. */
+void cn_sbchain_flush(struct cn_sbchain *sb);
+
+/**
+ * Append the packet @p m (ownership passes to the sockbuf): per mbuf, a
+ * small one whose bytes fit the tail's writable free room is copied there
+ * and freed (sbcompress), an empty one is freed, any other is linked.
+ * O(mbufs in m), independent of what is queued. Never fails.
+ */
+void cn_sbchain_append(struct cn_sbchain *sb, struct cn_mbuf *m);
+
+/**
+ * Copy @p len bytes from @p src in: the tail's free room first, then new
+ * clusters (or an inline mbuf for a remainder that fits one).
+ * @return 0; -ENOBUFS (nothing appended). Touches each byte once; O(1) in
+ * what is queued.
+ */
+int cn_sbchain_append_copy(struct cn_sbchain *sb, const void *src, uint32_t len);
+
+/** Chain form of cn_sockbuf_seg(). */
+int cn_sbchain_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg);
+
+/**
+ * A packet referencing bytes [off, off + len) (clusters shared, no payload
+ * read), using and advancing the send pointer like cn_sbchain_seg: the
+ * m_copy of a TCP send without seed 004's walk.
+ * @return the packet; NULL with errno EINVAL (range past cc, len 0) or
+ *         ENOBUFS.
+ */
+struct cn_mbuf *cn_sbchain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len);
+
+/** Chain form of cn_sockbuf_drop(). */
+uint32_t cn_sbchain_drop(struct cn_sbchain *sb, uint32_t len);
+
+/** Benchmarks only: BSD's sbappend, walking from the head to the last
+ *  mbuf before appending (ignores the tail pointer). O(queued mbufs). */
+void cn_sbchain_naive_append(struct cn_sbchain *sb, struct cn_mbuf *m);
+
+/** Benchmarks only: BSD's m_copy from the sockbuf, walking from the head
+ *  to @p off every time. O(mbufs before off). */
+struct cn_mbuf *cn_sbchain_naive_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len);
+
+/** Benchmarks only: cn_sbchain_seg without the send pointer. */
+int cn_sbchain_naive_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg);
+
+/* ------------------------------------------------------------ ring */
+
+enum cn_sbring_copy {
+	CN_SBRING_COPY_PLAIN = 0, /**< memcpy */
+	CN_SBRING_COPY_CSUM = 1,  /**< cn_csum_copy: copy and sum in one pass */
+};
+
+struct cn_sbring_params {
+	uint32_t size;        /**< ring bytes: a power of two, 4 KB .. 1 GB */
+	uint32_t mss;         /**< checksum chunk, normally the MSS; 1 .. size */
+	enum cn_sbring_copy copy;
+	uint32_t anchors;     /**< packet anchors, > 0 (packets in flight) */
+	uint32_t hdr_room;    /**< header bytes per anchor; 0 = 128 */
+	uint32_t seq;         /**< sequence number of the first byte written */
+};
+
+/**
+ * A packet anchor: one per packet in flight, taken from the sockbuf's own
+ * array (no allocator involved). Its first cache line is the descriptor,
+ * the header room follows (hdr_room bytes, cache-line aligned).
+ */
+struct cn_sb_anchor {
+	uint32_t seq;              /**< sequence number of the first payload byte */
+	uint32_t len;              /**< payload bytes */
+	uint16_t hdr_len;          /**< header bytes reserved (at hdr) */
+	uint16_t npieces;          /**< 1, or 2 when the payload wraps the ring */
+	uint32_t reserved0;
+	uint8_t *hdr;              /**< hdr_len bytes, right before the room's end */
+	const uint8_t *piece[2];   /**< payload in the ring */
+	uint32_t piece_len[2];
+	uint32_t csum;             /**< partial sum of the payload, if csum_valid */
+	uint8_t csum_valid;
+	uint8_t pad[3];
+	uint64_t user;             /**< free for the caller */
+} __attribute__((aligned(64)));
+
+struct cn_sbring; /**< opaque */
+
+/**
+ * Create a ring sockbuf.
+ * @return it, or NULL with errno EINVAL (size not a power of two or out of
+ *         range, mss 0 or > size, anchors 0) or ENOMEM.
+ */
+struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *p);
+
+/** Free it. Anchors still out become invalid. NULL is accepted. */
+void cn_sbring_destroy(struct cn_sbring *sb);
+
+/** The generic sockbuf header of @p sb (for cn_sockbuf_seg/drop). */
+struct cn_sockbuf *cn_sbring_sockbuf(struct cn_sbring *sb);
+
+/** Free bytes (size - cc). */
+uint32_t cn_sbring_space(const struct cn_sbring *sb);
+
+/** Sequence number of offset 0 (the first unreleased byte). */
+uint32_t cn_sbring_seq(const struct cn_sbring *sb);
+
+/**
+ * Copy up to @p len bytes in (fewer if the ring has less space), in the
+ * ring's copy mode; in CSUM mode every touched chunk's partial sum is
+ * extended with the bytes copied (odd offsets inside a chunk handled).
+ * @return bytes copied (0 when full). Touches each byte once.
+ */
+uint32_t cn_sbring_write(struct cn_sbring *sb, const void *src, uint32_t len);
+
+/**
+ * Zero-copy copy-in, step 1: the free space as up to two pieces (the
+ * second when it wraps). Write into them, then commit.
+ * @return free bytes described.
+ */
+uint32_t cn_sbring_reserve(struct cn_sbring *sb, struct cn_sb_piece piece[2]);
+
+/**
+ * Step 2: the first @p len reserved bytes now hold data. In CSUM mode
+ * their chunk sums are computed here (one read pass over them, since the
+ * writer did not sum them).
+ * @return 0; -EINVAL when len exceeds the free space.
+ */
+int cn_sbring_commit(struct cn_sbring *sb, uint32_t len, bool sum);
+
+/** Ring form of cn_sockbuf_seg(): 1 piece, 2 across the ring's end. */
+int cn_sbring_seg(struct cn_sbring *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg);
+
+/**
+ * Release bytes acknowledged up to (not including) sequence number
+ * @p ack: O(1), no anchor or payload touched. An ack at or before the
+ * current first byte is ignored (returns 0).
+ * @return bytes released; -EINVAL when ack is past the data written.
+ * Anchors referencing released bytes must not be used for new
+ * transmissions: the bytes may be overwritten by later writes.
+ */
+int64_t cn_sbring_release_seq(struct cn_sbring *sb, uint32_t ack);
+
+/**
+ * Take an anchor describing payload [off, off + len) (len shortened to
+ * what is held) with @p hdr_len bytes of header room reserved at
+ * a->hdr. The stored checksum is passed on when it covers the payload.
+ * @return the anchor; NULL with errno ENOBUFS (all anchors out) or
+ *         EINVAL (off > cc, hdr_len > hdr_room).
+ * Cost: O(1); writes the anchor's descriptor line only.
+ */
+struct cn_sb_anchor *cn_sbring_anchor_get(struct cn_sbring *sb, uint32_t off, uint32_t len,
+					  uint16_t hdr_len);
+
+/** Return an anchor (e.g. at TX completion). O(1); does not read it. */
+void cn_sbring_anchor_put(struct cn_sbring *sb, struct cn_sb_anchor *a);
+
+/** Anchors currently out. */
+uint32_t cn_sbring_anchors_out(const struct cn_sbring *sb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CACHENET_SOCKBUF_H */

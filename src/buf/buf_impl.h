@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Internals shared by the mbuf pool, the mbuf operations and the socket
+ * buffers. Not installed. */
+#ifndef CN_BUF_IMPL_H
+#define CN_BUF_IMPL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "cachenet/mbuf.h"
+
+#ifndef NDEBUG
+#define CN_MBUF_DEBUG 1
+#else
+#define CN_MBUF_DEBUG 0
+#endif
+
+#define CN_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CN_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define CN__COOKIE_LIVE 0x6d627566u /* "mbuf" */
+#define CN__COOKIE_FREE 0xf7eeb0ffu
+#define CN__POISON 0x6b
+
+/* One thread's cache of a pool. Only the owning thread writes it; stats
+ * read len and the counters with relaxed loads (approximate while the
+ * owner runs, exact when it is quiet). */
+struct cn__mcache {
+	uint32_t len;
+	uint32_t owned;   /* 0 free slot, 1 claimed (CAS) */
+	uint64_t gets, fails;
+	void *objs[];     /* capacity: pool->cache_cap */
+};
+
+struct cn_mbuf_pool {
+	/* line 0: what every get/put reads */
+	uint64_t uid;           /* never reused: tells stale TLS entries apart */
+	uint32_t kind;
+	uint32_t cache_size;
+	uint32_t flush_thresh;
+	uint32_t cache_cap;
+	uint32_t obj_size;
+	uint32_t data_size;
+	uint32_t headroom;
+	uint32_t count;
+	uint8_t *mem;           /* count * obj_size, 64-byte aligned */
+	uint8_t *mem_end;
+
+	/* shared pool: a LIFO stack under the lock */
+	pthread_mutex_t lock __attribute__((aligned(64)));
+	void **stk;
+	uint32_t nfree;
+	uint32_t high_water;
+	uint64_t sh_gets, sh_fails;
+
+	uint8_t *caches;        /* max_threads slots of cache_stride bytes */
+	uint32_t cache_stride;
+	uint32_t nslots;
+	struct cn_mbuf_pool_params params;
+	char name[32];
+};
+
+void cn__mbuf_panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* Pool object level (any kind). 0 or -ENOBUFS, all or nothing. */
+int cn__pool_get(struct cn_mbuf_pool *p, void **objs, unsigned n);
+void cn__pool_put(struct cn_mbuf_pool *p, void *const *objs, unsigned n);
+
+static inline uint8_t *cn__mbuf_inline(struct cn_mbuf *m)
+{
+	return (uint8_t *)(m + 1);
+}
+
+/* Thread-local map pool uid -> this thread's cache. Direct-mapped on the
+ * fast path (one compare), probed on the slow path. */
+#define CN__TLS_N 16
+struct cn__tls_ent {
+	uint64_t uid;
+	struct cn_mbuf_pool *pool;
+	struct cn__mcache *c;
+};
+/* initial-exec: a fixed offset from the thread pointer, no __tls_get_addr
+ * call on every get/free (the library is built PIC, whose default model
+ * calls it). The table is 384 bytes, well inside glibc's static TLS
+ * surplus, so even a dlopen()ed libcachenet gets it. */
+extern __thread struct cn__tls_ent cn__tls[CN__TLS_N]
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+
+struct cn__mcache *cn__tcache_slow(struct cn_mbuf_pool *p);
+int cn__pool_get_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void **objs, unsigned n);
+void cn__pool_put_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void *const *objs, unsigned n);
+
+#define CN__RELAXED_ADD(x, v) __atomic_store_n(&(x), (x) + (v), __ATOMIC_RELAXED)
+
+static inline struct cn__mcache *cn__tcache(struct cn_mbuf_pool *p)
+{
+	struct cn__tls_ent *e = &cn__tls[p->uid & (CN__TLS_N - 1)];
+
+	if (CN_LIKELY(e->uid == p->uid))
+		return e->c;
+	if (p->cache_size == 0)
+		return NULL;
+	return cn__tcache_slow(p);
+}
+
+/* One object: a cache hit is a pop from the LIFO, no lock, no atomic RMW. */
+static inline void *cn__pool_get1(struct cn_mbuf_pool *p)
+{
+	struct cn__mcache *c = cn__tcache(p);
+	void *o;
+
+	if (CN_LIKELY(c != NULL && c->len > 0)) {
+		__atomic_store_n(&c->len, c->len - 1, __ATOMIC_RELAXED);
+		CN__RELAXED_ADD(c->gets, 1);
+		return c->objs[c->len];
+	}
+	if (cn__pool_get_slow(p, c, &o, 1) < 0)
+		return NULL;
+	return o;
+}
+
+static inline void cn__pool_put1(struct cn_mbuf_pool *p, void *o)
+{
+	struct cn__mcache *c = cn__tcache(p);
+
+	if (CN_LIKELY(c != NULL && c->len < p->flush_thresh)) {
+		c->objs[c->len] = o;
+		__atomic_store_n(&c->len, c->len + 1, __ATOMIC_RELAXED);
+		return; /* puts are not counted: puts == gets - in_use */
+	}
+	cn__pool_put_slow(p, c, &o, 1);
+}
+
+/* Debug hooks; empty in release builds. */
+void cn__dbg_mbuf_got(struct cn_mbuf *m);
+void cn__dbg_mbuf_put(struct cn_mbuf *m);
+void cn__dbg_cluster_got(struct cn_mbuf_shared *sh);
+void cn__dbg_cluster_put(struct cn_mbuf_shared *sh);
+
+#endif

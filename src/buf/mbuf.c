@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mbuf operations: get/free, storage references, chains and surgery.
+ * The contracts are in include/cachenet/mbuf.h; comments here say why. */
+#include <errno.h>
+#include <string.h>
+
+#include "buf_impl.h"
+
+/* ------------------------------------------------------------ storage refs */
+
+static void storage_release(struct cn_mbuf_shared *sh)
+{
+	if (sh->kind == CN_MBUF_STORAGE_CLUSTER) {
+		if (CN_MBUF_DEBUG)
+			cn__dbg_cluster_put(sh);
+		cn__pool_put1(sh->pool, sh);
+	} else if (sh->free_cb != NULL) {
+		sh->free_cb(sh->base, sh->opaque);
+	}
+}
+
+/* A holder of the only reference may use plain loads and stores: nobody
+ * else can reach the count to race with it. The acquire pairs with the
+ * release of the atomic decrement another holder did to bring it to 1, so
+ * that holder's last accesses happen before we recycle the storage. */
+static inline void storage_unref(struct cn_mbuf_shared *sh)
+{
+	if (__atomic_load_n(&sh->refcnt, __ATOMIC_ACQUIRE) == 1 ||
+	    __atomic_sub_fetch(&sh->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
+		__atomic_store_n(&sh->refcnt, 0, __ATOMIC_RELAXED);
+		storage_release(sh);
+	}
+}
+
+/* Taking a new reference from one we hold: at 1 we are the only holder,
+ * so the increment cannot race either. */
+static inline void storage_ref(struct cn_mbuf_shared *sh)
+{
+	if (__atomic_load_n(&sh->refcnt, __ATOMIC_RELAXED) == 1)
+		__atomic_store_n(&sh->refcnt, 2, __ATOMIC_RELAXED);
+	else
+		__atomic_add_fetch(&sh->refcnt, 1, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------ get and free */
+
+static inline void mbuf_reset(struct cn_mbuf *m)
+{
+	m->data = m->buf + m->pool_hdroom;
+	m->next = NULL;
+	m->len = 0;
+	m->pkt_len = 0;
+	m->flags = 0;
+	m->nextpkt = NULL;
+	if (CN_MBUF_DEBUG)
+		cn__dbg_mbuf_got(m);
+}
+
+struct cn_mbuf *cn_mbuf_get(struct cn_mbuf_pool *pool)
+{
+	struct cn_mbuf *m;
+
+	if (CN_UNLIKELY(pool->kind != CN_MBUF_POOL_SMALL)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = cn__pool_get1(pool);
+	if (CN_UNLIKELY(m == NULL)) {
+		errno = ENOBUFS;
+		return NULL;
+	}
+	mbuf_reset(m);
+	return m;
+}
+
+int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n)
+{
+	int rc;
+
+	if (pool->kind != CN_MBUF_POOL_SMALL)
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	rc = cn__pool_get_slow(pool, cn__tcache(pool), (void **)m, n);
+	if (rc < 0)
+		return rc;
+	for (unsigned i = 0; i < n; i++)
+		mbuf_reset(m[i]);
+	return 0;
+}
+
+/* Give the descriptor back its own inline storage. */
+static inline void mbuf_prefree(struct cn_mbuf *m)
+{
+	if (m->shared != NULL) {
+		storage_unref(m->shared);
+		m->shared = NULL;
+		m->buf = cn__mbuf_inline(m);
+		m->buf_len = m->pool->data_size;
+	}
+	if (CN_MBUF_DEBUG)
+		cn__dbg_mbuf_put(m);
+}
+
+struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
+{
+	struct cn_mbuf *next;
+
+	if (m == NULL)
+		return NULL;
+	next = m->next;
+	mbuf_prefree(m);
+	cn__pool_put1(m->pool, m);
+	return next;
+}
+
+void cn_mbuf_free_chain(struct cn_mbuf *m)
+{
+	while (m != NULL)
+		m = cn_mbuf_free(m);
+}
+
+void cn_mbuf_free_bulk(struct cn_mbuf **m, unsigned n)
+{
+	void *run[64];
+	struct cn_mbuf_pool *rp = NULL;
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		mbuf_prefree(m[i]);
+		if (m[i]->pool != rp || k == 64) {
+			if (k)
+				cn__pool_put(rp, run, k);
+			rp = m[i]->pool;
+			k = 0;
+		}
+		run[k++] = m[i];
+	}
+	if (k)
+		cn__pool_put(rp, run, k);
+}
+
+int cn_mbuf_attach_cluster(struct cn_mbuf *m, struct cn_mbuf_pool *cpool)
+{
+	struct cn_mbuf_shared *sh;
+
+	if (m->len != 0 || m->shared != NULL || cpool->kind != CN_MBUF_POOL_CLUSTER)
+		return -EINVAL;
+	sh = cn__pool_get1(cpool);
+	if (sh == NULL)
+		return -ENOBUFS;
+	if (CN_MBUF_DEBUG)
+		cn__dbg_cluster_got(sh);
+	sh->refcnt = 1;
+	m->shared = sh;
+	m->buf = sh->base;
+	m->buf_len = sh->size;
+	m->data = sh->base + cpool->headroom;
+	return 0;
+}
+
+struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool)
+{
+	struct cn_mbuf *m;
+	int rc;
+
+	if (cpool->kind != CN_MBUF_POOL_CLUSTER) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = cn_mbuf_get(mpool);
+	if (m == NULL)
+		return NULL;
+	rc = cn_mbuf_attach_cluster(m, cpool);
+	if (rc < 0) {
+		cn_mbuf_free(m);
+		errno = -rc;
+		return NULL;
+	}
+	return m;
+}
+
+void cn_mbuf_ext_init(struct cn_mbuf_shared *sh, void *base, uint32_t size,
+		      void (*free_cb)(void *base, void *opaque), void *opaque, bool rdonly)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->kind = CN_MBUF_STORAGE_EXT;
+	sh->flags = rdonly ? CN_MBUF_SHARED_RDONLY : 0;
+	sh->base = base;
+	sh->size = size;
+	sh->free_cb = free_cb;
+	sh->opaque = opaque;
+}
+
+int cn_mbuf_attach_ext(struct cn_mbuf *m, struct cn_mbuf_shared *sh, void *data, uint32_t len)
+{
+	uint8_t *d = data;
+
+	if (m->len != 0 || m->shared != NULL || sh->kind != CN_MBUF_STORAGE_EXT ||
+	    d < sh->base || d > sh->base + sh->size || len > (uint32_t)(sh->base + sh->size - d))
+		return -EINVAL;
+	if (sh->refcnt == 0)
+		sh->refcnt = 1; /* the first attach owns the fresh descriptor */
+	else
+		storage_ref(sh);
+	m->shared = sh;
+	m->buf = sh->base;
+	m->buf_len = sh->size;
+	m->data = d;
+	m->len = len;
+	m->pkt_len += len;
+	return 0;
+}
+
+/* ------------------------------------------------------------ views */
+
+unsigned cn_mbuf_chain_count(const struct cn_mbuf *m)
+{
+	unsigned n = 0;
+
+	for (; m != NULL; m = m->next)
+		n++;
+	return n;
+}
+
+struct cn_mbuf *cn_mbuf_at(struct cn_mbuf *m, uint32_t off, uint32_t *moff)
+{
+	while (m != NULL && off >= m->len) {
+		off -= m->len;
+		m = m->next;
+	}
+	if (m != NULL)
+		*moff = off;
+	return m;
+}
+
+static struct cn_mbuf *last_of(struct cn_mbuf *m)
+{
+	while (m->next != NULL)
+		m = m->next;
+	return m;
+}
+
+/* Metadata of line 1 that follows the packet when its head changes. */
+static inline void move_meta(struct cn_mbuf *to, const struct cn_mbuf *from)
+{
+	to->udata64 = from->udata64;
+	to->seq = from->seq;
+	to->tstamp = from->tstamp;
+	to->flags = from->flags;
+	to->nextpkt = from->nextpkt;
+}
+
+/* ------------------------------------------------------------ surgery */
+
+void *cn_mbuf_append(struct cn_mbuf *m, uint32_t len)
+{
+	struct cn_mbuf *t = last_of(m);
+	uint8_t *p;
+
+	if (cn_mbuf_tailroom(t) < len)
+		return NULL;
+	p = t->data + t->len;
+	t->len += len;
+	m->pkt_len += len;
+	return p;
+}
+
+int cn_mbuf_append_copy(struct cn_mbuf *m, const void *src, uint32_t len,
+			struct cn_mbuf_pool *cpool)
+{
+	struct cn_mbuf *t = last_of(m), *first_new = NULL, *last_new = NULL;
+	const uint8_t *s = src;
+	uint32_t room = cn_mbuf_tailroom(t), k, old_tlen = t->len;
+
+	k = room < len ? room : len;
+	memcpy(t->data + t->len, s, k);
+	t->len += k;
+	s += k;
+	len -= k;
+	while (len > 0) {
+		struct cn_mbuf *n = cpool ? cn_mbuf_get_cluster(m->pool, cpool) : cn_mbuf_get(m->pool);
+		if (n == NULL) {
+			/* Undo: the packet must be as it was. */
+			cn_mbuf_free_chain(first_new);
+			t->len = old_tlen;
+			return -ENOBUFS;
+		}
+		if (!cpool)
+			n->data = n->buf; /* payload, no headers to come */
+		k = cn_mbuf_tailroom(n);
+		k = k < len ? k : len;
+		memcpy(n->data, s, k);
+		n->len = k;
+		s += k;
+		len -= k;
+		if (last_new)
+			last_new->next = n;
+		else
+			first_new = n;
+		last_new = n;
+	}
+	t->next = first_new;
+	m->pkt_len += (uint32_t)(s - (const uint8_t *)src);
+	return 0;
+}
+
+void cn_mbuf_cat(struct cn_mbuf *m, struct cn_mbuf *tail)
+{
+	if (tail == NULL)
+		return;
+	last_of(m)->next = tail;
+	m->pkt_len += tail->pkt_len;
+}
+
+struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len)
+{
+	struct cn_mbuf *n;
+
+	if (CN_LIKELY(cn_mbuf_headroom(m) >= len)) {
+		m->data -= len;
+		m->len += len;
+		m->pkt_len += len;
+		return m;
+	}
+	if (len > m->pool->data_size) {
+		errno = EINVAL;
+		return NULL;
+	}
+	n = cn_mbuf_get(m->pool);
+	if (n == NULL)
+		return NULL;
+	n->data = n->buf + n->buf_len - len;
+	n->len = len;
+	n->pkt_len = m->pkt_len + len;
+	n->next = m;
+	move_meta(n, m);
+	m->nextpkt = NULL;
+	return n;
+}
+
+void cn_mbuf_adj(struct cn_mbuf *m, int32_t req)
+{
+	if (req >= 0) {
+		uint32_t r = (uint32_t)req < m->pkt_len ? (uint32_t)req : m->pkt_len;
+		m->pkt_len -= r;
+		for (struct cn_mbuf *c = m; c != NULL && r > 0; c = c->next) {
+			uint32_t k = c->len < r ? c->len : r;
+			c->data += k;
+			c->len -= k;
+			r -= k;
+		}
+	} else {
+		uint32_t cut = (uint32_t)-(int64_t)req;
+		uint32_t keep = cut < m->pkt_len ? m->pkt_len - cut : 0, seen = 0;
+		struct cn_mbuf *c = m;
+		while (c->next != NULL && seen + c->len < keep) {
+			seen += c->len;
+			c = c->next;
+		}
+		c->len = keep - seen;
+		cn_mbuf_free_chain(c->next);
+		c->next = NULL;
+		m->pkt_len = keep;
+	}
+}
+
+/* Move @p need bytes from the chain starting at @p src to the end of dst's
+ * data (dst has the room). Emptied source mbufs are freed; returns the
+ * first source mbuf still holding bytes (or what follows the emptied). */
+static struct cn_mbuf *gather(struct cn_mbuf *dst, struct cn_mbuf *src, uint32_t need)
+{
+	while (need > 0) {
+		uint32_t k = src->len < need ? src->len : need;
+		memcpy(dst->data + dst->len, src->data, k);
+		dst->len += k;
+		src->data += k;
+		src->len -= k;
+		need -= k;
+		if (src->len == 0)
+			src = cn_mbuf_free(src);
+	}
+	while (src != NULL && src->len == 0)
+		src = cn_mbuf_free(src);
+	return src;
+}
+
+struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n)
+{
+	struct cn_mbuf *h;
+
+	if (n > m->pkt_len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (m->len >= n)
+		return m;
+	if (cn_mbuf_writable(m) && m->buf_len >= n) {
+		if ((uint32_t)(m->buf + m->buf_len - m->data) < n) {
+			/* Slide down, keeping as much header room as fits. */
+			uint8_t *to = m->buf + m->buf_len - n;
+			memmove(to, m->data, m->len);
+			m->data = to;
+		}
+		m->next = gather(m, m->next, n - m->len);
+		return m;
+	}
+	if (n > m->pool->data_size) {
+		errno = EINVAL;
+		return NULL;
+	}
+	h = cn_mbuf_get(m->pool);
+	if (h == NULL)
+		return NULL;
+	{
+		uint32_t room = m->pool->data_size - n;
+		h->data = h->buf + (h->pool_hdroom < room ? h->pool_hdroom : room);
+	}
+	h->pkt_len = m->pkt_len;
+	move_meta(h, m);
+	h->next = gather(h, m, n);
+	return h;
+}
+
+struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off)
+{
+	struct cn_mbuf *c = m, *prev = NULL, *t;
+	uint32_t seen = 0, total = m->pkt_len;
+
+	if (off == 0 || off >= total) {
+		errno = EINVAL;
+		return NULL;
+	}
+	while (seen + c->len <= off) {
+		seen += c->len;
+		prev = c;
+		c = c->next;
+	}
+	if (seen == off) {
+		/* Cut between mbufs: nothing to allocate. */
+		prev->next = NULL;
+		t = c;
+	} else {
+		uint32_t in = off - seen, rest = c->len - in;
+		if (c->shared != NULL) {
+			t = cn_mbuf_get(c->pool);
+			if (t == NULL)
+				return NULL;
+			storage_ref(c->shared);
+			t->shared = c->shared;
+			t->buf = c->buf;
+			t->buf_len = c->buf_len;
+			t->data = c->data + in;
+		} else {
+			t = cn_mbuf_get(c->pool);
+			if (t == NULL)
+				return NULL;
+			if (rest > t->buf_len - t->pool_hdroom)
+				t->data = t->buf;
+			memcpy(t->data, c->data + in, rest);
+		}
+		t->len = rest;
+		t->next = c->next;
+		c->next = NULL;
+		c->len = in;
+	}
+	t->pkt_len = total - off;
+	m->pkt_len = off;
+	return t;
+}
+
+struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len)
+{
+	struct cn_mbuf *head = NULL, *last = NULL, *src;
+	uint32_t moff, left = len;
+
+	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	while (left > 0) {
+		struct cn_mbuf *n;
+		uint32_t k;
+
+		if (src == NULL) {
+			cn_mbuf_free_chain(head);
+			errno = EINVAL;
+			return NULL;
+		}
+		k = src->len - moff < left ? src->len - moff : left;
+		if (k == 0) {
+			src = src->next;
+			moff = 0;
+			continue;
+		}
+		n = cn__pool_get1(src->pool);
+		if (n == NULL) {
+			cn_mbuf_free_chain(head);
+			errno = ENOBUFS;
+			return NULL;
+		}
+		n->next = NULL;
+		n->pkt_len = 0;
+		n->flags = 0;
+		n->nextpkt = NULL;
+		if (CN_MBUF_DEBUG)
+			cn__dbg_mbuf_got(n);
+		if (src->shared != NULL) {
+			storage_ref(src->shared);
+			n->shared = src->shared;
+			n->buf = src->buf;
+			n->buf_len = src->buf_len;
+			n->data = src->data + moff;
+		} else {
+			n->data = n->buf + (k <= n->buf_len - n->pool_hdroom ? n->pool_hdroom : 0);
+			memcpy(n->data, src->data + moff, k);
+		}
+		n->len = k;
+		if (last)
+			last->next = n;
+		else
+			head = n;
+		last = n;
+		left -= k;
+		src = src->next;
+		moff = 0;
+	}
+	head->pkt_len = len;
+	return head;
+}
+
+int cn_mbuf_copy_out(const struct cn_mbuf *m, uint32_t off, uint32_t len, void *dst)
+{
+	uint8_t *d = dst;
+
+	while (m != NULL && off >= m->len) {
+		off -= m->len;
+		m = m->next;
+	}
+	while (len > 0) {
+		uint32_t k;
+		if (m == NULL)
+			return -EINVAL;
+		k = m->len - off < len ? m->len - off : len;
+		memcpy(d, m->data + off, k);
+		d += k;
+		len -= k;
+		off = 0;
+		m = m->next;
+	}
+	return 0;
+}
+
+int cn_mbuf_check(const struct cn_mbuf *m)
+{
+	uint64_t total = 0;
+
+	for (const struct cn_mbuf *c = m; c != NULL; c = c->next) {
+		if (c->data < c->buf || c->data + c->len > c->buf + c->buf_len)
+			return -EBADMSG;
+		if ((c->shared == NULL) != (c->buf == (const uint8_t *)(c + 1)))
+			return -EBADMSG;
+		if (c->shared != NULL && __atomic_load_n(&c->shared->refcnt, __ATOMIC_RELAXED) == 0)
+			return -EBADMSG;
+		if (CN_MBUF_DEBUG && c->cookie != CN__COOKIE_LIVE)
+			return -EBADMSG;
+		total += c->len;
+	}
+	return total == m->pkt_len ? 0 : -EBADMSG;
+}

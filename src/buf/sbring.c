@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The contiguous (ring) sockbuf of seed 004 section 3.4.
+ *
+ * Stream offsets are free-running uint32_t: byte x of the stream lives at
+ * ring[x & mask] and has sequence number seq0 + x. head..tail are the bytes
+ * held; subtraction modulo 2^32 gives lengths even across the 4 GB wrap, as
+ * long as the ring is at most 2^31 bytes.
+ *
+ * Checksum chunks are fixed MSS-sized stretches of the stream, aligned to
+ * c_start (the start of the chunk holding head, always a multiple of mss
+ * away from offset 0 of the stream). Chunk number j keeps the sum of its
+ * first nsum bytes in chunks[j & cmask]; a chunk's entry is reset when its
+ * first byte is written, which can only happen after the previous user of
+ * the same entry (cmask + 1 chunks earlier) was released, because the ring
+ * holds fewer chunks than the table has entries. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf_impl.h"
+#include "cachenet/csum.h"
+#include "cachenet/sockbuf.h"
+
+struct chunk {
+	uint32_t sum;   /* partial sum of the chunk's first nsum bytes */
+	uint32_t nsum;  /* bytes summed; == bytes written when sums are kept */
+};
+
+struct cn_sbring {
+	struct cn_sockbuf sb;
+	uint8_t *ring;
+	uint32_t size, mask;
+	uint32_t head, tail;
+	uint32_t seq0;
+	uint32_t mss;
+	enum cn_sbring_copy copy;
+	struct chunk *chunks;
+	uint32_t cmask;
+	uint32_t c_first;   /* chunk number of the chunk holding head */
+	uint32_t c_start;   /* its first stream offset */
+	/* anchors: array + LIFO stack of free indices (the stack, not the
+	 * anchors, is touched to take and return one) */
+	uint8_t *anchors;
+	uint32_t astride, nanch, hdr_room;
+	uint32_t *afree;
+	uint32_t nfree;
+};
+
+struct cn_sockbuf *cn_sbring_sockbuf(struct cn_sbring *sb)
+{
+	return &sb->sb;
+}
+
+struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *p)
+{
+	struct cn_sbring *sb;
+	uint32_t nchunks, cap = 4, room;
+
+	if (p == NULL || p->size < 4096 || p->size > (1u << 30) || (p->size & (p->size - 1)) ||
+	    p->mss == 0 || p->mss > p->size || p->anchors == 0 ||
+	    (p->copy != CN_SBRING_COPY_PLAIN && p->copy != CN_SBRING_COPY_CSUM) ||
+	    p->hdr_room > 65536) {
+		errno = EINVAL;
+		return NULL;
+	}
+	room = p->hdr_room ? (p->hdr_room + 63) & ~63u : 128;
+	nchunks = p->size / p->mss + 3;
+	while (cap < nchunks)
+		cap <<= 1;
+	sb = calloc(1, sizeof(*sb));
+	if (sb == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	sb->sb.kind = CN_SOCKBUF_RING;
+	sb->size = p->size;
+	sb->mask = p->size - 1;
+	sb->seq0 = p->seq;
+	sb->mss = p->mss;
+	sb->copy = p->copy;
+	sb->cmask = cap - 1;
+	sb->hdr_room = room;
+	sb->astride = (uint32_t)sizeof(struct cn_sb_anchor) + room;
+	sb->nanch = p->anchors;
+	sb->chunks = calloc(cap, sizeof(*sb->chunks));
+	sb->afree = malloc((size_t)p->anchors * sizeof(uint32_t));
+	if (sb->chunks == NULL || sb->afree == NULL ||
+	    posix_memalign((void **)&sb->ring, 4096, p->size) != 0 ||
+	    posix_memalign((void **)&sb->anchors, 64, (size_t)p->anchors * sb->astride) != 0) {
+		cn_sbring_destroy(sb);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(sb->anchors, 0, (size_t)p->anchors * sb->astride);
+	/* Index 0 on top: the first anchors used are adjacent in memory. */
+	for (uint32_t i = 0; i < p->anchors; i++)
+		sb->afree[i] = p->anchors - 1 - i;
+	sb->nfree = p->anchors;
+	return sb;
+}
+
+void cn_sbring_destroy(struct cn_sbring *sb)
+{
+	if (sb == NULL)
+		return;
+	free(sb->ring);
+	free(sb->anchors);
+	free(sb->chunks);
+	free(sb->afree);
+	free(sb);
+}
+
+uint32_t cn_sbring_space(const struct cn_sbring *sb)
+{
+	return sb->size - (sb->tail - sb->head);
+}
+
+uint32_t cn_sbring_seq(const struct cn_sbring *sb)
+{
+	return sb->seq0 + sb->head;
+}
+
+uint32_t cn_sbring_anchors_out(const struct cn_sbring *sb)
+{
+	return sb->nanch - sb->nfree;
+}
+
+/* Write or sum len bytes at the tail, chunk by chunk, wrap by wrap.
+ * src == NULL: the bytes are already in the ring (commit). */
+static void fill(struct cn_sbring *sb, const uint8_t *src, uint32_t len, bool sum)
+{
+	uint32_t x = sb->tail;
+
+	while (len > 0) {
+		uint32_t rel = x - sb->c_start;
+		uint32_t j = sb->c_first + rel / sb->mss, pos = rel % sb->mss;
+		uint32_t k = sb->mss - pos < len ? sb->mss - pos : len;
+		struct chunk *c = &sb->chunks[j & sb->cmask];
+
+		if (pos == 0)
+			c->sum = c->nsum = 0;
+		/* The chunk may cross the ring's end: at most two parts. */
+		for (uint32_t done = 0; done < k;) {
+			uint32_t idx = (x + done) & sb->mask;
+			uint32_t part = sb->size - idx < k - done ? sb->size - idx : k - done;
+			uint8_t *dst = sb->ring + idx;
+			if (sum && c->nsum == pos + done) {
+				uint32_t s = src ? cn_csum_copy(dst, src, part, 0)
+						 : cn_csum_partial(dst, part, 0);
+				c->sum = cn_csum_combine(c->sum, s, pos + done);
+				c->nsum += part;
+			} else if (src) {
+				memcpy(dst, src, part);
+			}
+			if (src)
+				src += part;
+			done += part;
+		}
+		x += k;
+		len -= k;
+	}
+	sb->sb.cc += x - sb->tail;
+	sb->tail = x;
+}
+
+uint32_t cn_sbring_write(struct cn_sbring *sb, const void *src, uint32_t len)
+{
+	uint32_t space = cn_sbring_space(sb);
+
+	if (len > space)
+		len = space;
+	fill(sb, src, len, sb->copy == CN_SBRING_COPY_CSUM);
+	return len;
+}
+
+uint32_t cn_sbring_reserve(struct cn_sbring *sb, struct cn_sb_piece piece[2])
+{
+	uint32_t space = cn_sbring_space(sb), idx = sb->tail & sb->mask;
+	uint32_t k = sb->size - idx < space ? sb->size - idx : space;
+
+	piece[0].base = sb->ring + idx;
+	piece[0].len = k;
+	piece[1].base = sb->ring;
+	piece[1].len = space - k;
+	return space;
+}
+
+int cn_sbring_commit(struct cn_sbring *sb, uint32_t len, bool sum)
+{
+	if (len > cn_sbring_space(sb))
+		return -EINVAL;
+	fill(sb, NULL, len, sum && sb->copy == CN_SBRING_COPY_CSUM);
+	return 0;
+}
+
+/* Sum of [x, x + len) from the chunk table, if it covers it exactly. */
+static bool stored_sum(const struct cn_sbring *sb, uint32_t x, uint32_t len, uint32_t *out)
+{
+	uint32_t rel = x - sb->c_start, acc = 0, done = 0;
+	uint32_t j;
+
+	if (sb->copy != CN_SBRING_COPY_CSUM || rel % sb->mss != 0 || len == 0)
+		return false;
+	j = sb->c_first + rel / sb->mss;
+	while (done < len) {
+		const struct chunk *c = &sb->chunks[j & sb->cmask];
+		uint32_t want = len - done < sb->mss ? len - done : sb->mss;
+		if (c->nsum != want)
+			return false;
+		acc = cn_csum_combine(acc, c->sum, done);
+		done += want;
+		j++;
+	}
+	*out = acc;
+	return true;
+}
+
+int cn_sbring_seg(struct cn_sbring *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg)
+{
+	uint32_t cc = sb->tail - sb->head, len, x, idx, k;
+
+	if (off > cc)
+		return -EINVAL;
+	len = cc - off < max ? cc - off : max;
+	x = sb->head + off;
+	idx = x & sb->mask;
+	k = sb->size - idx < len ? sb->size - idx : len;
+	seg->off = off;
+	seg->len = len;
+	seg->seq = sb->seq0 + x;
+	seg->m = NULL;
+	seg->moff = 0;
+	seg->piece[0].base = sb->ring + idx;
+	seg->piece[0].len = k;
+	seg->piece[1].base = sb->ring;
+	seg->piece[1].len = len - k;
+	seg->npieces = len == 0 ? 0 : (len > k ? 2 : 1);
+	seg->csum = 0;
+	seg->csum_valid = stored_sum(sb, x, len, &seg->csum);
+	return 0;
+}
+
+static void advance_head(struct cn_sbring *sb, uint32_t d)
+{
+	uint32_t k;
+
+	sb->head += d;
+	sb->sb.cc -= d;
+	k = (sb->head - sb->c_start) / sb->mss;
+	sb->c_first += k;
+	sb->c_start += k * sb->mss;
+}
+
+int64_t cn_sbring_release_seq(struct cn_sbring *sb, uint32_t ack)
+{
+	uint32_t d = ack - (sb->seq0 + sb->head);
+
+	if ((int32_t)d <= 0)
+		return 0;
+	if (d > sb->tail - sb->head)
+		return -EINVAL;
+	advance_head(sb, d);
+	return d;
+}
+
+uint32_t cn__sbring_drop(struct cn_sbring *sb, uint32_t len)
+{
+	uint32_t cc = sb->tail - sb->head, d = len < cc ? len : cc;
+
+	advance_head(sb, d);
+	return d;
+}
+
+struct cn_sb_anchor *cn_sbring_anchor_get(struct cn_sbring *sb, uint32_t off, uint32_t len,
+					  uint16_t hdr_len)
+{
+	uint32_t cc = sb->tail - sb->head, x, idx, k;
+	struct cn_sb_anchor *a;
+
+	if (CN_UNLIKELY(off > cc || hdr_len > sb->hdr_room)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (CN_UNLIKELY(sb->nfree == 0)) {
+		errno = ENOBUFS;
+		return NULL;
+	}
+	a = (struct cn_sb_anchor *)(sb->anchors + (size_t)sb->afree[--sb->nfree] * sb->astride);
+	len = cc - off < len ? cc - off : len;
+	x = sb->head + off;
+	idx = x & sb->mask;
+	k = sb->size - idx < len ? sb->size - idx : len;
+	a->seq = sb->seq0 + x;
+	a->len = len;
+	a->hdr_len = hdr_len;
+	a->npieces = len > k ? 2 : 1;
+	a->hdr = (uint8_t *)(a + 1) + sb->hdr_room - hdr_len;
+	a->piece[0] = sb->ring + idx;
+	a->piece_len[0] = k;
+	a->piece[1] = sb->ring;
+	a->piece_len[1] = len - k;
+	a->csum = 0;
+	a->csum_valid = stored_sum(sb, x, len, &a->csum);
+	return a;
+}
+
+void cn_sbring_anchor_put(struct cn_sbring *sb, struct cn_sb_anchor *a)
+{
+	/* The index comes from the address: returning an anchor reads
+	 * nothing from it, so a cold anchor costs no miss here. */
+	sb->afree[sb->nfree++] = (uint32_t)(((uint8_t *)a - sb->anchors) / sb->astride);
+}

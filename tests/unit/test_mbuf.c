@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mbuf pool and operations: every operation against a flat-buffer model on
+ * random sequences (fixed seeds), sharing and reference counts, external
+ * buffers, exhaustion and recovery, per-thread caches from two threads, and
+ * the debug checks when the library has them. Every test's teardown checks
+ * that the pools hold every object again (no leak passes silently). */
+#include "cn_test.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cachenet/mbuf.h"
+
+struct fx {
+	struct cn_mbuf_pool *mp, *cp;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct cn_mbuf_pool_params mp = {.name = "small", .kind = CN_MBUF_POOL_SMALL,
+					 .count = 512, .cache_size = 32};
+	struct cn_mbuf_pool_params cp = {.name = "clusters", .kind = CN_MBUF_POOL_CLUSTER,
+					 .count = 256, .cache_size = 16};
+	f->mp = cn_mbuf_pool_create(&mp);
+	f->cp = cn_mbuf_pool_create(&cp);
+	if (!f->mp || !f->cp)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static void expect_empty(struct cn_mbuf_pool *p)
+{
+	struct cn_mbuf_pool_stats st;
+
+	cn_mbuf_pool_stats(p, &st);
+	if (st.in_use != 0 || st.gets != st.puts || st.in_use + st.cached + st.avail != st.count)
+		fail_msg("pool %s leaks: in_use %u gets %llu puts %llu cached %u avail %u count %u",
+			 cn_mbuf_pool_params(p)->name, st.in_use, (unsigned long long)st.gets,
+			 (unsigned long long)st.puts, st.cached, st.avail, st.count);
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	expect_empty(f->mp);
+	expect_empty(f->cp);
+	cn_mbuf_pool_thread_flush(f->mp);
+	cn_mbuf_pool_thread_flush(f->cp);
+	expect_empty(f->mp);
+	assert_int_equal(cn_mbuf_pool_destroy(f->mp), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(f->cp), 0);
+	free(f);
+	return 0;
+}
+
+/* xorshift64*: fixed seeds, same sequence on every machine. */
+static uint64_t rs;
+static uint32_t rnd(void)
+{
+	rs ^= rs >> 12;
+	rs ^= rs << 25;
+	rs ^= rs >> 27;
+	return (uint32_t)((rs * 2685821657736338717ull) >> 32);
+}
+static uint32_t rndn(uint32_t n)
+{
+	return n ? rnd() % n : 0;
+}
+static void fill_rand(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)rnd();
+}
+
+static void get_free_basic(void **state)
+{
+	struct fx *f = *state;
+	struct cn_mbuf *m = cn_mbuf_get(f->mp);
+
+	assert_non_null(m);
+	assert_int_equal(m->len, 0);
+	assert_int_equal(m->pkt_len, 0);
+	assert_null(m->next);
+	assert_null(m->shared);
+	assert_int_equal(cn_mbuf_headroom(m), CN_MBUF_SMALL_HEADROOM);
+	assert_int_equal(cn_mbuf_tailroom(m), CN_MBUF_SMALL_DATA - CN_MBUF_SMALL_HEADROOM);
+	assert_int_equal((uintptr_t)m % 64, 0);
+	assert_int_equal(cn_mbuf_refcnt(m), 1);
+	assert_true(cn_mbuf_writable(m));
+	uint8_t *p = cn_mbuf_append(m, 10);
+	assert_non_null(p);
+	memset(p, 0xab, 10);
+	assert_null(cn_mbuf_append(m, 1000)); /* no room, nothing changed */
+	assert_int_equal(m->pkt_len, 10);
+	assert_int_equal(cn_mbuf_check(m), 0);
+
+	struct cn_mbuf_pool_stats st;
+	cn_mbuf_pool_stats(f->mp, &st);
+	assert_int_equal(st.in_use, 1);
+	assert_true(st.high_water >= 1);
+	assert_null(cn_mbuf_free(m));
+	assert_null(cn_mbuf_free(NULL));
+
+	/* A cluster mbuf is cache-line aligned storage of the right size. */
+	m = cn_mbuf_get_cluster(f->mp, f->cp);
+	assert_non_null(m);
+	assert_int_equal(m->buf_len, CN_MBUF_CLUSTER_SIZE);
+	assert_int_equal((uintptr_t)m->buf % 64, 0);
+	assert_int_equal(cn_mbuf_tailroom(m), CN_MBUF_CLUSTER_SIZE);
+	assert_int_equal(cn_mbuf_refcnt(m), 1);
+	assert_int_equal(cn_mbuf_attach_cluster(m, f->cp), -EINVAL); /* already has one */
+	cn_mbuf_free(m);
+	errno = 0;
+	assert_null(cn_mbuf_get(f->cp)); /* not a small pool */
+	assert_int_equal(errno, EINVAL);
+}
+
+static void bulk(void **state)
+{
+	struct fx *f = *state;
+	struct cn_mbuf *m[300];
+
+	assert_int_equal(cn_mbuf_get_bulk(f->mp, m, 300), 0);
+	for (int i = 0; i < 300; i++) {
+		assert_int_equal(m[i]->len, 0);
+		for (int j = 0; j < i; j += 37)
+			assert_ptr_not_equal(m[i], m[j]);
+	}
+	cn_mbuf_free_bulk(m, 300);
+	assert_int_equal(cn_mbuf_get_bulk(f->mp, m, 5), 0);
+	cn_mbuf_free_bulk(m, 5);
+	assert_int_equal(cn_mbuf_get_bulk(f->mp, m, 0), 0);
+}
+
+static void params_rejected(void **state)
+{
+	(void)state;
+	struct cn_mbuf_pool_params p = {.kind = CN_MBUF_POOL_SMALL, .count = 0};
+	errno = 0;
+	assert_null(cn_mbuf_pool_create(&p));
+	assert_int_equal(errno, EINVAL);
+	p.count = 10;
+	p.cache_size = 11;
+	assert_null(cn_mbuf_pool_create(&p));
+	p.cache_size = 0;
+	p.data_size = 64;
+	p.headroom = 64;
+	assert_null(cn_mbuf_pool_create(&p));
+	p.kind = (enum cn_mbuf_pool_kind)7;
+	p.headroom = 0;
+	assert_null(cn_mbuf_pool_create(&p));
+	assert_null(cn_mbuf_pool_create(NULL));
+	/* Jumbo clusters: a configurable size. */
+	struct cn_mbuf_pool_params j = {.kind = CN_MBUF_POOL_CLUSTER, .count = 4,
+					.data_size = CN_MBUF_JUMBO_SIZE};
+	struct cn_mbuf_pool *jp = cn_mbuf_pool_create(&j);
+	struct cn_mbuf_pool_params s = {.kind = CN_MBUF_POOL_SMALL, .count = 4,
+					.headroom = CN_MBUF_NO_HEADROOM};
+	struct cn_mbuf_pool *sp = cn_mbuf_pool_create(&s);
+	assert_non_null(jp);
+	assert_non_null(sp);
+	struct cn_mbuf *m = cn_mbuf_get_cluster(sp, jp);
+	assert_non_null(m);
+	assert_int_equal(cn_mbuf_tailroom(m), CN_MBUF_JUMBO_SIZE);
+	cn_mbuf_free(m);
+	m = cn_mbuf_get(sp);
+	assert_int_equal(cn_mbuf_headroom(m), 0);
+	cn_mbuf_free(m);
+	assert_int_equal(cn_mbuf_pool_destroy(jp), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(sp), 0);
+}
+
+static void exhaustion_and_recovery(void **state)
+{
+	(void)state;
+	for (unsigned cache = 0; cache <= 8; cache += 8) {
+		struct cn_mbuf_pool_params p = {.kind = CN_MBUF_POOL_SMALL, .count = 64,
+						.cache_size = cache};
+		struct cn_mbuf_pool_params c = {.kind = CN_MBUF_POOL_CLUSTER, .count = 3};
+		struct cn_mbuf_pool *mp = cn_mbuf_pool_create(&p), *cp = cn_mbuf_pool_create(&c);
+		struct cn_mbuf *m[64], *x[4];
+		struct cn_mbuf_pool_stats st;
+		assert_non_null(mp);
+		assert_non_null(cp);
+		for (int i = 0; i < 64; i++)
+			assert_non_null(m[i] = cn_mbuf_get(mp));
+		errno = 0;
+		assert_null(cn_mbuf_get(mp));
+		assert_int_equal(errno, ENOBUFS);
+		cn_mbuf_pool_stats(mp, &st);
+		assert_int_equal(st.in_use, 64);
+		assert_int_equal(st.high_water, 64);
+		assert_true(st.fails >= 1);
+		/* Prepend, split, copy_ref fail cleanly when the pool is dry. */
+		assert_null(cn_mbuf_prepend(m[0], CN_MBUF_SMALL_HEADROOM + 1));
+		assert_int_equal(errno, ENOBUFS);
+		assert_int_equal(m[0]->len, 0);
+		cn_mbuf_free(m[63]);
+		assert_int_equal(cn_mbuf_get_bulk(mp, x, 2), -ENOBUFS); /* all or nothing */
+		cn_mbuf_pool_stats(mp, &st);
+		assert_int_equal(st.in_use, 63);
+		/* Cluster exhaustion inside append_copy leaves the packet as it was. */
+		uint8_t big[4 * 2048];
+		fill_rand(big, sizeof(big));
+		assert_int_equal(cn_mbuf_append_copy(m[0], big, sizeof(big), cp), -ENOBUFS);
+		assert_int_equal(m[0]->pkt_len, 0);
+		assert_null(m[0]->next);
+		assert_int_equal(cn_mbuf_check(m[0]), 0);
+		cn_mbuf_free_bulk(m, 63);
+		/* Recovery: everything usable again. */
+		assert_int_equal(cn_mbuf_get_bulk(mp, m, 64), 0);
+		cn_mbuf_free_bulk(m, 64);
+		assert_non_null(x[0] = cn_mbuf_get(mp));
+		assert_int_equal(cn_mbuf_append_copy(x[0], big, 3 * 2048, cp), 0);
+		assert_int_equal(x[0]->pkt_len, 3 * 2048);
+		x[1] = cn_mbuf_get(mp);
+		assert_int_equal(cn_mbuf_attach_cluster(x[1], cp), -ENOBUFS); /* clusters dry */
+		assert_null(x[1]->shared);
+		cn_mbuf_free_chain(x[0]);
+		cn_mbuf_pool_thread_flush(mp);
+		cn_mbuf_pool_stats(mp, &st);
+		/* x[1] is leaked on purpose: destroy must report it */
+		assert_int_equal(st.in_use, 1);
+		assert_int_equal(cn_mbuf_pool_destroy(mp), -EBUSY);
+		cn_mbuf_pool_stats(cp, &st);
+		assert_int_equal(st.in_use, 0);
+		assert_int_equal(cn_mbuf_pool_destroy(cp), 0);
+	}
+}
+
+static int ext_frees;
+static void ext_free(void *base, void *opaque)
+{
+	assert_ptr_equal(opaque, (void *)0x1234);
+	free(base);
+	ext_frees++;
+}
+
+static void refcounts_and_sharing(void **state)
+{
+	struct fx *f = *state;
+	uint8_t data[1500];
+	fill_rand(data, sizeof(data));
+
+	struct cn_mbuf *m = cn_mbuf_get_cluster(f->mp, f->cp);
+	memcpy(cn_mbuf_append(m, 1500), data, 1500);
+	struct cn_mbuf *r = cn_mbuf_copy_ref(m, 100, 1000);
+	assert_non_null(r);
+	assert_int_equal(r->pkt_len, 1000);
+	assert_ptr_equal(r->shared, m->shared);
+	assert_int_equal(cn_mbuf_refcnt(m), 2);
+	assert_false(cn_mbuf_writable(m));
+	assert_false(cn_mbuf_writable(r));
+	assert_int_equal(cn_mbuf_headroom(r), 0);
+	assert_int_equal(cn_mbuf_tailroom(m), 0);
+	assert_memory_equal(r->data, data + 100, 1000);
+	/* Prepend on a shared packet must not write into the cluster. */
+	struct cn_mbuf *h = cn_mbuf_prepend(r, 54);
+	assert_non_null(h);
+	assert_ptr_not_equal(h, r);
+	memset(h->data, 0xee, 54);
+	assert_memory_equal(m->data, data, 1500);
+	cn_mbuf_free(m);
+	assert_int_equal(cn_mbuf_refcnt(r), 1);
+	assert_true(cn_mbuf_writable(r));
+	assert_memory_equal(r->data, data + 100, 1000);
+	cn_mbuf_free_chain(h);
+
+	/* External buffer: free_cb once, at the last reference. */
+	uint8_t *ext = malloc(4096);
+	struct cn_mbuf_shared sh;
+	ext_frees = 0;
+	cn_mbuf_ext_init(&sh, ext, 4096, ext_free, (void *)0x1234, true);
+	struct cn_mbuf *e = cn_mbuf_get(f->mp);
+	assert_int_equal(cn_mbuf_attach_ext(e, &sh, ext + 5000, 1), -EINVAL);
+	assert_int_equal(cn_mbuf_attach_ext(e, &sh, ext + 100, 3000), 0);
+	assert_int_equal(e->pkt_len, 3000);
+	assert_false(cn_mbuf_writable(e)); /* read-only */
+	struct cn_mbuf *e2 = cn_mbuf_copy_ref(e, 10, 20);
+	struct cn_mbuf *e3 = cn_mbuf_split(e, 1500);
+	assert_non_null(e2);
+	assert_non_null(e3);
+	assert_int_equal(sh.refcnt, 3);
+	cn_mbuf_free(e);
+	cn_mbuf_free(e3);
+	assert_int_equal(ext_frees, 0);
+	cn_mbuf_free(e2);
+	assert_int_equal(ext_frees, 1);
+}
+
+static void surgery_edges(void **state)
+{
+	struct fx *f = *state;
+	uint8_t d[5000], out[5000];
+	fill_rand(d, sizeof(d));
+
+	/* prepend: in place, then a new mbuf when the room runs out. */
+	struct cn_mbuf *m = cn_mbuf_get(f->mp);
+	m->seq = 77;
+	m = cn_mbuf_prepend(m, CN_MBUF_SMALL_HEADROOM);
+	assert_int_equal(cn_mbuf_headroom(m), 0);
+	memset(m->data, 1, m->len);
+	struct cn_mbuf *h = cn_mbuf_prepend(m, 20);
+	assert_ptr_not_equal(h, m);
+	assert_int_equal(h->seq, 77);
+	assert_int_equal(h->pkt_len, CN_MBUF_SMALL_HEADROOM + 20);
+	assert_int_equal(cn_mbuf_headroom(h), CN_MBUF_SMALL_DATA - 20);
+	assert_null(cn_mbuf_prepend(h, CN_MBUF_SMALL_DATA + 1));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(cn_mbuf_check(h), 0);
+	cn_mbuf_free_chain(h);
+
+	/* pullup across clusters into a new inline head, and in place. */
+	m = cn_mbuf_get(f->mp);
+	assert_int_equal(cn_mbuf_append_copy(m, d, 5000, f->cp), 0);
+	assert_int_equal(cn_mbuf_chain_count(m), 4); /* 64 inline + 3 clusters */
+	struct cn_mbuf *p = cn_mbuf_pullup(m, 150);
+	assert_non_null(p);
+	assert_true(p->len >= 150);
+	assert_int_equal(cn_mbuf_check(p), 0);
+	assert_int_equal(cn_mbuf_copy_out(p, 0, 5000, out), 0);
+	assert_memory_equal(out, d, 5000);
+	assert_null(cn_mbuf_pullup(p, 5001));
+	assert_int_equal(errno, EINVAL);
+	assert_null(cn_mbuf_pullup(p, CN_MBUF_SMALL_DATA + 1000)); /* inline head too small */
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(cn_mbuf_copy_out(p, 4990, 11, out), -EINVAL);
+
+	/* split at an mbuf boundary, in a cluster, and rejected at the ends. */
+	assert_null(cn_mbuf_split(p, 0));
+	assert_null(cn_mbuf_split(p, 5000));
+	struct cn_mbuf *t = cn_mbuf_split(p, p->len);
+	assert_non_null(t);
+	assert_int_equal(p->pkt_len + t->pkt_len, 5000);
+	struct cn_mbuf *t2 = cn_mbuf_split(t, 1000);
+	assert_non_null(t2);
+	assert_int_equal(cn_mbuf_check(p), 0);
+	assert_int_equal(cn_mbuf_check(t), 0);
+	assert_int_equal(cn_mbuf_check(t2), 0);
+	uint32_t a = p->pkt_len;
+	cn_mbuf_copy_out(p, 0, a, out);
+	cn_mbuf_copy_out(t, 0, 1000, out + a);
+	cn_mbuf_copy_out(t2, 0, t2->pkt_len, out + a + 1000);
+	assert_memory_equal(out, d, 5000);
+	cn_mbuf_cat(p, t);
+	cn_mbuf_cat(p, t2);
+	cn_mbuf_cat(p, NULL);
+	assert_int_equal(p->pkt_len, 5000);
+	/* adj both ways, beyond the length. */
+	cn_mbuf_adj(p, 3000);
+	cn_mbuf_adj(p, -1000);
+	assert_int_equal(p->pkt_len, 1000);
+	assert_int_equal(cn_mbuf_copy_out(p, 0, 1000, out), 0);
+	assert_memory_equal(out, d + 3000, 1000);
+	cn_mbuf_adj(p, -5000);
+	assert_int_equal(p->pkt_len, 0);
+	assert_null(p->next);
+	assert_int_equal(cn_mbuf_check(p), 0);
+	cn_mbuf_free_chain(p);
+}
+
+/* ---------------------------------------------------------------- model */
+
+#define NPKT 4
+#define MAXLEN 12000
+struct model {
+	struct cn_mbuf *m;
+	uint8_t *b;
+	uint32_t n;
+};
+
+static void compare(struct model *x)
+{
+	static uint8_t out[MAXLEN];
+	if (x->m == NULL) {
+		assert_int_equal(x->n, 0);
+		return;
+	}
+	assert_int_equal(cn_mbuf_check(x->m), 0);
+	assert_int_equal(x->m->pkt_len, x->n);
+	assert_int_equal(cn_mbuf_copy_out(x->m, 0, x->n, out), 0);
+	assert_memory_equal(out, x->b, x->n);
+}
+
+static void random_ops(struct fx *f, uint64_t seed, int steps)
+{
+	struct model pk[NPKT];
+	uint8_t tmp[MAXLEN];
+
+	rs = seed;
+	for (int i = 0; i < NPKT; i++) {
+		pk[i].m = NULL;
+		pk[i].b = malloc(MAXLEN);
+		pk[i].n = 0;
+	}
+	for (int s = 0; s < steps; s++) {
+		struct model *x = &pk[rndn(NPKT)];
+		struct model *y = &pk[rndn(NPKT)];
+		uint32_t op = rndn(11);
+		if (x->m == NULL) {
+			x->m = cn_mbuf_get(f->mp);
+			x->n = 0;
+			if (x->m == NULL) {
+				assert_int_equal(errno, ENOBUFS);
+				continue;
+			}
+		}
+		switch (op) {
+		case 0: { /* append_copy, clusters or inline */
+			uint32_t k = rndn(3000);
+			if (x->n + k > MAXLEN)
+				break;
+			fill_rand(tmp, k);
+			if (cn_mbuf_append_copy(x->m, tmp, k, rndn(2) ? f->cp : NULL) == 0) {
+				memcpy(x->b + x->n, tmp, k);
+				x->n += k;
+			}
+			break;
+		}
+		case 1: { /* prepend and write the new bytes */
+			uint32_t k = 1 + rndn(CN_MBUF_SMALL_DATA);
+			if (x->n + k > MAXLEN)
+				break;
+			struct cn_mbuf *h = cn_mbuf_prepend(x->m, k);
+			if (h == NULL)
+				break;
+			x->m = h;
+			fill_rand(h->data, k);
+			memmove(x->b + k, x->b, x->n);
+			memcpy(x->b, h->data, k);
+			x->n += k;
+			break;
+		}
+		case 2: { /* adj front */
+			uint32_t k = rndn(x->n + 10);
+			cn_mbuf_adj(x->m, (int32_t)k);
+			k = k < x->n ? k : x->n;
+			memmove(x->b, x->b + k, x->n - k);
+			x->n -= k;
+			break;
+		}
+		case 3: { /* adj back */
+			uint32_t k = rndn(x->n + 10);
+			cn_mbuf_adj(x->m, -(int32_t)k);
+			x->n -= k < x->n ? k : x->n;
+			break;
+		}
+		case 4: { /* pullup, then write through the contiguous head */
+			uint32_t k = rndn(x->n < 300 ? x->n + 1 : 300);
+			struct cn_mbuf *h = cn_mbuf_pullup(x->m, k);
+			if (h == NULL) {
+				assert_true(errno == EINVAL || errno == ENOBUFS);
+				break;
+			}
+			x->m = h;
+			assert_true(h->len >= k);
+			assert_true(cn_mbuf_writable(h) || k == 0 || h->len >= k);
+			if (k && cn_mbuf_writable(h)) {
+				fill_rand(h->data, k);
+				memcpy(x->b, h->data, k);
+			}
+			break;
+		}
+		case 5: { /* split into y (if y is empty) */
+			if (y == x || y->n != 0 || x->n < 2)
+				break;
+			uint32_t off = 1 + rndn(x->n - 1);
+			struct cn_mbuf *t = cn_mbuf_split(x->m, off);
+			if (t == NULL)
+				break;
+			cn_mbuf_free_chain(y->m);
+			y->m = t;
+			memcpy(y->b, x->b + off, x->n - off);
+			y->n = x->n - off;
+			x->n = off;
+			break;
+		}
+		case 6: { /* copy_ref of a range into y */
+			if (y == x || x->n == 0)
+				break;
+			uint32_t off = rndn(x->n), len = 1 + rndn(x->n - off);
+			struct cn_mbuf *r = cn_mbuf_copy_ref(x->m, off, len);
+			if (r == NULL)
+				break;
+			cn_mbuf_free_chain(y->m);
+			y->m = r;
+			memcpy(y->b, x->b + off, len);
+			y->n = len;
+			break;
+		}
+		case 7: { /* cat y onto x */
+			if (y == x || y->m == NULL || x->n + y->n > MAXLEN)
+				break;
+			cn_mbuf_cat(x->m, y->m);
+			memcpy(x->b + x->n, y->b, y->n);
+			x->n += y->n;
+			y->m = NULL;
+			y->n = 0;
+			break;
+		}
+		case 8: { /* copy_out of a random range */
+			if (x->n == 0)
+				break;
+			uint32_t off = rndn(x->n), len = rndn(x->n - off + 1);
+			assert_int_equal(cn_mbuf_copy_out(x->m, off, len, tmp), 0);
+			assert_memory_equal(tmp, x->b + off, len);
+			uint32_t moff;
+			struct cn_mbuf *at = cn_mbuf_at(x->m, off, &moff);
+			assert_non_null(at);
+			assert_int_equal(at->data[moff], x->b[off]);
+			assert_null(cn_mbuf_at(x->m, x->n, &moff));
+			break;
+		}
+		case 9: /* append in place when there is tailroom */
+		{
+			uint32_t k = 1 + rndn(40);
+			if (x->n + k > MAXLEN)
+				break;
+			uint8_t *p = cn_mbuf_append(x->m, k);
+			if (p) {
+				fill_rand(p, k);
+				memcpy(x->b + x->n, p, k);
+				x->n += k;
+			}
+			break;
+		}
+		case 10: /* free and forget */
+			cn_mbuf_free_chain(x->m);
+			x->m = NULL;
+			x->n = 0;
+			break;
+		}
+		for (int i = 0; i < NPKT; i++)
+			compare(&pk[i]);
+	}
+	for (int i = 0; i < NPKT; i++) {
+		cn_mbuf_free_chain(pk[i].m);
+		free(pk[i].b);
+	}
+}
+
+static void model_random(void **state)
+{
+	for (uint64_t seed = 1; seed <= 12; seed++)
+		random_ops(*state, seed * 0x9e3779b97f4a7c15ull, 3000);
+}
+
+/* A tiny pool so that the random sequences also run into exhaustion. */
+static void model_random_tight(void **state)
+{
+	(void)state;
+	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 24, .cache_size = 4};
+	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 6};
+	struct fx f = {cn_mbuf_pool_create(&mp), cn_mbuf_pool_create(&cp)};
+	struct cn_mbuf_pool_stats st;
+	for (uint64_t seed = 100; seed < 106; seed++)
+		random_ops(&f, seed, 3000);
+	cn_mbuf_pool_thread_flush(f.mp);
+	cn_mbuf_pool_stats(f.mp, &st);
+	assert_true(st.fails > 0); /* the sequences did hit exhaustion */
+	assert_int_equal(st.in_use, 0);
+	assert_int_equal(cn_mbuf_pool_destroy(f.mp), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(f.cp), 0);
+}
+
+/* ---------------------------------------------------------------- threads */
+
+struct targ {
+	struct cn_mbuf_pool *mp, *cp;
+	uint64_t seed;
+	int flush;
+};
+
+static void *worker(void *arg)
+{
+	struct targ *t = arg;
+	struct cn_mbuf *held[64];
+	unsigned n = 0;
+	uint64_t x = t->seed;
+
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if ((x & 1) && n < 64) {
+			struct cn_mbuf *m = (x & 6) ? cn_mbuf_get(t->mp) : cn_mbuf_get_cluster(t->mp, t->cp);
+			if (m) {
+				m->udata64 = t->seed;
+				held[n++] = m;
+			}
+		} else if (n > 0) {
+			struct cn_mbuf *m = held[--n];
+			if (m->udata64 != t->seed)
+				return (void *)1; /* handed to two threads at once */
+			cn_mbuf_free(m);
+		}
+		if ((i & 4095) == 0 && n >= 8) {
+			struct cn_mbuf *b[8];
+			if (cn_mbuf_get_bulk(t->mp, b, 8) == 0)
+				cn_mbuf_free_bulk(b, 8);
+		}
+	}
+	while (n > 0)
+		cn_mbuf_free(held[--n]);
+	if (t->flush)
+		cn_mbuf_pool_thread_flush(t->mp);
+	/* else: the thread-exit destructor gives the caches back */
+	return NULL;
+}
+
+static void two_threads(void **state)
+{
+	(void)state;
+	for (unsigned slots = 1; slots <= 2; slots++) {
+		/* slots == 1: the second thread finds no cache slot and must
+		 * still work, uncached. */
+		struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 200,
+						 .cache_size = 32, .max_threads = slots};
+		struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 100,
+						 .cache_size = 8, .max_threads = slots};
+		struct cn_mbuf_pool *p = cn_mbuf_pool_create(&mp), *c = cn_mbuf_pool_create(&cp);
+		pthread_t th[2];
+		struct targ a[2] = {{p, c, 0x1234567, 1}, {p, c, 0xabcdef1, 0}};
+		void *rv;
+		struct cn_mbuf_pool_stats st;
+
+		for (int i = 0; i < 2; i++)
+			assert_int_equal(pthread_create(&th[i], NULL, worker, &a[i]), 0);
+		for (int i = 0; i < 2; i++) {
+			assert_int_equal(pthread_join(th[i], &rv), 0);
+			assert_null(rv);
+		}
+		cn_mbuf_pool_stats(p, &st);
+		assert_int_equal(st.in_use, 0);
+		assert_int_equal(st.cached, 0); /* both threads gave their caches back */
+		assert_int_equal(st.avail, 200);
+		assert_true(st.gets == st.puts && st.gets > 100000);
+		cn_mbuf_pool_stats(c, &st);
+		assert_int_equal(st.in_use, 0);
+		assert_int_equal(st.cached, 0);
+		assert_int_equal(cn_mbuf_pool_destroy(p), 0);
+		assert_int_equal(cn_mbuf_pool_destroy(c), 0);
+	}
+}
+
+/* Many pools over a thread's life: stale cache entries must not pile up. */
+static void many_pools(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 100; i++) {
+		struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 8, .cache_size = 4};
+		struct cn_mbuf_pool *p = cn_mbuf_pool_create(&mp);
+		struct cn_mbuf *m = cn_mbuf_get(p);
+		struct cn_mbuf_pool_stats st;
+		cn_mbuf_free(m);
+		cn_mbuf_pool_stats(p, &st);
+		assert_true(st.cached > 0); /* a cache was claimed */
+		assert_int_equal(st.in_use, 0);
+		assert_int_equal(cn_mbuf_pool_destroy(p), 0);
+	}
+}
+
+/* ---------------------------------------------------------------- debug */
+
+static int child_status(void (*fn)(struct cn_mbuf_pool *), struct cn_mbuf_pool *p)
+{
+	int st;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		freopen("/dev/null", "w", stderr);
+		fn(p);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+static void do_double_free(struct cn_mbuf_pool *p)
+{
+	struct cn_mbuf *m = cn_mbuf_get(p);
+	cn_mbuf_free(m);
+	cn_mbuf_free(m);
+}
+
+static void do_use_after_free(struct cn_mbuf_pool *p)
+{
+	struct cn_mbuf *m = cn_mbuf_get(p);
+	uint8_t *d = m->data;
+	cn_mbuf_free(m);
+	d[3] = 1;
+	cn_mbuf_get(p); /* LIFO: the same object, found written */
+}
+
+static void debug_checks(void **state)
+{
+	struct fx *f = *state;
+	if (!cn_mbuf_debug_enabled())
+		skip();
+	int st = child_status(do_double_free, f->mp);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	st = child_status(do_use_after_free, f->mp);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(get_free_basic, setup, teardown),
+		cmocka_unit_test_setup_teardown(bulk, setup, teardown),
+		cmocka_unit_test(params_rejected),
+		cmocka_unit_test(exhaustion_and_recovery),
+		cmocka_unit_test_setup_teardown(refcounts_and_sharing, setup, teardown),
+		cmocka_unit_test_setup_teardown(surgery_edges, setup, teardown),
+		cmocka_unit_test_setup_teardown(model_random, setup, teardown),
+		cmocka_unit_test(model_random_tight),
+		cmocka_unit_test(two_threads),
+		cmocka_unit_test(many_pools),
+		cmocka_unit_test_setup_teardown(debug_checks, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("mbuf", tests, NULL, NULL);
+}

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Socket buffers: the chain and the ring against a flat-buffer model on
+ * random operation sequences (fixed seeds), ring wrap-around at every
+ * offset, stored chunk checksums against cn_csum_partial, exhaustion of
+ * anchors and ring space, the send pointer staying O(1) in steady state,
+ * and the common segment view giving the same bytes for both kinds. Pool
+ * counters are checked equal before and after every test. */
+#include "cn_test.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cachenet/csum.h"
+#include "cachenet/sockbuf.h"
+
+struct fx {
+	struct cn_mbuf_pool *mp, *cp;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 4096, .cache_size = 64};
+	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 2048, .cache_size = 32};
+	f->mp = cn_mbuf_pool_create(&mp);
+	f->cp = cn_mbuf_pool_create(&cp);
+	*state = f;
+	return f->mp && f->cp ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	struct cn_mbuf_pool_stats a, b;
+
+	cn_mbuf_pool_stats(f->mp, &a);
+	cn_mbuf_pool_stats(f->cp, &b);
+	if (a.in_use || b.in_use || a.gets != a.puts || b.gets != b.puts)
+		fail_msg("leak: mbufs in use %u, clusters in use %u", a.in_use, b.in_use);
+	assert_int_equal(cn_mbuf_pool_destroy(f->mp), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(f->cp), 0);
+	free(f);
+	return 0;
+}
+
+static uint64_t rs;
+static uint32_t rnd(void)
+{
+	rs ^= rs >> 12;
+	rs ^= rs << 25;
+	rs ^= rs >> 27;
+	return (uint32_t)((rs * 2685821657736338717ull) >> 32);
+}
+static uint32_t rndn(uint32_t n)
+{
+	return n ? rnd() % n : 0;
+}
+static void fill_rand(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)rnd();
+}
+
+/* Flat model of a send buffer: bytes [0, n) of b are offsets 0..n-1. */
+#define MODEL_MAX (1u << 20)
+struct model {
+	uint8_t *b;
+	uint32_t n;
+};
+
+static void seg_matches(const struct cn_sb_seg *s, const struct model *x, uint32_t off)
+{
+	uint32_t at = off;
+	assert_int_equal(s->off, off);
+	for (uint32_t i = 0; i < s->npieces; i++) {
+		assert_true(s->piece[i].len > 0);
+		assert_memory_equal(s->piece[i].base, x->b + at, s->piece[i].len);
+		at += s->piece[i].len;
+	}
+	assert_int_equal(at - off, s->len);
+	if (s->csum_valid)
+		assert_int_equal(cn_csum_fold(s->csum), cn_csum_fold(cn_csum_partial(x->b + off, s->len, 0)));
+}
+
+static void model_drop(struct model *x, uint32_t k)
+{
+	memmove(x->b, x->b + k, x->n - k);
+	x->n -= k;
+}
+
+/* ---------------------------------------------------------------- chain */
+
+static struct cn_mbuf *make_packet(struct fx *f, const uint8_t *src, uint32_t len)
+{
+	/* Mixed storage: inline, cluster, and a cluster shared with nobody. */
+	struct cn_mbuf *m = cn_mbuf_get(f->mp);
+	if (m == NULL)
+		return NULL;
+	if (cn_mbuf_append_copy(m, src, len, rndn(2) ? f->cp : NULL) < 0) {
+		cn_mbuf_free_chain(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void chain_random(void **state)
+{
+	struct fx *f = *state;
+	struct model x = {malloc(MODEL_MAX), 0};
+	uint8_t *tmp = malloc(65536);
+
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		struct cn_sbchain sb;
+		uint32_t snd = 0; /* next byte to send, like snd_nxt - snd_una */
+		rs = seed * 0x2545f4914f6cdd1dull;
+		cn_sbchain_init(&sb, f->mp, f->cp);
+		x.n = 0;
+		for (int step = 0; step < 4000; step++) {
+			uint32_t op = rndn(8);
+			switch (op) {
+			case 0: case 1: { /* copy in */
+				uint32_t k = rndn(op ? 100 : 6000);
+				if (x.n + k > MODEL_MAX)
+					break;
+				fill_rand(tmp, k);
+				assert_int_equal(cn_sbchain_append_copy(&sb, tmp, k), 0);
+				memcpy(x.b + x.n, tmp, k);
+				x.n += k;
+				break;
+			}
+			case 2: { /* append a packet by reference (sbcompress for small ones) */
+				uint32_t k = rndn(3) ? rndn(200) : rndn(5000);
+				if (x.n + k > MODEL_MAX)
+					break;
+				fill_rand(tmp, k);
+				struct cn_mbuf *m = make_packet(f, tmp, k);
+				assert_non_null(m);
+				cn_sbchain_append(&sb, m);
+				memcpy(x.b + x.n, tmp, k);
+				x.n += k;
+				break;
+			}
+			case 3: case 4: { /* send the next segment */
+				struct cn_sb_seg s;
+				uint32_t mss = 1 + rndn(3000);
+				assert_int_equal(cn_sbchain_seg(&sb, snd, mss, &s), 0);
+				seg_matches(&s, &x, snd);
+				if (s.len) {
+					assert_ptr_equal(s.m->data + s.moff, s.piece[0].base);
+					struct cn_mbuf *r = cn_sbchain_copy_ref(&sb, snd, s.len);
+					assert_non_null(r);
+					assert_int_equal(cn_mbuf_copy_out(r, 0, s.len, tmp), 0);
+					assert_memory_equal(tmp, x.b + snd, s.len);
+					cn_mbuf_free_chain(r);
+				}
+				snd += s.len;
+				break;
+			}
+			case 5: { /* retransmission from a random earlier offset */
+				struct cn_sb_seg s;
+				uint32_t off = rndn(x.n + 1);
+				assert_int_equal(cn_sbchain_seg(&sb, off, 1 + rndn(9000), &s), 0);
+				seg_matches(&s, &x, off);
+				assert_int_equal(cn_sbchain_naive_seg(&sb, off, s.len, &s), 0);
+				seg_matches(&s, &x, off);
+				break;
+			}
+			case 6: { /* ACK */
+				uint32_t k = rndn(snd + 1);
+				assert_int_equal(cn_sockbuf_drop(&sb.sb, k), k);
+				model_drop(&x, k);
+				snd -= k;
+				break;
+			}
+			case 7: { /* errors */
+				struct cn_sb_seg s;
+				assert_int_equal(cn_sbchain_seg(&sb, x.n + 1, 10, &s), -EINVAL);
+				errno = 0;
+				assert_null(cn_sbchain_copy_ref(&sb, x.n, 1));
+				assert_int_equal(errno, EINVAL);
+				break;
+			}
+			}
+			assert_int_equal(cn_sockbuf_len(&sb.sb), x.n);
+			assert_int_equal(cn_mbuf_chain_count(sb.head), sb.nmbufs);
+			for (struct cn_mbuf *m = sb.head; m; m = m->next)
+				assert_true(m->len > 0);
+		}
+		/* Everything matches at the end, through the generic view. */
+		for (uint32_t off = 0; off < x.n;) {
+			struct cn_sb_seg s;
+			assert_int_equal(cn_sockbuf_seg(&sb.sb, off, 1460, &s), 0);
+			seg_matches(&s, &x, off);
+			off += s.len;
+		}
+		cn_sbchain_flush(&sb);
+	}
+	free(x.b);
+	free(tmp);
+}
+
+/* Steady state (send next, ACK oldest) never walks, however much is queued;
+ * the naive versions walk in proportion to it. */
+static void chain_send_pointer_is_o1(void **state)
+{
+	struct fx *f = *state;
+	struct cn_sbchain sb;
+	static uint8_t data[1460];
+	uint32_t snd = 0;
+
+	cn_sbchain_init(&sb, f->mp, f->cp);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(cn_sbchain_append_copy(&sb, data, sizeof(data)), 0);
+	uint64_t w0 = sb.sb.walks;
+	for (int i = 0; i < 1000; i++) {
+		struct cn_mbuf *r = cn_sbchain_copy_ref(&sb, snd, 1460);
+		assert_non_null(r);
+		cn_mbuf_free_chain(r);
+		snd += 1460;
+		if (i % 2) {
+			cn_sbchain_drop(&sb, 1460);
+			snd -= 1460;
+			assert_int_equal(cn_sbchain_append_copy(&sb, data, sizeof(data)), 0);
+		}
+	}
+	/* At most one step per segment: to the next mbuf. */
+	assert_true(sb.sb.walks - w0 <= 1000 * 2);
+	uint64_t w1 = sb.sb.walks;
+	struct cn_mbuf *r = cn_sbchain_naive_copy_ref(&sb, sb.sb.cc - 1460, 1460);
+	cn_mbuf_free_chain(r);
+	assert_true(sb.sb.walks - w1 >= 500);
+	cn_sbchain_flush(&sb);
+}
+
+/* ---------------------------------------------------------------- ring */
+
+static void ring_params_rejected(void **state)
+{
+	(void)state;
+	struct cn_sbring_params p = {.size = 6000, .mss = 100, .anchors = 4};
+	errno = 0;
+	assert_null(cn_sbring_create(&p));
+	assert_int_equal(errno, EINVAL);
+	p.size = 2048;
+	assert_null(cn_sbring_create(&p));
+	p.size = 4096;
+	p.mss = 0;
+	assert_null(cn_sbring_create(&p));
+	p.mss = 100;
+	p.anchors = 0;
+	assert_null(cn_sbring_create(&p));
+	assert_null(cn_sbring_create(NULL));
+	cn_sbring_destroy(NULL);
+}
+
+/* Segments that start at every offset of the ring, crossing its end,
+ * with checksums from the stored chunks compared to a fresh sum. */
+static void ring_wrap_every_offset(void **state)
+{
+	(void)state;
+	const uint32_t size = 4096;
+	const uint32_t mss_list[] = {1460, 7, 1, 4096, 333};
+	uint8_t *src = malloc(3 * size), *out = malloc(size);
+	rs = 42;
+	fill_rand(src, 3 * size);
+
+	for (unsigned mi = 0; mi < sizeof(mss_list) / sizeof(mss_list[0]); mi++) {
+		uint32_t mss = mss_list[mi];
+		struct cn_sbring_params p = {.size = size, .mss = mss, .copy = CN_SBRING_COPY_CSUM,
+					     .anchors = 4, .seq = 0xfffff000u /* wraps too */};
+		struct cn_sbring *sb = cn_sbring_create(&p);
+		assert_non_null(sb);
+		for (uint32_t start = 0; start < size; start++) {
+			/* The ring's head is at 'start' (mod size) here. */
+			uint32_t len = 1 + (start * 7919u) % size;
+			assert_int_equal(cn_sbring_write(sb, src + start % size, len), len);
+			struct model x = {src + start % size, len};
+			/* One segment over everything, and MSS-sized segments. */
+			struct cn_sb_seg s;
+			assert_int_equal(cn_sockbuf_seg(cn_sbring_sockbuf(sb), 0, len, &s), 0);
+			seg_matches(&s, &x, 0);
+			assert_int_equal(s.npieces, start % size + len > size ? 2 : 1);
+			assert_int_equal(s.seq, cn_sbring_seq(sb));
+			bool all_valid = true;
+			for (uint32_t off = 0; off < len; off += mss) {
+				assert_int_equal(cn_sbring_seg(sb, off, mss, &s), 0);
+				seg_matches(&s, &x, off);
+				/* every chunk-aligned MSS segment carries its sum */
+				all_valid &= s.csum_valid;
+			}
+			/* Chunks are fixed on the stream: an MSS segment
+			 * carries a stored sum when it starts on a chunk. */
+			bool aligned = (cn_sbring_seq(sb) - p.seq) % mss == 0;
+			if (aligned)
+				assert_true(all_valid);
+			struct cn_sb_anchor *a = cn_sbring_anchor_get(sb, 0, len, 54);
+			assert_non_null(a);
+			assert_int_equal(a->len, len);
+			memcpy(out, a->piece[0], a->piece_len[0]);
+			memcpy(out + a->piece_len[0], a->piece[1], a->piece_len[1]);
+			assert_memory_equal(out, x.b, len);
+			if (aligned)
+				assert_true(a->csum_valid); /* whole chunks combine */
+			memset(a->hdr, 0xaa, 54);
+			cn_sbring_anchor_put(sb, a);
+			/* Release all but the bytes that move the head to start+1. */
+			uint32_t seq = cn_sbring_seq(sb);
+			assert_int_equal(cn_sbring_release_seq(sb, seq + len), len);
+			assert_int_equal(cn_sockbuf_len(cn_sbring_sockbuf(sb)), 0);
+			assert_int_equal(cn_sbring_write(sb, src, (size + 1 - len % size) % size),
+					 (size + 1 - len % size) % size);
+			cn_sockbuf_drop(cn_sbring_sockbuf(sb), size);
+		}
+		cn_sbring_destroy(sb);
+	}
+	free(src);
+	free(out);
+}
+
+static void ring_random(void **state)
+{
+	(void)state;
+	struct model x = {malloc(MODEL_MAX), 0};
+	uint8_t *tmp = malloc(65536);
+
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		rs = seed * 0x9e3779b97f4a7c15ull;
+		uint32_t size = 4096u << rndn(4);
+		struct cn_sbring_params p = {.size = size, .mss = 1 + rndn(2000),
+					     .copy = rndn(4) ? CN_SBRING_COPY_CSUM : CN_SBRING_COPY_PLAIN,
+					     .anchors = 8, .hdr_room = 100, .seq = rnd()};
+		struct cn_sbring *sb = cn_sbring_create(&p);
+		struct cn_sb_anchor *held[8];
+		unsigned nheld = 0;
+		uint32_t snd = 0;
+		assert_non_null(sb);
+		x.n = 0;
+		for (int step = 0; step < 6000; step++) {
+			switch (rndn(7)) {
+			case 0: { /* write */
+				uint32_t k = rndn(3000), space = cn_sbring_space(sb);
+				fill_rand(tmp, k);
+				uint32_t w = cn_sbring_write(sb, tmp, k);
+				assert_int_equal(w, k < space ? k : space);
+				memcpy(x.b + x.n, tmp, w);
+				x.n += w;
+				break;
+			}
+			case 1: { /* zero-copy write: reserve, fill, commit */
+				struct cn_sb_piece pc[2];
+				uint32_t space = cn_sbring_reserve(sb, pc), k = rndn(2000);
+				k = k < space ? k : space;
+				uint32_t k0 = k < pc[0].len ? k : pc[0].len;
+				fill_rand((uint8_t *)pc[0].base, k0);
+				fill_rand((uint8_t *)pc[1].base, k - k0);
+				memcpy(x.b + x.n, pc[0].base, k0);
+				memcpy(x.b + x.n + k0, pc[1].base, k - k0);
+				assert_int_equal(cn_sbring_commit(sb, k, rndn(3) != 0), 0);
+				x.n += k;
+				assert_int_equal(cn_sbring_commit(sb, cn_sbring_space(sb) + 1, false), -EINVAL);
+				break;
+			}
+			case 2: { /* send the next MSS segment with an anchor */
+				if (nheld == 8) {
+					errno = 0;
+					assert_null(cn_sbring_anchor_get(sb, snd, p.mss, 40));
+					assert_int_equal(errno, ENOBUFS);
+					break;
+				}
+				struct cn_sb_anchor *a = cn_sbring_anchor_get(sb, snd, p.mss, 40);
+				assert_non_null(a);
+				struct cn_sb_seg s;
+				cn_sbring_seg(sb, snd, p.mss, &s);
+				seg_matches(&s, &x, snd);
+				assert_int_equal(a->len, s.len);
+				assert_int_equal(a->seq, s.seq);
+				assert_ptr_equal(a->piece[0], s.piece[0].base);
+				assert_int_equal(a->csum_valid, s.csum_valid);
+				memset(a->hdr, 0x45, 40);
+				held[nheld++] = a;
+				snd += s.len;
+				break;
+			}
+			case 3: /* TX completion */
+				if (nheld)
+					cn_sbring_anchor_put(sb, held[--nheld]);
+				break;
+			case 4: { /* ACK by sequence number */
+				uint32_t k = rndn(snd + 1);
+				int64_t r = cn_sbring_release_seq(sb, cn_sbring_seq(sb) + k);
+				assert_int_equal(r, k);
+				model_drop(&x, k);
+				snd -= k;
+				/* old and impossible ACKs */
+				assert_int_equal(cn_sbring_release_seq(sb, cn_sbring_seq(sb) - 5), 0);
+				assert_int_equal(cn_sbring_release_seq(sb, cn_sbring_seq(sb) + x.n + 1), -EINVAL);
+				break;
+			}
+			case 5: { /* random segment anywhere */
+				struct cn_sb_seg s;
+				uint32_t off = rndn(x.n + 1);
+				assert_int_equal(cn_sbring_seg(sb, off, rndn(70000), &s), 0);
+				seg_matches(&s, &x, off);
+				assert_int_equal(cn_sbring_seg(sb, x.n + 1, 1, &s), -EINVAL);
+				break;
+			}
+			case 6: /* retransmission restart */
+				snd = rndn(snd + 1);
+				break;
+			}
+			assert_int_equal(cn_sockbuf_len(cn_sbring_sockbuf(sb)), x.n);
+			assert_int_equal(cn_sbring_space(sb), size - x.n);
+			assert_int_equal(cn_sbring_anchors_out(sb), nheld);
+		}
+		while (nheld)
+			cn_sbring_anchor_put(sb, held[--nheld]);
+		cn_sbring_destroy(sb);
+	}
+	free(x.b);
+	free(tmp);
+}
+
+/* Full ring: writes stop, releases make room; the stored sums of a long
+ * stream (past the 32-bit offset wrap of the chunk arithmetic's base) hold. */
+static void ring_full_and_long_stream(void **state)
+{
+	(void)state;
+	struct cn_sbring_params p = {.size = 8192, .mss = 1460, .copy = CN_SBRING_COPY_CSUM,
+				     .anchors = 16};
+	struct cn_sbring *sb = cn_sbring_create(&p);
+	uint8_t buf[8192];
+	rs = 7;
+	fill_rand(buf, sizeof(buf));
+	assert_int_equal(cn_sbring_write(sb, buf, 8192), 8192);
+	assert_int_equal(cn_sbring_write(sb, buf, 1), 0);
+	assert_int_equal(cn_sbring_space(sb), 0);
+	for (int i = 0; i < 20000; i++) {
+		struct cn_sb_seg s;
+		assert_int_equal(cn_sbring_seg(sb, 0, 1460, &s), 0);
+		assert_int_equal(s.len, 1460);
+		assert_true(s.csum_valid);
+		uint32_t ref = 0, at = 0;
+		for (uint32_t k = 0; k < s.npieces; k++) {
+			ref = cn_csum_combine(ref, cn_csum_partial(s.piece[k].base, s.piece[k].len, 0), at);
+			at += s.piece[k].len;
+		}
+		assert_int_equal(cn_csum_fold(ref), cn_csum_fold(s.csum));
+		assert_int_equal(cn_sbring_release_seq(sb, s.seq + 1460), 1460);
+		assert_int_equal(cn_sbring_write(sb, buf + (i % 5000), 1460), 1460);
+	}
+	cn_sbring_destroy(sb);
+}
+
+/* The common view: the same stream through both kinds gives equal bytes. */
+static void both_kinds_same_view(void **state)
+{
+	struct fx *f = *state;
+	struct cn_sbchain ch;
+	struct cn_sbring_params p = {.size = 1 << 16, .mss = 1460, .anchors = 4};
+	struct cn_sbring *rg = cn_sbring_create(&p);
+	uint8_t data[40000];
+	rs = 99;
+	fill_rand(data, sizeof(data));
+	cn_sbchain_init(&ch, f->mp, f->cp);
+	for (uint32_t off = 0; off < sizeof(data);) {
+		uint32_t k = 1 + rndn(3000);
+		k = k < sizeof(data) - off ? k : (uint32_t)sizeof(data) - off;
+		assert_int_equal(cn_sbchain_append_copy(&ch, data + off, k), 0);
+		assert_int_equal(cn_sbring_write(rg, data + off, k), k);
+		off += k;
+	}
+	struct cn_sockbuf *sbs[2] = {&ch.sb, cn_sbring_sockbuf(rg)};
+	struct model x = {data, sizeof(data)};
+	for (int i = 0; i < 2; i++) {
+		for (uint32_t off = 0; off < x.n;) {
+			struct cn_sb_seg s;
+			assert_int_equal(cn_sockbuf_seg(sbs[i], off, 1460, &s), 0);
+			seg_matches(&s, &x, off);
+			assert_true(s.len == 1460 || off + s.len == x.n);
+			off += s.len;
+		}
+		assert_int_equal(cn_sockbuf_drop(sbs[i], 100000), sizeof(data));
+		assert_int_equal(cn_sockbuf_len(sbs[i]), 0);
+	}
+	cn_sbchain_flush(&ch);
+	cn_sbring_destroy(rg);
+}
+
+/* Copy-in into the chain fails cleanly when the cluster pool runs dry. */
+static void chain_exhaustion(void **state)
+{
+	(void)state;
+	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 16};
+	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 4};
+	struct cn_mbuf_pool *m = cn_mbuf_pool_create(&mp), *c = cn_mbuf_pool_create(&cp);
+	struct cn_sbchain sb;
+	static uint8_t big[20000];
+	cn_sbchain_init(&sb, m, c);
+	assert_int_equal(cn_sbchain_append_copy(&sb, big, 3 * 2048), 0);
+	assert_int_equal(cn_sbchain_append_copy(&sb, big, 3 * 2048), -ENOBUFS);
+	assert_int_equal(cn_sockbuf_len(&sb.sb), 3 * 2048);
+	assert_int_equal(cn_sbchain_append_copy(&sb, big, 2048), 0);
+	cn_sbchain_drop(&sb, 5000);
+	assert_int_equal(cn_sbchain_append_copy(&sb, big, 4096), 0);
+	assert_int_equal(cn_sockbuf_len(&sb.sb), 4 * 2048 - 5000 + 4096);
+	cn_sbchain_flush(&sb);
+	assert_int_equal(cn_mbuf_pool_destroy(m), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(c), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(chain_random, setup, teardown),
+		cmocka_unit_test_setup_teardown(chain_send_pointer_is_o1, setup, teardown),
+		cmocka_unit_test(chain_exhaustion),
+		cmocka_unit_test(ring_params_rejected),
+		cmocka_unit_test(ring_wrap_every_offset),
+		cmocka_unit_test(ring_random),
+		cmocka_unit_test(ring_full_and_long_stream),
+		cmocka_unit_test_setup_teardown(both_kinds_same_view, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("sockbuf", tests, NULL, NULL);
+}
