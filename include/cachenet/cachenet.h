@@ -15,6 +15,7 @@
 #include "cachenet/perf.h"
 #include "cachenet/sim.h"
 #include "cachenet/cache.h"
+#include "cachenet/wire.h"
 #include "cachenet/csum.h"
 #include "cachenet/mbuf.h"
 #include "cachenet/sockbuf.h"
