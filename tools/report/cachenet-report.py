@@ -32,6 +32,14 @@ DATADIR = "@DATADIR@"
 SECTIONS = ("memsig", "memory", "bench")
 
 
+class SectionFailed(Exception):
+    """A section that produced part of its output before something failed."""
+
+    def __init__(self, partial, why):
+        super().__init__(why)
+        self.partial = partial
+
+
 def locate():
     """Paths of memsig, the benchmark programs and the plot script, from the
     build tree when this script runs from one, else from the install."""
@@ -257,8 +265,14 @@ def section_bench(args, paths, log, out):
     if not exes:
         return ""
     md = ["## Kernels and peers", ""]
+    failed = []
     for exe in exes:
-        d = run_bench(exe, args, log, bench_extra(args), "timed")
+        try:
+            d = run_bench(exe, args, log, bench_extra(args), "timed")
+        except (RuntimeError, subprocess.TimeoutExpired, OSError, ValueError) as e:
+            failed.append(os.path.basename(exe))
+            md += ["### %s" % os.path.basename(exe), "", "FAILED: %s" % e, ""]
+            continue
         res = results(d)
         fams = {}
         for name, b in res.items():
@@ -288,6 +302,9 @@ def section_bench(args, paths, log, out):
                 rows.append([case] + vals + ratios)
             md += ["**%s** — %s (TSC ticks; lower is better)" % (fam, metric), "",
                    table(["case"] + impls + ["%s ÷ cachenet" % p for p in peers], rows), ""]
+    if failed:
+        # The other programs' tables stand; the section still counts as failed.
+        raise SectionFailed("\n".join(md), "benchmark programs failed: " + ", ".join(failed))
     return "\n".join(md)
 
 
@@ -331,6 +348,9 @@ def main():
                 continue
             try:
                 parts.append(fn(args, paths, log, args.out))
+            except SectionFailed as e:
+                failed.append(name)
+                parts.append(e.partial + "\n\nFAILED: %s\n" % e)
             except (RuntimeError, subprocess.TimeoutExpired, OSError, ValueError) as e:
                 failed.append(name)
                 parts.append("## %s\n\nFAILED: %s\n" % (name, e))
