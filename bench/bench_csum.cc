@@ -1,40 +1,59 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The Internet checksum side by side: cachenet's dispatched entry point and
-// each variant this CPU runs, DPDK's rte_raw_cksum/rte_ipv4_cksum and lwIP's
-// checksum, all in one binary, caches hot (the buffer is summed over and
-// over), independent calls (throughput, as when a stack checksums a stream
-// of packets).
+// each variant this CPU runs, DPDK, lwIP, glibc memcpy and two load-sum
+// ceilings, all in one binary and run. Independent calls (throughput, as
+// when a stack checksums a stream of packets).
 //
 //   csum/<impl>/<bytes>        sum of a buffer at a 4 KB-aligned address
 //   csum/<impl>/<bytes>+1      the same, starting one byte further
-//   ipv4-hdr/<impl>/20         checksum of a 20-byte IPv4 header
 //   csum_copy/<impl>/<bytes>   copy + checksum (source +1 for "<bytes>+1")
-//   copy/glibc/<bytes>         glibc memcpy alone, the floor for csum_copy
+//   copy/<impl>/<bytes>        the copy alone (glibc memcpy), the floor
+//   ipv4-hdr/<impl>/20         checksum of a 20-byte IPv4 header
+//
+// Sizes 20, 64, 576, 1460, 4096, 9000, 65536 (+1: 64 and up). Each impl
+// runs hot (the buffer stays in L1/L2 from call to call) and cold, with
+// "-cold" appended to the impl: every byte read or written is flushed from
+// all cache levels before each call, untimed (Measure::pause/resume).
 //
 // impl: cachenet (dispatched: cn_csum_partial / cn_csum_copy),
 //       cachenet-<variant> (cn_csum_impls(): avx512, avx2, generic),
-//       dpdk (rte_raw_cksum, inline from rte_ip.h, built with the flags
-//       pkg-config gives, -march=corei7 included),
+//       cachenet-memcpy+csum (csum_copy only: memcpy, then cn_csum_partial,
+//       the unfused baseline the fused kernel must beat),
+//       dpdk (rte_raw_cksum inline from rte_ip.h in this file, which is
+//       built with the flags pkg-config gives for libdpdk, -march=corei7
+//       included, as a DPDK application would build it),
+//       dpdk-pkgconfig / dpdk-projflags (the same code out of line, built
+//       in bench/peer_dpdk.cc with pkg-config's flags and with the
+//       project's flags; one call more per op than "dpdk"),
 //       lwip (lwip_standard_chksum, the routine inet_chksum() wraps; it is
 //       used directly because inet_chksum takes a u16_t length and cannot
-//       sum 65536 bytes).
+//       sum 65536 bytes),
+//       glibc (copy only: memcpy),
+//       loadsum64 (csum only: sum of the buffer's 64-bit words with four
+//       scalar accumulators, no carries: the scalar load ceiling),
+//       loadsum512 (csum only, AVX-512F CPUs: the same with 512-bit loads
+//       and four vector accumulators, bench/loadsum512.c: the L1 load
+//       ceiling any checksum can at best reach).
 // Neither peer has a fused copy+checksum (lwIP's lwip_chksum_copy is
-// MEMCPY then LWIP_CHKSUM; inet_chksum_pbuf copies nothing), so csum_copy
-// pits ours against a copy followed by each peer's checksum:
-// csum_copy/dpdk = rte_memcpy + rte_raw_cksum,
-// csum_copy/lwip = memcpy + lwip_standard_chksum,
-// csum_copy/cachenet-memcpy+csum = memcpy + cn_csum_partial (the unfused
-// baseline), and copy/glibc = the copy alone, a floor.
+// MEMCPY then LWIP_CHKSUM), so csum_copy pits ours against a copy followed
+// by each peer's checksum: csum_copy/dpdk = rte_memcpy + rte_raw_cksum,
+// csum_copy/lwip = memcpy + lwip_standard_chksum.
 //
-// Every implementation's result is checked against cachenet's reference
+// Every checksum's result is checked against cachenet's reference
 // (cn_csum_partial_ref) before timing; a mismatch skips the benchmark with
-// an error instead of timing a wrong answer.
+// an error instead of timing a wrong answer. Counter: tsc_per_byte.
 //
 // Destinations sit 2 KB into their page, so source and destination do not
 // share a page offset. With both page-aligned every implementation, glibc
 // memcpy included, lost a third at some sizes (memcpy of 1500 B: 59 instead
 // of 39 ticks; likely 4K aliasing between stores and the loads after them),
 // which would hide the differences this program is about.
+//
+// The goals, ratios from one run:
+//   taskset -c 1 build-copy/bench/cachenet-bench-csum --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true --benchmark_min_time=0.05
+//   (one line; add --benchmark_filter='^(csum|csum_copy|copy)/' to skip
+//   ipv4-hdr).
 #include "harness/cn_bench.h"
 
 #include <cstdint>
@@ -42,11 +61,23 @@
 #include <string>
 #include <vector>
 
+#include "cachenet/cache.h"
+#include "cachenet/cpu.h"
 #include "cachenet/csum.h"
 
 #ifdef CN_HAVE_DPDK
 #include <rte_ip.h>
 #include <rte_memcpy.h>
+extern "C" {
+// bench/peer_dpdk.cc, built twice (see the header comment).
+uint16_t cnbench_dpdk_pkgconfig_raw_cksum(const void *buf, size_t len);
+uint16_t cnbench_dpdk_pkgconfig_copy_cksum(void *dst, const void *src, size_t len);
+uint16_t cnbench_dpdk_projflags_raw_cksum(const void *buf, size_t len);
+uint16_t cnbench_dpdk_projflags_copy_cksum(void *dst, const void *src, size_t len);
+}
+#endif
+#if defined(__x86_64__)
+extern "C" uint64_t cnbench_loadsum512(const void *buf, size_t len); // bench/loadsum512.c
 #endif
 
 #ifdef CN_HAVE_LWIP
@@ -63,11 +94,11 @@ u16_t lwip_standard_chksum(const void *dataptr, int len);
 
 namespace {
 
-const size_t kSizes[] = { 20, 40, 64, 128, 256, 576, 1460, 1500, 4096, 9000, 65536 };
-const size_t kMisaligned[] = { 64, 256, 576, 1460, 1500, 4096, 9000, 65536 };
+const size_t kSizes[] = { 20, 64, 576, 1460, 4096, 9000, 65536 };
+const size_t kMisaligned[] = { 64, 576, 1460, 4096, 9000, 65536 };
 constexpr size_t kDstOffset = 2048;
 
-// Every function under test returns the 16-bit ones'-complement sum, folded,
+// Every checksum under test returns the 16-bit ones'-complement sum, folded,
 // not complemented, as stored, so that one check fits all. Each is a lambda
 // passed by type into templates, so the timed loop calls the library (or
 // runs a peer's inline code) directly, as a user's code would: no function
@@ -78,10 +109,39 @@ uint16_t expected(const void *b, size_t n)
 	return cn_csum_fold(cn_csum_partial_ref(b, n, 0));
 }
 
-template <typename F> void bm_sum(benchmark::State &st, F fn, size_t n, size_t offset)
+// The scalar load ceiling: four independent 64-bit accumulators, no
+// carries. The empty asm keeps the compiler from vectorizing the loop,
+// which would turn it into a different ceiling.
+uint16_t loadsum64(const void *buf, size_t n)
+{
+	const unsigned char *p = static_cast<const unsigned char *>(buf);
+	uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, t = 0;
+	for (; n >= 32; n -= 32, p += 32) {
+		uint64_t x0, x1, x2, x3;
+		std::memcpy(&x0, p, 8);
+		std::memcpy(&x1, p + 8, 8);
+		std::memcpy(&x2, p + 16, 8);
+		std::memcpy(&x3, p + 24, 8);
+		a0 += x0;
+		a1 += x1;
+		a2 += x2;
+		a3 += x3;
+		__asm__("" : "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3));
+	}
+	for (; n >= 8; n -= 8, p += 8) {
+		uint64_t x;
+		std::memcpy(&x, p, 8);
+		a0 += x;
+	}
+	std::memcpy(&t, p, n);
+	return (uint16_t)(a0 + a1 + a2 + a3 + t);
+}
+
+template <typename F>
+void bm_sum(benchmark::State &st, F fn, bool checks, size_t n, size_t offset, bool cold)
 {
 	void *buf = cnbench::alloc_buffer(n, offset);
-	if (fn(buf, n) != expected(buf, n)) {
+	if (checks && fn(buf, n) != expected(buf, n)) {
 		st.SkipWithError("wrong checksum");
 		cnbench::free_buffer(buf);
 		return;
@@ -89,6 +149,11 @@ template <typename F> void bm_sum(benchmark::State &st, F fn, size_t n, size_t o
 	{
 		cnbench::Measure m(st, n);
 		for (auto _ : st) {
+			if (cold) {
+				m.pause();
+				cn_cache_flush_range(buf, n);
+				m.resume();
+			}
 			uint16_t s = fn(buf, n);
 			benchmark::DoNotOptimize(s);
 		}
@@ -99,7 +164,7 @@ template <typename F> void bm_sum(benchmark::State &st, F fn, size_t n, size_t o
 }
 
 template <typename F>
-void bm_copy(benchmark::State &st, F fn, bool checks, size_t n, size_t offset)
+void bm_copy(benchmark::State &st, F fn, bool checks, size_t n, size_t offset, bool cold)
 {
 	void *src = cnbench::alloc_buffer(n, offset);
 	void *dst = cnbench::alloc_buffer(n, kDstOffset);
@@ -110,6 +175,12 @@ void bm_copy(benchmark::State &st, F fn, bool checks, size_t n, size_t offset)
 	} else {
 		cnbench::Measure m(st, n);
 		for (auto _ : st) {
+			if (cold) {
+				m.pause();
+				cn_cache_flush_range(src, n);
+				cn_cache_flush_range(dst, n);
+				m.resume();
+			}
 			uint16_t s = fn(dst, src, n);
 			benchmark::DoNotOptimize(s);
 			benchmark::ClobberMemory();
@@ -161,24 +232,33 @@ std::vector<Case> cases()
 	return v;
 }
 
-template <typename F> void add_sum(const std::string &impl, F fn)
+// Hot and cold runs of every case: "<family><impl>[-cold]/<case>".
+template <typename F> void add_sum(const std::string &impl, F fn, bool checks = true)
 {
-	for (const Case &c : cases()) {
-		size_t n = c.n, off = c.offset;
-		cnbench::add("csum/" + impl + "/" + c.name,
-			     [fn, n, off](benchmark::State &st) { bm_sum(st, fn, n, off); });
+	for (int cold = 0; cold < 2; cold++) {
+		for (const Case &c : cases()) {
+			size_t n = c.n, off = c.offset;
+			bool cd = cold != 0;
+			cnbench::add("csum/" + impl + (cd ? "-cold" : "") + "/" + c.name,
+				     [fn, checks, n, off, cd](benchmark::State &st) {
+					     bm_sum(st, fn, checks, n, off, cd);
+				     });
+		}
 	}
 }
 
 template <typename F>
 void add_copy(const std::string &impl, F fn, bool checks = true, const char *family = "csum_copy/")
 {
-	for (const Case &c : cases()) {
-		size_t n = c.n, off = c.offset;
-		cnbench::add(family + impl + "/" + c.name,
-			     [fn, checks, n, off](benchmark::State &st) {
-				     bm_copy(st, fn, checks, n, off);
-			     });
+	for (int cold = 0; cold < 2; cold++) {
+		for (const Case &c : cases()) {
+			size_t n = c.n, off = c.offset;
+			bool cd = cold != 0;
+			cnbench::add(family + impl + (cd ? "-cold" : "") + "/" + c.name,
+				     [fn, checks, n, off, cd](benchmark::State &st) {
+					     bm_copy(st, fn, checks, n, off, cd);
+				     });
+		}
 	}
 }
 
@@ -220,6 +300,12 @@ void register_all()
 			return (uint16_t)0;
 		},
 		false, "copy/");
+	add_sum("loadsum64", loadsum64, false);
+#if defined(__x86_64__)
+	if (cn_cpu_has(CN_CPU_AVX512F))
+		add_sum("loadsum512", [](const void *b, size_t n) { return (uint16_t)cnbench_loadsum512(b, n); },
+			false);
+#endif
 	cnbench::add("ipv4-hdr/cachenet/20", [](benchmark::State &st) {
 		bm_hdr(st, [](const unsigned char *h) { return cn_csum_ipv4_hdr(h, 20); });
 	});
@@ -230,6 +316,10 @@ void register_all()
 		rte_memcpy(d, s, n);
 		return rte_raw_cksum(d, n);
 	});
+	add_sum("dpdk-pkgconfig", cnbench_dpdk_pkgconfig_raw_cksum);
+	add_copy("dpdk-pkgconfig", cnbench_dpdk_pkgconfig_copy_cksum);
+	add_sum("dpdk-projflags", cnbench_dpdk_projflags_raw_cksum);
+	add_copy("dpdk-projflags", cnbench_dpdk_projflags_copy_cksum);
 	cnbench::add("ipv4-hdr/dpdk/20", [](benchmark::State &st) {
 		bm_hdr(st, [](const unsigned char *h) {
 			return rte_ipv4_cksum(reinterpret_cast<const struct rte_ipv4_hdr *>(h));

@@ -17,6 +17,8 @@
 #include "cachenet/cache.h"
 #include "cachenet/wire.h"
 #include "cachenet/csum.h"
+#include "cachenet/bswap.h"
+#include "cachenet/pes.h"
 #include "cachenet/mbuf.h"
 #include "cachenet/sockbuf.h"
 
