@@ -21,5 +21,6 @@
 #include "cachenet/pes.h"
 #include "cachenet/mbuf.h"
 #include "cachenet/sockbuf.h"
+#include "cachenet/crypto.h"
 
 #endif /* CACHENET_H */

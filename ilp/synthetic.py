@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Synthetic data manipulation functions (seed 003 Section V.B).
+
+A synthetic function is made from Ahlgren's parameters: s state words, a
+computation instructions per block, an 8-byte (one scalar word) or 64-byte
+(one AVX-512 register) block, with or without output. It does nothing
+useful, but its register demand is exactly what the parameters say:
+
+ - every state word is read and written once per block (s_j += x), so a
+   spilled state word costs one load and one store per block, the "2" of
+   equation (1);
+ - the state words start from distinct constants and are all folded into
+   the return value, so the compiler can neither merge two of them nor
+   drop one;
+ - the computation instructions alternate passes over the state:
+   s_j += x for every j, then x ^= s_j for every j, and so on until a
+   instructions are emitted (at least s, so every word is updated);
+ - with s = 0 the instructions are x += <imm32>, each followed by an empty
+   asm that hides x's value, so consecutive additions cannot be folded;
+ - a function without output ends on a state update, so none of its
+   instructions is dead.
+Check the assembly (README.md: objdump of libcn_ilp) for spills as s grows.
+"""
+
+from functions import Fn
+
+# Distinct odd 32-bit constants (sign-extended immediates on x86-64).
+_IMM = [0x2545F491, 0x1B873593, 0x27D4EB2F, 0x165667B1, 0x61C88647,
+        0x7FEB352D, 0x346B3E4B, 0x5BD1E995, 0x1F3D5B79, 0x68E31DA4]
+
+
+def _ops(a, s, out):
+    """(kind, j) list: 'add' s_j += x, 'xor' x ^= s_j, 'imm' x += K_j."""
+    if s == 0:
+        return [('imm', k % len(_IMM)) for k in range(a)]
+    n = max(a, s)
+    ops = []
+    for k in range(n):
+        j = k % s
+        ops.append(('add' if (k // s) % 2 == 0 else 'xor', j))
+    if not out and ops[-1][0] != 'add':
+        ops[-1] = ('add', ops[-1][1])
+    return ops
+
+
+def synth_fn(idx, s, a, out=True):
+    """Fn for synthetic function number idx (names syn<idx>_*)."""
+    f = 'syn%d' % idx
+    ops = _ops(a, s, out)
+    sc, vc = [], []
+    # A function without output works on a copy of the data register.
+    xs = '{x}' if out else f + '_t'
+    if not out:
+        sc.append('uint64_t %s = {x};' % xs)
+        vc.append('__m512i %s = {x};' % xs)
+    for kind, j in ops:
+        sj = '%s_s%d' % (f, j)
+        if kind == 'add':
+            sc.append('%s += %s;' % (sj, xs))
+            vc.append('%s = _mm512_add_epi64(%s, %s);' % (sj + 'v', sj + 'v', xs))
+        elif kind == 'xor':
+            sc.append('%s ^= %s;' % (xs, sj))
+            vc.append('%s = _mm512_xor_si512(%s, %s);' % (xs, xs, sj + 'v'))
+        else:
+            sc.append('%s += 0x%x; CN_ILP_OPAQUE_R(%s);' % (xs, _IMM[j], xs))
+            vc.append('%s = _mm512_ror_epi64(%s, %d); CN_ILP_OPAQUE_V(%s);'
+                      % (xs, xs, 1 + j, xs))
+    decl = ' '.join('uint64_t %s_s%d = 0x%xull;' % (f, j, 0x9E3779B97F4A7C15 * (j + 1) & (2**64 - 1))
+                    for j in range(s))
+    vdecl = ' '.join('__m512i %s_s%dv = _mm512_set1_epi64((long long)%s_s%d);' % (f, j, f, j)
+                     for j in range(s))
+    vfinal = ' '.join('%s_s%d = cn_ilp_hsum512(%s_s%dv);' % (f, j, f, j)
+                      for j in range(s))
+    res = ' ^ '.join('(%s_s%d * 0x%xull)' % (f, j, 2 * j + 3) for j in range(s)) or None
+    return Fn(f, block=8, writes=out, state=s, consts=0, decl=decl, result=res,
+              forms={
+                  'scalar': dict(step='\n'.join(sc), ops=len(ops)),
+                  'avx512': dict(decl=vdecl, step='\n'.join(vc), final=vfinal, ops=len(ops)),
+              },
+              tail='(void)p; (void)n; /* whole words only */',
+              doc='synthetic: %d state words, %d instructions, %s output'
+              % (s, len(ops), 'with' if out else 'no'))
+
+
+def parse_spec(spec):
+    """'syn:n=3,s=4,a=10[,out=1110][,copy=1]' -> (name, [Fn], copy)."""
+    assert spec.startswith('syn:'), spec
+    kv = dict(p.split('=') for p in spec[4:].split(','))
+    n = int(kv['n'])
+
+    def per_fn(key):
+        # one value for all functions, or one per function: s=0/0/1
+        v = [int(t) for t in kv[key].split('/')]
+        if len(v) == 1:
+            v = v * n
+        if len(v) != n:
+            raise ValueError('%s needs 1 or %d values in %r' % (key, n, spec))
+        return v
+
+    ss, aa = per_fn('s'), per_fn('a')
+    outs = kv.get('out', '1' * n)
+    if len(outs) != n:
+        raise ValueError('out needs %d digits in %r' % (n, spec))
+    copy = kv.get('copy', '0') == '1'
+    fns = [synth_fn(i, ss[i], aa[i], outs[i] == '1') for i in range(n)]
+    name = 'syn.n%d.s%s.a%s' % (n, kv['s'].replace('/', '_'), kv['a'].replace('/', '_'))
+    if 'out' in kv:
+        name += '.o' + outs
+    if copy:
+        name = 'copy+' + name
+    return name, fns, copy

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Dispatch and the checked entry points of the cipher module.
+ *
+ * Two best-first tables (ChaCha20, AES-128-CTR): the first entry whose
+ * features cn_cpu_has() reports (CPUID + XCR0 - CACHENET_CPU_DISABLE) wins,
+ * chosen by a constructor and again lazily if a call comes first (another
+ * library's constructor may run before ours). Racing selections compute the
+ * same answer, so relaxed atomics suffice.
+ *
+ * The feature masks name everything the compiler may use in each variant's
+ * library, not only what the code was written for (src/meson.build gives
+ * each ISA list its -m flags and the compiler uses them where it likes:
+ * BMI2 shifts, AVX512DQ/VL forms of 256-bit operations).
+ */
+#include "crypto_impl.h"
+
+#include "cachenet/cpu.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Sizes the header states: the ChaCha20 state is 48 bytes (fits one cache
+ * line with room for a 16-byte keystream position if a caller adds one);
+ * the AES key schedule 176 bytes = 2.75 lines, aligned 16 for AESENC's
+ * memory operand; the CTR state adds the counter block: 192 bytes, three
+ * lines when the caller aligns it to 64. */
+_Static_assert(sizeof(struct cn_chacha20) == 48, "cn_chacha20 layout");
+_Static_assert(sizeof(struct cn_aes128_key) == 176, "cn_aes128_key layout");
+_Static_assert(sizeof(struct cn_aes128ctr) == 192, "cn_aes128ctr layout");
+
+#define AVX512_FEATURES                                                                     \
+	(CN_CPU_AVX512F | CN_CPU_AVX512BW | CN_CPU_AVX512DQ | CN_CPU_AVX512VL | CN_CPU_AVX2 | \
+	 CN_CPU_BMI1 | CN_CPU_BMI2)
+#define AESNI_FEATURES (CN_CPU_AESNI | CN_CPU_SSSE3 | CN_CPU_SSE41)
+
+static const struct cn_chacha20_impl chacha_table[] = {
+#if defined(__x86_64__)
+	{ "avx512", AVX512_FEATURES, cn_chacha20_xor_avx512 },
+	{ "avx2", CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2, cn_chacha20_xor_avx2 },
+#endif
+	{ "generic", 0, cn_chacha20_xor_generic },
+};
+
+static const struct cn_aes128ctr_impl aes_table[] = {
+#if defined(__x86_64__)
+	/* isa_avx512vaes: AVX-512 flags + -maes -mvaes -mvpclmulqdq; the
+	 * key expansion and single block it borrows are AES-NI code. */
+	{ "vaes", AVX512_FEATURES | CN_CPU_AESNI | CN_CPU_VAES | CN_CPU_VPCLMULQDQ | AESNI_FEATURES,
+	  cn_aes128ctr_xor_vaes, cn_aes128_expand_key_aesni, cn_aes128_encrypt_block_aesni },
+	{ "aesni", AESNI_FEATURES, cn_aes128ctr_xor_aesni, cn_aes128_expand_key_aesni,
+	  cn_aes128_encrypt_block_aesni },
+#endif
+	{ "generic", 0, cn_aes128ctr_xor_generic, cn_aes128_expand_key_generic,
+	  cn_aes128_encrypt_block_generic },
+};
+
+#define N_CHACHA (sizeof(chacha_table) / sizeof(chacha_table[0]))
+#define N_AES (sizeof(aes_table) / sizeof(aes_table[0]))
+
+/* The chosen entries; NULL until selected. */
+static const struct cn_chacha20_impl *chacha_sel;
+static const struct cn_aes128ctr_impl *aes_sel;
+
+static void select_impls(void)
+{
+	const struct cn_chacha20_impl *c = &chacha_table[N_CHACHA - 1];
+	const struct cn_aes128ctr_impl *a = &aes_table[N_AES - 1];
+
+	for (size_t i = 0; i < N_CHACHA; i++)
+		if (cn_cpu_has(chacha_table[i].features)) {
+			c = &chacha_table[i];
+			break;
+		}
+	for (size_t i = 0; i < N_AES; i++)
+		if (cn_cpu_has(aes_table[i].features)) {
+			a = &aes_table[i];
+			break;
+		}
+	__atomic_store_n(&chacha_sel, c, __ATOMIC_RELAXED);
+	__atomic_store_n(&aes_sel, a, __ATOMIC_RELAXED);
+}
+
+__attribute__((constructor)) static void crypto_init(void)
+{
+	select_impls();
+}
+
+static inline const struct cn_chacha20_impl *chacha(void)
+{
+	const struct cn_chacha20_impl *c = __atomic_load_n(&chacha_sel, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(!c, 0)) {
+		select_impls();
+		c = __atomic_load_n(&chacha_sel, __ATOMIC_RELAXED);
+	}
+	return c;
+}
+
+static inline const struct cn_aes128ctr_impl *aes(void)
+{
+	const struct cn_aes128ctr_impl *a = __atomic_load_n(&aes_sel, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(!a, 0)) {
+		select_impls();
+		a = __atomic_load_n(&aes_sel, __ATOMIC_RELAXED);
+	}
+	return a;
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* 0 if the buffer arguments are acceptable: out non-NULL and in non-NULL
+ * (unless keystream_ok) for len > 0, no address-space wrap, and in and out
+ * either equal or disjoint. */
+static int check_bufs(const void *in, const void *out, size_t len, int keystream_ok)
+{
+	uintptr_t i = (uintptr_t)in, o = (uintptr_t)out;
+
+	if (len == 0)
+		return 0;
+	if (!out || (!in && !keystream_ok))
+		return -EINVAL;
+	if (o + len < o || (in && i + len < i))
+		return -EINVAL;
+	if (in && i != o && i < o + len && o < i + len)
+		return -EINVAL;
+	return 0;
+}
+
+/* ------------------------------------------------------------ ChaCha20 */
+
+void cn_chacha20_init(struct cn_chacha20 *st, const uint8_t *key, const uint8_t *nonce,
+		      uint32_t counter)
+{
+	for (int i = 0; i < 8; i++)
+		st->key[i] = cn__ld32le(key + 4 * i);
+	st->counter = counter;
+	for (int i = 0; i < 3; i++)
+		st->nonce[i] = cn__ld32le(nonce + 4 * i);
+}
+
+/* Blocks a message of len bytes uses; 0 if it would run past block
+ * 2^32 - 1 (RFC 8439: the counter must not wrap within a message). */
+static int chacha_blocks_ok(uint32_t counter, size_t len)
+{
+	uint64_t blocks = len / 64 + (len % 64 != 0);
+
+	return blocks <= ((uint64_t)1 << 32) - counter;
+}
+
+int cn_chacha20_xor(const uint8_t *key, const uint8_t *nonce, uint32_t counter, const void *in,
+		    void *out, size_t len)
+{
+	struct cn_chacha20 st;
+	int rc;
+
+	if (len == 0)
+		return 0;
+	if (!key || !nonce)
+		return -EINVAL;
+	if ((rc = check_bufs(in, out, len, 0)) != 0)
+		return rc;
+	if (!chacha_blocks_ok(counter, len))
+		return -EOVERFLOW;
+	cn_chacha20_init(&st, key, nonce, counter);
+	chacha()->xor_fn(&st, in, out, len);
+	return 0;
+}
+
+int cn_chacha20_stream(struct cn_chacha20 *st, const void *in, void *out, size_t len)
+{
+	int rc;
+
+	if (len == 0)
+		return 0;
+	if (!st)
+		return -EINVAL;
+	if ((rc = check_bufs(in, out, len, 1)) != 0)
+		return rc;
+	/* One block fewer than cn_chacha20_xor() allows: a state must not
+	 * wrap to counter 0, where it would look fresh and a next call would
+	 * repeat the keystream of block 0. */
+	if (st->counter == UINT32_MAX || !chacha_blocks_ok(st->counter + 1, len))
+		return -EOVERFLOW;
+	chacha()->xor_fn(st, in, out, len);
+	st->counter += (uint32_t)(len / 64 + (len % 64 != 0));
+	return 0;
+}
+
+void cn_chacha20_block(struct cn_chacha20 *st, void *out64)
+{
+	uint32_t w[16];
+	uint8_t *o = out64;
+
+	cn__chacha20_block_words(st, st->counter, w);
+	for (int i = 0; i < 16; i++)
+		cn__st32le(o + 4 * i, w[i]);
+	st->counter++;
+}
+
+void cn_chacha20_keystream(struct cn_chacha20 *st, void *out, size_t nblocks)
+{
+	/* Chunks keep len in range where size_t is 32 bits wide. */
+	while (nblocks) {
+		size_t n = nblocks > ((size_t)1 << 20) ? ((size_t)1 << 20) : nblocks;
+		chacha()->xor_fn(st, NULL, out, n * 64);
+		st->counter += (uint32_t)n;
+		out = (uint8_t *)out + n * 64;
+		nblocks -= n;
+	}
+}
+
+size_t cn_chacha20_impls(const struct cn_chacha20_impl **out, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < N_CHACHA; i++) {
+		if (!cn_cpu_has(chacha_table[i].features))
+			continue;
+		if (k < n)
+			out[k] = &chacha_table[i];
+		k++;
+	}
+	return k;
+}
+
+const struct cn_chacha20_impl *cn_chacha20_impl_find(const char *name)
+{
+	for (size_t i = 0; i < N_CHACHA; i++)
+		if (strcmp(chacha_table[i].name, name) == 0)
+			return cn_cpu_has(chacha_table[i].features) ? &chacha_table[i] : NULL;
+	return NULL;
+}
+
+const char *cn_chacha20_impl_name(void)
+{
+	return chacha()->name;
+}
+
+/* ------------------------------------------------------------ AES-128-CTR */
+
+void cn_aes128_expand_key(struct cn_aes128_key *k, const uint8_t *key)
+{
+	aes()->expand(k, key);
+}
+
+void cn_aes128_encrypt_block(const struct cn_aes128_key *k, const void *in, void *out)
+{
+	aes()->block(k, in, out);
+}
+
+void cn_aes128ctr_init(struct cn_aes128ctr *st, const uint8_t *key, const uint8_t *iv)
+{
+	aes()->expand(&st->key, key);
+	memcpy(st->ctr, iv, 16);
+}
+
+int cn_aes128ctr_xor(const struct cn_aes128_key *k, const uint8_t *iv, const void *in, void *out,
+		     size_t len)
+{
+	int rc;
+
+	if (len == 0)
+		return 0;
+	if (!k || !iv)
+		return -EINVAL;
+	if ((rc = check_bufs(in, out, len, 0)) != 0)
+		return rc;
+	aes()->xor_fn(k, iv, in, out, len);
+	return 0;
+}
+
+static void ctr_advance(uint8_t ctr[16], uint64_t blocks)
+{
+	cn__ctr_store(ctr, cn__ctr_add(cn__ctr_load(ctr), blocks));
+}
+
+int cn_aes128ctr_stream(struct cn_aes128ctr *st, const void *in, void *out, size_t len)
+{
+	int rc;
+
+	if (len == 0)
+		return 0;
+	if (!st)
+		return -EINVAL;
+	if ((rc = check_bufs(in, out, len, 1)) != 0)
+		return rc;
+	aes()->xor_fn(&st->key, st->ctr, in, out, len);
+	ctr_advance(st->ctr, len / 16 + (len % 16 != 0));
+	return 0;
+}
+
+void cn_aes128ctr_block(struct cn_aes128ctr *st, void *out16)
+{
+	aes()->block(&st->key, st->ctr, out16);
+	ctr_advance(st->ctr, 1);
+}
+
+void cn_aes128ctr_keystream(struct cn_aes128ctr *st, void *out, size_t nblocks)
+{
+	while (nblocks) {
+		size_t n = nblocks > ((size_t)1 << 20) ? ((size_t)1 << 20) : nblocks;
+		aes()->xor_fn(&st->key, st->ctr, NULL, out, n * 16);
+		ctr_advance(st->ctr, n);
+		out = (uint8_t *)out + n * 16;
+		nblocks -= n;
+	}
+}
+
+size_t cn_aes128ctr_impls(const struct cn_aes128ctr_impl **out, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < N_AES; i++) {
+		if (!cn_cpu_has(aes_table[i].features))
+			continue;
+		if (k < n)
+			out[k] = &aes_table[i];
+		k++;
+	}
+	return k;
+}
+
+const struct cn_aes128ctr_impl *cn_aes128ctr_impl_find(const char *name)
+{
+	for (size_t i = 0; i < N_AES; i++)
+		if (strcmp(aes_table[i].name, name) == 0)
+			return cn_cpu_has(aes_table[i].features) ? &aes_table[i] : NULL;
+	return NULL;
+}
+
+const char *cn_aes128ctr_impl_name(void)
+{
+	return aes()->name;
+}

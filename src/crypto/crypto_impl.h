@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Private helpers shared by the cipher variants. Included by files compiled
+ * with different -m flags (one static library per ISA, src/meson.build), so
+ * everything here is static inline with baseline instructions: each variant
+ * gets its own copy compiled for its ISA.
+ */
+#ifndef CN_CRYPTO_IMPL_H
+#define CN_CRYPTO_IMPL_H
+
+#include "cachenet/crypto.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Debug checks of the raw variants' contract (the checked entry points in
+ * crypto.c return -EINVAL instead), compiled out with NDEBUG. */
+#ifndef NDEBUG
+#define CN_CRYPTO_CHECK_BUFS(in, out, len)                                                  \
+	assert(((len) == 0 || (out) != NULL) && "cipher: NULL out with len > 0");           \
+	assert(((in) == NULL || (const void *)(in) == (const void *)(out) ||                \
+		(uintptr_t)(in) + (len) <= (uintptr_t)(out) ||                              \
+		(uintptr_t)(out) + (len) <= (uintptr_t)(in)) &&                             \
+	       "cipher: in and out overlap but are not equal")
+#else
+#define CN_CRYPTO_CHECK_BUFS(in, out, len) ((void)0)
+#endif
+
+/* "expand 32-byte k" as four little-endian words (RFC 8439 2.3). */
+#define CN_CHACHA_C0 0x61707865u
+#define CN_CHACHA_C1 0x3320646eu
+#define CN_CHACHA_C2 0x79622d32u
+#define CN_CHACHA_C3 0x6b206574u
+
+static inline uint32_t cn__ld32le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void cn__st32le(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint64_t cn__ld64be(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline void cn__st64be(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+/* XOR n bytes of keystream ks into out from in (in NULL: copy ks). Byte
+ * loop for tails only (n < one batch); reads/writes exactly n bytes. */
+static inline void cn__xor_tail(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+	if (in) {
+		for (size_t i = 0; i < n; i++)
+			out[i] = in[i] ^ ks[i];
+	} else {
+		memcpy(out, ks, n);
+	}
+}
+
+/* One ChaCha20 block in scalar code: the 16 output words (already added to
+ * the input state), for the variants' single-block paths and the per-block
+ * step. */
+static inline void cn__chacha20_block_words(const struct cn_chacha20 *st, uint32_t counter,
+					    uint32_t out[16])
+{
+	uint32_t in[16] = { CN_CHACHA_C0, CN_CHACHA_C1, CN_CHACHA_C2, CN_CHACHA_C3,
+			    st->key[0], st->key[1], st->key[2], st->key[3],
+			    st->key[4], st->key[5], st->key[6], st->key[7],
+			    counter, st->nonce[0], st->nonce[1], st->nonce[2] };
+	uint32_t x[16];
+
+	memcpy(x, in, sizeof(x));
+#define CN__ROTL(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
+#define CN__QR(a, b, c, d)                                  \
+	do {                                                \
+		x[a] += x[b]; x[d] ^= x[a]; x[d] = CN__ROTL(x[d], 16); \
+		x[c] += x[d]; x[b] ^= x[c]; x[b] = CN__ROTL(x[b], 12); \
+		x[a] += x[b]; x[d] ^= x[a]; x[d] = CN__ROTL(x[d], 8);  \
+		x[c] += x[d]; x[b] ^= x[c]; x[b] = CN__ROTL(x[b], 7);  \
+	} while (0)
+	for (int i = 0; i < 10; i++) {
+		CN__QR(0, 4, 8, 12);
+		CN__QR(1, 5, 9, 13);
+		CN__QR(2, 6, 10, 14);
+		CN__QR(3, 7, 11, 15);
+		CN__QR(0, 5, 10, 15);
+		CN__QR(1, 6, 11, 12);
+		CN__QR(2, 7, 8, 13);
+		CN__QR(3, 4, 9, 14);
+	}
+#undef CN__QR
+#undef CN__ROTL
+	for (int i = 0; i < 16; i++)
+		out[i] = x[i] + in[i];
+}
+
+/* 128-bit big-endian counter block as two host integers. */
+struct cn__ctr128 {
+	uint64_t hi, lo;
+};
+
+static inline struct cn__ctr128 cn__ctr_load(const uint8_t *b)
+{
+	return (struct cn__ctr128){ cn__ld64be(b), cn__ld64be(b + 8) };
+}
+
+static inline void cn__ctr_store(uint8_t *b, struct cn__ctr128 c)
+{
+	cn__st64be(b, c.hi);
+	cn__st64be(b + 8, c.lo);
+}
+
+/* c + n modulo 2^128 */
+static inline struct cn__ctr128 cn__ctr_add(struct cn__ctr128 c, uint64_t n)
+{
+	uint64_t lo = c.lo + n;
+
+	return (struct cn__ctr128){ c.hi + (lo < n), lo };
+}
+
+#endif /* CN_CRYPTO_IMPL_H */

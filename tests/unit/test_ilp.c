@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Tests of the generated ILP kernels (ilp/, issue 6): every real pipeline,
+ * in every form (seq, int, intpf) and every instruction set this CPU runs,
+ * against the library's kernels composed by hand (memcpy, cn_bswap32 /
+ * cn_bswap16, cn_pes, cn_csum_partial), byte for byte and checksum for
+ * checksum, at every length 0..4096 with aligned buffers and at odd
+ * alignments of source and destination for lengths 0..700 and a few large
+ * ones. Guard bytes around the destination catch writes outside it.
+ * Synthetic kernels: seq, int and intpf must agree with each other (same
+ * output bytes, same state digest), which is what makes their timings
+ * comparable.
+ *
+ * Assertions are cmocka's, which do not depend on NDEBUG.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cachenet/bswap.h"
+#include "cachenet/cpu.h"
+#include "cachenet/csum.h"
+#include "cachenet/pes.h"
+#include "cn_ilp.h"
+
+#define MAXLEN 4096
+#define GUARD 64
+#define PAD (MAXLEN + 2 * GUARD + 128)
+
+static unsigned char *g_src, *g_dst, *g_ref;
+
+static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64*: fixed seed, same data every run */
+	g_rng ^= g_rng >> 12;
+	g_rng ^= g_rng << 25;
+	g_rng ^= g_rng >> 27;
+	return g_rng * 0x2545F4914F6CDD1Dull;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	g_src = malloc(PAD);
+	g_dst = malloc(PAD);
+	g_ref = malloc(PAD);
+	if (!g_src || !g_dst || !g_ref)
+		return -1;
+	for (size_t i = 0; i < PAD; i++)
+		g_src[i] = (unsigned char)rnd();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(g_src);
+	free(g_dst);
+	free(g_ref);
+	return 0;
+}
+
+/* The pipeline's functions, composed by hand from the library's whole-
+ * buffer kernels: a copy (or the in-place buffer), then each function in
+ * order on the destination. Returns the folded checksum (0 if none). */
+static uint16_t compose_ref(const char *pipeline, unsigned char *buf, const unsigned char *src,
+			    size_t len)
+{
+	char tmp[128];
+	uint16_t folded = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s", pipeline);
+	if (strncmp(tmp, "copy", 4) != 0)
+		memcpy(buf, src, len); /* in place: the buffer starts as the input */
+	for (char *save = NULL, *f = strtok_r(tmp, "+", &save); f; f = strtok_r(NULL, "+", &save)) {
+		if (!strcmp(f, "copy"))
+			memcpy(buf, src, len);
+		else if (!strcmp(f, "bswap32"))
+			cn_bswap32(buf, buf, len);
+		else if (!strcmp(f, "bswap16"))
+			cn_bswap16(buf, buf, len);
+		else if (!strcmp(f, "pes"))
+			cn_pes(buf, buf, len);
+		else if (!strcmp(f, "csum"))
+			folded = cn_csum_fold(cn_csum_partial(buf, len, 0));
+		else
+			fail_msg("unknown function %s in %s", f, pipeline);
+	}
+	return folded;
+}
+
+static void check_one(const struct cn_ilp_kernel *k, size_t len, size_t soff, size_t doff)
+{
+	const unsigned char *src = g_src + GUARD + soff;
+	unsigned char *dst = g_dst + GUARD + doff;
+	unsigned char *ref = g_ref + GUARD + doff;
+
+	memset(g_dst, 0xA5, PAD);
+	memset(g_ref, 0xA5, PAD);
+	uint16_t want = compose_ref(k->pipeline, ref, src, len);
+	if (!k->copies)
+		memcpy(dst, src, len);
+	uint64_t got = k->fn(dst, k->copies ? (const void *)src : (const void *)dst, len);
+	if (memcmp(g_dst, g_ref, PAD) != 0) {
+		size_t at = 0;
+		while (g_dst[at] == g_ref[at])
+			at++;
+		fail_msg("%s-%s-%s len %zu src+%zu dst+%zu: byte %td differs (%02x, want %02x)",
+			 k->pipeline, k->form, k->isa, len, soff, doff,
+			 (ptrdiff_t)at - (ptrdiff_t)(GUARD + doff), g_dst[at], g_ref[at]);
+	}
+	if (k->has_csum && cn_csum_fold(got) != want)
+		fail_msg("%s-%s-%s len %zu src+%zu dst+%zu: checksum %04x, want %04x", k->pipeline,
+			 k->form, k->isa, len, soff, doff, cn_csum_fold(got), want);
+}
+
+static void test_real_aligned(void **state)
+{
+	(void)state;
+	unsigned tested = 0;
+
+	for (size_t i = 0; i < cn_ilp_nkernels; i++) {
+		const struct cn_ilp_kernel *k = &cn_ilp_kernels[i];
+
+		if (k->synthetic || !cn_cpu_has(k->features))
+			continue;
+		for (size_t len = 0; len <= MAXLEN; len++)
+			check_one(k, len, 0, 0);
+		tested++;
+	}
+	assert_true(tested >= 15); /* at least the scalar forms of 5 pipelines */
+}
+
+static void test_real_odd_alignment(void **state)
+{
+	(void)state;
+	static const size_t offs[][2] = { { 1, 0 }, { 0, 3 }, { 5, 7 }, { 3, 3 }, { 63, 1 } };
+	static const size_t big[] = { 1460, 1461, 2047, 4093, 4095, 4096 };
+
+	for (size_t i = 0; i < cn_ilp_nkernels; i++) {
+		const struct cn_ilp_kernel *k = &cn_ilp_kernels[i];
+
+		if (k->synthetic || !cn_cpu_has(k->features))
+			continue;
+		for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
+			for (size_t len = 0; len <= 700; len++)
+				check_one(k, len, offs[o][0], offs[o][1]);
+			for (size_t b = 0; b < sizeof(big) / sizeof(big[0]); b++)
+				check_one(k, big[b], offs[o][0], offs[o][1]);
+		}
+	}
+}
+
+/* Every isa the CPU runs has the same set of real pipelines, and the
+ * table finds them. */
+static void test_table(void **state)
+{
+	(void)state;
+	assert_non_null(cn_ilp_find("copy+bswap32+pes+csum", "int", "scalar"));
+	assert_non_null(cn_ilp_find("copy+bswap32+pes+csum", "intpf", "avx512"));
+	assert_non_null(cn_ilp_find("bswap32+pes+csum", "seq", "avx2"));
+	assert_null(cn_ilp_find("copy+bswap32+pes+csum", "int", "sse9"));
+	for (size_t i = 0; i < cn_ilp_nkernels; i++) {
+		const struct cn_ilp_kernel *k = &cn_ilp_kernels[i];
+		assert_ptr_equal(cn_ilp_find(k->pipeline, k->form, k->isa), k);
+		assert_true(k->block >= 1 && k->block <= 64);
+	}
+}
+
+static void test_synthetic_forms_agree(void **state)
+{
+	(void)state;
+	static const size_t lens[] = { 0, 7, 8, 9, 63, 64, 65, 127, 200, 1460, 4096 };
+	unsigned tested = 0;
+
+	for (size_t i = 0; i < cn_ilp_nkernels; i++) {
+		const struct cn_ilp_kernel *k = &cn_ilp_kernels[i];
+
+		if (!k->synthetic || strcmp(k->form, "seq") != 0 || !cn_cpu_has(k->features))
+			continue;
+		const struct cn_ilp_kernel *ki = cn_ilp_find(k->pipeline, "int", k->isa);
+		const struct cn_ilp_kernel *kp = cn_ilp_find(k->pipeline, "intpf", k->isa);
+		assert_non_null(ki);
+		assert_non_null(kp);
+		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			size_t len = lens[l];
+			const unsigned char *src = g_src + GUARD + 1;
+			unsigned char *a = g_dst + GUARD, *b = g_ref + GUARD;
+
+			memset(g_dst, 0x5A, PAD);
+			memset(g_ref, 0x5A, PAD);
+			if (!k->copies) {
+				memcpy(a, src, len);
+				memcpy(b, src, len);
+			}
+			uint64_t ra = k->fn(a, k->copies ? (const void *)src : a, len);
+			uint64_t rb = ki->fn(b, k->copies ? (const void *)src : b, len);
+			if (ra != rb || memcmp(g_dst, g_ref, PAD) != 0)
+				fail_msg("%s (%s) len %zu: seq and int differ", k->pipeline, k->isa, len);
+			memset(g_ref, 0x5A, PAD);
+			if (!k->copies)
+				memcpy(b, src, len);
+			rb = kp->fn(b, k->copies ? (const void *)src : b, len);
+			if (ra != rb || memcmp(g_dst, g_ref, PAD) != 0)
+				fail_msg("%s (%s) len %zu: seq and intpf differ", k->pipeline, k->isa, len);
+		}
+		tested++;
+	}
+	assert_true(tested > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_real_aligned),
+		cmocka_unit_test(test_real_odd_alignment),
+		cmocka_unit_test(test_synthetic_forms_agree),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
