@@ -19,4 +19,14 @@
 #endif
 #endif
 
+/*
+ * Run this test program again as a child with CACHENET_CPU_DISABLE=@disable
+ * and the single argument @arg (the program's main() recognises it and runs
+ * its child part), capture the child's stdout into @out (NUL terminated,
+ * truncated to @outlen - 1 bytes) and return its wait status. A variant
+ * table is chosen once per process, so a forced fallback needs a new one.
+ * (tests/unit/cn_test.c, linked into every unit test program.)
+ */
+int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen);
+
 #endif

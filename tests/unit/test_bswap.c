@@ -12,11 +12,7 @@
  *
  * Assertions are cmocka's, which do not depend on NDEBUG.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "cn_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,35 +465,9 @@ static void test_impl_lists(void **state)
 
 /* Run this program again with CACHENET_CPU_DISABLE=@p disable; the child
  * prints the dispatched variants and self-checks the dispatched calls. */
-static char *self_path;
-
 static void run_child(const char *disable, char *out, size_t outlen, int *status)
 {
-	int fd[2];
-	pid_t pid;
-	size_t got = 0;
-
-	assert_int_equal(pipe(fd), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(fd[1], STDOUT_FILENO);
-		close(fd[0]);
-		close(fd[1]);
-		setenv("CACHENET_CPU_DISABLE", disable, 1);
-		execl(self_path, self_path, "--bswap-child", (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	for (;;) {
-		ssize_t r = read(fd[0], out + got, outlen - 1 - got);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	out[got] = '\0';
-	close(fd[0]);
-	assert_int_equal(waitpid(pid, status, 0), pid);
+	*status = cn_test_rerun(disable, "--bswap-child", out, outlen);
 }
 
 static int child_main(void)
@@ -558,9 +528,6 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--bswap-child") == 0)
 		return child_main();
-	self_path = realpath("/proc/self/exe", NULL);
-	if (!self_path)
-		self_path = argv[0];
 	collect_variants();
 	fprintf(stderr, "bswap/pes variants under test:");
 	for (size_t v = 0; v < n_variants[F_BSWAP32]; v++)
@@ -581,6 +548,5 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dispatch_fallback),
 	};
 	int rc = cmocka_run_group_tests_name("bswap", tests, NULL, NULL);
-	free(self_path == argv[0] ? NULL : self_path);
 	return rc;
 }
