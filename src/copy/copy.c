@@ -14,6 +14,7 @@
 #include "copy_impl.h"
 
 #include "cachenet/cpu.h"
+#include "../cpu/dispatch.h"
 
 #include <string.h>
 
@@ -45,6 +46,8 @@ static const struct cn_pes_impl pes_table[] = {
 
 #define N_BSWAP (sizeof(bswap_table) / sizeof(bswap_table[0]))
 #define N_PES (sizeof(pes_table) / sizeof(pes_table[0]))
+CN_IMPL_LAYOUT_CHECK(struct cn_bswap_impl);
+CN_IMPL_LAYOUT_CHECK(struct cn_pes_impl);
 
 static void bswap16_resolve(void *dst, const void *src, size_t len);
 static void bswap32_resolve(void *dst, const void *src, size_t len);
@@ -62,14 +65,8 @@ static struct {
 
 static const struct cn_bswap_impl *select_bswap(void)
 {
-	const struct cn_bswap_impl *im = &bswap_table[N_BSWAP - 1];
+	const struct cn_bswap_impl *im = cn__impl_best(bswap_table, N_BSWAP, sizeof(bswap_table[0]));
 
-	for (size_t i = 0; i < N_BSWAP; i++) {
-		if (cn_cpu_has(bswap_table[i].features)) {
-			im = &bswap_table[i];
-			break;
-		}
-	}
 	__atomic_store_n(&disp.bswap16, im->bswap16, __ATOMIC_RELAXED);
 	__atomic_store_n(&disp.bswap32, im->bswap32, __ATOMIC_RELAXED);
 	__atomic_store_n(&disp.bswap_impl, im, __ATOMIC_RELAXED);
@@ -78,14 +75,8 @@ static const struct cn_bswap_impl *select_bswap(void)
 
 static const struct cn_pes_impl *select_pes(void)
 {
-	const struct cn_pes_impl *im = &pes_table[N_PES - 1];
+	const struct cn_pes_impl *im = cn__impl_best(pes_table, N_PES, sizeof(pes_table[0]));
 
-	for (size_t i = 0; i < N_PES; i++) {
-		if (cn_cpu_has(pes_table[i].features)) {
-			im = &pes_table[i];
-			break;
-		}
-	}
 	__atomic_store_n(&disp.pes, im->pes, __ATOMIC_RELAXED);
 	__atomic_store_n(&disp.pes_impl, im, __ATOMIC_RELAXED);
 	return im;
@@ -132,24 +123,12 @@ void cn_pes(void *dst, const void *src, size_t len)
 
 size_t cn_bswap_impls(const struct cn_bswap_impl **out, size_t n)
 {
-	size_t k = 0;
-
-	for (size_t i = 0; i < N_BSWAP; i++) {
-		if (!cn_cpu_has(bswap_table[i].features))
-			continue;
-		if (k < n)
-			out[k] = &bswap_table[i];
-		k++;
-	}
-	return k;
+	return cn__impl_list(bswap_table, N_BSWAP, sizeof(bswap_table[0]), (const void **)out, n);
 }
 
 const struct cn_bswap_impl *cn_bswap_impl_find(const char *name)
 {
-	for (size_t i = 0; i < N_BSWAP; i++)
-		if (strcmp(bswap_table[i].name, name) == 0)
-			return cn_cpu_has(bswap_table[i].features) ? &bswap_table[i] : NULL;
-	return NULL;
+	return cn__impl_find(bswap_table, N_BSWAP, sizeof(bswap_table[0]), name);
 }
 
 const char *cn_bswap_impl_name(void)
@@ -161,24 +140,12 @@ const char *cn_bswap_impl_name(void)
 
 size_t cn_pes_impls(const struct cn_pes_impl **out, size_t n)
 {
-	size_t k = 0;
-
-	for (size_t i = 0; i < N_PES; i++) {
-		if (!cn_cpu_has(pes_table[i].features))
-			continue;
-		if (k < n)
-			out[k] = &pes_table[i];
-		k++;
-	}
-	return k;
+	return cn__impl_list(pes_table, N_PES, sizeof(pes_table[0]), (const void **)out, n);
 }
 
 const struct cn_pes_impl *cn_pes_impl_find(const char *name)
 {
-	for (size_t i = 0; i < N_PES; i++)
-		if (strcmp(pes_table[i].name, name) == 0)
-			return cn_cpu_has(pes_table[i].features) ? &pes_table[i] : NULL;
-	return NULL;
+	return cn__impl_find(pes_table, N_PES, sizeof(pes_table[0]), name);
 }
 
 const char *cn_pes_impl_name(void)

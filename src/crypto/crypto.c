@@ -16,6 +16,7 @@
 #include "crypto_impl.h"
 
 #include "cachenet/cpu.h"
+#include "../cpu/dispatch.h"
 
 #include <errno.h>
 #include <string.h>
@@ -56,6 +57,8 @@ static const struct cn_aes128ctr_impl aes_table[] = {
 };
 
 #define N_CHACHA (sizeof(chacha_table) / sizeof(chacha_table[0]))
+CN_IMPL_LAYOUT_CHECK(struct cn_chacha20_impl);
+CN_IMPL_LAYOUT_CHECK(struct cn_aes128ctr_impl);
 #define N_AES (sizeof(aes_table) / sizeof(aes_table[0]))
 
 /* The chosen entries; NULL until selected. */
@@ -64,19 +67,9 @@ static const struct cn_aes128ctr_impl *aes_sel;
 
 static void select_impls(void)
 {
-	const struct cn_chacha20_impl *c = &chacha_table[N_CHACHA - 1];
-	const struct cn_aes128ctr_impl *a = &aes_table[N_AES - 1];
+	const struct cn_chacha20_impl *c = cn__impl_best(chacha_table, N_CHACHA, sizeof(chacha_table[0]));
+	const struct cn_aes128ctr_impl *a = cn__impl_best(aes_table, N_AES, sizeof(aes_table[0]));
 
-	for (size_t i = 0; i < N_CHACHA; i++)
-		if (cn_cpu_has(chacha_table[i].features)) {
-			c = &chacha_table[i];
-			break;
-		}
-	for (size_t i = 0; i < N_AES; i++)
-		if (cn_cpu_has(aes_table[i].features)) {
-			a = &aes_table[i];
-			break;
-		}
 	__atomic_store_n(&chacha_sel, c, __ATOMIC_RELAXED);
 	__atomic_store_n(&aes_sel, a, __ATOMIC_RELAXED);
 }
@@ -213,24 +206,12 @@ void cn_chacha20_keystream(struct cn_chacha20 *st, void *out, size_t nblocks)
 
 size_t cn_chacha20_impls(const struct cn_chacha20_impl **out, size_t n)
 {
-	size_t k = 0;
-
-	for (size_t i = 0; i < N_CHACHA; i++) {
-		if (!cn_cpu_has(chacha_table[i].features))
-			continue;
-		if (k < n)
-			out[k] = &chacha_table[i];
-		k++;
-	}
-	return k;
+	return cn__impl_list(chacha_table, N_CHACHA, sizeof(chacha_table[0]), (const void **)out, n);
 }
 
 const struct cn_chacha20_impl *cn_chacha20_impl_find(const char *name)
 {
-	for (size_t i = 0; i < N_CHACHA; i++)
-		if (strcmp(chacha_table[i].name, name) == 0)
-			return cn_cpu_has(chacha_table[i].features) ? &chacha_table[i] : NULL;
-	return NULL;
+	return cn__impl_find(chacha_table, N_CHACHA, sizeof(chacha_table[0]), name);
 }
 
 const char *cn_chacha20_impl_name(void)
@@ -310,24 +291,12 @@ void cn_aes128ctr_keystream(struct cn_aes128ctr *st, void *out, size_t nblocks)
 
 size_t cn_aes128ctr_impls(const struct cn_aes128ctr_impl **out, size_t n)
 {
-	size_t k = 0;
-
-	for (size_t i = 0; i < N_AES; i++) {
-		if (!cn_cpu_has(aes_table[i].features))
-			continue;
-		if (k < n)
-			out[k] = &aes_table[i];
-		k++;
-	}
-	return k;
+	return cn__impl_list(aes_table, N_AES, sizeof(aes_table[0]), (const void **)out, n);
 }
 
 const struct cn_aes128ctr_impl *cn_aes128ctr_impl_find(const char *name)
 {
-	for (size_t i = 0; i < N_AES; i++)
-		if (strcmp(aes_table[i].name, name) == 0)
-			return cn_cpu_has(aes_table[i].features) ? &aes_table[i] : NULL;
-	return NULL;
+	return cn__impl_find(aes_table, N_AES, sizeof(aes_table[0]), name);
 }
 
 const char *cn_aes128ctr_impl_name(void)

@@ -17,6 +17,7 @@
 #include "csum_impl.h"
 
 #include "cachenet/cpu.h"
+#include "../cpu/dispatch.h"
 
 #include <string.h>
 
@@ -72,6 +73,7 @@ static const struct cn_csum_impl impl_table[] = {
 };
 
 #define N_IMPLS (sizeof(impl_table) / sizeof(impl_table[0]))
+CN_IMPL_LAYOUT_CHECK(struct cn_csum_impl);
 
 static uint32_t partial_resolve(const void *buf, size_t len, uint32_t sum);
 static uint32_t copy_resolve(void *restrict dst, const void *restrict src, size_t len,
@@ -90,14 +92,8 @@ static struct {
 
 static const struct cn_csum_impl *select_impl(void)
 {
-	const struct cn_csum_impl *im = &impl_table[N_IMPLS - 1];
+	const struct cn_csum_impl *im = cn__impl_best(impl_table, N_IMPLS, sizeof(impl_table[0]));
 
-	for (size_t i = 0; i < N_IMPLS; i++) {
-		if (cn_cpu_has(impl_table[i].features)) {
-			im = &impl_table[i];
-			break;
-		}
-	}
 	__atomic_store_n(&disp.partial_small_max, im->partial_small_max, __ATOMIC_RELAXED);
 	__atomic_store_n(&disp.copy_small_max, im->copy_small_max, __ATOMIC_RELAXED);
 	__atomic_store_n(&disp.partial, im->partial, __ATOMIC_RELAXED);
@@ -145,24 +141,12 @@ uint32_t cn_csum_copy(void *restrict dst, const void *restrict src, size_t len, 
 
 size_t cn_csum_impls(const struct cn_csum_impl **out, size_t n)
 {
-	size_t k = 0;
-
-	for (size_t i = 0; i < N_IMPLS; i++) {
-		if (!cn_cpu_has(impl_table[i].features))
-			continue;
-		if (k < n)
-			out[k] = &impl_table[i];
-		k++;
-	}
-	return k;
+	return cn__impl_list(impl_table, N_IMPLS, sizeof(impl_table[0]), (const void **)out, n);
 }
 
 const struct cn_csum_impl *cn_csum_impl_find(const char *name)
 {
-	for (size_t i = 0; i < N_IMPLS; i++)
-		if (strcmp(impl_table[i].name, name) == 0)
-			return cn_cpu_has(impl_table[i].features) ? &impl_table[i] : NULL;
-	return NULL;
+	return cn__impl_find(impl_table, N_IMPLS, sizeof(impl_table[0]), name);
 }
 
 const char *cn_csum_impl_name(void)
