@@ -21,6 +21,10 @@
 #include "cachenet/pes.h"
 #include "cachenet/mbuf.h"
 #include "cachenet/sockbuf.h"
+#include "cachenet/net.h"
+#include "cachenet/tcp.h"
+#include "cachenet/udp.h"
+#include "cachenet/netdev.h"
 #include "cachenet/crypto.h"
 
 #endif /* CACHENET_H */

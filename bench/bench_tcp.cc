@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The established-connection data path against simulated peers on the
+// in-memory NIC (seed 000's method): the stack under test runs for real,
+// the peer is a packet template, the "NIC" is memory. Work a device would
+// do (gathering TX frames onto the wire, writing RX frames and the DCA
+// flushes) and the peer's work run with the counters paused; everything
+// the host CPU does (copy-in, tcp_output, checksum, the driver's poll,
+// tcp_input, ACK processing, freeing acknowledged data, delivery to the
+// application) is measured.
+//
+//   tcp_tx/<csum>-<buffer>/<payload>        application writes of <payload>
+//       bytes (MSS 1460); csum: offload, stored, fused, separate; buffer:
+//       mbuf (chain sockbuf), contig (ring sockbuf). The peer ACKs every
+//       other segment; ACK processing is inside the measurement.
+//   tcp_rx/<csum>-<buffer>-<dca>/<payload>  application reads of <payload>
+//       bytes from a peer sending MSS segments (or <payload>-byte segments
+//       below the MSS); csum: offload (NIC verified), separate (a pass,
+//       then by reference), fused (copy+checksum into the posted buffer);
+//       buffer: mbuf (kept by reference, copied out by cn_tcp_recv),
+//       contig (a posted application buffer); dca: inject, flush,
+//       prefetch.
+//   tcp_ack/cachenet/pure                   one pure ACK (two segments
+//       acknowledged) from cn_net_input on: parse, lookup, header
+//       prediction, release of acknowledged data, the frame's free; the
+//       driver's status reads and buffer refills run paused
+//   udp_tx/<csum|nocsum|offload>/<payload>, udp_rx/<csum|nocsum|offload>/<payload>
+//
+// Counters besides the harness's: tsc_per_packet (TSC ticks per data
+// segment or datagram), packets_per_op, and under --cn_sim
+// instructions_per_packet.
+#include "harness/cn_bench.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+extern "C" {
+#include "cachenet/netdev.h"
+#include "cachenet/tcp.h"
+#include "cachenet/udp.h"
+}
+
+namespace {
+
+const uint8_t MAC_US[6] = {2, 0, 0, 0, 0, 1}, MAC_PEER[6] = {2, 0, 0, 0, 0, 2};
+const uint32_t IP_US = __builtin_bswap32(0x0a000001), IP_PEER = __builtin_bswap32(0x0a000002);
+constexpr uint16_t MSS = 1460;
+
+struct Env {
+	struct cn_mbuf_pool *mp = nullptr, *cp = nullptr;
+	struct cn_netdev *dev = nullptr;
+	struct cn_net *net = nullptr;
+	struct cn_tcb *tcb = nullptr;
+	struct cn_udp_sock *udp = nullptr;
+	struct cn_peer *peer = nullptr;
+
+	bool init(enum cn_dca dca, uint32_t ring, uint32_t rx_flags)
+	{
+		struct cn_mbuf_pool_params m = {};
+		m.kind = CN_MBUF_POOL_SMALL;
+		m.count = 65536;
+		m.cache_size = 256;
+		struct cn_mbuf_pool_params c = {};
+		c.kind = CN_MBUF_POOL_CLUSTER;
+		c.count = 32768;
+		c.cache_size = 256;
+		mp = cn_mbuf_pool_create(&m);
+		cp = cn_mbuf_pool_create(&c);
+		if (!mp || !cp)
+			return false;
+		struct cn_netdev_params dp = {};
+		dp.ring_size = ring;
+		dp.batch = 32;
+		dp.dca = dca;
+		dp.mpool = mp;
+		dp.cpool = cp;
+		dev = cn_netdev_create(&dp);
+		struct cn_net_params np = {};
+		memcpy(np.mac, MAC_US, 6);
+		np.addr = IP_US;
+		np.mpool = mp;
+		np.cpool = cp;
+		np.tx_descs = 8192;
+		np.xmit = cn_netdev_xmit;
+		np.xmit_arg = dev;
+		np.rx_flags = rx_flags;
+		net = dev ? cn_net_create(&np) : nullptr;
+		return net != nullptr;
+	}
+
+	struct cn_tcp_params tcp(enum cn_tcp_csum csum, bool ring) const
+	{
+		struct cn_tcp_params p = {};
+		p.laddr = IP_US;
+		p.raddr = IP_PEER;
+		p.lport = 5001;
+		p.rport = 80;
+		memcpy(p.rmac, MAC_PEER, 6);
+		p.iss = 1000;
+		p.irs = 900000;
+		p.mss = MSS;
+		p.snd_wnd = 1u << 22;
+		p.snd_wscale = 7;
+		p.rcv_wscale = 7;
+		p.csum = csum;
+		p.sndbuf = ring ? CN_SOCKBUF_RING : CN_SOCKBUF_CHAIN;
+		p.ring_copy = csum == CN_TCP_CSUM_STORED ? CN_SBRING_COPY_CSUM : CN_SBRING_COPY_PLAIN;
+		p.sndbuf_size = 1u << 22;
+		p.rcvbuf_size = 1u << 21;
+		p.init_cwnd = 100000; // no congestion in a lossless in-memory link
+		p.delack_ticks = 1u << 30;
+		return p;
+	}
+
+	struct cn_peer_params peer_params(enum cn_peer_kind kind) const
+	{
+		struct cn_peer_params p = {};
+		p.kind = kind;
+		p.laddr = IP_PEER;
+		p.raddr = IP_US;
+		p.lport = 80;
+		p.rport = 5001;
+		memcpy(p.lmac, MAC_PEER, 6);
+		memcpy(p.rmac, MAC_US, 6);
+		p.iss = 900000;
+		p.irs = 1000;
+		p.window = 1u << 22;
+		p.wscale = 7;
+		p.ack_every = 2;
+		return p;
+	}
+
+	~Env()
+	{
+		if (dev) {
+			cn_netdev_tx_reap(dev);
+			cn_peer_destroy(peer);
+			cn_netdev_destroy(dev);
+		}
+		cn_net_destroy(net);
+		cn_mbuf_pool_thread_flush(mp);
+		cn_mbuf_pool_thread_flush(cp);
+		cn_mbuf_pool_destroy(mp);
+		cn_mbuf_pool_destroy(cp);
+	}
+};
+
+void per_packet(benchmark::State &st, double packets)
+{
+	double iters = (double)st.iterations();
+	if (iters <= 0 || packets <= 0)
+		return;
+	st.counters["packets_per_op"] = benchmark::Counter(packets / iters);
+	auto it = st.counters.find("tsc_per_op");
+	if (it != st.counters.end())
+		st.counters["tsc_per_packet"] = benchmark::Counter(it->second.value * iters / packets);
+	it = st.counters.find("instructions");
+	if (it != st.counters.end())
+		st.counters["instructions_per_packet"] = benchmark::Counter(it->second.value * iters / packets);
+}
+
+// ---------------------------------------------------------------- TX
+
+void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t payload)
+{
+	Env e;
+	if (!e.init(CN_DCA_INJECT, 4096, 0)) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_tcp_params tp = e.tcp(csum, ring);
+	e.tcb = cn_tcp_open(e.net, &tp);
+	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SINK);
+	e.peer = cn_peer_create(e.dev, &pp);
+	uint8_t *app = (uint8_t *)cnbench::alloc_buffer(payload);
+	if (!e.tcb || !e.peer || !app) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	uint64_t now = 1, segs0 = cn_tcp_stats(e.tcb)->segs_out;
+	unsigned writes = 0;
+	// The NIC step: frames onto the wire, the peer ACKs into our RX ring.
+	auto nic = [&]() {
+		cn_netdev_nic_tx(e.dev);
+		cn_peer_flush(e.peer);
+	};
+	cnbench::Measure m(st, payload);
+	for (auto _ : st) {
+		uint32_t done = 0;
+		while (done < payload) {
+			int n = cn_tcp_send(e.tcb, app + done, payload - done, now);
+			done += n > 0 ? (uint32_t)n : 0;
+			if (done < payload || ++writes % 16 == 0 ||
+			    cn_netdev_tx_pending(e.dev) > 1024) {
+				m.pause();
+				nic();
+				m.resume();
+				// ACK processing; segments it releases go out at
+				// the next NIC step
+				while (cn_netdev_rx_pending(e.dev))
+					cn_netdev_poll(e.dev, e.net, now);
+				cn_netdev_tx_reap(e.dev);
+			}
+		}
+	}
+	m.finish();
+	per_packet(st, (double)(cn_tcp_stats(e.tcb)->segs_out - segs0));
+	for (int k = 0; k < 64 && (cn_netdev_rx_pending(e.dev) || cn_netdev_tx_pending(e.dev)); k++) {
+		nic();
+		while (cn_netdev_rx_pending(e.dev))
+			cn_netdev_poll(e.dev, e.net, now);
+		cn_netdev_tx_reap(e.dev);
+	}
+	cnbench::free_buffer(app);
+}
+
+// ---------------------------------------------------------------- RX
+
+enum rx_csum { RX_OFFLOAD, RX_SEPARATE, RX_FUSED };
+
+void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca dca,
+	       uint32_t payload)
+{
+	Env e;
+	if (!e.init(dca, 1024, csum == RX_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0)) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_tcp_params tp = e.tcp(CN_TCP_CSUM_OFFLOAD, true);
+	e.tcb = cn_tcp_open(e.net, &tp);
+	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SOURCE);
+	pp.mss = (uint16_t)(payload < MSS ? payload : MSS);
+	e.peer = cn_peer_create(e.dev, &pp);
+	uint8_t *app = (uint8_t *)cnbench::alloc_buffer(payload);
+	if (!e.tcb || !e.peer || !app) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	uint64_t now = 1, segs0 = cn_tcp_stats(e.tcb)->segs_in;
+	auto refill = [&]() {
+		cn_netdev_nic_tx(e.dev); // our ACKs reach the peer
+		cn_netdev_tx_reap(e.dev);
+		cn_peer_send(e.peer, 256);
+	};
+	cnbench::Measure m(st, payload);
+	for (auto _ : st) {
+		uint32_t got = 0;
+		if (contig)
+			cn_tcp_recv_post(e.tcb, app, payload);
+		for (;;) {
+			if (contig) {
+				got = cn_tcp_recv_posted(e.tcb, false);
+			} else {
+				int n = cn_tcp_recv(e.tcb, app + got, payload - got, now);
+				got += (uint32_t)n;
+			}
+			if (got >= payload)
+				break;
+			if (!cn_netdev_rx_pending(e.dev)) {
+				m.pause();
+				refill();
+				m.resume();
+			}
+			cn_netdev_poll(e.dev, e.net, now);
+		}
+		if (contig)
+			cn_tcp_recv_posted(e.tcb, true);
+		benchmark::DoNotOptimize(app[payload - 1]);
+	}
+	m.finish();
+	per_packet(st, (double)(cn_tcp_stats(e.tcb)->segs_in - segs0));
+	if (csum == RX_SEPARATE || csum == RX_FUSED) {
+		if (cn_net_drops(e.net))
+			st.SkipWithError("drops on a lossless link");
+	}
+	cnbench::free_buffer(app);
+}
+
+// ---------------------------------------------------------------- pure ACK
+
+void bm_tcp_ack(benchmark::State &st)
+{
+	Env e;
+	if (!e.init(CN_DCA_INJECT, 4096, 0)) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_tcp_params tp = e.tcp(CN_TCP_CSUM_OFFLOAD, true);
+	e.tcb = cn_tcp_open(e.net, &tp);
+	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SINK);
+	e.peer = cn_peer_create(e.dev, &pp);
+	static uint8_t chunk[512 * MSS];
+	if (!e.tcb || !e.peer) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	uint64_t now = 1, hp0 = cn_tcp_stats(e.tcb)->hp_ack;
+	struct cn_mbuf *mb[64];
+	unsigned n = 0, i = 0;
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		if (i == n) {
+			// Driver work (status reads, buffer refill) and the
+			// sender's refill run paused, once per 64 ACKs: what is
+			// measured is the protocol processing of one ACK.
+			m.pause();
+			if (!cn_netdev_rx_pending(e.dev)) {
+				while (cn_netdev_tx_pending(e.dev))
+					cn_netdev_tx_reap(e.dev);
+				cn_tcp_send(e.tcb, chunk, sizeof(chunk), now); // window and cwnd are open
+				cn_netdev_nic_tx(e.dev); // 256 ACKs into the RX ring
+				cn_netdev_tx_reap(e.dev);
+			}
+			n = cn_netdev_rx_burst(e.dev, mb, 64);
+			i = 0;
+			m.resume();
+		}
+		cn_net_input(e.net, mb[i++], now);
+	}
+	m.finish();
+	for (; i < n; i++)
+		cn_net_input(e.net, mb[i], now);
+	if (cn_tcp_stats(e.tcb)->hp_ack - hp0 < (uint64_t)st.iterations() * 9 / 10)
+		st.SkipWithError("pure ACKs missed header prediction");
+	per_packet(st, (double)st.iterations());
+}
+
+// ---------------------------------------------------------------- UDP
+
+enum udp_mode { U_CSUM, U_NOCSUM, U_OFFLOAD };
+const char *udp_name(udp_mode u)
+{
+	return u == U_CSUM ? "csum" : u == U_NOCSUM ? "nocsum" : "offload";
+}
+
+void bm_udp_tx(benchmark::State &st, udp_mode mode, uint32_t payload)
+{
+	Env e;
+	if (!e.init(CN_DCA_INJECT, 4096, 0)) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_udp_params up = {};
+	up.lport = 5353;
+	up.raddr = IP_PEER;
+	up.rport = 53;
+	memcpy(up.rmac, MAC_PEER, 6);
+	up.tx_csum = mode != U_NOCSUM;
+	up.tx_offload = mode == U_OFFLOAD;
+	e.udp = cn_udp_open(e.net, &up);
+	struct cn_peer_params pp = e.peer_params(CN_PEER_UDP_SINK);
+	e.peer = cn_peer_create(e.dev, &pp);
+	uint8_t *app = (uint8_t *)cnbench::alloc_buffer(payload);
+	unsigned k = 0;
+	cnbench::Measure m(st, payload);
+	for (auto _ : st) {
+		if (cn_udp_send(e.udp, app, payload, nullptr, nullptr) < 0 || ++k % 32 == 0) {
+			m.pause();
+			cn_netdev_nic_tx(e.dev);
+			m.resume();
+			cn_netdev_tx_reap(e.dev);
+		}
+	}
+	m.finish();
+	per_packet(st, (double)st.iterations());
+	cn_netdev_nic_tx(e.dev);
+	cn_netdev_tx_reap(e.dev);
+	cnbench::free_buffer(app);
+}
+
+void rx_free(void *, struct cn_mbuf *m, const struct cn_pkt_info *)
+{
+	cn_mbuf_free_chain(m);
+}
+
+void bm_udp_rx(benchmark::State &st, udp_mode mode, uint32_t payload)
+{
+	Env e;
+	if (!e.init(CN_DCA_INJECT, 1024, mode == U_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0)) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_udp_params up = {};
+	up.lport = 5001;
+	up.rx_csum = true;
+	up.rx = rx_free;
+	e.udp = cn_udp_open(e.net, &up);
+	struct cn_peer_params pp = e.peer_params(CN_PEER_UDP_SOURCE);
+	pp.mss = (uint16_t)payload;
+	pp.csum = mode != U_NOCSUM;
+	e.peer = cn_peer_create(e.dev, &pp);
+	cnbench::Measure m(st, payload);
+	for (auto _ : st) {
+		if (!cn_netdev_rx_pending(e.dev)) {
+			m.pause();
+			cn_peer_send(e.peer, 512);
+			m.resume();
+		}
+		struct cn_mbuf *mb;
+		if (cn_netdev_rx_burst(e.dev, &mb, 1))
+			cn_net_input(e.net, mb, 0);
+	}
+	m.finish();
+	per_packet(st, (double)st.iterations());
+	if (cn_net_drops(e.net))
+		st.SkipWithError("datagrams dropped");
+}
+
+const uint32_t PAYLOADS[] = {64, 128, 256, 512, 1024, 1460, 2048, 4096, 8192, 16384, 32768, 65536};
+
+void register_all()
+{
+	struct {
+		enum cn_tcp_csum csum;
+		bool ring;
+	} tx[] = {
+		{CN_TCP_CSUM_OFFLOAD, false}, {CN_TCP_CSUM_OFFLOAD, true},
+		{CN_TCP_CSUM_STORED, true},   {CN_TCP_CSUM_FUSED, false},
+		{CN_TCP_CSUM_FUSED, true},    {CN_TCP_CSUM_SEPARATE, false},
+		{CN_TCP_CSUM_SEPARATE, true},
+	};
+	for (auto &t : tx)
+		for (uint32_t p : PAYLOADS)
+			cnbench::add(std::string("tcp_tx/") + cn_tcp_csum_name(t.csum) + "-" +
+					     (t.ring ? "contig" : "mbuf") + "/" + std::to_string(p),
+				     [=](benchmark::State &st) { bm_tcp_tx(st, t.csum, t.ring, p); });
+	struct {
+		rx_csum csum;
+		bool contig;
+		const char *name;
+	} rx[] = {
+		{RX_OFFLOAD, false, "offload-mbuf"}, {RX_SEPARATE, false, "separate-mbuf"},
+		{RX_OFFLOAD, true, "offload-contig"}, {RX_FUSED, true, "fused-contig"},
+	};
+	for (auto &r : rx)
+		for (int d = 0; d < 3; d++)
+			for (uint32_t p : PAYLOADS)
+				cnbench::add(std::string("tcp_rx/") + r.name + "-" + cn_dca_name((enum cn_dca)d) +
+						     "/" + std::to_string(p),
+					     [=](benchmark::State &st) {
+						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p);
+					     });
+	cnbench::add("tcp_ack/cachenet/pure", bm_tcp_ack);
+	const uint32_t UDP_PAYLOADS[] = {64, 128, 256, 512, 1024, 1472};
+	for (int u = 0; u < 3; u++)
+		for (uint32_t p : UDP_PAYLOADS) {
+			cnbench::add(std::string("udp_tx/") + udp_name((udp_mode)u) + "/" + std::to_string(p),
+				     [=](benchmark::State &st) { bm_udp_tx(st, (udp_mode)u, p); });
+			cnbench::add(std::string("udp_rx/") + udp_name((udp_mode)u) + "/" + std::to_string(p),
+				     [=](benchmark::State &st) { bm_udp_rx(st, (udp_mode)u, p); });
+		}
+}
+
+} // namespace
+
+CN_BENCH_MAIN(register_all)

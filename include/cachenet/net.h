@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * @file net.h
+ * The network layer of the fast path: the packet view passed between the
+ * stack and a device, the frame parser with its drop reasons, and the stack
+ * context (struct cn_net) that owns the counters, the transmit descriptors
+ * and the connection tables of tcp.h and udp.h.
+ *
+ * Conventions of this module
+ *
+ *  - Two packet forms, one per direction.
+ *    RX: a frame arrives as one contiguous mbuf (struct cn_mbuf, data at the
+ *    Ethernet header), as a device's posted receive buffer is. The stack
+ *    consumes it: it is freed on a drop or after being copied out, or kept
+ *    by reference in a receive queue.
+ *    TX: a frame leaves as a struct cn_pkt: headers written into the
+ *    descriptor's own header room plus up to CN_PKT_PIECES payload
+ *    references (scatter/gather, no payload copy), checksum-offload
+ *    metadata, and a release step (cn_pkt_free) the device calls once it
+ *    no longer reads the payload (its TX completion).
+ *
+ *  - Drops. Input from the network is never asserted on. Every frame the
+ *    stack refuses gets one enum cn_drop reason, counted in
+ *    cn_net_stats.drop[reason], like `netstat -s`.
+ *
+ *  - Byte order. Addresses and ports in parse results and parameters are
+ *    as on the wire (network order) unless a field says "host order".
+ *
+ *  - Time. Nothing here reads a clock: functions that need time take a
+ *    `now` argument in caller-defined ticks, so tests are deterministic.
+ *
+ * Thread safety: a struct cn_net and everything created from it belong to
+ * one thread at a time.
+ */
+#ifndef CACHENET_NET_H
+#define CACHENET_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cachenet/mbuf.h"
+#include "cachenet/sockbuf.h"
+#include "cachenet/wire.h"
+
+#ifdef __cplusplus
+extern "C" {
+#define CN__NET_STATIC_ASSERT static_assert
+#else
+#define CN__NET_STATIC_ASSERT _Static_assert
+#endif
+
+/* ------------------------------------------------------------ drop reasons */
+
+/** Why a received frame was dropped. CN_DROP_NONE (0) means "accepted". */
+enum cn_drop {
+	CN_DROP_NONE = 0,
+	CN_DROP_ETH_TRUNC,      /**< shorter than an Ethernet header */
+	CN_DROP_ETH_TYPE,       /**< EtherType other than IPv4 */
+	CN_DROP_ETH_CHAIN,      /**< frame not contiguous and too long to pull up */
+	CN_DROP_IP_TRUNC,       /**< shorter than the IPv4 header (or its IHL) */
+	CN_DROP_IP_VERSION,     /**< version field not 4 */
+	CN_DROP_IP_HLEN,        /**< IHL < 5 */
+	CN_DROP_IP_LEN,         /**< total length < IHL, or > the frame */
+	CN_DROP_IP_CSUM,        /**< bad IPv4 header checksum */
+	CN_DROP_IP_FRAG,        /**< a fragment and no slow-path hook took it */
+	CN_DROP_IP_NOT_US,      /**< destination is not our address */
+	CN_DROP_IP_PROTO,       /**< neither TCP nor UDP */
+	CN_DROP_TCP_TRUNC,      /**< L4 length below 20 bytes */
+	CN_DROP_TCP_OFF,        /**< data offset < 5 or past the L4 length */
+	CN_DROP_TCP_OPT,        /**< an option overruns the header, or bad length */
+	CN_DROP_TCP_CSUM,       /**< bad TCP checksum */
+	CN_DROP_TCP_NO_CONN,    /**< no connection for the 4-tuple */
+	CN_DROP_TCP_FLAGS,      /**< SYN, RST or no ACK on an established connection */
+	CN_DROP_TCP_WINDOW,     /**< no byte inside the receive window */
+	CN_DROP_TCP_OOO,        /**< out of order and not queued (queue off or full) */
+	CN_DROP_TCP_ACK,        /**< acknowledges data never sent */
+	CN_DROP_TCP_PAWS,       /**< timestamp older than ts_recent (RFC 7323 PAWS) */
+	CN_DROP_UDP_TRUNC,      /**< L4 length below 8 bytes */
+	CN_DROP_UDP_LEN,        /**< UDP length field disagrees with the IP length */
+	CN_DROP_UDP_CSUM,       /**< bad UDP checksum */
+	CN_DROP_UDP_NO_PORT,    /**< no socket bound to the port */
+	CN_DROP_NOBUFS,         /**< no receive space / descriptor to keep it */
+	CN_DROP_MAX
+};
+
+/** Short name of a drop reason ("ip_csum", ...); "?" when out of range. */
+const char *cn_drop_name(enum cn_drop reason);
+
+/* ------------------------------------------------------------ parsing */
+
+/** Parse flag: the device verified the IPv4 header checksum (skip it). */
+#define CN_PARSE_IP_CSUM_GOOD 0x1u
+/** Parse flag: the device verified the L4 checksum (cn_net_l4_csum_ok skips). */
+#define CN_PARSE_L4_CSUM_GOOD 0x2u
+
+/**
+ * What cn_net_parse() found in a frame. Offsets count from the frame's
+ * first byte; the frame must stay in place while the info is used.
+ */
+struct cn_pkt_info {
+	const uint8_t *frame;
+	uint32_t frame_len;      /**< bytes handed in (may include Ethernet padding) */
+	uint16_t l3_off;         /**< IPv4 header (14) */
+	uint16_t l4_off;         /**< TCP/UDP header */
+	uint16_t pay_off;        /**< first payload byte */
+	uint16_t l4_len;         /**< L4 header + payload, from the IP total length */
+	uint32_t pay_len;        /**< payload bytes (padding excluded) */
+	uint32_t saddr, daddr;   /**< network order */
+	uint16_t sport, dport;   /**< network order */
+	uint8_t proto;           /**< CN_IPV4_PROTO_TCP or _UDP */
+	uint8_t flags;           /**< CN_PARSE_* the caller passed */
+	/* TCP only */
+	uint8_t tcp_flags;       /**< CN_TCP_* */
+	uint8_t has_ts : 1, has_mss : 1, has_ws : 1;
+	uint8_t wscale;
+	uint16_t mss;            /**< host order */
+	uint32_t seq, ack;       /**< host order */
+	uint16_t win;            /**< host order, unscaled */
+	uint32_t ts_val, ts_ecr; /**< host order */
+};
+
+/**
+ * Parse and validate an Ethernet/IPv4/TCP-or-UDP frame: lengths, IHL, the
+ * IPv4 checksum (unless CN_PARSE_IP_CSUM_GOOD), fragments, data offset and
+ * TCP options (MSS, window scale, timestamps; unknown ones skipped by
+ * length), UDP length. Does not check the destination address nor the L4
+ * checksum (the TCP receive path may verify it fused with the copy).
+ * @return CN_DROP_NONE with @p pi filled, or the reason the frame is bad
+ *         (pi then partly filled). A fragment returns CN_DROP_IP_FRAG.
+ * Cost: reads the headers only (~1 cache line); the fast path for
+ * "NOP NOP TS" options does not loop.
+ */
+enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags,
+			  struct cn_pkt_info *pi);
+
+/**
+ * Partial sum of the TCP/UDP pseudo-header and L4 header of a parsed
+ * frame (checksum field included), i.e. everything but the payload.
+ */
+uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi);
+
+/**
+ * True when the L4 checksum of a parsed frame is correct (or the device
+ * said so with CN_PARSE_L4_CSUM_GOOD, or it is a UDP checksum of 0 = none).
+ * Cost: one pass over the payload (cn_csum_partial).
+ */
+bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi);
+
+/* ------------------------------------------------------------ TX packet view */
+
+/** Header room of a TX descriptor: Ethernet + IPv4 + TCP with 40 bytes of
+ *  options is 94; 128 keeps the room two whole cache lines. */
+#define CN_PKT_HDR_ROOM 128
+#define CN_PKT_PIECES CN_SB_SEG_PIECES
+
+/** ol_flags: the device computes the L4 checksum: the field at
+ *  l4_off + csum_off holds the folded, uncomplemented pseudo-header sum;
+ *  the device sums from l4_off to the end of the frame and stores the
+ *  complement (Linux CHECKSUM_PARTIAL, DPDK RTE_MBUF_F_TX_TCP_CKSUM). */
+#define CN_PKT_TX_L4_CSUM 0x1u
+/** ol_flags: the L4 checksum is UDP's (a computed 0 is stored 0xffff). */
+#define CN_PKT_TX_UDP 0x2u
+
+struct cn_net;
+
+/**
+ * A frame to transmit. 448 bytes, 7 cache lines, allocated from the
+ * stack's descriptor array (never malloc on the fast path).
+ *
+ * Line 0 is what a device reads to gather the frame and what the stack
+ * writes per segment besides the headers; lines 1-2 are the header room,
+ * filled from its end (hdr = room + CN_PKT_HDR_ROOM - hdr_len) so that an
+ * encapsulating layer could still prepend in front; lines 3-6 are the
+ * payload pieces, of which a segment from a sockbuf uses one or two (one
+ * line touched).
+ *
+ * Invariant: pay_len == sum of piece[i].len for i < npieces.
+ */
+struct cn_pkt {
+	/* --- cache line 0: descriptor ------------------------------------ */
+	uint8_t *hdr;              /**< first header byte (Ethernet), in room */
+	uint16_t hdr_len;          /**< header bytes at hdr */
+	uint16_t npieces;          /**< payload pieces, 0..CN_PKT_PIECES */
+	uint32_t pay_len;          /**< payload bytes after the headers */
+	uint16_t ol_flags;         /**< CN_PKT_TX_* */
+	uint16_t l3_off;           /**< from hdr */
+	uint16_t l4_off;           /**< from hdr */
+	uint16_t csum_off;         /**< L4 checksum field, from l4_off */
+	struct cn_mbuf *ref;       /**< references freed at release (payload of a
+					chain sockbuf, or the buffer of a copy) */
+	struct cn_net *net;        /**< owner: cn_pkt_free returns it there */
+	void (*done)(void *arg);   /**< user completion (UDP zero-copy), or NULL */
+	void *done_arg;
+	struct cn_pkt *next;       /**< free list; free for a device's queues */
+	/* --- cache lines 1-2: header room -------------------------------- */
+	uint8_t room[CN_PKT_HDR_ROOM] __attribute__((aligned(64)));
+	/* --- cache lines 3-6: payload references ------------------------- */
+	struct cn_sb_piece piece[CN_PKT_PIECES];
+} __attribute__((aligned(64)));
+
+CN__NET_STATIC_ASSERT(sizeof(struct cn_pkt) == 448, "cn_pkt is 7 cache lines");
+CN__NET_STATIC_ASSERT(offsetof(struct cn_pkt, room) == 64, "descriptor fits line 0");
+
+/** Frame length of a TX packet (headers + payload). */
+static inline uint32_t cn_pkt_len(const struct cn_pkt *p)
+{
+	return p->hdr_len + p->pay_len;
+}
+
+/**
+ * Gather the frame into @p dst (at least cn_pkt_len bytes), filling the
+ * L4 checksum when CN_PKT_TX_L4_CSUM is set (what an offloading NIC does
+ * during its DMA read, here one fused copy+sum pass over the payload).
+ * @return the frame length. Touches every payload byte once.
+ */
+uint32_t cn_pkt_gather(const struct cn_pkt *p, void *dst);
+
+/**
+ * Release a TX packet once the device no longer reads it (TX completion):
+ * frees its references, calls its done callback, returns it to its stack.
+ * Cost: O(1) plus the mbufs it references.
+ */
+void cn_pkt_free(struct cn_pkt *p);
+
+/* ------------------------------------------------------------ stack context */
+
+/**
+ * Transmit hook of a stack: queue @p p for the wire.
+ * @return 0 (the device owns p and calls cn_pkt_free at completion) or a
+ *         negative errno (-ENOBUFS: ring full); on error the stack frees p
+ *         and will send the bytes again later (they are still in the
+ *         sockbuf).
+ */
+typedef int (*cn_net_xmit_fn)(void *arg, struct cn_pkt *p);
+
+/**
+ * Slow-path hook for what the fast path does not handle (IPv4 fragments).
+ * Takes ownership of @p m. @return true if it took the frame; false to let
+ * the stack drop it with the reason given.
+ */
+typedef bool (*cn_net_slow_fn)(void *arg, struct cn_mbuf *m, enum cn_drop why);
+
+struct cn_net_params {
+	uint8_t mac[CN_ETH_ALEN];  /**< our Ethernet address */
+	uint32_t addr;             /**< our IPv4 address, network order */
+	struct cn_mbuf_pool *mpool;/**< small mbufs (references, copies) */
+	struct cn_mbuf_pool *cpool;/**< clusters (fused TX copies); may be NULL */
+	uint32_t tx_descs;         /**< struct cn_pkt descriptors; 0 = 1024 */
+	uint32_t max_conns;        /**< TCP connections; 0 = 64 */
+	uint32_t max_udp;          /**< UDP sockets; 0 = 16 */
+	cn_net_xmit_fn xmit;       /**< required */
+	void *xmit_arg;
+	cn_net_slow_fn slow;       /**< may be NULL: fragments are dropped */
+	void *slow_arg;
+	uint32_t rx_flags;         /**< CN_PARSE_* the device guarantees */
+};
+
+/** Counters of a stack, all monotonic. */
+struct cn_net_stats {
+	uint64_t rx_frames;        /**< frames handed to cn_net_input */
+	uint64_t rx_tcp, rx_udp;   /**< accepted by the parser, per protocol */
+	uint64_t rx_slow;          /**< taken by the slow-path hook */
+	uint64_t tx_frames, tx_bytes;
+	uint64_t tx_nodesc;        /**< output stopped: no descriptor */
+	uint64_t tx_xmit_fail;     /**< device refused a frame */
+	uint64_t drop[CN_DROP_MAX];/**< per reason; drop[0] unused */
+};
+
+/**
+ * Create a stack.
+ * @return it, or NULL with errno EINVAL (no xmit, no mpool) or ENOMEM.
+ * Cost: allocates every descriptor and table here.
+ */
+struct cn_net *cn_net_create(const struct cn_net_params *p);
+
+/** Destroy a stack: closes its connections and sockets (freeing what they
+ *  hold). Descriptors still held by a device must have been released.
+ *  @return 0, or -EBUSY when descriptors are still out (leaked). NULL ok. */
+int cn_net_destroy(struct cn_net *net);
+
+/**
+ * Receive one frame (consumed in every case): parse, validate, dispatch to
+ * the TCP connection or UDP socket, or drop with a counted reason.
+ * @param now  current time in the ticks of tcp.h's timers
+ * @return CN_DROP_NONE if accepted, else the drop reason.
+ */
+enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now);
+
+/** Run every connection's timers (delayed ACK, retransmission) due at
+ *  @p now. Cost: O(connections). */
+void cn_net_timer(struct cn_net *net, uint64_t now);
+
+/** The stack's counters (live). */
+const struct cn_net_stats *cn_net_stats(const struct cn_net *net);
+
+/** Total drops over all reasons. */
+uint64_t cn_net_drops(const struct cn_net *net);
+
+/** TX descriptors currently out (held by devices or queued). */
+uint32_t cn_net_pkts_out(const struct cn_net *net);
+
+/** Our address (network order) and MAC, as created. */
+uint32_t cn_net_addr(const struct cn_net *net);
+const uint8_t *cn_net_mac(const struct cn_net *net);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CACHENET_NET_H */

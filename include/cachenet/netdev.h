@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * @file netdev.h
+ * The in-memory NIC of seeds 000 and 002: a device with TX and RX
+ * descriptor rings and status write-back that a cachenet stack transmits
+ * into and receives from, with no wire behind it. What sits on the other
+ * side of the "wire" is one of:
+ *  - another device (two stacks back to back, cn_netdev_connect),
+ *  - a lossy link to another device (loss, reorder, duplicate, corrupt at
+ *    fixed rates from a fixed seed, struct cn_link),
+ *  - a simulated peer built from packet templates (struct cn_peer): a TCP
+ *    receiver that ACKs every other segment with a window, a TCP sender
+ *    flow-controlled by our ACKs, a UDP source or sink (seed 000's
+ *    in-memory drivers "playing the peer").
+ *
+ * Two sides of one device, as in hardware:
+ *  - the driver side (what the stack's CPU runs): cn_netdev_xmit() posts a
+ *    TX descriptor; cn_netdev_poll() reaps TX completions and hands
+ *    received frames to the stack, at most `batch` per call (interrupt
+ *    moderation: the driver is entered once per batch);
+ *  - the "NIC" side (what a device would do by DMA): cn_netdev_nic_tx()
+ *    gathers posted TX frames (filling an offloaded L4 checksum, as the
+ *    NIC's DMA read would), puts them on the wire and writes their status;
+ *    cn_netdev_nic_rx() writes an arriving frame into the next posted RX
+ *    buffer, writes the descriptor's length and status, and leaves the
+ *    written lines in the cache state the DCA mode says (seed 002).
+ *
+ * Benchmarks pause their counters around the NIC side: it stands for work
+ * a device does, not the host CPU.
+ *
+ * Thread safety: a device, link or peer belongs to one thread.
+ */
+#ifndef CACHENET_NETDEV_H
+#define CACHENET_NETDEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cachenet/net.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Where the bytes a device writes for a received frame end up (seed 002). */
+enum cn_dca {
+	/** Left in the cache, as Direct Cache Access / DDIO does. */
+	CN_DCA_INJECT = 0,
+	/** Every line written (buffer and descriptor) flushed with
+	 *  clflushopt, as a DMA write snooping the caches leaves them. */
+	CN_DCA_FLUSH = 1,
+	/** Flushed as FLUSH, then the driver prefetches the header and
+	 *  payload lines of the next prefetch_k frames when it reads their
+	 *  status (the prefetch-hint variant). */
+	CN_DCA_PREFETCH = 2,
+};
+
+/** Name of a DCA mode ("inject", "flush", "prefetch"). */
+const char *cn_dca_name(enum cn_dca mode);
+
+/** A frame leaving a device: where the wire takes it. The bytes are valid
+ *  during the call only. */
+typedef void (*cn_wire_fn)(void *arg, const uint8_t *frame, uint32_t len);
+
+struct cn_pcap;
+
+struct cn_netdev_params {
+	uint32_t ring_size;          /**< descriptors per ring, power of two; 0 = 512 */
+	uint32_t batch;              /**< frames per driver poll; 0 = 32 */
+	enum cn_dca dca;
+	uint32_t prefetch_k;         /**< PREFETCH: frames ahead; 0 = 4 */
+	struct cn_mbuf_pool *mpool;  /**< RX buffers: an mbuf ... */
+	struct cn_mbuf_pool *cpool;  /**< ... with a cluster of >= 1516 bytes */
+	struct cn_pcap *pcap;        /**< capture both directions; may be NULL */
+};
+
+/** Device counters. */
+struct cn_netdev_stats {
+	uint64_t tx_frames, tx_bytes, tx_ring_full;
+	uint64_t rx_frames, rx_bytes;
+	uint64_t rx_no_desc;         /**< frame lost: no posted RX buffer */
+	uint64_t rx_too_long;        /**< frame lost: longer than the buffer */
+	uint64_t rx_refill_fail;     /**< buffer pool empty at refill */
+	uint64_t polls;
+};
+
+struct cn_netdev;
+
+/**
+ * Create a device and post a buffer in every RX descriptor.
+ * @return it, or NULL with errno EINVAL (ring size not a power of two, no
+ *         pools) or ENOMEM/ENOBUFS.
+ */
+struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p);
+
+/** Free it, its posted buffers, and (cn_pkt_free) every TX packet still
+ *  in its ring. NULL accepted. */
+void cn_netdev_destroy(struct cn_netdev *dev);
+
+/** Where frames the device transmits go. */
+void cn_netdev_set_wire(struct cn_netdev *dev, cn_wire_fn fn, void *arg);
+
+/**
+ * Driver: post @p p on the TX ring. Matches cn_net_xmit_fn, so a stack
+ * can use (cn_netdev_xmit, dev) as its transmit hook.
+ * @return 0; -ENOBUFS when the ring is full (p not taken).
+ * Cost: one descriptor write.
+ */
+int cn_netdev_xmit(void *dev, struct cn_pkt *p);
+
+/**
+ * NIC: transmit every posted TX frame onto the wire and write its
+ * completion status. @return frames sent.
+ * Cost: one gather copy per frame (plus the checksum, offloaded frames).
+ */
+unsigned cn_netdev_nic_tx(struct cn_netdev *dev);
+
+/**
+ * NIC: a frame arrives from the wire: written into the next posted RX
+ * buffer (2 bytes in, so the IPv4 header is 4-byte aligned), length and
+ * status written back, lines flushed per the DCA mode.
+ * @return 0; -ENOBUFS (no posted buffer: counted, frame lost); -EMSGSIZE.
+ * Also usable as a cn_wire_fn (cn_netdev_wire_rx).
+ */
+int cn_netdev_nic_rx(struct cn_netdev *dev, const uint8_t *frame, uint32_t len);
+
+/** cn_netdev_nic_rx as a cn_wire_fn (arg is the device). */
+void cn_netdev_wire_rx(void *dev, const uint8_t *frame, uint32_t len);
+
+/**
+ * NIC, zero-copy form for simulated peers: the next posted RX buffer
+ * (*room bytes) to build a frame in, followed by cn_netdev_nic_rx_commit.
+ * Reserving twice without a commit returns the same buffer.
+ * @return the buffer, or NULL when no buffer is posted (nothing counted:
+ *         the caller decides whether that is a loss).
+ */
+uint8_t *cn_netdev_nic_rx_reserve(struct cn_netdev *dev, uint32_t *room);
+/** The reserved buffer holds a frame of @p len bytes. */
+void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
+
+/**
+ * Driver: reap TX completions and hand up to `batch` received frames to
+ * @p net (cn_net_input), refilling their descriptors.
+ * @return frames received.
+ * Cost: per frame, a status read, a buffer swap, the stack's input; in
+ * PREFETCH mode, prefetches for the frames k ahead whose status is done.
+ */
+unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now);
+
+/** Driver: receive up to @p n frames without a stack (ownership passes).
+ *  @return frames returned. */
+unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **m, unsigned n);
+
+/** Driver: reap TX completions only. @return packets released. */
+unsigned cn_netdev_tx_reap(struct cn_netdev *dev);
+
+/** Frames waiting in the RX ring (status written, not yet polled). */
+unsigned cn_netdev_rx_pending(const struct cn_netdev *dev);
+
+/** Packets posted on the TX ring and not yet reaped. */
+unsigned cn_netdev_tx_pending(const struct cn_netdev *dev);
+
+const struct cn_netdev_stats *cn_netdev_stats(const struct cn_netdev *dev);
+
+/** Join two devices back to back: each one's wire is the other's RX. */
+void cn_netdev_connect(struct cn_netdev *a, struct cn_netdev *b);
+
+/* ------------------------------------------------------------ lossy link */
+
+struct cn_link_params {
+	double loss;        /**< probability a frame is lost */
+	double reorder;     /**< probability a frame is held back behind the next */
+	double duplicate;   /**< probability a frame is delivered twice */
+	double corrupt;     /**< probability one byte of the frame is flipped */
+	uint64_t seed;      /**< fixed seed: the same run every time */
+};
+
+struct cn_link_stats {
+	uint64_t frames, lost, reordered, duplicated, corrupted;
+};
+
+struct cn_link;
+
+/** Create a link joining @p a and @p b (sets both devices' wires).
+ *  @return it, or NULL with errno EINVAL/ENOMEM. */
+struct cn_link *cn_link_create(struct cn_netdev *a, struct cn_netdev *b,
+			       const struct cn_link_params *p);
+
+/** Deliver frames held back for reordering (call when the link is idle,
+ *  else a held frame waits for the next one in its direction). */
+void cn_link_flush(struct cn_link *l);
+
+void cn_link_destroy(struct cn_link *l);
+const struct cn_link_stats *cn_link_stats(const struct cn_link *l);
+
+/* ------------------------------------------------------------ simulated peers */
+
+enum cn_peer_kind {
+	CN_PEER_TCP_SINK = 1,   /**< receives our segments, ACKs every ack_every-th */
+	CN_PEER_TCP_SOURCE = 2, /**< sends segments, flow-controlled by our ACKs */
+	CN_PEER_UDP_SINK = 3,   /**< counts our datagrams */
+	CN_PEER_UDP_SOURCE = 4, /**< sends datagrams */
+};
+
+/**
+ * A simulated peer. Addresses are the peer's view: l* is the peer, r* is
+ * the cachenet stack under test. It is attached to a device: it receives
+ * what the device transmits (it becomes the device's wire) and writes its
+ * own frames straight into the device's posted RX buffers. The peers
+ * assume a lossless wire (no retransmission of their own).
+ */
+struct cn_peer_params {
+	enum cn_peer_kind kind;
+	uint32_t laddr, raddr;         /**< network order */
+	uint16_t lport, rport;         /**< host order */
+	uint8_t lmac[CN_ETH_ALEN], rmac[CN_ETH_ALEN];
+	uint32_t iss;                  /**< the peer's initial sequence number */
+	uint32_t irs;                  /**< the stack's initial sequence number */
+	uint16_t mss;                  /**< SOURCE: payload per segment; UDP: per datagram */
+	uint32_t window;               /**< SINK: window advertised (bytes, <= 65535 << wscale) */
+	uint8_t wscale;                /**< SINK: shift of the advertised window */
+	uint32_t ack_every;            /**< SINK: ACK every n-th segment; 0 = 2 */
+	bool verify;                   /**< SINK: check checksums and hash payload */
+	bool ts;                       /**< TCP timestamps on the peer's segments */
+	bool csum;                     /**< UDP SOURCE: send a checksum */
+};
+
+struct cn_peer_stats {
+	uint64_t frames_in, bytes_in;  /**< payload bytes received in order */
+	uint64_t frames_out, bytes_out;/**< payload bytes sent */
+	uint64_t acks_out, bad_csum, out_of_order;
+	uint64_t hash;                 /**< FNV-1a 64 of in-order payload (verify) */
+};
+
+struct cn_peer;
+
+/** Create a peer and attach it to @p dev (its wire).
+ *  @return it, or NULL with errno EINVAL/ENOMEM. */
+struct cn_peer *cn_peer_create(struct cn_netdev *dev, const struct cn_peer_params *p);
+void cn_peer_destroy(struct cn_peer *peer);
+
+/**
+ * SOURCE: write up to @p max frames into the device, as many as the
+ * stack's advertised window (TCP) and the posted RX buffers allow.
+ * TCP payload is deterministic: each segment's first 4 bytes are its
+ * sequence number (big-endian), the rest a fixed pattern, so the stream
+ * is checkable and the checksum is a stored sum plus one word.
+ * @return frames written.
+ */
+unsigned cn_peer_send(struct cn_peer *peer, unsigned max);
+
+/** The byte at stream offset @p off that a TCP SOURCE sends (for checks). */
+uint8_t cn_peer_stream_byte(const struct cn_peer *peer, uint64_t off);
+
+/** SINK: ACK what has not been ACKed yet (the end of a burst). */
+void cn_peer_flush(struct cn_peer *peer);
+
+const struct cn_peer_stats *cn_peer_stats(const struct cn_peer *peer);
+
+/* ------------------------------------------------------------ pcap */
+
+/**
+ * Open a capture file in the classic pcap format (magic 0xa1b2c3d4,
+ * version 2.4, LINKTYPE_ETHERNET), readable by tcpdump and tshark.
+ * @return it, or NULL with errno from fopen.
+ */
+struct cn_pcap *cn_pcap_open(const char *path, uint32_t snaplen);
+/** Append one frame with a timestamp in nanoseconds (stored as usec).
+ *  @return 0 or -EIO. */
+int cn_pcap_write(struct cn_pcap *pc, const uint8_t *frame, uint32_t len, uint64_t ts_ns);
+/** Flush and close. @return 0 or -EIO. NULL accepted. */
+int cn_pcap_close(struct cn_pcap *pc);
+/** Frames written. */
+uint64_t cn_pcap_count(const struct cn_pcap *pc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CACHENET_NETDEV_H */

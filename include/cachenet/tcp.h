@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * @file tcp.h
+ * The data path of an established TCP connection (RFC 9293), as a
+ * user-space stack links it in: the TCB built from what a handshake
+ * produced, tcp_output, tcp_input with Van Jacobson's header prediction,
+ * ACK processing, delayed ACKs, Reno congestion control and retransmission.
+ *
+ * Conventions of this module
+ *
+ *  - Connection management (SYN/FIN/RST exchanges) is the host stack's
+ *    job. cn_tcp_open() takes the result of a handshake (addresses, ports,
+ *    ISNs, MSS, windows, window scales, timestamps) and returns an
+ *    ESTABLISHED connection. Segments with SYN or RST are dropped as
+ *    CN_DROP_TCP_FLAGS; a FIN is recorded (cn_tcp_info.fin_rcvd) and
+ *    acknowledged, nothing more.
+ *
+ *  - Header template (BSD t_template). At open the Ethernet, IPv4 and TCP
+ *    headers (with the timestamp option when negotiated) are built once,
+ *    with the partial sums of their constant words; tcp_output copies the
+ *    template and patches length, id, sequence, ack, flags, window and
+ *    timestamps, completing both checksums from the stored partial sums.
+ *
+ *  - Send buffer. Either sockbuf of sockbuf.h: a chain (payload attached
+ *    to packets as mbuf references, cn_sbchain_copy_ref) or a ring
+ *    (payload attached as pointers into the ring; the in-memory NIC
+ *    completes a frame before any ACK for it can be processed, which is
+ *    the contract a device must keep for ring sockbufs: a frame's
+ *    completion precedes the application's rewrite of released bytes).
+ *
+ *  - TX checksum modes (enum cn_tcp_csum), chosen per connection.
+ *
+ *  - Receive. In-order payload is kept by reference: the received mbuf is
+ *    trimmed to the payload and appended to the receive queue (a chain
+ *    sockbuf), and cn_tcp_recv() copies it out. Or, with a buffer posted
+ *    by cn_tcp_recv_post(), payload is copied into the application's
+ *    buffer with the checksum verified in the same pass (cn_csum_copy):
+ *    the received frame is read once.
+ *
+ *  - Time. `now` arguments are ticks of any clock the caller picks; the
+ *    timer parameters (delayed ACK, RTO) are in the same ticks.
+ */
+#ifndef CACHENET_TCP_H
+#define CACHENET_TCP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cachenet/net.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Checksum work of tcp_output. */
+enum cn_tcp_csum {
+	/** The NIC computes it: the field holds the pseudo-header sum and the
+	 *  packet carries CN_PKT_TX_L4_CSUM. Payload never read by the CPU. */
+	CN_TCP_CSUM_OFFLOAD = 0,
+	/** Partial sums stored at copy-in (ring sockbuf in CSUM copy mode)
+	 *  complete the checksum without reading the payload; where a segment
+	 *  does not match the stored chunks, falls back to SEPARATE (counted
+	 *  in cn_tcp_stats.csum_fallback). */
+	CN_TCP_CSUM_STORED = 1,
+	/** The payload is copied into a fresh cluster with cn_csum_copy (one
+	 *  pass: copy and sum), the packet references the copy. */
+	CN_TCP_CSUM_FUSED = 2,
+	/** A separate pass of cn_csum_partial over the referenced payload. */
+	CN_TCP_CSUM_SEPARATE = 3,
+};
+
+/** What a handshake produced, and the connection's choices. */
+struct cn_tcp_params {
+	uint32_t laddr, raddr;        /**< network order */
+	uint16_t lport, rport;        /**< host order */
+	uint8_t rmac[CN_ETH_ALEN];    /**< next hop's Ethernet address */
+	uint32_t iss;                 /**< our initial sequence number */
+	uint32_t irs;                 /**< the peer's initial sequence number */
+	uint16_t mss;                 /**< the peer's MSS (RFC 6691: payload without
+					   options; segments with timestamps carry 12 bytes less) */
+	uint16_t rcv_mss;             /**< largest payload we expect; 0 = mss */
+	uint32_t snd_wnd;             /**< peer's window from the SYN-ACK, bytes */
+	uint8_t snd_wscale;           /**< shift applied to windows we receive */
+	uint8_t rcv_wscale;           /**< shift we apply to windows we send */
+	bool ts;                      /**< timestamps negotiated (RFC 7323) */
+	uint32_t ts_recent;           /**< the peer's last TSval */
+	bool nodelay;                 /**< disable Nagle */
+	enum cn_tcp_csum csum;
+	enum cn_sockbuf_kind sndbuf;  /**< CN_SOCKBUF_CHAIN or CN_SOCKBUF_RING */
+	uint32_t sndbuf_size;         /**< ring bytes (power of two); 0 = 1 MB.
+					   Chain: bytes accepted before send
+					   returns short; 0 = 1 MB */
+	enum cn_sbring_copy ring_copy;/**< ring copy-in mode (CSUM for STORED) */
+	uint32_t rcvbuf_size;         /**< receive window, bytes; 0 = 1 MB */
+	uint32_t ooo_max;             /**< out-of-order segments queued; 0 = drop */
+	uint32_t delack_ticks;        /**< delayed-ACK timer; 0 = ACK at once */
+	uint32_t rto_init;            /**< initial RTO in ticks; 0 = 1000 */
+	uint32_t rto_min;             /**< lower bound of the RTO; 0 = rto_init/5 */
+	uint32_t rto_max;             /**< upper bound after backoff; 0 = 64*rto_init */
+	uint32_t init_cwnd;           /**< segments; 0 = 10 (RFC 6928) */
+	bool no_ts_clock;             /**< send now as TSval (false) or 0 */
+};
+
+/** Per-connection counters. */
+struct cn_tcp_stats {
+	uint64_t segs_out, bytes_out;     /**< data segments, payload bytes (retransmissions too) */
+	uint64_t acks_out;                /**< segments without payload */
+	uint64_t rexmit_segs, rexmit_bytes;
+	uint64_t rto_fired, fast_rexmit;
+	uint64_t segs_in, bytes_in;       /**< accepted segments, new payload bytes */
+	uint64_t hp_data, hp_ack;         /**< header prediction taken */
+	uint64_t slow_path;               /**< segments through the full input */
+	uint64_t dupacks_in, dup_segs_in; /**< duplicate ACKs; duplicate data */
+	uint64_t ooo_queued, ooo_dropped;
+	uint64_t delack_timer;            /**< ACKs sent by the delayed-ACK timer */
+	uint64_t csum_fallback;           /**< STORED mode that summed the payload */
+	uint64_t rcv_fused;               /**< segments copied+summed into a posted buffer */
+};
+
+/** A snapshot of a connection's state for tests and tools. */
+struct cn_tcp_info {
+	uint32_t snd_una, snd_nxt, snd_max, snd_wnd;  /**< snd_wnd in bytes */
+	uint32_t cwnd, ssthresh;
+	uint32_t rcv_nxt, rcv_wnd;                    /**< rcv_wnd in bytes */
+	uint32_t rto, srtt;                           /**< ticks (srtt unscaled) */
+	uint32_t snd_queued;                          /**< bytes in the send buffer */
+	uint32_t rcv_queued;                          /**< bytes ready for cn_tcp_recv */
+	uint32_t ooo_segs;
+	uint8_t dupacks;
+	bool fin_rcvd;
+	bool delack_pending;
+};
+
+struct cn_tcb;
+
+/**
+ * Create an established connection from a handshake's results.
+ * @return the TCB, or NULL with errno EINVAL (mss <= 12, sndbuf kind unknown,
+ *         ring size not a power of two, STORED without a CSUM ring),
+ *         EEXIST (4-tuple in use), ENOSPC (connection table full), ENOMEM.
+ * Cost: builds the header template; allocates the sockbufs.
+ */
+struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p);
+
+/**
+ * Forget the connection (no FIN is sent: the host stack closes), freeing
+ * its send and receive buffers and out-of-order queue. Packets already
+ * handed to a device stay valid for a chain send buffer (they hold mbuf
+ * references) but not for a ring (they point into it): with a ring, close
+ * only after the device completed the connection's frames. NULL accepted.
+ */
+void cn_tcp_close(struct cn_tcb *tcb);
+
+/**
+ * Copy up to @p len bytes into the send buffer and run tcp_output.
+ * @return bytes accepted (0 when the buffer is full), or -ENOBUFS (no
+ *         memory for copy-in, nothing accepted).
+ * Cost: one copy-in pass (fused with the checksum for a CSUM ring).
+ */
+int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now);
+
+/**
+ * Zero-copy send for a chain sockbuf: append the packet @p m (ownership
+ * passes), then run tcp_output.
+ * @return 0; -EINVAL (ring sockbuf; m untouched).
+ */
+int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now);
+
+/**
+ * tcp_output: send what the window, the congestion window, Nagle and the
+ * MSS allow, and a pending ACK if no data segment carried it.
+ * @return segments sent (data and ACK), or a negative errno from the
+ *         device or descriptor exhaustion (-ENOBUFS) after sending what it
+ *         could (the rest goes at the next call).
+ * Cost per segment, offload mode: template copy (1-2 lines), ~10 field
+ * patches, a sockbuf segment lookup (O(1)), no payload byte read.
+ */
+int cn_tcp_output(struct cn_tcb *tcb, uint64_t now);
+
+/**
+ * Copy up to @p len received in-order bytes out and free them; a window
+ * update is sent when the window opened by two segments or half the buffer.
+ * @return bytes copied (0 when nothing is queued).
+ */
+int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now);
+
+/**
+ * Post an application buffer: subsequent in-order payload is copied into
+ * it with the checksum verified in the same pass (segments with a bad
+ * checksum are dropped and leave no trace in the count). Bytes already
+ * queued by reference are copied first; a segment larger than the room
+ * left fills the buffer exactly and its remainder is queued by reference
+ * (for cn_tcp_recv or the next post). One buffer at a time.
+ * @return 0; -EBUSY (a buffer is already posted); -EINVAL (len 0).
+ */
+int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len);
+
+/**
+ * Bytes filled in the posted buffer so far; with @p finish, also take the
+ * buffer back (later data is queued by reference again).
+ */
+uint32_t cn_tcp_recv_posted(struct cn_tcb *tcb, bool finish);
+
+/** Run this connection's timers due at @p now (cn_net_timer does all). */
+void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now);
+
+/** Counters (live). */
+const struct cn_tcp_stats *cn_tcp_stats(const struct cn_tcb *tcb);
+
+/** Fill a state snapshot. */
+void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *info);
+
+/** Space left in the send buffer, bytes. */
+uint32_t cn_tcp_sndbuf_space(const struct cn_tcb *tcb);
+
+/** The connection's send sockbuf (e.g. to fill a ring in place). */
+struct cn_sockbuf *cn_tcp_sndbuf(struct cn_tcb *tcb);
+
+/** Name of a checksum mode ("offload", "stored", "fused", "separate"). */
+const char *cn_tcp_csum_name(enum cn_tcp_csum mode);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CACHENET_TCP_H */

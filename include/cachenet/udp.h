@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * @file udp.h
+ * UDP (RFC 768) send and receive on a cachenet stack, checksum on or off.
+ *
+ * A socket is bound to a local port and, for sending, connected to one
+ * remote address/port/MAC. Sending attaches the caller's payload by
+ * reference (no copy): the buffer must stay valid until the @p done
+ * callback runs (the device's TX completion). Received datagrams are
+ * handed to the socket's callback as an mbuf trimmed to the payload.
+ */
+#ifndef CACHENET_UDP_H
+#define CACHENET_UDP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cachenet/net.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Receive callback: @p m (ownership passes) holds the payload only;
+ * @p pi describes the frame it came from (valid during the call).
+ */
+typedef void (*cn_udp_rx_fn)(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi);
+
+struct cn_udp_params {
+	uint16_t lport;                /**< host order, non-zero */
+	uint32_t raddr;                /**< network order (for send) */
+	uint16_t rport;                /**< host order (for send) */
+	uint8_t rmac[CN_ETH_ALEN];
+	bool tx_csum;                  /**< compute the checksum (else send 0) */
+	bool tx_offload;               /**< leave it to the device (with tx_csum) */
+	bool rx_csum;                  /**< verify non-zero checksums on receive */
+	cn_udp_rx_fn rx;               /**< may be NULL: received datagrams counted and freed */
+	void *rx_arg;
+};
+
+struct cn_udp_stats {
+	uint64_t tx_dgrams, tx_bytes, rx_dgrams, rx_bytes;
+};
+
+struct cn_udp_sock;
+
+/**
+ * Bind a socket.
+ * @return it, or NULL with errno EINVAL (port 0), EADDRINUSE, ENOSPC.
+ */
+struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *p);
+
+/** Unbind and free. NULL accepted. */
+void cn_udp_close(struct cn_udp_sock *s);
+
+/**
+ * Send one datagram of @p len bytes referencing @p buf.
+ * @param done  called with @p arg once the device no longer reads buf
+ *              (may run before this function returns); may be NULL if the
+ *              caller keeps buf valid otherwise
+ * @return 0; -EMSGSIZE (len > 65507 or more than fits one frame of 9000
+ *         bytes); -ENOBUFS (no descriptor); a device error.
+ * Cost: header from the socket's template; with tx_csum and no offload,
+ * one pass over the payload.
+ */
+int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len,
+		void (*done)(void *arg), void *arg);
+
+/** Counters (live). */
+const struct cn_udp_stats *cn_udp_stats(const struct cn_udp_sock *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CACHENET_UDP_H */

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The stack context, the TX descriptor pool and the frame parser.
+ *
+ * The parser checks, in this order, exactly what the next step would
+ * otherwise read out of bounds or misinterpret; each failure maps to one
+ * drop reason, so a malformed frame is counted once, under the first
+ * thing wrong with it. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "net_impl.h"
+
+static const char *const drop_names[CN_DROP_MAX] = {
+	[CN_DROP_NONE] = "none",
+	[CN_DROP_ETH_TRUNC] = "eth_trunc",
+	[CN_DROP_ETH_TYPE] = "eth_type",
+	[CN_DROP_ETH_CHAIN] = "eth_chain",
+	[CN_DROP_IP_TRUNC] = "ip_trunc",
+	[CN_DROP_IP_VERSION] = "ip_version",
+	[CN_DROP_IP_HLEN] = "ip_hlen",
+	[CN_DROP_IP_LEN] = "ip_len",
+	[CN_DROP_IP_CSUM] = "ip_csum",
+	[CN_DROP_IP_FRAG] = "ip_frag",
+	[CN_DROP_IP_NOT_US] = "ip_not_us",
+	[CN_DROP_IP_PROTO] = "ip_proto",
+	[CN_DROP_TCP_TRUNC] = "tcp_trunc",
+	[CN_DROP_TCP_OFF] = "tcp_off",
+	[CN_DROP_TCP_OPT] = "tcp_opt",
+	[CN_DROP_TCP_CSUM] = "tcp_csum",
+	[CN_DROP_TCP_NO_CONN] = "tcp_no_conn",
+	[CN_DROP_TCP_FLAGS] = "tcp_flags",
+	[CN_DROP_TCP_WINDOW] = "tcp_window",
+	[CN_DROP_TCP_OOO] = "tcp_ooo",
+	[CN_DROP_TCP_ACK] = "tcp_ack",
+	[CN_DROP_TCP_PAWS] = "tcp_paws",
+	[CN_DROP_UDP_TRUNC] = "udp_trunc",
+	[CN_DROP_UDP_LEN] = "udp_len",
+	[CN_DROP_UDP_CSUM] = "udp_csum",
+	[CN_DROP_UDP_NO_PORT] = "udp_no_port",
+	[CN_DROP_NOBUFS] = "nobufs",
+};
+
+const char *cn_drop_name(enum cn_drop reason)
+{
+	if ((unsigned)reason >= CN_DROP_MAX)
+		return "?";
+	return drop_names[reason];
+}
+
+/* ------------------------------------------------------------ parser */
+
+/* TCP options between p and end (RFC 9293 3.2, RFC 7323). Unknown kinds are
+ * skipped by their length; a length < 2 or past the end is malformed. */
+static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct cn_pkt_info *pi)
+{
+	/* Fast path: the 12-byte NOP NOP TS block every segment of a
+	 * timestamp connection carries (RFC 7323 appendix A layout). */
+	if (end - p == CN_TCPOLEN_TSTAMP_APPA &&
+	    cn__ld32(p) == cn_hton32(0x0101080a)) {
+		pi->has_ts = 1;
+		pi->ts_val = cn_ntoh32(cn__ld32(p + 4));
+		pi->ts_ecr = cn_ntoh32(cn__ld32(p + 8));
+		return CN_DROP_NONE;
+	}
+	while (p < end) {
+		uint8_t kind = p[0], len;
+		if (kind == CN_TCPOPT_EOL)
+			break;
+		if (kind == CN_TCPOPT_NOP) {
+			p++;
+			continue;
+		}
+		if (end - p < 2)
+			return CN_DROP_TCP_OPT;
+		len = p[1];
+		if (len < 2 || len > end - p)
+			return CN_DROP_TCP_OPT;
+		switch (kind) {
+		case CN_TCPOPT_MSS:
+			if (len != 4)
+				return CN_DROP_TCP_OPT;
+			pi->has_mss = 1;
+			pi->mss = cn_ntoh16(cn__ld16(p + 2));
+			break;
+		case CN_TCPOPT_WSCALE:
+			if (len != 3)
+				return CN_DROP_TCP_OPT;
+			pi->has_ws = 1;
+			pi->wscale = p[2] > 14 ? 14 : p[2]; /* RFC 7323 2.3 */
+			break;
+		case CN_TCPOPT_TIMESTAMP:
+			if (len != 10)
+				return CN_DROP_TCP_OPT;
+			pi->has_ts = 1;
+			pi->ts_val = cn_ntoh32(cn__ld32(p + 2));
+			pi->ts_ecr = cn_ntoh32(cn__ld32(p + 6));
+			break;
+		default:
+			break;
+		}
+		p += len;
+	}
+	return CN_DROP_NONE;
+}
+
+enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struct cn_pkt_info *pi)
+{
+	const uint8_t *f = frame;
+	const struct cn_ipv4_hdr *ip;
+	uint32_t ihl, tot;
+
+	pi->frame = f;
+	pi->frame_len = len;
+	pi->flags = (uint8_t)flags;
+	pi->has_ts = pi->has_mss = pi->has_ws = 0;
+	if (len < CN_ETH_HLEN)
+		return CN_DROP_ETH_TRUNC;
+	if (cn__ld16(f + 12) != cn_hton16(CN_ETH_TYPE_IPV4))
+		return CN_DROP_ETH_TYPE;
+	pi->l3_off = CN_ETH_HLEN;
+	if (len < CN_ETH_HLEN + CN_IPV4_HLEN)
+		return CN_DROP_IP_TRUNC;
+	ip = (const struct cn_ipv4_hdr *)(f + CN_ETH_HLEN);
+	if ((ip->ver_ihl >> 4) != 4)
+		return CN_DROP_IP_VERSION;
+	ihl = (ip->ver_ihl & 0xfu) * 4u;
+	if (ihl < CN_IPV4_HLEN)
+		return CN_DROP_IP_HLEN;
+	if (len < CN_ETH_HLEN + ihl)
+		return CN_DROP_IP_TRUNC;
+	tot = cn_ntoh16(ip->total_len);
+	if (tot < ihl || tot > len - CN_ETH_HLEN)
+		return CN_DROP_IP_LEN;
+	if (!(flags & CN_PARSE_IP_CSUM_GOOD) && cn_csum_ipv4_hdr(ip, ihl) != 0)
+		return CN_DROP_IP_CSUM;
+	pi->saddr = ip->src;
+	pi->daddr = ip->dst;
+	pi->proto = ip->proto;
+	pi->l4_off = (uint16_t)(CN_ETH_HLEN + ihl);
+	pi->l4_len = (uint16_t)(tot - ihl);
+	/* MF set or a non-zero offset: a fragment (DF alone is fine). */
+	if (ip->frag_off & cn_hton16(CN_IPV4_FLAG_MF | CN_IPV4_OFFMASK))
+		return CN_DROP_IP_FRAG;
+
+	if (ip->proto == CN_IPV4_PROTO_TCP) {
+		const struct cn_tcp_hdr *th;
+		uint32_t doff;
+		if (pi->l4_len < CN_TCP_HLEN)
+			return CN_DROP_TCP_TRUNC;
+		th = (const struct cn_tcp_hdr *)(f + pi->l4_off);
+		doff = (uint32_t)(th->off >> 4) * 4u;
+		if (doff < CN_TCP_HLEN || doff > pi->l4_len)
+			return CN_DROP_TCP_OFF;
+		pi->sport = th->sport;
+		pi->dport = th->dport;
+		pi->tcp_flags = th->flags;
+		pi->seq = cn_ntoh32(th->seq);
+		pi->ack = cn_ntoh32(th->ack);
+		pi->win = cn_ntoh16(th->win);
+		pi->pay_off = (uint16_t)(pi->l4_off + doff);
+		pi->pay_len = pi->l4_len - doff;
+		if (doff > CN_TCP_HLEN) {
+			const uint8_t *o = f + pi->l4_off + CN_TCP_HLEN;
+			enum cn_drop r = parse_tcp_opts(o, o + doff - CN_TCP_HLEN, pi);
+			if (r != CN_DROP_NONE)
+				return r;
+		}
+		return CN_DROP_NONE;
+	}
+	if (ip->proto == CN_IPV4_PROTO_UDP) {
+		const struct cn_udp_hdr *uh;
+		if (pi->l4_len < CN_UDP_HLEN)
+			return CN_DROP_UDP_TRUNC;
+		uh = (const struct cn_udp_hdr *)(f + pi->l4_off);
+		if (cn_ntoh16(uh->len) != pi->l4_len)
+			return CN_DROP_UDP_LEN;
+		pi->sport = uh->sport;
+		pi->dport = uh->dport;
+		pi->tcp_flags = 0;
+		pi->pay_off = (uint16_t)(pi->l4_off + CN_UDP_HLEN);
+		pi->pay_len = pi->l4_len - CN_UDP_HLEN;
+		return CN_DROP_NONE;
+	}
+	return CN_DROP_IP_PROTO;
+}
+
+/* Sum of a header whose length is a multiple of 4 (TCP: 4 * data offset,
+ * UDP: 8): a few 32-bit loads added in 64 bits, no call into the
+ * dispatched kernel, whose setup costs more than the work at this size. */
+static inline uint64_t hdr_sum32(const uint8_t *p, uint32_t len)
+{
+	uint64_t s = 0;
+
+	for (uint32_t i = 0; i < len; i += 4)
+		s += cn__ld32(p + i);
+	return s;
+}
+
+uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi)
+{
+	uint64_t s = cn_csum_pseudo_ipv4(pi->saddr, pi->daddr, pi->proto, pi->l4_len);
+
+	s += hdr_sum32(pi->frame + pi->l4_off, (uint32_t)(pi->pay_off - pi->l4_off));
+	return cn__csum_fold32(s);
+}
+
+bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi)
+{
+	uint32_t s;
+
+	if (pi->flags & CN_PARSE_L4_CSUM_GOOD)
+		return true;
+	if (pi->proto == CN_IPV4_PROTO_UDP &&
+	    cn__ld16(pi->frame + pi->l4_off + 6) == 0)
+		return true; /* RFC 768: no checksum */
+	/* The L4 header length is even (TCP: 4*doff, UDP: 8), so the payload
+	 * sum needs no byte swap. */
+	s = cn_net_l4_hdr_sum(pi);
+	if (pi->pay_len)
+		s = cn_csum_partial(pi->frame + pi->pay_off, pi->pay_len, s);
+	return cn_csum_fold(s) == 0xffff;
+}
+
+/* ------------------------------------------------------------ TX packets */
+
+uint32_t cn_pkt_gather(const struct cn_pkt *p, void *dst)
+{
+	uint8_t *d = dst;
+	uint32_t off = p->hdr_len;
+
+	memcpy(d, p->hdr, p->hdr_len);
+	if (p->ol_flags & CN_PKT_TX_L4_CSUM) {
+		/* The field holds the folded pseudo-header sum; the header
+		 * part is even-length, so pieces combine from there. */
+		uint32_t s = cn_csum_partial(d + p->l4_off, p->hdr_len - p->l4_off, 0);
+		uint32_t at = 0;
+		for (uint32_t i = 0; i < p->npieces; i++) {
+			uint32_t ps = cn_csum_copy(d + off, p->piece[i].base, p->piece[i].len, 0);
+			s = cn_csum_combine(s, ps, at);
+			at += p->piece[i].len;
+			off += p->piece[i].len;
+		}
+		uint16_t c = (uint16_t)~cn_csum_fold(s);
+		if (c == 0 && (p->ol_flags & CN_PKT_TX_UDP))
+			c = 0xffff;
+		memcpy(d + p->l4_off + p->csum_off, &c, 2);
+		return off;
+	}
+	for (uint32_t i = 0; i < p->npieces; i++) {
+		memcpy(d + off, p->piece[i].base, p->piece[i].len);
+		off += p->piece[i].len;
+	}
+	return off;
+}
+
+struct cn_pkt *cn__pkt_get(struct cn_net *net)
+{
+	struct cn_pkt *p = net->pkt_free;
+
+	if (!p) {
+		net->st.tx_nodesc++;
+		return NULL;
+	}
+	net->pkt_free = p->next;
+	net->pkts_out++;
+	p->npieces = 0;
+	p->pay_len = 0;
+	p->ol_flags = 0;
+	p->ref = NULL;
+	p->done = NULL;
+	return p;
+}
+
+void cn_pkt_free(struct cn_pkt *p)
+{
+	struct cn_net *net;
+
+	if (!p)
+		return;
+	net = p->net;
+	if (p->ref)
+		cn_mbuf_free_chain(p->ref);
+	if (p->done)
+		p->done(p->done_arg);
+	p->next = net->pkt_free;
+	net->pkt_free = p;
+	net->pkts_out--;
+}
+
+/* ------------------------------------------------------------ stack */
+
+struct cn_net *cn_net_create(const struct cn_net_params *p)
+{
+	struct cn_net *net;
+
+	if (!p || !p->xmit || !p->mpool) {
+		errno = EINVAL;
+		return NULL;
+	}
+	net = calloc(1, sizeof(*net));
+	if (!net)
+		goto nomem;
+	net->p = *p;
+	if (!net->p.tx_descs)
+		net->p.tx_descs = 1024;
+	if (!net->p.max_conns)
+		net->p.max_conns = 64;
+	if (!net->p.max_udp)
+		net->p.max_udp = 16;
+	net->npkts = net->p.tx_descs;
+	net->pkts = aligned_alloc(64, sizeof(struct cn_pkt) * net->npkts);
+	net->hash = calloc(CN_TCP_HASH, sizeof(*net->hash));
+	net->conns = calloc(net->p.max_conns, sizeof(*net->conns));
+	net->udp = calloc(net->p.max_udp, sizeof(*net->udp));
+	if (!net->pkts || !net->hash || !net->conns || !net->udp)
+		goto nomem;
+	/* Build the free list so that the first get hands out pkts[0]. */
+	for (uint32_t i = net->npkts; i-- > 0;) {
+		struct cn_pkt *k = &net->pkts[i];
+		memset(k, 0, offsetof(struct cn_pkt, room));
+		k->net = net;
+		k->next = net->pkt_free;
+		net->pkt_free = k;
+	}
+	return net;
+nomem:
+	if (net) {
+		free(net->pkts);
+		free(net->hash);
+		free(net->conns);
+		free(net->udp);
+		free(net);
+	}
+	errno = ENOMEM;
+	return NULL;
+}
+
+int cn_net_destroy(struct cn_net *net)
+{
+	int rc;
+
+	if (!net)
+		return 0;
+	cn__tcp_free_all(net);
+	cn__udp_free_all(net);
+	rc = net->pkts_out ? -EBUSY : 0;
+	free(net->pkts);
+	free(net->hash);
+	free(net->conns);
+	free(net->udp);
+	free(net);
+	return rc;
+}
+
+enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+{
+	struct cn_pkt_info pi;
+	enum cn_drop r;
+
+	net->st.rx_frames++;
+	if (m->next) {
+		/* Devices hand over one buffer per frame; a chain is only
+		 * accepted when it fits an inline mbuf after pullup. */
+		struct cn_mbuf *h = cn_mbuf_pullup(m, m->pkt_len);
+		if (!h) {
+			r = CN_DROP_ETH_CHAIN;
+			goto drop;
+		}
+		m = h;
+	}
+	r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
+	if (r != CN_DROP_NONE) {
+		if (r == CN_DROP_IP_FRAG && net->p.slow && net->p.slow(net->p.slow_arg, m, r)) {
+			net->st.rx_slow++;
+			return CN_DROP_NONE;
+		}
+		goto drop;
+	}
+	if (pi.daddr != net->p.addr) {
+		r = CN_DROP_IP_NOT_US;
+		goto drop;
+	}
+	if (pi.proto == CN_IPV4_PROTO_TCP) {
+		struct cn_tcb *tcb = cn__tcp_lookup(net, &pi);
+		net->st.rx_tcp++;
+		if (!tcb) {
+			r = CN_DROP_TCP_NO_CONN;
+			goto drop;
+		}
+		return cn__tcp_input(net, tcb, m, &pi, now); /* counts its drops */
+	}
+	net->st.rx_udp++;
+	return cn__udp_input(net, m, &pi);
+drop:
+	cn__drop(net, r);
+	cn_mbuf_free_chain(m);
+	return r;
+}
+
+const struct cn_net_stats *cn_net_stats(const struct cn_net *net)
+{
+	return &net->st;
+}
+
+uint64_t cn_net_drops(const struct cn_net *net)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 1; i < CN_DROP_MAX; i++)
+		n += net->st.drop[i];
+	return n;
+}
+
+uint32_t cn_net_pkts_out(const struct cn_net *net)
+{
+	return net->pkts_out;
+}
+
+uint32_t cn_net_addr(const struct cn_net *net)
+{
+	return net->p.addr;
+}
+
+const uint8_t *cn_net_mac(const struct cn_net *net)
+{
+	return net->p.mac;
+}
+
+void cn_net_timer(struct cn_net *net, uint64_t now)
+{
+	for (uint32_t i = 0; i < net->nconns; i++)
+		cn_tcp_timer(net->conns[i], now);
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Private to src/net: the stack, TCB and UDP socket structs. */
+#ifndef CN_NET_IMPL_H
+#define CN_NET_IMPL_H
+
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cachenet/csum.h"
+#include "cachenet/net.h"
+#include "cachenet/sockbuf.h"
+#include "cachenet/tcp.h"
+#include "cachenet/udp.h"
+#include "cn_internal.h"
+
+/* Debug checks on our own invariants (never on input), compiled out with
+ * NDEBUG. */
+#ifdef NDEBUG
+#define CN_NET_ASSERT(c) ((void)0)
+#else
+#include <stdio.h>
+#include <stdlib.h>
+#define CN_NET_ASSERT(c)                                                              \
+	do {                                                                          \
+		if (!(c)) {                                                           \
+			fprintf(stderr, "%s:%d: %s: assertion %s failed\n", __FILE__, \
+				__LINE__, __func__, #c);                              \
+			abort();                                                      \
+		}                                                                     \
+	} while (0)
+#endif
+
+#define CN_TCP_HASH 256u
+
+/* Ethernet + IPv4 + TCP + NOP,NOP,TS: the longest header tcp_output writes. */
+#define CN_TCP_TMPL_MAX (CN_ETH_HLEN + CN_IPV4_HLEN + CN_TCP_HLEN + CN_TCPOLEN_TSTAMP_APPA)
+#define CN_OOO_MAX 256u
+
+/* TCB flags */
+#define TF_ACKNOW 0x1u   /* send an ACK at the next output */
+#define TF_DELACK 0x2u   /* an ACK is being delayed (delack_at armed) */
+#define TF_FORCE 0x4u    /* persist: send one segment ignoring the window */
+#define TF_RTT 0x8u      /* rtt_seq is being timed */
+#define TF_RECOVER 0x10u /* in fast recovery (NewReno, until snd_una >= recover) */
+#define TF_FIN 0x20u     /* FIN received */
+
+struct cn_tcb {
+	/* --- cache line 0: everything header prediction reads ------------ */
+	uint32_t raddr;            /* network order: lookup key */
+	uint16_t rport_n, lport_n; /* network order: lookup key */
+	uint32_t rcv_nxt;
+	uint32_t snd_una, snd_nxt, snd_max;
+	uint32_t snd_wnd;          /* bytes (scaled) */
+	uint32_t cwnd;
+	uint32_t ts_recent;
+	uint32_t rcv_space_max;    /* receive buffer (window) bytes */
+	uint32_t flags;            /* TF_* */
+	uint8_t ts_on, snd_wscale, rcv_wscale, dupacks;
+	uint16_t mss, rcv_mss;
+	uint16_t rcv_segs;         /* in-order segments not yet ACKed */
+	uint8_t csum_mode, sb_kind;
+	struct cn_sockbuf *sb;     /* send buffer (chain or ring header) */
+	/* --- cache line 1: receive side ---------------------------------- */
+	struct cn_net *net;
+	struct cn_sbchain rcvq;    /* in-order payload kept by reference */
+	uint8_t *post_buf;         /* posted application buffer */
+	uint32_t post_len, post_done;
+	uint32_t rcv_adv;          /* right edge of the window we advertised */
+	uint32_t ooo_n, ooo_max;
+	struct cn_mbuf *ooo;       /* out-of-order segments by seq (m->seq), via nextpkt */
+	/* --- cache line 2+: sender slow path, timers -------------------- */
+	uint32_t ssthresh, recover;
+	uint32_t snd_wl1, snd_wl2;
+	uint32_t max_sndwnd;
+	uint32_t rtt_seq;
+	uint64_t rtt_start;
+	uint32_t srtt8, rttvar4;   /* scaled by 8 and 4 as in RFC 6298 / BSD */
+	uint32_t rto, rto_min, rto_max, rto_base;
+	uint64_t rtx_at, delack_at;/* 0 = not armed */
+	uint32_t delack_ticks;
+	uint32_t sndbuf_max;
+	uint32_t ip_sum0;          /* template IPv4 header partial sum */
+	uint32_t tcp_sum0;         /* pseudo-header w/o length + ports + options kind */
+	uint16_t hdr_len;          /* 54 or 66 */
+	uint8_t no_ts_clock, nodelay;
+	uint32_t laddr;
+	struct cn_tcb *hnext;      /* hash chain */
+	struct cn_sbring *ring;    /* when sb_kind == RING */
+	struct cn_sbchain chain;   /* when sb_kind == CHAIN */
+	struct cn_tcp_stats st;
+	alignas(64) uint8_t tmpl[CN_TCP_TMPL_MAX];
+};
+
+/* Header prediction and the pure-ACK / in-order-data fast paths read only
+ * line 0 (plus the send buffer's header and the receive queue). */
+_Static_assert(offsetof(struct cn_tcb, net) == 64, "TCB fast-path fields fill line 0");
+_Static_assert(offsetof(struct cn_tcb, tmpl) % 64 == 0, "template starts a cache line");
+
+struct cn_udp_sock {
+	struct cn_net *net;
+	struct cn_udp_params p;
+	uint16_t lport_n;
+	uint32_t ip_sum0, udp_sum0;
+	struct cn_udp_stats st;
+	uint8_t tmpl[CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN];
+};
+
+struct cn_net {
+	struct cn_net_params p;
+	struct cn_net_stats st;
+	struct cn_pkt *pkt_free;   /* LIFO: the most recently freed is cache-hot */
+	uint32_t pkts_out, npkts;
+	struct cn_pkt *pkts;       /* the descriptor array */
+	uint16_t ip_id;
+	struct cn_tcb *last;       /* last TCB found: one compare on a stream */
+	struct cn_tcb **hash;
+	struct cn_tcb **conns;     /* every TCB, for timers */
+	uint32_t nconns;
+	struct cn_udp_sock **udp;
+	uint32_t nudp;
+};
+
+CN_INTERNAL struct cn_pkt *cn__pkt_get(struct cn_net *net);
+CN_INTERNAL enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
+			       struct cn_pkt_info *pi, uint64_t now);
+CN_INTERNAL struct cn_tcb *cn__tcp_lookup(struct cn_net *net, const struct cn_pkt_info *pi);
+CN_INTERNAL enum cn_drop cn__udp_input(struct cn_net *net, struct cn_mbuf *m, struct cn_pkt_info *pi);
+CN_INTERNAL int cn__tcp_output(struct cn_tcb *tcb, uint64_t now);
+CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now);
+CN_INTERNAL void cn__tcp_free_all(struct cn_net *net);
+CN_INTERNAL void cn__udp_free_all(struct cn_net *net);
+
+static inline void cn__drop(struct cn_net *net, enum cn_drop why)
+{
+	net->st.drop[why]++;
+}
+
+static inline uint32_t cn__ld32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint16_t cn__ld16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+#endif

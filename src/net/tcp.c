@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* TCB life cycle, the application side (send, receive, post), timers and
+ * the connection table. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "net_impl.h"
+
+static inline unsigned tcb_hash(uint32_t raddr, uint16_t rport_n, uint16_t lport_n)
+{
+	uint32_t h = raddr ^ ((uint32_t)rport_n << 16 | lport_n);
+
+	h *= 0x9e3779b1u; /* Fibonacci hashing: the high bits mix every input bit */
+	return h >> 24;
+}
+
+struct cn_tcb *cn__tcp_lookup(struct cn_net *net, const struct cn_pkt_info *pi)
+{
+	struct cn_tcb *t = net->last;
+
+	if (t && t->raddr == pi->saddr && t->rport_n == pi->sport && t->lport_n == pi->dport)
+		return t;
+	for (t = net->hash[tcb_hash(pi->saddr, pi->sport, pi->dport)]; t; t = t->hnext)
+		if (t->raddr == pi->saddr && t->rport_n == pi->sport && t->lport_n == pi->dport) {
+			net->last = t;
+			return t;
+		}
+	return NULL;
+}
+
+static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
+{
+	uint8_t *h = tcb->tmpl;
+	struct cn_eth_hdr *eth = (struct cn_eth_hdr *)h;
+	struct cn_ipv4_hdr *ip = (struct cn_ipv4_hdr *)(h + CN_ETH_HLEN);
+	struct cn_tcp_hdr *th = (struct cn_tcp_hdr *)(h + CN_ETH_HLEN + CN_IPV4_HLEN);
+	uint32_t thl = CN_TCP_HLEN + (tcb->ts_on ? CN_TCPOLEN_TSTAMP_APPA : 0);
+
+	memset(h, 0, sizeof(tcb->tmpl));
+	memcpy(eth->dst, p->rmac, CN_ETH_ALEN);
+	memcpy(eth->src, tcb->net->p.mac, CN_ETH_ALEN);
+	eth->type = cn_hton16(CN_ETH_TYPE_IPV4);
+	ip->ver_ihl = 0x45;
+	ip->frag_off = cn_hton16(CN_IPV4_FLAG_DF);
+	ip->ttl = 64;
+	ip->proto = CN_IPV4_PROTO_TCP;
+	ip->src = p->laddr;
+	ip->dst = p->raddr;
+	th->sport = cn_hton16(p->lport);
+	th->dport = cn_hton16(p->rport);
+	th->off = (uint8_t)((thl / 4) << 4);
+	th->flags = CN_TCP_ACK;
+	if (tcb->ts_on) {
+		uint8_t *o = (uint8_t *)th + CN_TCP_HLEN;
+		o[0] = CN_TCPOPT_NOP;
+		o[1] = CN_TCPOPT_NOP;
+		o[2] = CN_TCPOPT_TIMESTAMP;
+		o[3] = 10;
+	}
+	tcb->hdr_len = (uint16_t)(CN_ETH_HLEN + CN_IPV4_HLEN + thl);
+	/* Sums of the constant words; the variable ones are zero here and
+	 * get added per segment. */
+	tcb->ip_sum0 = cn_csum_partial(ip, CN_IPV4_HLEN, 0);
+	tcb->tcp_sum0 = cn_csum_partial(th, thl,
+					cn_csum_pseudo_ipv4(p->laddr, p->raddr, CN_IPV4_PROTO_TCP, 0));
+}
+
+struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
+{
+	struct cn_tcb *tcb;
+	struct cn_pkt_info key;
+	unsigned h;
+
+	if (!net || !p || p->mss <= CN_TCPOLEN_TSTAMP_APPA || p->mss > 9000 - 40 ||
+	    (p->sndbuf != CN_SOCKBUF_CHAIN && p->sndbuf != CN_SOCKBUF_RING) ||
+	    (unsigned)p->csum > CN_TCP_CSUM_SEPARATE || p->snd_wscale > 14 || p->rcv_wscale > 14 ||
+	    (p->csum == CN_TCP_CSUM_STORED &&
+	     (p->sndbuf != CN_SOCKBUF_RING || p->ring_copy != CN_SBRING_COPY_CSUM)) ||
+	    (p->csum == CN_TCP_CSUM_FUSED && !net->p.cpool) || p->ooo_max > CN_OOO_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	key.saddr = p->raddr;
+	key.sport = cn_hton16(p->rport);
+	key.dport = cn_hton16(p->lport);
+	if (cn__tcp_lookup(net, &key)) {
+		errno = EEXIST;
+		return NULL;
+	}
+	if (net->nconns == net->p.max_conns) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	tcb = aligned_alloc(64, (sizeof(*tcb) + 63) & ~(size_t)63);
+	if (!tcb) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(tcb, 0, sizeof(*tcb));
+	tcb->net = net;
+	tcb->raddr = p->raddr;
+	tcb->laddr = p->laddr;
+	tcb->rport_n = cn_hton16(p->rport);
+	tcb->lport_n = cn_hton16(p->lport);
+	tcb->snd_una = tcb->snd_nxt = tcb->snd_max = p->iss + 1; /* SYN consumed one */
+	tcb->rcv_nxt = p->irs + 1;
+	tcb->snd_wl1 = p->irs;
+	tcb->snd_wl2 = p->iss;
+	tcb->snd_wnd = p->snd_wnd;
+	tcb->max_sndwnd = p->snd_wnd;
+	tcb->snd_wscale = p->snd_wscale;
+	tcb->rcv_wscale = p->rcv_wscale;
+	/* RFC 6691: the MSS counts payload without TCP options, so the
+	 * segment shrinks by the timestamp option's 12 bytes. */
+	tcb->mss = (uint16_t)(p->mss - (p->ts ? CN_TCPOLEN_TSTAMP_APPA : 0));
+	tcb->rcv_mss = p->rcv_mss ? p->rcv_mss : p->mss;
+	tcb->cwnd = (p->init_cwnd ? p->init_cwnd : 10) * (uint32_t)tcb->mss;
+	tcb->ssthresh = UINT32_MAX / 2;
+	tcb->ts_on = p->ts;
+	tcb->ts_recent = p->ts_recent;
+	tcb->no_ts_clock = p->no_ts_clock;
+	tcb->nodelay = p->nodelay;
+	tcb->csum_mode = (uint8_t)p->csum;
+	tcb->sb_kind = (uint8_t)p->sndbuf;
+	tcb->rcv_space_max = p->rcvbuf_size ? p->rcvbuf_size : 1u << 20;
+	tcb->ooo_max = p->ooo_max;
+	tcb->delack_ticks = p->delack_ticks;
+	tcb->rto_base = tcb->rto = p->rto_init ? p->rto_init : 1000;
+	tcb->rto_min = p->rto_min ? p->rto_min : (tcb->rto_base / 5 ? tcb->rto_base / 5 : 1);
+	tcb->rto_max = p->rto_max ? p->rto_max : tcb->rto_base * 64;
+	tcb->sndbuf_max = p->sndbuf_size ? p->sndbuf_size : 1u << 20;
+	tcb->rcv_adv = tcb->rcv_nxt;
+	cn_sbchain_init(&tcb->rcvq, net->p.mpool, net->p.cpool);
+	if (p->sndbuf == CN_SOCKBUF_RING) {
+		struct cn_sbring_params rp = {
+			.size = tcb->sndbuf_max,
+			.mss = tcb->mss, /* chunk sums line up with segments */
+			.copy = p->ring_copy,
+			.anchors = 1, /* packets reference the ring directly */
+			.seq = tcb->snd_una,
+		};
+		tcb->ring = cn_sbring_create(&rp);
+		if (!tcb->ring) {
+			int e = errno;
+			free(tcb);
+			errno = e;
+			return NULL;
+		}
+		tcb->sb = cn_sbring_sockbuf(tcb->ring);
+	} else {
+		cn_sbchain_init(&tcb->chain, net->p.mpool, net->p.cpool);
+		tcb->sb = &tcb->chain.sb;
+	}
+	build_template(tcb, p);
+	h = tcb_hash(tcb->raddr, tcb->rport_n, tcb->lport_n);
+	tcb->hnext = net->hash[h];
+	net->hash[h] = tcb;
+	net->conns[net->nconns++] = tcb;
+	return tcb;
+}
+
+static void tcb_free(struct cn_tcb *tcb)
+{
+	struct cn_mbuf *m = tcb->ooo, *n;
+
+	for (; m; m = n) {
+		n = m->nextpkt;
+		cn_mbuf_free_chain(m);
+	}
+	cn_sbchain_flush(&tcb->rcvq);
+	if (tcb->ring)
+		cn_sbring_destroy(tcb->ring);
+	else
+		cn_sbchain_flush(&tcb->chain);
+	free(tcb);
+}
+
+void cn_tcp_close(struct cn_tcb *tcb)
+{
+	struct cn_net *net;
+	struct cn_tcb **pp;
+
+	if (!tcb)
+		return;
+	net = tcb->net;
+	for (pp = &net->hash[tcb_hash(tcb->raddr, tcb->rport_n, tcb->lport_n)]; *pp;
+	     pp = &(*pp)->hnext)
+		if (*pp == tcb) {
+			*pp = tcb->hnext;
+			break;
+		}
+	for (uint32_t i = 0; i < net->nconns; i++)
+		if (net->conns[i] == tcb) {
+			net->conns[i] = net->conns[--net->nconns];
+			break;
+		}
+	if (net->last == tcb)
+		net->last = NULL;
+	tcb_free(tcb);
+}
+
+void cn__tcp_free_all(struct cn_net *net)
+{
+	while (net->nconns)
+		cn_tcp_close(net->conns[0]);
+}
+
+uint32_t cn_tcp_sndbuf_space(const struct cn_tcb *tcb)
+{
+	if (tcb->ring)
+		return cn_sbring_space(tcb->ring);
+	return tcb->sndbuf_max > tcb->sb->cc ? tcb->sndbuf_max - tcb->sb->cc : 0;
+}
+
+struct cn_sockbuf *cn_tcp_sndbuf(struct cn_tcb *tcb)
+{
+	return tcb->sb;
+}
+
+int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now)
+{
+	uint32_t n;
+
+	if (tcb->ring) {
+		n = cn_sbring_write(tcb->ring, buf, len);
+	} else {
+		uint32_t space = cn_tcp_sndbuf_space(tcb);
+		n = len < space ? len : space;
+		if (n && cn_sbchain_append_copy(&tcb->chain, buf, n) < 0)
+			return -ENOBUFS;
+	}
+	if (n)
+		cn__tcp_output(tcb, now);
+	return (int)n;
+}
+
+int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now)
+{
+	if (tcb->ring)
+		return -EINVAL;
+	cn_sbchain_append(&tcb->chain, m);
+	cn__tcp_output(tcb, now);
+	return 0;
+}
+
+/* Window update after the application consumed data: worth a segment when
+ * the right edge moves by two segments or half the buffer (RFC 9293
+ * 3.8.6.2.2, receiver-side SWS avoidance). */
+static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
+{
+	uint32_t cc = tcb->rcvq.sb.cc;
+	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+	uint32_t edge = tcb->rcv_nxt + space;
+	uint32_t grow = edge - tcb->rcv_adv;
+
+	if ((int32_t)grow > 0 && (grow >= 2u * tcb->rcv_mss || grow >= tcb->rcv_space_max / 2)) {
+		tcb->flags |= TF_ACKNOW;
+		cn__tcp_output(tcb, now);
+	}
+}
+
+int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now)
+{
+	uint32_t done = 0;
+	uint8_t *d = buf;
+
+	while (done < len && tcb->rcvq.sb.cc) {
+		struct cn_sb_seg seg;
+		cn_sbchain_seg(&tcb->rcvq, 0, len - done, &seg);
+		for (uint32_t i = 0; i < seg.npieces; i++) {
+			memcpy(d + done, seg.piece[i].base, seg.piece[i].len);
+			done += seg.piece[i].len;
+		}
+		cn_sbchain_drop(&tcb->rcvq, seg.len);
+	}
+	if (done)
+		maybe_window_update(tcb, now);
+	return (int)done;
+}
+
+int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len)
+{
+	if (tcb->post_buf)
+		return -EBUSY;
+	if (!len || !buf)
+		return -EINVAL;
+	tcb->post_buf = buf;
+	tcb->post_len = len;
+	tcb->post_done = 0;
+	/* Bytes that arrived before the post come first. */
+	while (tcb->rcvq.sb.cc && tcb->post_done < len) {
+		struct cn_sb_seg seg;
+		cn_sbchain_seg(&tcb->rcvq, 0, len - tcb->post_done, &seg);
+		for (uint32_t i = 0; i < seg.npieces; i++) {
+			memcpy(tcb->post_buf + tcb->post_done, seg.piece[i].base, seg.piece[i].len);
+			tcb->post_done += seg.piece[i].len;
+		}
+		cn_sbchain_drop(&tcb->rcvq, seg.len);
+	}
+	return 0;
+}
+
+uint32_t cn_tcp_recv_posted(struct cn_tcb *tcb, bool finish)
+{
+	uint32_t n = tcb->post_done;
+
+	if (finish) {
+		tcb->post_buf = NULL;
+		tcb->post_len = tcb->post_done = 0;
+	}
+	return n;
+}
+
+/* RFC 6298 5.5-5.7 with go-back-N: on a timeout everything unacknowledged
+ * is sent again from snd_una, with one segment of congestion window. */
+void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now)
+{
+	if (tcb->delack_at && now >= tcb->delack_at) {
+		tcb->delack_at = 0;
+		tcb->flags |= TF_ACKNOW;
+		tcb->st.delack_timer++;
+		cn__tcp_output(tcb, now);
+	}
+	if (tcb->rtx_at && now >= tcb->rtx_at) {
+		tcb->rtx_at = 0;
+		if (tcb->snd_una != tcb->snd_max) {
+			uint32_t flight = tcb->snd_max - tcb->snd_una;
+			uint32_t half = flight / 2;
+			tcb->st.rto_fired++;
+			tcb->ssthresh = half > 2u * tcb->mss ? half : 2u * tcb->mss;
+			tcb->cwnd = tcb->mss;
+			tcb->snd_nxt = tcb->snd_una;
+			tcb->dupacks = 0;
+			tcb->flags &= ~(TF_RTT | TF_RECOVER);
+			tcb->rto = tcb->rto * 2 > tcb->rto_max ? tcb->rto_max : tcb->rto * 2;
+		} else if (tcb->sb->cc) {
+			tcb->flags |= TF_FORCE; /* persist probe */
+			tcb->rto = tcb->rto * 2 > tcb->rto_max ? tcb->rto_max : tcb->rto * 2;
+		}
+		cn__tcp_output(tcb, now);
+		if (!tcb->rtx_at && (tcb->snd_una != tcb->snd_max || tcb->sb->cc))
+			tcb->rtx_at = now + tcb->rto;
+	}
+}
+
+const struct cn_tcp_stats *cn_tcp_stats(const struct cn_tcb *tcb)
+{
+	return &tcb->st;
+}
+
+void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *i)
+{
+	uint32_t cc = tcb->rcvq.sb.cc;
+
+	memset(i, 0, sizeof(*i));
+	i->snd_una = tcb->snd_una;
+	i->snd_nxt = tcb->snd_nxt;
+	i->snd_max = tcb->snd_max;
+	i->snd_wnd = tcb->snd_wnd;
+	i->cwnd = tcb->cwnd;
+	i->ssthresh = tcb->ssthresh;
+	i->rcv_nxt = tcb->rcv_nxt;
+	i->rcv_wnd = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+	i->rto = tcb->rto;
+	i->srtt = tcb->srtt8 / 8;
+	i->snd_queued = tcb->sb->cc;
+	i->rcv_queued = cc;
+	i->ooo_segs = tcb->ooo_n;
+	i->dupacks = tcb->dupacks;
+	i->fin_rcvd = (tcb->flags & TF_FIN) != 0;
+	i->delack_pending = tcb->delack_at != 0;
+}
+
+const char *cn_tcp_csum_name(enum cn_tcp_csum mode)
+{
+	switch (mode) {
+	case CN_TCP_CSUM_OFFLOAD:
+		return "offload";
+	case CN_TCP_CSUM_STORED:
+		return "stored";
+	case CN_TCP_CSUM_FUSED:
+		return "fused";
+	case CN_TCP_CSUM_SEPARATE:
+		return "separate";
+	}
+	return "?";
+}

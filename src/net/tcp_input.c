@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* tcp_input for an established connection.
+ *
+ * Van Jacobson's header prediction (as in 4.3BSD-Reno and every BSD since)
+ * takes the two cases that make up nearly all segments of a bulk transfer
+ * with a handful of compares on the TCB's first cache line:
+ *  - a pure ACK for new data, from the sender's side: free the acknowledged
+ *    bytes, grow the window, maybe send more;
+ *  - the next in-order data segment, from the receiver's side, acknowledging
+ *    nothing new: deliver it, schedule the ACK.
+ * Everything else (duplicate ACKs, retransmissions, out-of-order data,
+ * window changes, recovery) goes through the full path below, written in
+ * the order of RFC 9293 3.10.7.4 for ESTABLISHED. */
+#include <errno.h>
+
+#include "net_impl.h"
+
+static inline uint32_t rcv_space(const struct cn_tcb *tcb)
+{
+	uint32_t cc = tcb->rcvq.sb.cc;
+	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+	uint32_t adv = tcb->rcv_adv - tcb->rcv_nxt;
+
+	/* A window once advertised is honoured even if space shrank since. */
+	return (int32_t)adv > (int32_t)space ? adv : space;
+}
+
+/* Payload already verified: as much as fits into the posted buffer, the
+ * rest kept by reference in the receive queue. Consumes m (one mbuf). */
+static void deliver(struct cn_tcb *tcb, struct cn_mbuf *m, uint32_t off, uint32_t len)
+{
+	if (tcb->post_buf && tcb->post_done < tcb->post_len) {
+		uint32_t k = tcb->post_len - tcb->post_done;
+		if (k > len)
+			k = len;
+		memcpy(tcb->post_buf + tcb->post_done, m->data + off, k);
+		tcb->post_done += k;
+		off += k;
+		len -= k;
+		if (len == 0) {
+			cn_mbuf_free_chain(m);
+			return;
+		}
+	}
+	m->data += off;
+	m->len = m->pkt_len = len;
+	cn_sbchain_append(&tcb->rcvq, m);
+}
+
+/* Verify the checksum while copying into the posted buffer (one pass over
+ * the payload; a part that does not fit is summed where it lies and kept
+ * by reference), or with a separate pass and then deliver. Returns false
+ * (m freed, drop counted) on a bad checksum: the bytes copied past
+ * post_done are then never seen. */
+static bool deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+{
+	uint32_t len = pi->pay_len;
+
+	if (tcb->post_buf && tcb->post_done < tcb->post_len &&
+	    !(pi->flags & CN_PARSE_L4_CSUM_GOOD)) {
+		const uint8_t *pay = pi->frame + pi->pay_off;
+		uint32_t k = tcb->post_len - tcb->post_done;
+		uint32_t s = cn_net_l4_hdr_sum(pi); /* even length: no swap below */
+		if (k > len)
+			k = len;
+		s = cn_csum_copy(tcb->post_buf + tcb->post_done, pay, k, s);
+		if (k < len)
+			s = cn_csum_combine(s, cn_csum_partial(pay + k, len - k, 0), k);
+		if (cn_csum_fold(s) != 0xffff) {
+			cn__drop(tcb->net, CN_DROP_TCP_CSUM);
+			cn_mbuf_free_chain(m);
+			return false;
+		}
+		tcb->post_done += k;
+		tcb->st.rcv_fused++;
+		if (k == len) {
+			cn_mbuf_free_chain(m);
+		} else {
+			m->data += pi->pay_off + k;
+			m->len = m->pkt_len = len - k;
+			cn_sbchain_append(&tcb->rcvq, m);
+		}
+		return true;
+	}
+	if (!cn_net_l4_csum_ok(pi)) {
+		cn__drop(tcb->net, CN_DROP_TCP_CSUM);
+		cn_mbuf_free_chain(m);
+		return false;
+	}
+	deliver(tcb, m, pi->pay_off, len);
+	return true;
+}
+
+/* Schedule the ACK for in-order data: every second segment at once, else
+ * after the delayed-ACK timer (RFC 9293 3.8.6.3, RFC 5681 4.2). */
+static inline void ack_data(struct cn_tcb *tcb, uint64_t now)
+{
+	if (++tcb->rcv_segs >= 2 || tcb->delack_ticks == 0) {
+		tcb->flags |= TF_ACKNOW;
+	} else if (!tcb->delack_at) {
+		tcb->delack_at = now + tcb->delack_ticks;
+		tcb->flags |= TF_DELACK;
+	}
+}
+
+/* RFC 6298 2.2-2.3 in BSD's fixed point (srtt x8, rttvar x4). */
+static void rtt_sample(struct cn_tcb *tcb, uint32_t r)
+{
+	uint32_t rto;
+
+	if (r == 0)
+		r = 1;
+	if (tcb->srtt8 == 0) {
+		tcb->srtt8 = r << 3;
+		tcb->rttvar4 = r << 1;
+	} else {
+		int32_t delta = (int32_t)r - (int32_t)(tcb->srtt8 >> 3);
+		tcb->srtt8 = (uint32_t)((int32_t)tcb->srtt8 + delta);
+		if (delta < 0)
+			delta = -delta;
+		tcb->rttvar4 = (uint32_t)((int32_t)tcb->rttvar4 + delta - (int32_t)(tcb->rttvar4 >> 2));
+	}
+	rto = (tcb->srtt8 >> 3) + (tcb->rttvar4 > 1 ? tcb->rttvar4 : 1);
+	if (rto < tcb->rto_min)
+		rto = tcb->rto_min;
+	if (rto > tcb->rto_max)
+		rto = tcb->rto_max;
+	tcb->rto = rto;
+}
+
+/* New data acknowledged (snd_una < ack <= snd_max): free it, time it,
+ * grow the congestion window (RFC 5681 3.1), restart the timer. */
+static void ack_advance(struct cn_tcb *tcb, uint32_t ack, uint64_t now)
+{
+	uint32_t acked = ack - tcb->snd_una;
+
+	cn_sockbuf_drop(tcb->sb, acked);
+	tcb->snd_una = ack;
+	if (cn_seq_lt(tcb->snd_nxt, ack))
+		tcb->snd_nxt = ack;
+	if ((tcb->flags & TF_RTT) && cn_seq_gt(ack, tcb->rtt_seq)) {
+		tcb->flags &= ~TF_RTT;
+		rtt_sample(tcb, (uint32_t)(now - tcb->rtt_start));
+	}
+	if (!(tcb->flags & TF_RECOVER)) {
+		if (tcb->cwnd < tcb->ssthresh)
+			tcb->cwnd += acked < tcb->mss ? acked : tcb->mss;
+		else
+			tcb->cwnd += ((uint32_t)tcb->mss * tcb->mss) / tcb->cwnd + 1;
+	}
+	tcb->rtx_at = tcb->snd_una == tcb->snd_max ? 0 : now + tcb->rto;
+}
+
+static inline uint32_t min32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Out-of-order segment [seq, seq+len) kept by reference, sorted by seq.
+ * Returns false when it was not kept (queue off/full, or a duplicate). */
+static bool ooo_insert(struct cn_tcb *tcb, struct cn_mbuf *m, uint32_t off, uint32_t seq,
+		       uint32_t len)
+{
+	struct cn_mbuf **pp = &tcb->ooo;
+
+	if (tcb->ooo_n >= tcb->ooo_max)
+		return false;
+	while (*pp && cn_seq_lt((*pp)->seq, seq))
+		pp = &(*pp)->nextpkt;
+	if (*pp && (*pp)->seq == seq && (*pp)->len >= len)
+		return false;
+	m->data += off;
+	m->len = m->pkt_len = len;
+	m->seq = seq;
+	m->nextpkt = *pp;
+	*pp = m;
+	tcb->ooo_n++;
+	tcb->st.ooo_queued++;
+	return true;
+}
+
+/* After rcv_nxt advanced: deliver queued segments that now fit. */
+static void ooo_drain(struct cn_tcb *tcb)
+{
+	struct cn_mbuf *m;
+
+	while ((m = tcb->ooo) && cn_seq_leq(m->seq, tcb->rcv_nxt)) {
+		uint32_t skip = tcb->rcv_nxt - m->seq;
+		tcb->ooo = m->nextpkt;
+		tcb->ooo_n--;
+		m->nextpkt = NULL;
+		if (skip >= m->len) {
+			cn_mbuf_free_chain(m); /* wholly duplicate */
+			continue;
+		}
+		tcb->rcv_nxt += m->len - skip;
+		tcb->st.bytes_in += m->len - skip;
+		deliver(tcb, m, skip, m->len - skip);
+	}
+}
+
+enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
+			   struct cn_pkt_info *pi, uint64_t now)
+{
+	uint32_t seq = pi->seq, ack = pi->ack, len = pi->pay_len, off = pi->pay_off;
+	uint32_t wnd = (uint32_t)pi->win << tcb->snd_wscale;
+	uint8_t fl = pi->tcp_flags;
+	enum cn_drop ret = CN_DROP_NONE;
+	bool fin;
+
+	/* ---------------- header prediction ---------------- */
+	if ((fl & (CN_TCP_SYN | CN_TCP_FIN | CN_TCP_RST | CN_TCP_URG | CN_TCP_ACK)) == CN_TCP_ACK &&
+	    seq == tcb->rcv_nxt && wnd == tcb->snd_wnd && tcb->snd_nxt == tcb->snd_max &&
+	    !(tcb->flags & TF_RECOVER) &&
+	    (!tcb->ts_on || (pi->has_ts && cn_seq_geq(pi->ts_val, tcb->ts_recent)))) {
+		if (len == 0) {
+			if (cn_seq_gt(ack, tcb->snd_una) && cn_seq_leq(ack, tcb->snd_max)) {
+				if (!cn_net_l4_csum_ok(pi)) /* header only: ~20-32 bytes */
+					goto bad_csum;
+				if (pi->has_ts)
+					tcb->ts_recent = pi->ts_val;
+				tcb->st.hp_ack++;
+				tcb->st.segs_in++;
+				tcb->dupacks = 0;
+				ack_advance(tcb, ack, now);
+				cn_mbuf_free_chain(m);
+				if (tcb->sb->cc > tcb->snd_nxt - tcb->snd_una)
+					cn__tcp_output(tcb, now);
+				return CN_DROP_NONE;
+			}
+		} else if (ack == tcb->snd_una && tcb->ooo_n == 0 && len <= rcv_space(tcb)) {
+			if (!deliver_check(tcb, m, pi))
+				return CN_DROP_TCP_CSUM;
+			if (pi->has_ts)
+				tcb->ts_recent = pi->ts_val;
+			tcb->rcv_nxt += len;
+			tcb->st.hp_data++;
+			tcb->st.segs_in++;
+			tcb->st.bytes_in += len;
+			ack_data(tcb, now);
+			if (tcb->flags & TF_ACKNOW)
+				cn__tcp_output(tcb, now);
+			return CN_DROP_NONE;
+		}
+	}
+
+	/* ---------------- full path ---------------- */
+	tcb->st.slow_path++;
+	if ((fl & (CN_TCP_SYN | CN_TCP_RST)) || !(fl & CN_TCP_ACK)) {
+		/* Connection management is the host stack's; a segment
+		 * without ACK is invalid in ESTABLISHED (RFC 9293 3.10.7.4). */
+		cn__drop(net, CN_DROP_TCP_FLAGS);
+		cn_mbuf_free_chain(m);
+		return CN_DROP_TCP_FLAGS;
+	}
+	if (!cn_net_l4_csum_ok(pi))
+		goto bad_csum;
+	if (tcb->ts_on && pi->has_ts && cn_seq_lt(pi->ts_val, tcb->ts_recent)) {
+		/* PAWS (RFC 7323 5.3): an old duplicate; ACK and drop. */
+		cn__drop(net, CN_DROP_TCP_PAWS);
+		cn_mbuf_free_chain(m);
+		tcb->flags |= TF_ACKNOW;
+		cn__tcp_output(tcb, now);
+		return CN_DROP_TCP_PAWS;
+	}
+	if (cn_seq_gt(ack, tcb->snd_max)) {
+		/* Acknowledges something never sent. */
+		cn__drop(net, CN_DROP_TCP_ACK);
+		cn_mbuf_free_chain(m);
+		tcb->flags |= TF_ACKNOW;
+		cn__tcp_output(tcb, now);
+		return CN_DROP_TCP_ACK;
+	}
+	fin = (fl & CN_TCP_FIN) != 0;
+
+	/* Trim to the receive window (BSD's todrop logic: old bytes cut from
+	 * the front, bytes past the window from the back; the ACK field of
+	 * the segment is processed even if no byte is kept). */
+	if (len > 0 || fin) {
+		uint32_t win = rcv_space(tcb);
+		if (cn_seq_lt(seq, tcb->rcv_nxt)) {
+			uint32_t todrop = tcb->rcv_nxt - seq;
+			if (todrop >= len) {
+				if (len)
+					tcb->st.dup_segs_in++;
+				if (fin && todrop > len)
+					fin = false; /* FIN already received */
+				todrop = len;
+				tcb->flags |= TF_ACKNOW;
+			}
+			off += todrop;
+			len -= todrop;
+			seq += todrop;
+		}
+		if (len > 0 && cn_seq_geq(seq, tcb->rcv_nxt + win)) {
+			ret = CN_DROP_TCP_WINDOW;
+			cn__drop(net, ret);
+			len = 0;
+			fin = false;
+			tcb->flags |= TF_ACKNOW;
+		} else if (len > 0 && cn_seq_gt(seq + len, tcb->rcv_nxt + win)) {
+			len = tcb->rcv_nxt + win - seq;
+			fin = false;
+		}
+	}
+
+	/* RFC 7323 4.3: remember the TSval of a segment covering rcv_nxt. */
+	if (tcb->ts_on && pi->has_ts && cn_seq_leq(seq, tcb->rcv_nxt))
+		tcb->ts_recent = pi->ts_val;
+
+	/* ---------------- ACK ---------------- */
+	if (cn_seq_leq(ack, tcb->snd_una)) {
+		if (ack == tcb->snd_una && pi->pay_len == 0 && !fin && wnd == tcb->snd_wnd &&
+		    tcb->snd_una != tcb->snd_max) {
+			tcb->st.dupacks_in++;
+			if (tcb->dupacks < 255)
+				tcb->dupacks++;
+			if (tcb->dupacks == 3 && !(tcb->flags & TF_RECOVER)) {
+				/* Fast retransmit, fast recovery (RFC 5681 3.2,
+				 * NewReno's recover point, RFC 6582). */
+				uint32_t flight = tcb->snd_max - tcb->snd_una, half = flight / 2;
+				tcb->ssthresh = half > 2u * tcb->mss ? half : 2u * tcb->mss;
+				tcb->recover = tcb->snd_max;
+				tcb->flags |= TF_RECOVER;
+				tcb->flags &= ~TF_RTT; /* Karn */
+				tcb->st.fast_rexmit++;
+				cn__tcp_send_one(tcb, 0, min32(tcb->sb->cc, tcb->mss), now);
+				tcb->cwnd = tcb->ssthresh + 3u * tcb->mss;
+				tcb->rtx_at = now + tcb->rto;
+			} else if (tcb->dupacks > 3 && (tcb->flags & TF_RECOVER)) {
+				tcb->cwnd += tcb->mss; /* a segment left the network */
+			}
+		} else if (ack == tcb->snd_una && tcb->snd_una == tcb->snd_max) {
+			tcb->dupacks = 0;
+		}
+	} else {
+		uint32_t acked = ack - tcb->snd_una;
+		if (tcb->flags & TF_RECOVER) {
+			if (cn_seq_geq(ack, tcb->recover)) {
+				tcb->flags &= ~TF_RECOVER;
+				tcb->cwnd = tcb->ssthresh;
+				tcb->dupacks = 0;
+				ack_advance(tcb, ack, now);
+			} else {
+				/* Partial ACK: the next hole was lost too. */
+				ack_advance(tcb, ack, now);
+				cn__tcp_send_one(tcb, 0, min32(tcb->sb->cc, tcb->mss), now);
+				tcb->cwnd = tcb->cwnd > acked ? tcb->cwnd - acked + tcb->mss : tcb->mss;
+			}
+		} else {
+			tcb->dupacks = 0;
+			ack_advance(tcb, ack, now);
+		}
+	}
+	/* Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule). */
+	if (cn_seq_lt(tcb->snd_wl1, seq) ||
+	    (tcb->snd_wl1 == seq && cn_seq_leq(tcb->snd_wl2, ack))) {
+		tcb->snd_wnd = wnd;
+		tcb->snd_wl1 = seq;
+		tcb->snd_wl2 = ack;
+		if (wnd > tcb->max_sndwnd)
+			tcb->max_sndwnd = wnd;
+	}
+
+	/* ---------------- data ---------------- */
+	if (len > 0) {
+		if (seq == tcb->rcv_nxt) {
+			bool had_ooo = tcb->ooo_n != 0;
+			tcb->rcv_nxt += len;
+			tcb->st.segs_in++;
+			tcb->st.bytes_in += len;
+			deliver(tcb, m, off, len);
+			m = NULL;
+			ooo_drain(tcb);
+			if (had_ooo)
+				tcb->flags |= TF_ACKNOW; /* RFC 5681 4.2: fill a hole at once */
+			else
+				ack_data(tcb, now);
+		} else {
+			/* A hole before it: keep it or not, and say with a
+			 * duplicate ACK what we miss (RFC 5681 4.2). */
+			tcb->flags |= TF_ACKNOW;
+			fin = false;
+			if (ooo_insert(tcb, m, off, seq, len)) {
+				m = NULL;
+			} else {
+				tcb->st.ooo_dropped++;
+				ret = CN_DROP_TCP_OOO;
+				cn__drop(net, ret);
+			}
+		}
+	}
+	if (fin && seq + len == tcb->rcv_nxt && !(tcb->flags & TF_FIN)) {
+		tcb->rcv_nxt++;
+		tcb->flags |= TF_FIN | TF_ACKNOW;
+	}
+	if (m)
+		cn_mbuf_free_chain(m);
+	if ((tcb->flags & TF_ACKNOW) || tcb->sb->cc > tcb->snd_nxt - tcb->snd_una)
+		cn__tcp_output(tcb, now);
+	return ret;
+
+bad_csum:
+	cn__drop(net, CN_DROP_TCP_CSUM);
+	cn_mbuf_free_chain(m);
+	return CN_DROP_TCP_CSUM;
+}

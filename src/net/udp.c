@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* UDP sockets: a template per socket, payload by reference. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "net_impl.h"
+
+#define UDP_HDRS (CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN)
+
+struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *p)
+{
+	struct cn_udp_sock *s;
+	struct cn_eth_hdr *eth;
+	struct cn_ipv4_hdr *ip;
+	struct cn_udp_hdr *uh;
+
+	if (!net || !p || p->lport == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < net->nudp; i++)
+		if (net->udp[i]->p.lport == p->lport) {
+			errno = EADDRINUSE;
+			return NULL;
+		}
+	if (net->nudp == net->p.max_udp) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->net = net;
+	s->p = *p;
+	s->lport_n = cn_hton16(p->lport);
+	eth = (struct cn_eth_hdr *)s->tmpl;
+	ip = (struct cn_ipv4_hdr *)(s->tmpl + CN_ETH_HLEN);
+	uh = (struct cn_udp_hdr *)(s->tmpl + CN_ETH_HLEN + CN_IPV4_HLEN);
+	memcpy(eth->dst, p->rmac, CN_ETH_ALEN);
+	memcpy(eth->src, net->p.mac, CN_ETH_ALEN);
+	eth->type = cn_hton16(CN_ETH_TYPE_IPV4);
+	ip->ver_ihl = 0x45;
+	ip->frag_off = cn_hton16(CN_IPV4_FLAG_DF);
+	ip->ttl = 64;
+	ip->proto = CN_IPV4_PROTO_UDP;
+	ip->src = net->p.addr;
+	ip->dst = p->raddr;
+	uh->sport = s->lport_n;
+	uh->dport = cn_hton16(p->rport);
+	s->ip_sum0 = cn_csum_partial(ip, CN_IPV4_HLEN, 0);
+	s->udp_sum0 = cn_csum_partial(uh, CN_UDP_HLEN,
+				      cn_csum_pseudo_ipv4(net->p.addr, p->raddr, CN_IPV4_PROTO_UDP, 0));
+	net->udp[net->nudp++] = s;
+	return s;
+}
+
+void cn_udp_close(struct cn_udp_sock *s)
+{
+	struct cn_net *net;
+
+	if (!s)
+		return;
+	net = s->net;
+	for (uint32_t i = 0; i < net->nudp; i++)
+		if (net->udp[i] == s) {
+			net->udp[i] = net->udp[--net->nudp];
+			break;
+		}
+	free(s);
+}
+
+void cn__udp_free_all(struct cn_net *net)
+{
+	while (net->nudp)
+		cn_udp_close(net->udp[0]);
+}
+
+int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len, void (*done)(void *arg),
+		void *arg)
+{
+	struct cn_net *net = s->net;
+	struct cn_pkt *p;
+	uint8_t *h;
+	struct cn_ipv4_hdr *ip;
+	struct cn_udp_hdr *uh;
+	uint16_t l4len, tot, id;
+	int rc;
+
+	if (len > 9000 - CN_IPV4_HLEN - CN_UDP_HLEN)
+		return -EMSGSIZE;
+	p = cn__pkt_get(net);
+	if (!p)
+		return -ENOBUFS;
+	h = p->room + CN_PKT_HDR_ROOM - UDP_HDRS;
+	memcpy(h, s->tmpl, UDP_HDRS);
+	p->hdr = h;
+	p->hdr_len = UDP_HDRS;
+	p->l3_off = CN_ETH_HLEN;
+	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
+	p->csum_off = 6;
+	if (len) {
+		p->piece[0].base = buf;
+		p->piece[0].len = len;
+		p->npieces = 1;
+		p->pay_len = len;
+	}
+	ip = (struct cn_ipv4_hdr *)(h + CN_ETH_HLEN);
+	uh = (struct cn_udp_hdr *)(h + CN_ETH_HLEN + CN_IPV4_HLEN);
+	l4len = (uint16_t)(CN_UDP_HLEN + len);
+	tot = cn_hton16((uint16_t)(l4len + CN_IPV4_HLEN));
+	id = cn_hton16(net->ip_id++);
+	ip->total_len = tot;
+	ip->id = id;
+	ip->csum = (uint16_t)~cn_csum_fold((uint64_t)s->ip_sum0 + tot + id);
+	uh->len = cn_hton16(l4len);
+	if (!s->p.tx_csum) {
+		uh->csum = 0;
+	} else if (s->p.tx_offload) {
+		uh->csum = cn_csum_fold(cn_csum_pseudo_ipv4(net->p.addr, s->p.raddr,
+							    CN_IPV4_PROTO_UDP, l4len));
+		p->ol_flags = CN_PKT_TX_L4_CSUM | CN_PKT_TX_UDP;
+	} else {
+		/* The length appears twice: in the pseudo-header and the header. */
+		uint64_t sum = (uint64_t)s->udp_sum0 + 2u * cn__csum_be16(l4len);
+		uint16_t c;
+		sum += cn_csum_partial(buf, len, 0);
+		c = (uint16_t)~cn_csum_fold(sum);
+		uh->csum = c ? c : 0xffff; /* RFC 768: 0 means "none" */
+	}
+	p->done = done;
+	p->done_arg = arg;
+	rc = net->p.xmit(net->p.xmit_arg, p);
+	if (rc < 0) {
+		net->st.tx_xmit_fail++;
+		cn_pkt_free(p); /* calls done: the buffer is free again */
+		return rc;
+	}
+	net->st.tx_frames++;
+	net->st.tx_bytes += UDP_HDRS + len;
+	s->st.tx_dgrams++;
+	s->st.tx_bytes += len;
+	return 0;
+}
+
+enum cn_drop cn__udp_input(struct cn_net *net, struct cn_mbuf *m, struct cn_pkt_info *pi)
+{
+	struct cn_udp_sock *s = NULL;
+
+	for (uint32_t i = 0; i < net->nudp; i++)
+		if (net->udp[i]->lport_n == pi->dport) {
+			s = net->udp[i];
+			break;
+		}
+	if (!s) {
+		cn__drop(net, CN_DROP_UDP_NO_PORT);
+		cn_mbuf_free_chain(m);
+		return CN_DROP_UDP_NO_PORT;
+	}
+	if (s->p.rx_csum && !cn_net_l4_csum_ok(pi)) {
+		cn__drop(net, CN_DROP_UDP_CSUM);
+		cn_mbuf_free_chain(m);
+		return CN_DROP_UDP_CSUM;
+	}
+	s->st.rx_dgrams++;
+	s->st.rx_bytes += pi->pay_len;
+	m->data += pi->pay_off;
+	m->len = m->pkt_len = pi->pay_len;
+	if (s->p.rx)
+		s->p.rx(s->p.rx_arg, m, pi);
+	else
+		cn_mbuf_free_chain(m);
+	return CN_DROP_NONE;
+}
+
+const struct cn_udp_stats *cn_udp_stats(const struct cn_udp_sock *s)
+{
+	return &s->st;
+}

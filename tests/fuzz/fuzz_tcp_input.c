@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Fuzz target for the receive path: frames into cn_net_input() of a stack
+ * with one established TCP connection (and a UDP socket), as a peer could
+ * send them. Input: one flags byte, then frames, each a 2-byte big-endian
+ * length and that many bytes. Flags: bit 0 fix the IPv4 and L4 checksums
+ * of each frame before feeding it (so the fuzzer reaches the TCP state
+ * machine), bit 1 timestamps on, bit 2 out-of-order queue on, bit 3 post a
+ * receive buffer (fused copy path), bit 4 ring send buffer, bits 5-7 the
+ * number of bytes the connection has in flight (x 1000) so ACKs matter.
+ * Between frames the clock advances and timers run. After each input the
+ * stack is destroyed and every pool must be back to its start counts: a
+ * leak aborts. Frames our stack sends are gathered (checksum offload
+ * included) and discarded.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cachenet/csum.h"
+#include "cachenet/tcp.h"
+#include "cachenet/udp.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct cn_mbuf_pool *mp, *cp;
+static uint8_t wire[16384];
+
+static int xmit(void *arg, struct cn_pkt *p)
+{
+	(void)arg;
+	if (cn_pkt_len(p) <= sizeof(wire))
+		cn_pkt_gather(p, wire);
+	cn_pkt_free(p);
+	return 0;
+}
+
+static void fix_csums(uint8_t *f, uint32_t len)
+{
+	uint32_t ihl, tot;
+	uint8_t *ip = f + 14;
+	if (len < 34 || (ip[0] >> 4) != 4)
+		return;
+	ihl = (ip[0] & 0xfu) * 4u;
+	tot = (uint32_t)ip[2] << 8 | ip[3];
+	if (ihl < 20 || 14 + ihl > len)
+		return;
+	ip[10] = ip[11] = 0;
+	uint16_t c = cn_csum_ipv4_hdr(ip, ihl);
+	memcpy(ip + 10, &c, 2);
+	if (tot < ihl || 14 + tot > len)
+		return;
+	uint32_t l4 = tot - ihl, off = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : 0;
+	if (!off || l4 < off + 2)
+		return;
+	uint32_t sa, da;
+	memcpy(&sa, ip + 12, 4);
+	memcpy(&da, ip + 16, 4);
+	ip[ihl + off] = ip[ihl + off + 1] = 0;
+	c = (uint16_t)~cn_csum_fold(cn_csum_partial(ip + ihl, l4, cn_csum_pseudo_ipv4(sa, da, ip[9], (uint16_t)l4)));
+	memcpy(ip + ihl + off, &c, 2);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t post[1 << 16], payload[8000];
+	struct cn_mbuf_pool_stats a0, c0, a1, c1;
+
+	if (size < 1 || size > 1 << 16)
+		return 0;
+	if (!mp) {
+		struct cn_mbuf_pool_params m = {.kind = CN_MBUF_POOL_SMALL, .count = 4096};
+		struct cn_mbuf_pool_params c = {.kind = CN_MBUF_POOL_CLUSTER, .count = 1024};
+		mp = cn_mbuf_pool_create(&m);
+		cp = cn_mbuf_pool_create(&c);
+		if (!mp || !cp)
+			abort();
+	}
+	cn_mbuf_pool_stats(mp, &a0);
+	cn_mbuf_pool_stats(cp, &c0);
+
+	uint8_t fl = data[0];
+	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+				   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 64};
+	struct cn_net *net = cn_net_create(&np);
+	if (!net)
+		abort();
+	struct cn_tcp_params tp = {.laddr = np.addr, .raddr = cn_hton32(0xc0a80002), .lport = 80,
+				   .rport = 5555, .iss = 1000, .irs = 2000, .mss = 1460,
+				   .snd_wnd = 65535, .rcvbuf_size = 32768, .ts = (fl & 2) != 0,
+				   .ooo_max = (fl & 4) ? 8 : 0, .delack_ticks = 5, .rto_init = 50,
+				   .sndbuf = (fl & 16) ? CN_SOCKBUF_RING : CN_SOCKBUF_CHAIN,
+				   .sndbuf_size = 1 << 16};
+	struct cn_tcb *tcb = cn_tcp_open(net, &tp);
+	struct cn_udp_params up = {.lport = 53, .rx_csum = true};
+	if (!tcb || !cn_udp_open(net, &up))
+		abort();
+	if (fl & 8)
+		cn_tcp_recv_post(tcb, post, sizeof(post));
+	uint64_t now = 1;
+	if (fl >> 5)
+		cn_tcp_send(tcb, payload, (fl >> 5) * 1000u, now);
+
+	size_t at = 1;
+	while (at + 2 <= size) {
+		uint32_t len = (uint32_t)data[at] << 8 | data[at + 1];
+		at += 2;
+		if (len > size - at)
+			len = (uint32_t)(size - at);
+		struct cn_mbuf *m = cn_mbuf_get_cluster(mp, cp);
+		if (!m)
+			abort(); /* a leak exhausted the pool */
+		if (len > m->buf_len - 2)
+			len = m->buf_len - 2;
+		m->data = m->buf + 2;
+		memcpy(m->data, data + at, len);
+		m->len = m->pkt_len = len;
+		at += len;
+		if (fl & 1)
+			fix_csums(m->data, len);
+		enum cn_drop r = cn_net_input(net, m, now);
+		if ((unsigned)r >= CN_DROP_MAX)
+			abort();
+		now += 3;
+		cn_net_timer(net, now);
+		uint8_t sink[256];
+		if (!(fl & 8))
+			cn_tcp_recv(tcb, sink, sizeof(sink), now);
+	}
+	/* Invariants the peer must never break. */
+	struct cn_tcp_info ti;
+	cn_tcp_get_info(tcb, &ti);
+	if (cn_seq_gt(ti.snd_una, ti.snd_max) || cn_seq_gt(ti.snd_nxt, ti.snd_max) ||
+	    ti.rcv_queued > 32768 + 1460 || ti.ooo_segs > 8)
+		abort();
+	if (cn_net_destroy(net) != 0)
+		abort();
+	cn_mbuf_pool_stats(mp, &a1);
+	cn_mbuf_pool_stats(cp, &c1);
+	if (a1.in_use != a0.in_use || c1.in_use != c0.in_use) {
+		fprintf(stderr, "leak: mbufs %u -> %u, clusters %u -> %u\n", a0.in_use, a1.in_use,
+			c0.in_use, c1.in_use);
+		abort();
+	}
+	return 0;
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Smoke test of cachenet-report: a tiny run (memsig --quick, one checksum
+size, the machine table), then the shape of report.md, report.json and the
+figure JSON, and the compare mode. Asserts shape and sanity, never speed."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def check(cond, what):
+    if not cond:
+        print("FAIL: " + what)
+        sys.exit(1)
+
+
+def main():
+    report = sys.argv[1]
+    bench = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(report)))),
+                         "bench")
+    for b in ("memory", "csum"):
+        if not os.path.exists(os.path.join(bench, "cachenet-bench-" + b)):
+            print("SKIP: cachenet-bench-%s not built" % b)
+            sys.exit(77)
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [sys.executable, report, "--quick", "--out", out, "--only", "memsig,kernels",
+               "--filter", "^csum/(cachenet|cachenet-generic)/(64|1460)$"]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+        print(p.stderr[-3000:])
+        check(p.returncode == 0, "report exited with %d" % p.returncode)
+        md = open(os.path.join(out, "report.md")).read()
+        for s in ("# cachenet report", "## Machine", "## 1. Memory signature",
+                  "## 2. Kernels", "## Commands", "TSC", "core clock", "cachenet-bench-csum", "csum/csum"):
+            check(s in md, "report.md lacks %r" % s)
+        check("cachenet-report: [1/2]" in p.stderr and "[2/2]" in p.stderr, "progress lines")
+        js = json.load(open(os.path.join(out, "report.json")))
+        for k in ("machine", "sections", "metrics", "figures", "commands"):
+            check(k in js, "report.json lacks %r" % k)
+        check(set(js["sections"]) == {"memsig", "kernels"}, "sections %s" % js["sections"])
+        check(all(v["status"] == "ok" for v in js["sections"].values()), "status %s" % js["sections"])
+        check(js["machine"].get("tsc_hz", 0) > 1e8, "TSC frequency")
+        m = js["metrics"]
+        l1, dram = m.get("memsig/L1_ns"), m.get("memsig/DRAM_ns")
+        check(l1 and 0.1 < l1 < 20, "L1 latency %r ns" % l1)
+        check(dram is None or dram > l1, "DRAM slower than L1")
+        cs = [v for k, v in m.items() if k.startswith("kernels/csum/cachenet/")]
+        check(cs and all(0 < v < 100 for v in cs), "csum TSC/B %r" % cs)
+        for f in js["figures"]:
+            fig = json.load(open(os.path.join(out, f)))
+            check(fig["series"] and all(len(s["x"]) == len(s["y"]) for s in fig["series"]),
+                  "figure %s shape" % f)
+        check(any(f.startswith("fig-memsig") for f in js["figures"]), "memsig figure")
+        # second run reuses every measurement
+        p2 = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+        check(p2.returncode == 0 and "reusing" in p2.stderr, "cached re-run")
+        c = subprocess.run([sys.executable, report, "compare", out, out],
+                           capture_output=True, text=True, timeout=60)
+        check(c.returncode == 0 and "geometric mean B/A 1.000" in c.stdout, "compare: " + c.stdout[-500:])
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The frame parser and the stack's drop accounting: hand-built frames
+ * parsed field by field, and a malformed-frame corpus (every truncation
+ * length, bad IHL, bad data offset, total length past the frame, bad
+ * checksums, options overrunning the header, fragments, not for us, no
+ * connection), each dropped with the right reason and counted once under
+ * it. Pool counters are checked back to their start values. */
+#include "cn_test.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cachenet/csum.h"
+#include "cachenet/tcp.h"
+#include "cachenet/udp.h"
+
+struct fx {
+	struct cn_mbuf_pool *mp, *cp;
+	struct cn_net *net;
+	struct cn_tcb *tcb;
+	unsigned nx;
+	unsigned slow_taken;
+};
+
+static int xmit(void *arg, struct cn_pkt *p)
+{
+	struct fx *f = arg;
+	f->nx++;
+	cn_pkt_free(p); /* the wire eats everything */
+	return 0;
+}
+
+static bool slow(void *arg, struct cn_mbuf *m, enum cn_drop why)
+{
+	struct fx *f = arg;
+	(void)why;
+	f->slow_taken++;
+	cn_mbuf_free_chain(m);
+	return true;
+}
+
+#define IP_US cn_hton32(0xc0a80001)   /* 192.168.0.1 */
+#define IP_PEER cn_hton32(0xc0a80002) /* 192.168.0.2 */
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 1024};
+	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 512};
+	f->mp = cn_mbuf_pool_create(&mp);
+	f->cp = cn_mbuf_pool_create(&cp);
+	struct cn_net_params np = {.addr = IP_US, .mpool = f->mp, .cpool = f->cp,
+				   .xmit = xmit, .xmit_arg = f};
+	f->net = cn_net_create(&np);
+	struct cn_tcp_params tp = {.laddr = IP_US, .raddr = IP_PEER, .lport = 80, .rport = 5555,
+				   .iss = 1000, .irs = 2000, .mss = 1460, .snd_wnd = 65535,
+				   .sndbuf = CN_SOCKBUF_CHAIN, .rcvbuf_size = 65535, .ts = true};
+	f->tcb = cn_tcp_open(f->net, &tp);
+	*state = f;
+	return f->net && f->tcb ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	struct cn_mbuf_pool_stats a, b;
+
+	assert_int_equal(cn_net_destroy(f->net), 0);
+	cn_mbuf_pool_stats(f->mp, &a);
+	cn_mbuf_pool_stats(f->cp, &b);
+	if (a.in_use || b.in_use)
+		fail_msg("leak: mbufs in use %u, clusters in use %u", a.in_use, b.in_use);
+	assert_int_equal(cn_mbuf_pool_destroy(f->mp), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(f->cp), 0);
+	free(f);
+	return 0;
+}
+
+/* A valid TCP frame from the peer to us, built byte by byte from the RFC
+ * 791 / RFC 9293 layouts; checksums from the RFC 1071 reference. Options:
+ * NOP NOP TS (12 bytes) when ts, else none. Returns the frame length. */
+static uint32_t build_tcp(uint8_t *g, uint32_t seq, uint32_t ack, uint8_t flags, bool ts,
+			  const void *pay, uint32_t plen)
+{
+	uint32_t thl = ts ? 32 : 20, tot = 20 + thl + plen;
+	memset(g, 0, 14 + tot);
+	g[0] = 0x02, g[5] = 0x01;        /* dst MAC (ours; not checked) */
+	g[6] = 0x02, g[11] = 0x02;
+	g[12] = 0x08, g[13] = 0x00;
+	uint8_t *ip = g + 14;
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)(tot >> 8), ip[3] = (uint8_t)tot;
+	ip[4] = 0x12, ip[5] = 0x34;
+	ip[6] = 0x40;                    /* DF */
+	ip[8] = 64, ip[9] = 6;
+	ip[12] = 192, ip[13] = 168, ip[14] = 0, ip[15] = 2;
+	ip[16] = 192, ip[17] = 168, ip[18] = 0, ip[19] = 1;
+	uint16_t c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(ip, 20, 0));
+	memcpy(ip + 10, &c, 2);
+	uint8_t *th = ip + 20;
+	th[0] = 5555 >> 8, th[1] = 5555 & 0xff, th[2] = 0, th[3] = 80;
+	th[4] = (uint8_t)(seq >> 24), th[5] = (uint8_t)(seq >> 16), th[6] = (uint8_t)(seq >> 8), th[7] = (uint8_t)seq;
+	th[8] = (uint8_t)(ack >> 24), th[9] = (uint8_t)(ack >> 16), th[10] = (uint8_t)(ack >> 8), th[11] = (uint8_t)ack;
+	th[12] = (uint8_t)((thl / 4) << 4);
+	th[13] = flags;
+	th[14] = 0xff, th[15] = 0xff;
+	if (ts) {
+		th[20] = 1, th[21] = 1, th[22] = 8, th[23] = 10;
+		th[27] = 7;              /* TSval 7 */
+	}
+	memcpy(th + thl, pay, plen);
+	uint8_t ph[12] = {192, 168, 0, 2, 192, 168, 0, 1, 0, 6, (uint8_t)((thl + plen) >> 8), (uint8_t)(thl + plen)};
+	uint32_t s = cn_csum_partial_ref(ph, 12, 0);
+	s = cn_csum_partial_ref(th, thl + plen, s);
+	c = (uint16_t)~cn_csum_fold(s);
+	memcpy(th + 16, &c, 2);
+	return 14 + tot;
+}
+
+static uint32_t cn__ld32_test(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static void fix_ip_csum(uint8_t *g)
+{
+	uint8_t *ip = g + 14;
+	uint32_t ihl = (ip[0] & 0xf) * 4u;
+	ip[10] = ip[11] = 0;
+	uint16_t c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(ip, ihl, 0));
+	memcpy(ip + 10, &c, 2);
+}
+
+static void fix_tcp_csum(uint8_t *g, uint32_t len)
+{
+	uint8_t *ip = g + 14;
+	uint32_t ihl = (ip[0] & 0xf) * 4u, tot = (uint32_t)ip[2] << 8 | ip[3];
+	uint8_t *th = ip + ihl;
+	uint32_t l4 = tot - ihl;
+	(void)len;
+	th[16] = th[17] = 0;
+	uint32_t s = cn_csum_pseudo_ipv4(cn__ld32_test(ip + 12), cn__ld32_test(ip + 16), 6, (uint16_t)l4);
+	s = cn_csum_partial_ref(th, l4, s);
+	uint16_t c = (uint16_t)~cn_csum_fold(s);
+	memcpy(th + 16, &c, 2);
+}
+
+static enum cn_drop feed(struct fx *f, const uint8_t *frame, uint32_t len)
+{
+	struct cn_mbuf *m = cn_mbuf_get_cluster(f->mp, f->cp);
+	assert_non_null(m);
+	m->data = m->buf + 2;
+	memcpy(m->data, frame, len);
+	m->len = m->pkt_len = len;
+	return cn_net_input(f->net, m, 0);
+}
+
+/* Feed and check: the returned reason, and that exactly that counter grew. */
+static void expect(struct fx *f, const uint8_t *frame, uint32_t len, enum cn_drop want)
+{
+	struct cn_net_stats before = *cn_net_stats(f->net);
+	enum cn_drop got = feed(f, frame, len);
+	const struct cn_net_stats *after = cn_net_stats(f->net);
+	if (got != want)
+		fail_msg("len %u: got %s, want %s", len, cn_drop_name(got), cn_drop_name(want));
+	for (unsigned r = 1; r < CN_DROP_MAX; r++) {
+		uint64_t d = after->drop[r] - before.drop[r];
+		if (d != (r == (unsigned)want ? 1u : 0u))
+			fail_msg("len %u: counter %s moved by %llu (want %s)", len, cn_drop_name(r),
+				 (unsigned long long)d, cn_drop_name(want));
+	}
+}
+
+static void test_parse_fields(void **state)
+{
+	(void)state;
+	uint8_t g[128];
+	struct cn_pkt_info pi;
+	uint32_t n = build_tcp(g, 0x01020304, 0xa0b0c0d0, CN_TCP_ACK | CN_TCP_PSH, true, "hello", 5);
+
+	assert_int_equal(cn_net_parse(g, n, 0, &pi), CN_DROP_NONE);
+	assert_int_equal(pi.l3_off, 14);
+	assert_int_equal(pi.l4_off, 34);
+	assert_int_equal(pi.pay_off, 66);
+	assert_int_equal(pi.pay_len, 5);
+	assert_int_equal(pi.l4_len, 37);
+	assert_int_equal(pi.proto, 6);
+	assert_int_equal(pi.saddr, IP_PEER);
+	assert_int_equal(pi.daddr, IP_US);
+	assert_int_equal(cn_ntoh16(pi.sport), 5555);
+	assert_int_equal(cn_ntoh16(pi.dport), 80);
+	assert_int_equal(pi.seq, 0x01020304);
+	assert_int_equal(pi.ack, 0xa0b0c0d0);
+	assert_int_equal(pi.tcp_flags, CN_TCP_ACK | CN_TCP_PSH);
+	assert_int_equal(pi.win, 0xffff);
+	assert_true(pi.has_ts);
+	assert_int_equal(pi.ts_val, 7);
+	assert_int_equal(pi.ts_ecr, 0);
+	assert_true(cn_net_l4_csum_ok(&pi));
+	/* Ethernet padding after the IP datagram is not payload. */
+	memset(g + n, 0xee, 10);
+	assert_int_equal(cn_net_parse(g, n + 10, 0, &pi), CN_DROP_NONE);
+	assert_int_equal(pi.pay_len, 5);
+	assert_true(cn_net_l4_csum_ok(&pi));
+
+	/* Generic options: MSS, WS, SACK-permitted, an unknown kind 30 of
+	 * length 4, EOL. */
+	uint8_t opts[20] = {2, 4, 0x05, 0xb4, 1, 3, 3, 7, 4, 2, 30, 4, 9, 9, 0, 0, 0, 0, 0, 0};
+	n = build_tcp(g, 1, 2, CN_TCP_ACK, false, "", 0);
+	memcpy(g + 54, opts, 20);
+	g[14 + 3] = 20 + 40;
+	g[34 + 12] = 10 << 4;
+	fix_ip_csum(g);
+	n += 20;
+	fix_tcp_csum(g, n);
+	assert_int_equal(cn_net_parse(g, n, 0, &pi), CN_DROP_NONE);
+	assert_true(pi.has_mss);
+	assert_int_equal(pi.mss, 1460);
+	assert_true(pi.has_ws);
+	assert_int_equal(pi.wscale, 7);
+	assert_false(pi.has_ts);
+	assert_true(cn_net_l4_csum_ok(&pi));
+	assert_string_equal(cn_drop_name(CN_DROP_IP_CSUM), "ip_csum");
+	assert_string_equal(cn_drop_name(CN_DROP_MAX), "?");
+}
+
+static void test_malformed_corpus(void **state)
+{
+	struct fx *f = *state;
+	uint8_t g[256], b[256];
+	uint32_t n = build_tcp(g, 2001, 1001, CN_TCP_ACK, true, "0123456789abcdef", 16);
+
+	/* The good frame is accepted (in-order data). */
+	expect(f, g, n, CN_DROP_NONE);
+	/* Truncated at every length: the first layer that no longer fits. */
+	n = build_tcp(g, 2017, 1001, CN_TCP_ACK, true, "0123456789abcdef", 16);
+	for (uint32_t len = 0; len < n; len++) {
+		enum cn_drop want = len < 14 ? CN_DROP_ETH_TRUNC
+				    : len < 34 ? CN_DROP_IP_TRUNC
+						: CN_DROP_IP_LEN; /* total length > frame */
+		expect(f, g, len, want);
+	}
+	/* Bad version, bad IHL (0..4), IHL past the frame. */
+	memcpy(b, g, n);
+	b[14] = 0x65;
+	expect(f, b, n, CN_DROP_IP_VERSION);
+	for (uint8_t ihl = 0; ihl < 5; ihl++) {
+		memcpy(b, g, n);
+		b[14] = (uint8_t)(0x40 | ihl);
+		expect(f, b, n, CN_DROP_IP_HLEN);
+	}
+	memcpy(b, g, n);
+	b[14] = 0x4f; /* 60 bytes: the frame has them, total length does not */
+	expect(f, b, 14 + 40, CN_DROP_IP_TRUNC);
+	/* Total length below IHL. */
+	memcpy(b, g, n);
+	b[16] = 0, b[17] = 19;
+	fix_ip_csum(b);
+	expect(f, b, n, CN_DROP_IP_LEN);
+	/* Bad IPv4 checksum: every single-bit flip of the header. */
+	for (unsigned bit = 0; bit < 160; bit++) {
+		memcpy(b, g, n);
+		if (bit / 8 == 0 || bit / 8 == 2 || bit / 8 == 3)
+			continue; /* version/IHL and length: caught earlier */
+		b[14 + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		expect(f, b, n, CN_DROP_IP_CSUM);
+	}
+	/* Not for us; wrong EtherType; unknown protocol. */
+	memcpy(b, g, n);
+	b[33] = 9;
+	fix_ip_csum(b);
+	expect(f, b, n, CN_DROP_IP_NOT_US);
+	memcpy(b, g, n);
+	b[12] = 0x86, b[13] = 0xdd;
+	expect(f, b, n, CN_DROP_ETH_TYPE);
+	memcpy(b, g, n);
+	b[23] = 47;
+	fix_ip_csum(b);
+	expect(f, b, n, CN_DROP_IP_PROTO);
+	/* Fragments: MF, or an offset; no hook -> dropped. */
+	memcpy(b, g, n);
+	b[20] = 0x20;
+	fix_ip_csum(b);
+	expect(f, b, n, CN_DROP_IP_FRAG);
+	memcpy(b, g, n);
+	b[20] = 0x00, b[21] = 0x10;
+	fix_ip_csum(b);
+	expect(f, b, n, CN_DROP_IP_FRAG);
+	/* TCP: L4 shorter than 20; data offset < 5 or past the datagram. */
+	memcpy(b, g, n);
+	b[16] = 0, b[17] = 20 + 19;
+	fix_ip_csum(b);
+	expect(f, b, 14 + 39, CN_DROP_TCP_TRUNC);
+	for (uint8_t doff = 0; doff < 16; doff++) {
+		if (doff >= 5 && doff <= 12)
+			continue; /* 12 words = 48 bytes fits the 48-byte L4 */
+		memcpy(b, g, n);
+		b[46] = (uint8_t)(doff << 4);
+		expect(f, b, n, CN_DROP_TCP_OFF);
+	}
+	/* Options overrunning the header: a TS option cut by the offset, a
+	 * length byte of 0, 1 and past the end. */
+	static const uint8_t bad_opts[][12] = {
+		{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 8, 10},  /* TS starting 2 bytes before the end */
+		{2, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* length 0 */
+		{30, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},  /* length 1 */
+		{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3},   /* kind at the last byte */
+		{2, 3, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* MSS of length 3 */
+		{3, 4, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* WS of length 4 */
+		{8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},  /* TS of length 12 */
+	};
+	for (unsigned i = 0; i < sizeof(bad_opts) / sizeof(bad_opts[0]); i++) {
+		memcpy(b, g, n);
+		memcpy(b + 54, bad_opts[i], 12);
+		fix_tcp_csum(b, n);
+		expect(f, b, n, CN_DROP_TCP_OPT);
+	}
+	/* Bad TCP checksum: a payload bit, a header bit. */
+	memcpy(b, g, n);
+	b[n - 1] ^= 0x40;
+	expect(f, b, n, CN_DROP_TCP_CSUM);
+	memcpy(b, g, n);
+	b[34 + 14] ^= 1;
+	expect(f, b, n, CN_DROP_TCP_CSUM);
+	/* No connection. */
+	memcpy(b, g, n);
+	b[35] = 0xb4;
+	fix_tcp_csum(b, n);
+	expect(f, b, n, CN_DROP_TCP_NO_CONN);
+	/* SYN, RST, no ACK on an established connection. */
+	static const uint8_t badflags[] = {CN_TCP_SYN | CN_TCP_ACK, CN_TCP_RST, CN_TCP_PSH};
+	for (unsigned i = 0; i < sizeof(badflags); i++) {
+		memcpy(b, g, n);
+		b[34 + 13] = badflags[i];
+		fix_tcp_csum(b, n);
+		expect(f, b, n, CN_DROP_TCP_FLAGS);
+	}
+	/* Outside the window (far ahead), acks unsent data, PAWS. */
+	n = build_tcp(b, 2017 + 1000000, 1001, CN_TCP_ACK, true, "x", 1);
+	expect(f, b, n, CN_DROP_TCP_WINDOW);
+	n = build_tcp(b, 2017, 1001 + 5, CN_TCP_ACK, true, "x", 1);
+	expect(f, b, n, CN_DROP_TCP_ACK);
+	n = build_tcp(b, 2017, 1001, CN_TCP_ACK, true, "x", 1);
+	b[34 + 27] = 6; /* TSval 6 < ts_recent 7 */
+	fix_tcp_csum(b, n);
+	expect(f, b, n, CN_DROP_TCP_PAWS);
+	/* Out of order with queueing off. */
+	n = build_tcp(b, 2017 + 100, 1001, CN_TCP_ACK, true, "x", 1);
+	expect(f, b, n, CN_DROP_TCP_OOO);
+	/* The good in-order segment still goes through. */
+	n = build_tcp(g, 2017, 1001, CN_TCP_ACK, true, "0123456789abcdef", 16);
+	expect(f, g, n, CN_DROP_NONE);
+	struct cn_tcp_info ti;
+	cn_tcp_get_info(f->tcb, &ti);
+	assert_int_equal(ti.rcv_nxt, 2033);
+	assert_int_equal(ti.rcv_queued, 32);
+	/* UDP: to no port, bad length, truncated. */
+	uint8_t u[64];
+	memcpy(u, g, 34);
+	u[14 + 9] = 17;
+	u[16] = 0, u[17] = 20 + 8 + 4;
+	fix_ip_csum(u);
+	memset(u + 34, 0, 12);
+	u[34] = 0x12, u[36] = 0, u[37] = 9, u[39] = 12; /* dport 9, len 12 */
+	expect(f, u, 46, CN_DROP_UDP_NO_PORT);
+	u[39] = 13;
+	expect(f, u, 46, CN_DROP_UDP_LEN);
+	u[17] = 20 + 7;
+	fix_ip_csum(u);
+	expect(f, u, 46, CN_DROP_UDP_TRUNC);
+}
+
+static void test_fragment_hook(void **state)
+{
+	struct fx *f = *state;
+	uint8_t g[128];
+	uint32_t n = build_tcp(g, 1, 2, CN_TCP_ACK, false, "abc", 3);
+	struct cn_net_params np = {.addr = IP_US, .mpool = f->mp, .xmit = xmit, .xmit_arg = f,
+				   .slow = slow, .slow_arg = f};
+	struct cn_net *net2 = cn_net_create(&np);
+	struct cn_mbuf *m;
+
+	assert_non_null(net2);
+	g[20] = 0x20; /* MF */
+	fix_ip_csum(g);
+	m = cn_mbuf_get_cluster(f->mp, f->cp);
+	memcpy(m->data, g, n);
+	m->len = m->pkt_len = n;
+	assert_int_equal(cn_net_input(net2, m, 0), CN_DROP_NONE);
+	assert_int_equal(f->slow_taken, 1);
+	assert_int_equal(cn_net_stats(net2)->rx_slow, 1);
+	assert_int_equal(cn_net_drops(net2), 0);
+	assert_int_equal(cn_net_destroy(net2), 0);
+	errno = 0;
+	np.xmit = NULL;
+	assert_null(cn_net_create(&np));
+	assert_int_equal(errno, EINVAL);
+}
+
+/* A chained frame is pulled up when it fits an inline mbuf. */
+static void test_chained_frame(void **state)
+{
+	struct fx *f = *state;
+	uint8_t g[128];
+	uint32_t n = build_tcp(g, 2001, 1001, CN_TCP_ACK, false, "abcdefgh", 8);
+	struct cn_mbuf *a = cn_mbuf_get(f->mp), *b = cn_mbuf_get(f->mp);
+
+	memcpy(cn_mbuf_append(a, 30), g, 30);
+	memcpy(cn_mbuf_append(b, n - 30), g + 30, n - 30);
+	cn_mbuf_cat(a, b);
+	assert_int_equal(cn_net_input(f->net, a, 0), CN_DROP_NONE);
+	struct cn_tcp_info ti;
+	cn_tcp_get_info(f->tcb, &ti);
+	assert_int_equal(ti.rcv_nxt, 2009);
+	uint8_t out[8];
+	assert_int_equal(cn_tcp_recv(f->tcb, out, 8, 0), 8);
+	assert_memory_equal(out, "abcdefgh", 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_fields),
+		cmocka_unit_test_setup_teardown(test_malformed_corpus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fragment_hook, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chained_frame, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

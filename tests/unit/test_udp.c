@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* UDP: datagrams between two stacks with the checksum computed, offloaded
+ * (filled by cn_pkt_gather as a NIC would) or off; a corrupted datagram
+ * dropped as udp_csum only when the receiver verifies; the zero-copy
+ * completion callback; a hand-built golden frame. */
+#include "cn_test.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cachenet/csum.h"
+#include "cachenet/udp.h"
+
+struct fx {
+	struct cn_mbuf_pool *mp, *cp;
+	struct cn_net *a, *b;
+	struct cn_pkt *q[64];
+	unsigned nq;
+	uint8_t got[9000];
+	uint32_t got_len;
+	unsigned ngot, ndone;
+};
+
+#define IP_A cn_hton32(0x0a000001)
+#define IP_B cn_hton32(0x0a000002)
+
+static int xmit(void *arg, struct cn_pkt *p)
+{
+	struct fx *f = arg;
+	if (f->nq == 64)
+		return -ENOBUFS;
+	f->q[f->nq++] = p;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 256};
+	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 64,
+					 .data_size = CN_MBUF_JUMBO_SIZE};
+	f->mp = cn_mbuf_pool_create(&mp);
+	f->cp = cn_mbuf_pool_create(&cp);
+	struct cn_net_params na = {.mac = {2, 0, 0, 0, 0, 0xa}, .addr = IP_A, .mpool = f->mp,
+				   .xmit = xmit, .xmit_arg = f};
+	struct cn_net_params nb = na;
+	nb.addr = IP_B;
+	f->a = cn_net_create(&na);
+	f->b = cn_net_create(&nb);
+	*state = f;
+	return f->a && f->b ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	struct cn_mbuf_pool_stats a, b;
+	for (unsigned i = 0; i < f->nq; i++)
+		cn_pkt_free(f->q[i]);
+	assert_int_equal(cn_net_destroy(f->a), 0);
+	assert_int_equal(cn_net_destroy(f->b), 0);
+	cn_mbuf_pool_stats(f->mp, &a);
+	cn_mbuf_pool_stats(f->cp, &b);
+	if (a.in_use || b.in_use)
+		fail_msg("leak: mbufs %u clusters %u", a.in_use, b.in_use);
+	cn_mbuf_pool_destroy(f->mp);
+	cn_mbuf_pool_destroy(f->cp);
+	free(f);
+	return 0;
+}
+
+static void rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+{
+	struct fx *f = arg;
+	assert_int_equal(m->pkt_len, pi->pay_len);
+	f->got_len = m->pkt_len;
+	cn_mbuf_copy_out(m, 0, m->pkt_len, f->got);
+	f->ngot++;
+	cn_mbuf_free_chain(m);
+}
+
+static void done(void *arg)
+{
+	((struct fx *)arg)->ndone++;
+}
+
+/* Deliver the queued frames to b, corrupting byte `flip` (0 = none). */
+static void deliver(struct fx *f, uint32_t flip, uint8_t *copy)
+{
+	for (unsigned i = 0; i < f->nq; i++) {
+		struct cn_mbuf *m = cn_mbuf_get_cluster(f->mp, f->cp);
+		assert_non_null(m);
+		m->len = m->pkt_len = cn_pkt_gather(f->q[i], m->data);
+		if (copy)
+			memcpy(copy, m->data, m->len);
+		cn_pkt_free(f->q[i]);
+		if (flip)
+			m->data[flip] ^= 0x01;
+		cn_net_input(f->b, m, 0);
+	}
+	f->nq = 0;
+}
+
+static void test_udp_modes(void **state)
+{
+	struct fx *f = *state;
+	static uint8_t buf[8000];
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 7 + 3);
+	struct cn_udp_params rp = {.lport = 53, .rx_csum = true, .rx = rx, .rx_arg = f};
+	struct cn_udp_sock *r = cn_udp_open(f->b, &rp);
+	assert_non_null(r);
+	assert_null(cn_udp_open(f->b, &rp));
+	assert_int_equal(errno, EADDRINUSE);
+	for (int mode = 0; mode < 3; mode++) {
+		struct cn_udp_params sp = {.lport = 1000, .raddr = IP_B, .rport = 53,
+					   .rmac = {2, 0, 0, 0, 0, 0xb}, .tx_csum = mode != 0,
+					   .tx_offload = mode == 2};
+		struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
+		assert_non_null(s);
+		static const uint32_t lens[] = {0, 1, 2, 3, 17, 64, 1472, 1473, 7999, 8000};
+		for (unsigned k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+			unsigned ng = f->ngot, nd = f->ndone;
+			assert_int_equal(cn_udp_send(s, buf, lens[k], done, f), 0);
+			uint8_t frame[9100];
+			deliver(f, 0, frame);
+			assert_int_equal(f->ndone, nd + 1);
+			assert_int_equal(f->ngot, ng + 1);
+			assert_int_equal(f->got_len, lens[k]);
+			assert_memory_equal(f->got, buf, lens[k]);
+			uint16_t c;
+			memcpy(&c, frame + 40, 2);
+			if (mode == 0)
+				assert_int_equal(c, 0);
+			else
+				assert_int_not_equal(c, 0);
+			/* corrupt a payload byte: dropped iff a checksum was sent */
+			if (lens[k] > 0) {
+				uint64_t d = cn_net_stats(f->b)->drop[CN_DROP_UDP_CSUM];
+				assert_int_equal(cn_udp_send(s, buf, lens[k], NULL, NULL), 0);
+				deliver(f, 42 + lens[k] / 2, NULL);
+				assert_int_equal(cn_net_stats(f->b)->drop[CN_DROP_UDP_CSUM], d + (mode != 0));
+			}
+		}
+		assert_int_equal(cn_udp_send(s, buf, 9000, NULL, NULL), -EMSGSIZE);
+		cn_udp_close(s);
+	}
+	cn_udp_close(r);
+}
+
+/* Golden: RFC 768 layout by hand, checksum by the RFC 1071 reference. */
+static void test_udp_golden(void **state)
+{
+	struct fx *f = *state;
+	struct cn_udp_params sp = {.lport = 0x1234, .raddr = IP_B, .rport = 0x5678,
+				   .rmac = {2, 0, 0, 0, 0, 0xb}, .tx_csum = true};
+	struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
+	uint8_t out[64], g[64] = {0};
+	assert_int_equal(cn_udp_send(s, "abc", 3, NULL, NULL), 0);
+	assert_int_equal(cn_pkt_gather(f->q[0], out), 45);
+	cn_pkt_free(f->q[0]);
+	f->nq = 0;
+	g[0] = 2, g[5] = 0xb, g[6] = 2, g[11] = 0xa, g[12] = 8;
+	uint8_t *ip = g + 14;
+	ip[0] = 0x45, ip[3] = 31, ip[6] = 0x40, ip[8] = 64, ip[9] = 17;
+	ip[12] = 10, ip[15] = 1, ip[16] = 10, ip[19] = 2;
+	uint16_t c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(ip, 20, 0));
+	memcpy(ip + 10, &c, 2);
+	uint8_t *u = ip + 20;
+	u[0] = 0x12, u[1] = 0x34, u[2] = 0x56, u[3] = 0x78, u[5] = 11;
+	memcpy(u + 8, "abc", 3);
+	uint8_t ph[12] = {10, 0, 0, 1, 10, 0, 0, 2, 0, 17, 0, 11};
+	c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(u, 11, cn_csum_partial_ref(ph, 12, 0)));
+	memcpy(u + 6, &c, 2);
+	assert_memory_equal(out, g, 45);
+	cn_udp_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_udp_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_udp_golden, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,269 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Studies 1-3: the memory signature, the kernels against their peers, the
+packet buffers."""
+import json
+import os
+
+from . import papers
+from .util import NotMeasured, case_key, fmt, human_bytes, ratio, results, split, table
+
+
+# ------------------------------------------------------------ 1 memsig
+
+def memsig(ctx):
+    exe = ctx.paths["memsig"]
+    if not os.path.exists(exe):
+        raise NotMeasured("%s was not built" % exe)
+    cmd = [exe] + (["--quick"] if ctx.args.quick else [])
+
+    def produce(path):
+        tmp = path + ".tmp"
+        ctx.run(ctx.pinned(cmd + ["--json", tmp]))
+        with open(tmp) as f:
+            d = json.load(f)
+        os.replace(tmp, path)
+        return d
+    d = ctx.cached_run("memsig", cmd, [exe], produce,
+                       shown=cmd + ["--json", "memsig.json"])
+    with open(os.path.join(ctx.out, "memsig.json"), "w") as f:
+        json.dump(d, f, indent=1)
+    ctx.memsig = d
+    md = ["## 1. Memory signature (seed 000, Fig. 3/4; Table 1)", "",
+          "Dependent loads in a random cyclic order, one per cache line, so no prefetcher "
+          "helps; `page` order visits every line of a 4 KB page before the next page "
+          "(TLB misses amortised), `random` crosses pages on every load. Levels are found "
+          "from the curve, not from the reported cache sizes. Paper: 100 MHz R4400 SGI "
+          "Challenge (Sec. 2.2, Fig. 3; cycles from Table 1).", ""]
+    ghz = ctx.machine.get("core_ghz")
+    rows = []
+    for name in ("L1", "L2", "LLC", "DRAM"):
+        lv = (d.get("levels") or {}).get(name)
+        pk = "L2" if name in ("L2",) else name
+        paper = papers.NAHUM_MEMSIG_NS.get(pk)
+        pcyc = papers.NAHUM_MEMSIG_CYCLES.get(pk)
+        if not lv:
+            why = (d.get("levels_not_found") or {}).get(name, "not found")
+            rows.append([name, "not found: " + why, None, None, None, paper, pcyc])
+            continue
+        span = "%s .. %s" % (human_bytes(lv["from_bytes"]), human_bytes(lv["to_bytes"])) \
+            if lv.get("from_bytes") is not None and lv.get("to_bytes") is not None else "—"
+        cyc = lv["ns"] * ghz if ghz else None
+        rows.append([name, span, lv["tsc"], lv["ns"], cyc, paper, pcyc])
+        ctx.metric("%s_ns" % name, lv["ns"])
+    md += [table(["level", "plateau (working set)", "TSC ticks/load", "ns/load",
+                  "core cycles (measured clock)", "paper ns", "paper cycles (+1 issue)"], rows), ""]
+    l1 = (d.get("levels") or {}).get("L1")
+    if l1 and ghz:
+        implied = 4.0 / l1["ns"]
+        md += ["Cross-check of the core clock: a 4-cycle L1 load-to-use latency (Zen 4) at "
+               "memsig's %.2f ns implies %.2f GHz; the dependent-add probe measured %.2f GHz%s." % (
+                   l1["ns"], implied, ghz,
+                   " — **they disagree by more than 20%: treat core-cycle columns with caution** "
+                   "(a hypervisor may slow the add chain, or the pointer chase overlaps)"
+                   if abs(implied / ghz - 1) > 0.2 else ""), ""]
+    bw = d.get("bandwidth", [])
+    if bw:
+        sizes = sorted({b["bytes"] for b in bw})
+        ops = ["read", "write", "copy"]
+        rows = []
+        for s in sizes:
+            r = [human_bytes(s)]
+            for op in ops:
+                v = [b for b in bw if b["bytes"] == s and b["op"] == op]
+                r.append(v[0]["gb_per_s"] if v else None)
+                if v:
+                    ctx.metric("bw_%s_%d" % (op, s), v[0]["gb_per_s"])
+            rows.append(r)
+        md += ["Bandwidth (GB/s):", "", table(["working set"] + ops, rows), ""]
+    series = []
+    for order in ("page", "random"):
+        pts = sorted((p["bytes"], p["ns_per_load"]) for p in d.get("points", [])
+                     if p.get("order") == order and p.get("ns_per_load") is not None)
+        if pts:
+            series.append({"label": "%s order" % order, "x": [p[0] for p in pts],
+                           "y": [p[1] for p in pts]})
+    if series:
+        md += [ctx.figure("fig-memsig", "Memory signature: dependent-load latency vs working set",
+                          "working set (bytes)", "ns per load", series, xlog=True, ylog=True), ""]
+    else:
+        md += ["(no per-point data in memsig's JSON; figure skipped)", ""]
+    return "\n".join(md)
+
+
+# ------------------------------------------------------------ 2 kernels
+
+KERNEL_PROGRAMS = [
+    # program, quick filter, full filter
+    ("memory", r"^(memcpy|load)-(hot|flushed)/[^/]+/(1024|65536|1048576)$",
+     r"^(memcpy|load)-(hot|flushed)/"),
+    ("csum", r"^(csum|csum_copy)/(cachenet|dpdk|lwip|loadsum64|glibc|cachenet-memcpy\+csum)(-cold)?/(64|1460|65536)$|^copy/glibc/(64|1460|65536)$",
+     r"^(csum|csum_copy|copy)/[^/]+/[0-9]+$"),
+    ("copy", r"^(bswap16|bswap32|pes|copy)/(cachenet|compiler|glibc)/(64|1460|65536)$",
+     r"^(bswap16|bswap32|pes|copy)/[^/]+/"),
+    ("crypto", r"^(chacha20|aes128ctr)/(cachenet|openssl)/(64|1460|65536)$",
+     r"^(chacha20|aes128ctr)/[^/]+/"),
+]
+
+
+def family_tables(ctx, prog, d, plot_sizes=True):
+    res = results(d)
+    fams = {}
+    for name, b in res.items():
+        try:
+            fam, impl, case = split(name)
+        except ValueError:
+            continue
+        fams.setdefault(fam, {}).setdefault(case, {})[impl] = b
+    md = []
+    for fam in sorted(fams):
+        impls = sorted({i for c in fams[fam].values() for i in c},
+                       key=lambda i: (not i.startswith("cachenet"), i))
+        metric = "tsc_per_byte"
+        if not any(metric in b for c in fams[fam].values() for b in c.values()):
+            metric = "tsc_per_op"
+        ours = "cachenet" if "cachenet" in impls else None
+        peers = [i for i in impls if ours and not i.startswith("cachenet")
+                 and not i.endswith("-cold")]
+        rows = []
+        for case in sorted(fams[fam], key=case_key):
+            row = fams[fam][case]
+            vals = [row.get(i, {}).get(metric) for i in impls]
+            for i in impls:
+                v = row.get(i, {}).get(metric)
+                if v is not None:
+                    ctx.metric("%s/%s/%s/%s" % (fam, i, case, metric), v)
+            rows.append([case] + vals + [ratio(row.get(p, {}).get(metric),
+                                               row.get(ours, {}).get(metric)) for p in peers])
+        # wide tables: hot and cold variants in two tables
+        hot = [i for i in impls if not i.endswith("-cold")]
+        cold = [i for i in impls if i.endswith("-cold")]
+        for label, group in (("", hot), (" — cold (flushed before each op)", cold)):
+            if not group:
+                continue
+            idx = [impls.index(i) for i in group]
+            r2 = [[r[0]] + [r[1 + j] for j in idx] + (r[1 + len(impls):] if not label else [])
+                  for r in rows]
+            md += ["**%s/%s**%s — %s (TSC ticks; lower is better)" % (prog, fam, label, metric), "",
+                   table(["case"] + group + (["%s ÷ cachenet" % p for p in peers] if not label else []), r2), ""]
+        if plot_sizes and metric == "tsc_per_byte":
+            series = []
+            for i in impls:
+                pts = []
+                for case, row in fams[fam].items():
+                    try:
+                        size = int(case)
+                    except ValueError:
+                        continue
+                    if i in row and row[i].get(metric) is not None:
+                        pts.append((size, row[i][metric]))
+                pts.sort()
+                if len(pts) > 1:
+                    series.append({"label": i, "x": [p[0] for p in pts], "y": [p[1] for p in pts],
+                                   "style": "o--" if i.endswith("-cold") else "o-"})
+            if series:
+                md += [ctx.figure("fig-%s-%s" % (prog, fam.replace("_", "-")),
+                                  "%s: TSC ticks per byte vs size" % fam, "bytes per op",
+                                  "TSC ticks / byte", series, xlog=True, ylog=True), ""]
+    return md
+
+
+def kernels(ctx):
+    md = ["## 2. Kernels: checksum, copy+checksum, byte swaps, ciphers vs every peer", "",
+          "TSC ticks per byte (2.6 GHz invariant TSC, not core cycles), median of %s; "
+          "`-cold` = buffers flushed from every level before each op (untimed). "
+          "`peer ÷ cachenet` > 1 means cachenet is faster. No paper has these numbers; "
+          "seed 003 and seed 000 treat checksum and copy as the data-touching costs "
+          "to beat." % ("one run" if ctx.args.quick else "3 repetitions"), ""]
+    missing = []
+    for prog, qf, ff in KERNEL_PROGRAMS:
+        if not ctx.exe(prog):
+            missing.append(prog)
+            continue
+        filt = qf if ctx.args.quick else ff
+        if ctx.args.filter:
+            filt = ctx.args.filter
+            listed = ctx.run([ctx.exe(prog), "--benchmark_list_tests=true",
+                              "--benchmark_filter=" + filt])
+            if not any("/" in l and not l.startswith("cachenet:") for l in listed.splitlines()):
+                continue
+        d = ctx.bench(prog, ["--benchmark_filter=" + filt]
+                      + ctx.timed_args(0.01, 0.02 if prog == "csum" else 0.03), "kernels")
+        md += ["### cachenet-bench-%s" % prog, "", "Counters: %s." % d.get("context", {}).get("cn_counters", "?"), ""]
+        md += family_tables(ctx, prog, d)
+    if missing:
+        md += ["Not measured: %s (not built)." % ", ".join("cachenet-bench-" + m for m in missing), ""]
+    return "\n".join(md)
+
+
+# ------------------------------------------------------------ 3 buffers
+
+def buffers(ctx):
+    d = ctx.bench("buf", ["--benchmark_filter=^(mbuf|txbuf|sockbuf)/"] + ctx.timed_args(0.01, 0.03),
+                  "buffers")
+    res = results(d)
+    md = ["## 3. Buffers: mbuf pool vs contiguous sockbuf vs DPDK vs lwIP (seed 004)", "",
+          "TSC ticks per op (lower is better). Context: %s" % "; ".join(
+              "%s: %s" % (k, v) for k, v in d.get("context", {}).items()
+              if k in ("dpdk", "lwip")), ""]
+    # mbuf ops, peers side by side
+    ops = sorted({split(n)[2] for n in res if n.startswith("mbuf/")})
+    impls = ["cachenet", "dpdk", "lwip", "glibc"]
+    rows = []
+    for op in ops:
+        row = [op]
+        for i in impls:
+            b = res.get("mbuf/%s/%s" % (i, op))
+            row.append(b.get("tsc_per_op") if b else None)
+            if b:
+                ctx.metric("mbuf/%s/%s" % (i, op), b.get("tsc_per_op"))
+        rows.append(row)
+    md += ["**Per-buffer operations** (seed 004 Table 5: MGET 290-380, MGETHDR 300-400, "
+           "MCLGET 400, MFREE 360 i960 clocks at 100 MHz, i.e. ~3-4 µs per get+free pair):", "",
+           table(["op"] + ["%s TSC/op" % i for i in impls], rows), ""]
+    # txbuf: per-segment cost and allocations per segment
+    rows = []
+    cases = sorted({split(n)[2] for n in res if n.startswith("txbuf/")}, key=lambda c: int(c.replace("window", "")) if c.replace("window", "").isdigit() else 0)
+    timp = ["contig", "mbuf", "dpdk", "lwip"]
+    for c in cases:
+        row = [c]
+        for i in timp:
+            b = res.get("txbuf/%s/%s" % (i, c))
+            row.append(b.get("tsc_per_op") if b else None)
+        for i in timp:
+            b = res.get("txbuf/%s/%s" % (i, c))
+            row.append(b.get("allocs_per_seg") if b else None)
+            if b:
+                ctx.metric("txbuf/%s/%s" % (i, c), b.get("tsc_per_op"))
+        rows.append(row)
+    md += ["**Buffers per transmitted segment** (seed 004 Sec. 3.4.1 counts ~5 mbuf-type "
+           "allocations per packet of a large message):", "",
+           table(["window"] + ["%s TSC/seg" % i for i in timp] + ["%s allocs/seg" % i for i in timp], rows), ""]
+    # sockbuf growth: naive O(n) vs chain/ring O(1)
+    series = []
+    for op in ("append", "seg", "mcopy"):
+        rows = []
+        ns = sorted({int(split(n)[2].split("-")[1]) for n in res
+                     if n.startswith("sockbuf/") and split(n)[2].startswith(op + "-")})
+        for n in ns:
+            row = [n]
+            for i in ("naive", "chain", "ring"):
+                b = res.get("sockbuf/%s/%s-%d" % (i, op, n))
+                row.append(b.get("tsc_per_op") if b else None)
+                if b:
+                    ctx.metric("sockbuf/%s/%s-%d" % (i, op, n), b.get("tsc_per_op"))
+            row.append(ratio(row[1], row[2]))
+            rows.append(row)
+        for j, i in enumerate(("naive", "chain", "ring")):
+            pts = [(r[0], r[1 + j]) for r in rows if r[1 + j] is not None]
+            if pts:
+                series.append({"label": "%s %s" % (op, i), "x": [p[0] for p in pts],
+                               "y": [p[1] for p in pts], "style": "o--" if i == "naive" else "o-"})
+        if rows:
+            md += ["**sockbuf %s** vs segments already queued (seed 004 Sec. 3.4: BSD's sbappend "
+                   "and m_copy walk the chain, O(n)):" % op, "",
+                   table(["queued", "naive TSC/op", "chain TSC/op", "ring TSC/op", "naive ÷ chain"], rows), ""]
+    if series:
+        md += [ctx.figure("fig-sockbuf", "Socket buffer cost vs segments queued (naive BSD vs O(1))",
+                          "segments already in the buffer", "TSC ticks per op", series,
+                          xlog=True, ylog=True), ""]
+    return "\n".join(md)
