@@ -6,7 +6,9 @@
 //   ilp/<pipeline>-<form>[-<isa>]/<size>-<cache>[-conflict]
 //
 //   pipeline  functions joined by '+', e.g. copy+bswap32+pes+csum, or a
-//             synthetic one, syn.n3.s4.a10 (ilp/pipelines.txt)
+//             synthetic one, syn.n3.s4.a10 (ilp/pipelines.txt); chacha20
+//             and aes128ctr alone: their seq form is the library's
+//             whole-buffer kernel, the reference of the cipher pipelines
 //   form      seq | int | intpf
 //   isa       absent for AVX-512 (the best this machine has), else scalar
 //             or avx2
@@ -209,8 +211,15 @@ void run(benchmark::State &st, const cn_ilp_kernel *k, size_t size, Cache c, boo
 void register_all()
 {
 	const size_t sizes[] = { 1460, 65536 };
+	// Real pipelines get every cache state; the cipher-only ones are the
+	// reference for their pipelines: their seq form is the library's
+	// whole-buffer kernel (cn_chacha20_xor / cn_aes128ctr_xor, in place),
+	// e.g. ilp/chacha20-seq/1460-hot beside ilp/copy+chacha20+csum-int/1460-hot.
 	const char *const real[] = { "copy+bswap32+pes+csum", "bswap32+pes+csum",
-				     "copy+bswap16+pes+csum", "bswap16+pes+csum", "copy+csum" };
+				     "copy+bswap16+pes+csum", "bswap16+pes+csum", "copy+csum",
+				     "copy+chacha20+csum",    "chacha20+csum",
+				     "chacha20",	      "copy+aes128ctr+csum",
+				     "aes128ctr+csum",	      "aes128ctr" };
 
 	for (size_t i = 0; i < cn_ilp_nkernels; i++) {
 		const cn_ilp_kernel *k = &cn_ilp_kernels[i];

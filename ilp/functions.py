@@ -33,6 +33,29 @@ Field meanings (all strings are C; '{x}' is the data register):
              instructions per register, a_i of the model)
   tail       C run on the last bytes (fewer than the composition's
              remainder granule) in place: p (unsigned char *), n (size_t)
+  cipher     stream ciphers only (see below), else None
+
+Stream ciphers (chacha20, aes128ctr; cachenet/crypto.h). The keystream is
+not computed inside the step: the integrated loop asks the library for the
+keystream of up to CN_ILP_KS_BYTES at a time (16 ChaCha20 blocks, 64 AES
+blocks: the dispatched, vectorised cn_*_keystream()) into a buffer `ks` that
+stays in L1, and the step XORs the matching keystream word into the data
+register, beside the other functions' steps. `ks + ({off} - ks_base)` is
+the keystream of the register's bytes ({off} is their offset in the
+message, ks_base the offset ks starts at). The step itself is word-granular
+(block 8), so the composition's LCM is not forced up to the cipher block;
+the cipher block (cblock) only sets the keystream granule. The cipher
+field holds:
+  cblock     keystream block, bytes (64 ChaCha20, 16 AES)
+  init       C declaring and initialising the cipher state (integrated
+             forms), from the study key of the generated cn_ilp.h
+  refill     C writing {nblk} keystream blocks to ks, advancing the state
+  whole      C for the sequential pass: the library's whole-buffer kernel,
+             in place on dst (what a stack running the cipher as its own
+             layer calls)
+The study keys (cn_ilp_study_*, cn_ilp_table.c) are fixed: RFC 8439 section
+2.4.2's key and nonce with block counter 1, and SP 800-38A F.5.1's AES key
+and initial counter block; every call starts from them.
 """
 
 from collections import OrderedDict
@@ -40,7 +63,7 @@ from collections import OrderedDict
 
 class Fn:
     def __init__(self, name, block, writes, state, consts, decl, result,
-                 forms, tail, doc):
+                 forms, tail, doc, cipher=None):
         self.name = name
         self.block = block
         self.writes = writes
@@ -51,6 +74,7 @@ class Fn:
         self.forms = forms
         self.tail = tail
         self.doc = doc
+        self.cipher = cipher
 
 
 FUNCS = OrderedDict()
@@ -163,6 +187,99 @@ _add(Fn('csum', block=2, writes=False, state=1, consts=0,
         doc='Internet checksum partial sum of the data (cn_csum_partial)'))
 
 
+# chacha20 / aes128ctr: out = in ^ keystream, the keystream from the library
+# (see the module comment). One XOR per register plus the keystream load.
+def _cipher(name, cblock, init, refill, whole, doc, inline=None):
+    f = Fn(name, block=8, writes=True, state=0, consts=0, decl='', result=None,
+              forms={
+                  'scalar': dict(step='{x} ^= cn_ilp_ld64(ks + ({off} - ks_base));', ops=1),
+                  'avx2': dict(step='{x} = _mm256_xor_si256({x}, _mm256_load_si256('
+                                    '(const __m256i *)(const void *)(ks + ({off} - ks_base))));',
+                               ops=1),
+                  'avx512': dict(step='{x} = _mm512_xor_si512({x}, _mm512_load_si512('
+                                      '(const void *)(ks + ({off} - ks_base))));',
+                                 ops=1),
+              },
+              tail='for (size_t k = 0; k < n; k++)\n'
+                   '\tp[k] ^= ks[i - ks_base + k];',
+              doc=doc,
+              cipher=dict(cblock=cblock, init=init, refill=refill, whole=whole))
+    # inline[isa]: the keystream computed in the step itself (decl, step,
+    # sync = write the counter back to the state after the main loop,
+    # features = CN_CPU_* bits the kernel needs beyond the isa's)
+    for isa, d in (inline or {}).items():
+        f.forms[isa] = dict(d, inline=True)
+    return f
+
+
+_add(_cipher('chacha20', 64,
+             init='struct cn_chacha20 chacha20_st;\n'
+                  'cn_chacha20_init(&chacha20_st, cn_ilp_study_key, cn_ilp_study_nonce, 1);',
+             refill='cn_chacha20_keystream(&chacha20_st, ks, {nblk});',
+             whole='(void)cn_chacha20_xor(cn_ilp_study_key, cn_ilp_study_nonce, 1, dst, dst, len);',
+             doc='ChaCha20 (RFC 8439), study key, counter 1 (cn_chacha20_xor)'))
+
+_AES_REV = '15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0'
+# AVX-512 + VAES: the keystream never leaves registers. aes_ctr holds the
+# next four counter blocks as 128-bit little-endian integers (low qword
+# first), so the +4 per register is a 64-bit add with the carry moved into
+# the high qword by a mask; one byte reversal per 128-bit lane gives the
+# big-endian counter blocks, ten rounds (round keys broadcast once) their
+# keystream, one XOR the cipher. The generator unrolls this loop to four
+# registers (256 B: four independent AES chains) and follows it with a
+# one-register loop; the last bytes (fewer than 64) take one more register
+# of keystream through a 64-byte ks, so no library call is made at all.
+_AES_INLINE = dict(
+    features='CN_CPU_VAES',
+    decl='const __m512i aes_rev = _mm512_broadcast_i32x4(_mm_setr_epi8(%s));\n'
+         'const __m512i aes_inc = _mm512_setr_epi64(4, 0, 4, 0, 4, 0, 4, 0);\n'
+         'const __m512i aes_one = _mm512_setr_epi64(0, 1, 0, 1, 0, 1, 0, 1);\n'
+         '%s\n'
+         '__m512i aes_ctr;\n'
+         '{\n'
+         '\tuint64_t hi = __builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv));\n'
+         '\tuint64_t lo = __builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv + 8));\n'
+         '\taes_ctr = _mm512_setr_epi64((long long)lo, (long long)hi,\n'
+         '\t\t\t\t   (long long)(lo + 1), (long long)(hi + (lo + 1 < lo)),\n'
+         '\t\t\t\t   (long long)(lo + 2), (long long)(hi + (lo + 2 < lo)),\n'
+         '\t\t\t\t   (long long)(lo + 3), (long long)(hi + (lo + 3 < lo)));\n'
+         '}' % (_AES_REV, '\n'.join(
+             'const __m512i aes_rk%d = _mm512_broadcast_i32x4(_mm_loadu_si128('
+             '(const __m128i *)(const void *)cn_ilp_study_aes_sched.rk[%d]));' % (k, k)
+             for k in range(11))),
+    step='__m512i k = _mm512_xor_si512(_mm512_shuffle_epi8(aes_ctr, aes_rev), aes_rk0);\n'
+         + '\n'.join('k = _mm512_aesenc_epi128(k, aes_rk%d);' % k for k in range(1, 10))
+         + '\nk = _mm512_aesenclast_epi128(k, aes_rk10);\n'
+         '{x} = _mm512_xor_si512({x}, k);\n'
+         'aes_ctr = _mm512_add_epi64(aes_ctr, aes_inc);\n'
+         '{\n'
+         '\t/* a low qword wrapped (once in 2^64 blocks): carry into the high one;\n'
+         '\t * a branch, so that the loop-carried chain is the one add */\n'
+         '\t__mmask8 c = _mm512_mask_cmplt_epu64_mask(0x55, aes_ctr, aes_inc);\n'
+         '\tif (__builtin_expect(c != 0, 0))\n'
+         '\t\taes_ctr = _mm512_mask_add_epi64(aes_ctr, (__mmask8)(c << 1), aes_ctr, aes_one);\n'
+         '}',
+    # the keystream of the last bytes (fewer than 64): four more blocks
+    tailks='if (i < len) {\n'
+           '\t__m512i k = _mm512_xor_si512(_mm512_shuffle_epi8(aes_ctr, aes_rev), aes_rk0);\n'
+           + '\n'.join('\tk = _mm512_aesenc_epi128(k, aes_rk%d);' % k for k in range(1, 10))
+           + '\n\tk = _mm512_aesenclast_epi128(k, aes_rk10);\n'
+           '\t_mm512_store_si512((void *)ks, k);\n'
+           '\tks_base = i;\n'
+           '}',
+    ops=14)
+
+
+_add(_cipher('aes128ctr', 16,
+             init='struct cn_aes128ctr aes128ctr_st;\n'
+                  'aes128ctr_st.key = cn_ilp_study_aes_sched;\n'
+                  '__builtin_memcpy(aes128ctr_st.ctr, cn_ilp_study_aes_iv, 16);',
+             refill='cn_aes128ctr_keystream(&aes128ctr_st, ks, {nblk});',
+             whole='(void)cn_aes128ctr_xor(&cn_ilp_study_aes_sched, cn_ilp_study_aes_iv, dst, dst, len);',
+             doc='AES-128-CTR (SP 800-38A), study key and counter (cn_aes128ctr_xor)',
+             inline={'avx512': _AES_INLINE}))
+
+
 # Pipelines built by default, and the ones that need the crypto module.
 PIPELINES = [
     'copy,bswap32,pes,csum',
@@ -174,4 +291,55 @@ PIPELINES = [
     'bswap32',
     'pes',
     'csum',
+    'copy,chacha20,csum',
+    'chacha20,csum',
+    'chacha20',
+    'copy,aes128ctr,csum',
+    'aes128ctr,csum',
+    'aes128ctr',
 ]
+
+
+# ------------------------------------------------------------ study keys
+
+def _gf_mul(a, b):
+    r = 0
+    while b:
+        if b & 1:
+            r ^= a
+        a = ((a << 1) ^ 0x11B) if a & 0x80 else (a << 1)
+        b >>= 1
+    return r
+
+
+def _aes_sbox():
+    # FIPS-197 5.1.1: multiplicative inverse in GF(2^8), then the affine map.
+    box = []
+    for x in range(256):
+        inv = next((y for y in range(1, 256) if _gf_mul(x, y) == 1), 0)
+        b = inv
+        for k in range(1, 5):
+            b ^= ((inv << k) | (inv >> (8 - k))) & 0xFF
+        box.append(b ^ 0x63)
+    return box
+
+
+def aes128_expand(key):
+    """FIPS-197 5.2 key expansion: 176 bytes, round key i at 16i."""
+    sbox = _aes_sbox()
+    w = [list(key[4 * k:4 * k + 4]) for k in range(4)]
+    rcon = 1
+    for k in range(4, 44):
+        t = list(w[k - 1])
+        if k % 4 == 0:
+            t = [sbox[b] for b in t[1:] + t[:1]]
+            t[0] ^= rcon
+            rcon = _gf_mul(rcon, 2)
+        w.append([a ^ b for a, b in zip(w[k - 4], t)])
+    return bytes(b for word in w for b in word)
+
+
+STUDY_KEY = bytes(range(32))                                    # RFC 8439 2.4.2
+STUDY_NONCE = bytes.fromhex('000000000000004a00000000')         # RFC 8439 2.4.2
+STUDY_AES_KEY = bytes.fromhex('2b7e151628aed2a6abf7158809cf4f3c')  # SP 800-38A F.5.1
+STUDY_AES_IV = bytes.fromhex('f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff')   # SP 800-38A F.5.1

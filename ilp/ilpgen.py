@@ -10,7 +10,14 @@ writes C for, per pipeline and instruction set:
          composition, seed 003 Fig. 2);
   int    one loop, each block loaded once, every function's step applied
          to the registers, stored once (Fig. 3);
-  intpf  int plus a software prefetch CN_ILP_PF_DIST bytes ahead.
+  intpf  int plus a software prefetch CN_ILP_PF_DIST bytes ahead, and the
+         first CN_ILP_PF_DIST bytes prefetched before the loop (which the
+         loop's prefetches never cover: all of a buffer shorter than that).
+
+Pipelines with a stream cipher (chacha20, aes128ctr: functions.py) take the
+keystream from the library CN_ILP_KS_BYTES at a time into an L1 buffer and
+XOR it into the registers beside the other steps; their sequential cipher
+pass is the library's whole-buffer kernel.
 
 The integrated block is the least common multiple of the functions' blocks
 and the register width, unrolled to --unroll-bytes (default one 64-byte
@@ -24,7 +31,7 @@ instruction set (cn_ilp_scalar.c, cn_ilp_avx2.c, cn_ilp_avx512.c), a table
 (cn_ilp_table.c) and a header (cn_ilp.h).
 
 Usage: ilpgen.py --outdir DIR [--pipelines FILE] [--pipeline P ...]
-                 [--pf-dist N] [--unroll-bytes N]
+                 [--pf-dist N] [--ks-bytes N] [--unroll-bytes N]
        ilpgen.py --print PIPELINE FORM ISA     (one function to stdout)
 """
 
@@ -35,6 +42,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import functions  # noqa: E402
 from functions import FUNCS  # noqa: E402
 import synthetic  # noqa: E402
 
@@ -82,12 +90,15 @@ class Pipeline:
                                      'work on the destination')
             if len(set(names)) != len(names):
                 raise ValueError('a function appears twice in %r' % text)
+            if sum(1 for n in names if FUNCS[n].cipher) > 1:
+                raise ValueError('at most one cipher per pipeline in %r' % text)
             self.copy = names[0] == 'copy'
             self.fns = [FUNCS[n] for n in names if n != 'copy']
             self.name = '+'.join(names)
             self.synthetic = False
             self.isas = tuple(ISAS)
         self.ident = self.name.replace('+', '_').replace('.', '_')
+        self.cipher = next((f for f in self.fns if getattr(f, 'cipher', None)), None)
 
     @property
     def all_fns(self):
@@ -114,24 +125,29 @@ def fn_symbol(p, form, isa):
 
 
 class Emitter:
-    def __init__(self, pf_dist=1024, unroll_bytes=64):
+    def __init__(self, pf_dist=1024, unroll_bytes=64, ks_bytes=1024):
+        if ks_bytes <= 0 or ks_bytes % 64 or ks_bytes % unroll_bytes:
+            raise ValueError('--ks-bytes must be a multiple of 64 and of --unroll-bytes')
         self.pf_dist = pf_dist
         self.unroll_bytes = unroll_bytes
+        self.ks_bytes = ks_bytes
 
     # ---------------------------------------------------------------- loops
-    def _step(self, f, isa, x):
+    def _step(self, f, isa, x, off='i'):
+        """Step of f on register x, whose bytes start at message offset off."""
         code = f.forms[isa]['step']
         if not code:
             return ''
-        return '{ /* %s */\n%s\n}' % (f.name, _indent(code.replace('{x}', x), 1))
+        code = code.replace('{x}', x).replace('{off}', off)
+        return '{ /* %s */\n%s\n}' % (f.name, _indent(code, 1))
 
-    def _loop(self, fns, isa, src, store, nreg, pf):
-        """One loop over blocks of nreg registers: load from src, the steps of
-        fns, store to dst if store. Returns C text."""
+    def _loop(self, fns, isa, src, store, nreg, pf, lim='len'):
+        """One loop over blocks of nreg registers up to lim: load from src,
+        the steps of fns, store to dst if store. Returns C text."""
         I = ISAS[isa]
         w = I['width']
         blk = w * nreg
-        out = ['for (; i + %d <= len; i += %d) {' % (blk, blk)]
+        out = ['for (; i + %d <= %s; i += %d) {' % (blk, lim, blk)]
         if pf:
             for line in range(0, blk, 64):
                 off = ' + %d' % line if line else ''
@@ -144,7 +160,7 @@ class Emitter:
             out.append('\t%s x%d = %s;' % (I['type'], r, I['load'].format(p=p)))
         for f in fns:
             for r in range(nreg):
-                s = self._step(f, isa, 'x%d' % r)
+                s = self._step(f, isa, 'x%d' % r, 'i + %d' % (r * w) if r else 'i')
                 if s:
                     out.append(_indent(s, 1))
         if store:
@@ -191,6 +207,43 @@ class Emitter:
         out.append('}')
         return '\n'.join(out)
 
+    def _pf_head(self, src, store):
+        """intpf: the lines the loop's prefetches never reach."""
+        # Source only: with the destination's lines too (prefetchw), a
+        # flushed 1460-byte run was no faster and a hot one ~10% slower
+        # (46 prefetches per call instead of 23).
+        return '\n'.join(['/* prefetch: the source\'s first CN_ILP_PF_DIST bytes (all of a shorter',
+                          ' * buffer); the loop prefetches from there on */',
+                          'cn_ilp_pf_head(%s, len);' % src])
+
+    def _cipher_loop(self, c, fns, isa, src, store, nreg, pf):
+        """The main loop in keystream chunks: up to CN_ILP_KS_BYTES of
+        keystream into ks (covering the tail when the chunk is the last),
+        then the blocks of that chunk."""
+        cb = c.cipher['cblock']
+        blk = ISAS[isa]['width'] * nreg
+        refill = c.cipher['refill'].replace('{nblk}', '(ks_n + %d) / %d' % (cb - 1, cb))
+        out = ['while (i + %d <= len) {' % blk,
+               '\t/* %s: keystream of the next chunk (through the tail if it is the last) */'
+               % c.name,
+               '\tsize_t ks_n = len - i < CN_ILP_KS_BYTES ? len - i : CN_ILP_KS_BYTES;',
+               '\t' + refill,
+               '\tks_base = i;',
+               '\tks_end = i + ks_n;',
+               _indent(self._loop(fns, isa, src, store, nreg, pf, 'ks_end'), 1),
+               '}']
+        return '\n'.join(out)
+
+    def _cipher_topup(self, c):
+        cb = c.cipher['cblock']
+        refill = c.cipher['refill'].replace('{nblk}', '(len - i + %d) / %d' % (cb - 1, cb))
+        return '\n'.join([
+            'if (i < len && len > ks_end) {',
+            '\t/* %s: keystream of the last bytes, which no chunk covered */' % c.name,
+            '\t' + refill,
+            '\tks_base = i;',
+            '}'])
+
     def _body(self, p, fns, isa, src, store, pf):
         """Main loop, vector finals, scalar remainder, tail for fns."""
         w = ISAS[isa]['width']
@@ -199,12 +252,28 @@ class Emitter:
         unroll = base if p.synthetic else self.unroll_bytes
         blk = base * max(1, unroll // base)
         gran = 8 * g // math.gcd(8, g)
-        parts = [self._loop(fns, isa, src, store, blk // w, pf)]
+        c = next((f for f in fns if f.cipher), None)
+        inline = c is not None and c.forms[isa].get('inline', False)
+        parts = [self._pf_head(src, store)] if pf else []
+        if c and not inline:
+            parts.append(self._cipher_loop(c, fns, isa, src, store, blk // w, pf))
+        elif inline and blk < 256:
+            # keystream in registers: four independent cipher chains per
+            # iteration, then one register at a time
+            parts.append(self._loop(fns, isa, src, store, 256 // w, pf))
+            parts.append(self._loop(fns, isa, src, store, blk // w, pf))
+        else:
+            parts.append(self._loop(fns, isa, src, store, blk // w, pf))
         if p.synthetic and isa == 'avx512':
             parts.append(self._masked_tail(p, fns, src, store))
             parts.append(self._finals(fns, isa))
         else:
             parts.append(self._finals(fns, isa))
+            if inline:
+                parts.append('/* %s: keystream of the last bytes */\n%s'
+                             % (c.name, c.forms[isa]['tailks']))
+            elif c:
+                parts.append(self._cipher_topup(c))
             if blk > gran:
                 parts.append('/* remainder: %d-byte granules, scalar steps */' % gran)
                 parts.append(self._loop(fns, 'scalar', src, store, gran // 8, False))
@@ -236,9 +305,20 @@ class Emitter:
             body.append('const unsigned char *src = src_;')
         else:
             body.append('(void)src_;')
-        body.append('size_t i = 0;')
+        if not (form == 'seq' and not p.copy and all(f.cipher for f in fns)):
+            body.append('size_t i = 0;')  # a cipher-only seq is one library call
         body.append('uint64_t r = 0;')
+        if p.cipher and form != 'seq' and p.cipher.forms[isa].get('inline'):
+            body.append('/* %s: keystream in registers; ks holds that of the last bytes */\n'
+                        'unsigned char ks[64] __attribute__((aligned(64)));\n'
+                        'size_t ks_base = 0;\n%s' % (p.cipher.name, p.cipher.forms[isa]['decl']))
+        elif p.cipher and form != 'seq':
+            body.append('/* %s: state, and keystream for up to CN_ILP_KS_BYTES (L1) */\n%s\n'
+                        'unsigned char ks[CN_ILP_KS_BYTES] __attribute__((aligned(64)));\n'
+                        'size_t ks_base = 0, ks_end = 0;' % (p.cipher.name, p.cipher.cipher['init']))
         for f in fns:
+            if f.cipher:
+                continue
             decl = (f.decl or '') + ('\n' + f.forms[isa].get('decl', '') if f.forms[isa].get('decl') else '')
             sdecl = f.forms['scalar'].get('decl', '') if isa != 'scalar' else ''
             d = '\n'.join(x for x in (decl.strip(), sdecl) if x)
@@ -251,6 +331,11 @@ class Emitter:
                 body.append(self._body(_Only(p, True), [], isa, 'src', True, False))
                 first = False
             for f in fns:
+                if f.cipher:
+                    body.append('\n/* ---- %s: dst in place, the library\'s whole-buffer kernel */'
+                                % f.name)
+                    body.append(f.cipher['whole'])
+                    continue
                 body.append('\n/* ---- %s: %s */' % (f.name, 'dst in place' if f.writes else 'reads dst'))
                 body.append('i = 0;')
                 body.append(self._body(_Only(p, False), [f], isa, 'dst', f.writes, False))
@@ -271,8 +356,12 @@ class Emitter:
         out = [LICENSE, NOTICE, '#include <stddef.h>', '#include <stdint.h>']
         if isa != 'scalar':
             out.append('#include <immintrin.h>')
+        out.append('#include "cachenet/crypto.h"')
         out.append('#include "cn_ilp.h"\n')
-        out.append('''/* Unaligned 64-bit access without aliasing trouble; a single mov. */
+        out.append('''_Static_assert(CN_ILP_KS_BYTES % 64 == 0 && CN_ILP_KS_BYTES > 0,
+\t       "CN_ILP_KS_BYTES: a whole number of 64-byte blocks");
+
+/* Unaligned 64-bit access without aliasing trouble; a single mov. */
 static inline uint64_t cn_ilp_ld64(const unsigned char *p)
 {
 	uint64_t x;
@@ -298,6 +387,20 @@ static inline uint64_t cn_ilp_addc(uint64_t a, uint64_t b)
 static inline const void *cn_ilp_ahead(const unsigned char *p, size_t i)
 {
 	return (const void *)((uintptr_t)p + i + CN_ILP_PF_DIST);
+}
+
+/* intpf: the lines of [p, p + min(len, CN_ILP_PF_DIST)), from the line
+ * holding p. The loop prefetches CN_ILP_PF_DIST ahead of each block, so
+ * without these a buffer's first CN_ILP_PF_DIST bytes (all of a 1460-byte
+ * one, less the last) come in by demand misses, one after another. The
+ * destination is left to the loop's prefetchw and the hardware. */
+static inline void cn_ilp_pf_head(const unsigned char *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)63;
+	uintptr_t e = (uintptr_t)p + (len < CN_ILP_PF_DIST ? len : CN_ILP_PF_DIST);
+
+	for (; a < e; a += 64)
+		__builtin_prefetch((const void *)a, 0, 3);
 }
 
 /* Hide a value from the optimizer without an instruction (synthetic
@@ -359,6 +462,24 @@ extern "C" {
 #define CN_ILP_PF_DIST %d
 #endif
 
+#ifndef CN_ILP_KS_BYTES
+/** Keystream chunk of the cipher pipelines' integrated loops, bytes: a
+ *  multiple of 64 (ilpgen.py --ks-bytes). */
+#define CN_ILP_KS_BYTES %d
+#endif
+
+struct cn_aes128_key;
+
+/** The study keys every cipher kernel starts from (functions.py): ChaCha20
+ *  with RFC 8439 section 2.4.2's key and nonce, block counter 1; AES-128-CTR
+ *  with SP 800-38A F.5.1's key and initial counter block, whose schedule
+ *  the generator expanded (equal to cn_aes128_expand_key()'s). */
+extern const uint8_t cn_ilp_study_key[32];
+extern const uint8_t cn_ilp_study_nonce[12];
+extern const uint8_t cn_ilp_study_aes_key[16];
+extern const uint8_t cn_ilp_study_aes_iv[16];
+extern const struct cn_aes128_key cn_ilp_study_aes_sched;
+
 typedef uint64_t (*cn_ilp_fn)(void *dst, const void *src, size_t len);
 
 /** One generated kernel, with the function parameters the model needs. */
@@ -381,7 +502,7 @@ extern const size_t cn_ilp_nkernels;
 /** The kernel for (pipeline, form, isa), or NULL. */
 const struct cn_ilp_kernel *cn_ilp_find(const char *pipeline, const char *form,
 					const char *isa);
-''' % self.pf_dist]
+''' % (self.pf_dist, self.ks_bytes)]
         for p in pipes:
             for isa in p.isas:
                 for form in FORMS:
@@ -396,13 +517,18 @@ const struct cn_ilp_kernel *cn_ilp_find(const char *pipeline, const char *form,
 
     def table(self, pipes):
         out = [LICENSE, NOTICE, '#include <string.h>', '#include "cachenet/cpu.h"',
-               '#include "cn_ilp.h"', '', 'const struct cn_ilp_kernel cn_ilp_kernels[] = {']
+               '#include "cachenet/crypto.h"', '#include "cn_ilp.h"', '']
+        out.append(self.study_keys())
+        out.append('const struct cn_ilp_kernel cn_ilp_kernels[] = {')
         n = 0
         for p in pipes:
             for isa in p.isas:
                 for form in FORMS:
+                    feat = ISAS[isa]['features']
+                    if p.cipher and p.cipher.forms[isa].get('features'):
+                        feat = '(%s | %s)' % (feat, p.cipher.forms[isa]['features'])
                     out.append('\t{ "%s", "%s", "%s", %s, %d, %d, %d, %d, %s },' % (
-                        p.name, form, isa, ISAS[isa]['features'], p.block(), int(p.copy),
+                        p.name, form, isa, feat, p.block(), int(p.copy),
                         int(any(f.name == 'csum' for f in p.fns)), int(p.synthetic),
                         fn_symbol(p, form, isa)))
                     n += 1
@@ -422,6 +548,30 @@ const struct cn_ilp_kernel *cn_ilp_find(const char *pipeline, const char *form,
 	return NULL;
 }''')
         return '\n'.join(out) + '\n'
+
+    @staticmethod
+    def _bytes(b):
+        rows = []
+        for k in range(0, len(b), 8):
+            rows.append('\t' + ', '.join('0x%02x' % x for x in b[k:k + 8]) + ',')
+        return '\n'.join(rows)
+
+    def study_keys(self):
+        sched = functions.aes128_expand(functions.STUDY_AES_KEY)
+        out = []
+        for name, b, what in (('cn_ilp_study_key', functions.STUDY_KEY, 'RFC 8439 2.4.2 key'),
+                              ('cn_ilp_study_nonce', functions.STUDY_NONCE, 'RFC 8439 2.4.2 nonce'),
+                              ('cn_ilp_study_aes_key', functions.STUDY_AES_KEY,
+                               'SP 800-38A F.5.1 key'),
+                              ('cn_ilp_study_aes_iv', functions.STUDY_AES_IV,
+                               'SP 800-38A F.5.1 initial counter block')):
+            out.append('/* %s */\nconst uint8_t %s[%d] = {\n%s\n};' % (
+                what, name, len(b), self._bytes(b)))
+        rk = ',\n'.join('\t{ %s }' % ', '.join('0x%02x' % x for x in sched[16 * k:16 * k + 16])
+                        for k in range(11))
+        out.append('/* FIPS-197 5.2 expansion of cn_ilp_study_aes_key (functions.py) */\n'
+                   'const struct cn_aes128_key cn_ilp_study_aes_sched = { {\n%s\n} };\n' % rk)
+        return '\n'.join(out)
 
     def files(self, pipes):
         res = {'cn_ilp.h': self.header(pipes), 'cn_ilp_table.c': self.table(pipes)}
@@ -466,9 +616,14 @@ def main(argv=None):
     ap.add_argument('--pipeline', action='append', default=[])
     ap.add_argument('--pf-dist', type=int, default=1024)
     ap.add_argument('--unroll-bytes', type=int, default=64)
+    ap.add_argument('--ks-bytes', type=int, default=1024)
     ap.add_argument('--print', nargs=3, metavar=('PIPELINE', 'FORM', 'ISA'))
     a = ap.parse_args(argv)
-    em = Emitter(a.pf_dist, a.unroll_bytes)
+    try:
+        em = Emitter(a.pf_dist, a.unroll_bytes, a.ks_bytes)
+    except ValueError as e:
+        sys.stderr.write('ilpgen: %s\n' % e)
+        return 2
     if a.print:
         p = Pipeline(a.print[0])
         sys.stdout.write(em.prelude(a.print[2]) + '\n' + em.function(p, a.print[1], a.print[2]))

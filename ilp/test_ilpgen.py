@@ -30,7 +30,7 @@ class TestPipeline(unittest.TestCase):
         self.assertFalse(ilpgen.Pipeline('bswap32,pes,csum').copy)
 
     def test_errors(self):
-        for bad in ('', 'bswap32,copy', 'nosuch', 'csum,csum'):
+        for bad in ('', 'bswap32,copy', 'nosuch', 'csum,csum', 'chacha20,aes128ctr'):
             with self.assertRaises(ValueError, msg=bad):
                 ilpgen.Pipeline(bad)
 
@@ -39,6 +39,37 @@ class TestPipeline(unittest.TestCase):
             for isa in ilpgen.ISAS:
                 self.assertIn(isa, f.forms, f.name)
                 self.assertIn('ops', f.forms[isa])
+
+
+class TestCipher(unittest.TestCase):
+    def test_aes_expansion_fips197(self):
+        # FIPS-197 appendix A.1: w[4..7] and w[40..43] of the SP 800-38A key
+        import functions
+        rk = functions.aes128_expand(functions.STUDY_AES_KEY)
+        self.assertEqual(len(rk), 176)
+        self.assertEqual(rk[16:32].hex(), 'a0fafe1788542cb123a339392a6c7605')
+        self.assertEqual(rk[160:].hex(), 'd014f9a8c9ee2589e13f0cc8b6630ca6')
+
+    def test_integrated_uses_keystream_chunks(self):
+        em = ilpgen.Emitter()
+        p = ilpgen.Pipeline('copy,chacha20,csum')
+        self.assertEqual(p.cipher.name, 'chacha20')
+        integ = em.function(p, 'int', 'avx512')
+        # keystream per chunk and for an uncovered tail; one load, one store
+        self.assertEqual(integ.count('cn_chacha20_keystream('), 2)
+        self.assertIn('CN_ILP_KS_BYTES', integ)
+        self.assertEqual(integ.count('_mm512_loadu_si512'), 1)
+        self.assertEqual(integ.count('_mm512_storeu_si512'), 1)
+        self.assertNotIn('cn_chacha20_xor(', integ)
+        seq = em.function(p, 'seq', 'avx512')
+        self.assertIn('cn_chacha20_xor(', seq)
+        self.assertNotIn('cn_chacha20_keystream(', seq)
+        aes = em.function(ilpgen.Pipeline('aes128ctr,csum'), 'intpf', 'scalar')
+        self.assertIn('cn_aes128ctr_keystream(', aes)
+
+    def test_ks_bytes_checked(self):
+        with self.assertRaises(ValueError):
+            ilpgen.Emitter(ks_bytes=100)
 
 
 class TestEmit(unittest.TestCase):
@@ -73,7 +104,10 @@ class TestEmit(unittest.TestCase):
         self.assertEqual(integ.count('_mm512_loadu_si512'), 1)
         self.assertEqual(integ.count('_mm512_storeu_si512'), 1)
         self.assertNotIn('__builtin_prefetch', integ)
-        self.assertIn('__builtin_prefetch', em.function(p, 'intpf', 'avx512'))
+        pf = em.function(p, 'intpf', 'avx512')
+        self.assertIn('__builtin_prefetch', pf)
+        # the head the loop's prefetches never reach, before the loop
+        self.assertLess(pf.index('cn_ilp_pf_head(src, len);'), pf.index('for (; i + 64'))
 
     def test_pf_dist_in_header(self):
         self.assertIn('#define CN_ILP_PF_DIST 512', self.gen(pf_dist=512)['cn_ilp.h'])
@@ -105,6 +139,34 @@ class TestModel(unittest.TestCase):
         # equation (2): per function
         self.assertEqual(model.sa_seq([8, 8, 8], [8, 8, 8], 16), 0)
         self.assertAlmostEqual(model.sa_seq([20, 1], [8, 8], 16), 2 / 8 * 4)
+
+    def test_probe_R_knee(self):
+        # data reads per byte, W = 8: ~1 per block until s = 10, ~2 from 11
+        sim = {}
+        for s, reads in [(1, 1.06), (2, 1.2), (8, 1.22), (9, 1.2), (10, 1.23),
+                         (11, 2.1), (12, 2.2)]:
+            sim[('syn.n1.s%d.a10' % s, 'int', 'scalar', 1460, 'hot', False)] = reads / 8
+        R, rows, note = model.probe_R(sim, 'scalar')
+        self.assertEqual((R, note), (10, ''))
+        self.assertEqual(len(rows), 7)
+        # an inflated first point is not the knee
+        sim[('syn.n1.s1.a10', 'int', 'scalar', 1460, 'hot', False)] = 2.0 / 8
+        R, _, note = model.probe_R(sim, 'scalar')
+        self.assertEqual(R, 10)
+        self.assertIn('outliers below the knee at s=1', note)
+        sim[('syn.n1.s1.a10', 'int', 'scalar', 1460, 'hot', False)] = 1.06 / 8
+        # a gap below the knee is reported, not hidden
+        del sim[('syn.n1.s10.a10', 'int', 'scalar', 1460, 'hot', False)]
+        R, _, note = model.probe_R(sim, 'scalar')
+        self.assertEqual(R, 9)
+        self.assertIn('9 <= R <= 10', note)
+
+    def test_overlap_variant(self):
+        # max(compute + spills, memory), never more than the additive model
+        self.assertAlmostEqual(model.clocks_overlap(0.5, 2.0, 0.3, 0.0, 1.0), 1.0)
+        self.assertAlmostEqual(model.clocks_overlap(0.1, 1.0, 0.3, 0.0, 1.0), 0.3)
+        self.assertLessEqual(model.clocks_overlap(0.5, 2.0, 0.3, 0.1, 1.0),
+                             model.clocks(0.5, 2.0, 0.3, 0.1, 1.0))
 
     def test_data_accesses(self):
         # copy,f,g,csum with W = 8: seq reads 4x, writes 3x; int reads 1, writes 1

@@ -3,7 +3,8 @@
  * Tests of the generated ILP kernels (ilp/, issue 6): every real pipeline,
  * in every form (seq, int, intpf) and every instruction set this CPU runs,
  * against the library's kernels composed by hand (memcpy, cn_bswap32 /
- * cn_bswap16, cn_pes, cn_csum_partial), byte for byte and checksum for
+ * cn_bswap16, cn_pes, cn_chacha20_xor / cn_aes128ctr_xor with the study
+ * keys of cn_ilp.h, cn_csum_partial), byte for byte and checksum for
  * checksum, at every length 0..4096 with aligned buffers and at odd
  * alignments of source and destination for lengths 0..700 and a few large
  * ones. Guard bytes around the destination catch writes outside it.
@@ -25,6 +26,7 @@
 
 #include "cachenet/bswap.h"
 #include "cachenet/cpu.h"
+#include "cachenet/crypto.h"
 #include "cachenet/csum.h"
 #include "cachenet/pes.h"
 #include "cn_ilp.h"
@@ -34,6 +36,9 @@
 #define PAD (MAXLEN + 2 * GUARD + 128)
 
 static unsigned char *g_src, *g_dst, *g_ref;
+/* The AES study key expanded by the library, not the generator: the
+ * reference does not trust cn_ilp_study_aes_sched. */
+static struct cn_aes128_key g_aes_key;
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 
@@ -56,6 +61,7 @@ static int setup(void **state)
 		return -1;
 	for (size_t i = 0; i < PAD; i++)
 		g_src[i] = (unsigned char)rnd();
+	cn_aes128_expand_key(&g_aes_key, cn_ilp_study_aes_key);
 	return 0;
 }
 
@@ -89,6 +95,13 @@ static uint16_t compose_ref(const char *pipeline, unsigned char *buf, const unsi
 			cn_bswap16(buf, buf, len);
 		else if (!strcmp(f, "pes"))
 			cn_pes(buf, buf, len);
+		else if (!strcmp(f, "chacha20"))
+			assert_int_equal(cn_chacha20_xor(cn_ilp_study_key, cn_ilp_study_nonce, 1, buf,
+							 buf, len),
+					 0);
+		else if (!strcmp(f, "aes128ctr"))
+			assert_int_equal(cn_aes128ctr_xor(&g_aes_key, cn_ilp_study_aes_iv, buf, buf, len),
+					 0);
 		else if (!strcmp(f, "csum"))
 			folded = cn_csum_fold(cn_csum_partial(buf, len, 0));
 		else
@@ -136,7 +149,47 @@ static void test_real_aligned(void **state)
 			check_one(k, len, 0, 0);
 		tested++;
 	}
-	assert_true(tested >= 15); /* at least the scalar forms of 5 pipelines */
+	assert_true(tested >= 33); /* at least the scalar forms of 11 pipelines */
+}
+
+/* The generator expanded the AES study key itself (functions.py): it must be
+ * the library's schedule, and the cipher kernels must be in the table for
+ * every isa with and without copy. */
+static void test_study_keys(void **state)
+{
+	(void)state;
+	static const char *const pipes[] = { "copy+chacha20+csum", "chacha20+csum", "chacha20",
+					     "copy+aes128ctr+csum", "aes128ctr+csum", "aes128ctr" };
+	static const char *const isas[] = { "scalar", "avx2", "avx512" };
+	static const char *const forms[] = { "seq", "int", "intpf" };
+
+	assert_memory_equal(&cn_ilp_study_aes_sched, &g_aes_key, sizeof(g_aes_key));
+	for (size_t p = 0; p < sizeof(pipes) / sizeof(pipes[0]); p++)
+		for (size_t i = 0; i < 3; i++)
+			for (size_t f = 0; f < 3; f++)
+				assert_non_null(cn_ilp_find(pipes[p], forms[f], isas[i]));
+}
+
+/* Messages longer than one keystream chunk (CN_ILP_KS_BYTES) at every
+ * alignment of the chunk boundary against the tail. */
+static void test_cipher_chunks(void **state)
+{
+	(void)state;
+	const size_t lens[] = { CN_ILP_KS_BYTES - 1, CN_ILP_KS_BYTES,	  CN_ILP_KS_BYTES + 1,
+				CN_ILP_KS_BYTES + 63, CN_ILP_KS_BYTES + 64, CN_ILP_KS_BYTES + 65,
+				2 * CN_ILP_KS_BYTES,  2 * CN_ILP_KS_BYTES + 7, MAXLEN };
+
+	for (size_t i = 0; i < cn_ilp_nkernels; i++) {
+		const struct cn_ilp_kernel *k = &cn_ilp_kernels[i];
+
+		if (k->synthetic || !cn_cpu_has(k->features) ||
+		    (!strstr(k->pipeline, "chacha20") && !strstr(k->pipeline, "aes128ctr")))
+			continue;
+		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+			if (lens[l] <= MAXLEN)
+				for (size_t o = 0; o < 8; o++)
+					check_one(k, lens[l], o, 7 - o);
+	}
 }
 
 static void test_real_odd_alignment(void **state)
@@ -221,6 +274,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_study_keys),
+		cmocka_unit_test(test_cipher_chunks),
 		cmocka_unit_test(test_real_aligned),
 		cmocka_unit_test(test_real_odd_alignment),
 		cmocka_unit_test(test_synthetic_forms_agree),
