@@ -29,4 +29,36 @@
  */
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen);
 
+/*
+ * xorshift64*: fixed seeds give the same sequence on every machine. One
+ * state per test program (static in each file that includes this header);
+ * seed it with cn_test_seed() — a zero seed would stay zero.
+ */
+static uint64_t cn_test_rs = 1;
+
+static inline void cn_test_seed(uint64_t seed)
+{
+	cn_test_rs = seed ? seed : 1;
+}
+
+static inline uint32_t cn_test_rnd(void)
+{
+	cn_test_rs ^= cn_test_rs >> 12;
+	cn_test_rs ^= cn_test_rs << 25;
+	cn_test_rs ^= cn_test_rs >> 27;
+	return (uint32_t)((cn_test_rs * 2685821657736338717ull) >> 32);
+}
+
+/* Uniform-ish in [0, n); 0 when n is 0. */
+static inline uint32_t cn_test_rndn(uint32_t n)
+{
+	return n ? cn_test_rnd() % n : 0;
+}
+
+static inline void cn_test_fill_rand(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)cn_test_rnd();
+}
+
 #endif

@@ -62,24 +62,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* xorshift64*: fixed seeds, same sequence on every machine. */
-static uint64_t rs;
-static uint32_t rnd(void)
-{
-	rs ^= rs >> 12;
-	rs ^= rs << 25;
-	rs ^= rs >> 27;
-	return (uint32_t)((rs * 2685821657736338717ull) >> 32);
-}
-static uint32_t rndn(uint32_t n)
-{
-	return n ? rnd() % n : 0;
-}
-static void fill_rand(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)rnd();
-}
 
 static void get_free_basic(void **state)
 {
@@ -210,7 +192,7 @@ static void exhaustion_and_recovery(void **state)
 		assert_int_equal(st.in_use, 63);
 		/* Cluster exhaustion inside append_copy leaves the packet as it was. */
 		uint8_t big[4 * 2048];
-		fill_rand(big, sizeof(big));
+		cn_test_fill_rand(big, sizeof(big));
 		assert_int_equal(cn_mbuf_append_copy(m[0], big, sizeof(big), cp), -ENOBUFS);
 		assert_int_equal(m[0]->pkt_len, 0);
 		assert_null(m[0]->next);
@@ -249,7 +231,7 @@ static void refcounts_and_sharing(void **state)
 {
 	struct fx *f = *state;
 	uint8_t data[1500];
-	fill_rand(data, sizeof(data));
+	cn_test_fill_rand(data, sizeof(data));
 
 	struct cn_mbuf *m = cn_mbuf_get_cluster(f->mp, f->cp);
 	memcpy(cn_mbuf_append(m, 1500), data, 1500);
@@ -301,7 +283,7 @@ static void surgery_edges(void **state)
 {
 	struct fx *f = *state;
 	uint8_t d[5000], out[5000];
-	fill_rand(d, sizeof(d));
+	cn_test_fill_rand(d, sizeof(d));
 
 	/* prepend: in place, then a new mbuf when the room runs out. */
 	struct cn_mbuf *m = cn_mbuf_get(f->mp);
@@ -396,16 +378,16 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 	struct model pk[NPKT];
 	uint8_t tmp[MAXLEN];
 
-	rs = seed;
+	cn_test_seed(seed);
 	for (int i = 0; i < NPKT; i++) {
 		pk[i].m = NULL;
 		pk[i].b = malloc(MAXLEN);
 		pk[i].n = 0;
 	}
 	for (int s = 0; s < steps; s++) {
-		struct model *x = &pk[rndn(NPKT)];
-		struct model *y = &pk[rndn(NPKT)];
-		uint32_t op = rndn(11);
+		struct model *x = &pk[cn_test_rndn(NPKT)];
+		struct model *y = &pk[cn_test_rndn(NPKT)];
+		uint32_t op = cn_test_rndn(11);
 		if (x->m == NULL) {
 			x->m = cn_mbuf_get(f->mp);
 			x->n = 0;
@@ -416,32 +398,32 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 		}
 		switch (op) {
 		case 0: { /* append_copy, clusters or inline */
-			uint32_t k = rndn(3000);
+			uint32_t k = cn_test_rndn(3000);
 			if (x->n + k > MAXLEN)
 				break;
-			fill_rand(tmp, k);
-			if (cn_mbuf_append_copy(x->m, tmp, k, rndn(2) ? f->cp : NULL) == 0) {
+			cn_test_fill_rand(tmp, k);
+			if (cn_mbuf_append_copy(x->m, tmp, k, cn_test_rndn(2) ? f->cp : NULL) == 0) {
 				memcpy(x->b + x->n, tmp, k);
 				x->n += k;
 			}
 			break;
 		}
 		case 1: { /* prepend and write the new bytes */
-			uint32_t k = 1 + rndn(CN_MBUF_SMALL_DATA);
+			uint32_t k = 1 + cn_test_rndn(CN_MBUF_SMALL_DATA);
 			if (x->n + k > MAXLEN)
 				break;
 			struct cn_mbuf *h = cn_mbuf_prepend(x->m, k);
 			if (h == NULL)
 				break;
 			x->m = h;
-			fill_rand(h->data, k);
+			cn_test_fill_rand(h->data, k);
 			memmove(x->b + k, x->b, x->n);
 			memcpy(x->b, h->data, k);
 			x->n += k;
 			break;
 		}
 		case 2: { /* adj front */
-			uint32_t k = rndn(x->n + 10);
+			uint32_t k = cn_test_rndn(x->n + 10);
 			cn_mbuf_adj(x->m, (int32_t)k);
 			k = k < x->n ? k : x->n;
 			memmove(x->b, x->b + k, x->n - k);
@@ -449,13 +431,13 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 			break;
 		}
 		case 3: { /* adj back */
-			uint32_t k = rndn(x->n + 10);
+			uint32_t k = cn_test_rndn(x->n + 10);
 			cn_mbuf_adj(x->m, -(int32_t)k);
 			x->n -= k < x->n ? k : x->n;
 			break;
 		}
 		case 4: { /* pullup, then write through the contiguous head */
-			uint32_t k = rndn(x->n < 300 ? x->n + 1 : 300);
+			uint32_t k = cn_test_rndn(x->n < 300 ? x->n + 1 : 300);
 			struct cn_mbuf *h = cn_mbuf_pullup(x->m, k);
 			if (h == NULL) {
 				assert_true(errno == EINVAL || errno == ENOBUFS);
@@ -465,7 +447,7 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 			assert_true(h->len >= k);
 			assert_true(cn_mbuf_writable(h) || k == 0 || h->len >= k);
 			if (k && cn_mbuf_writable(h)) {
-				fill_rand(h->data, k);
+				cn_test_fill_rand(h->data, k);
 				memcpy(x->b, h->data, k);
 			}
 			break;
@@ -473,7 +455,7 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 		case 5: { /* split into y (if y is empty) */
 			if (y == x || y->n != 0 || x->n < 2)
 				break;
-			uint32_t off = 1 + rndn(x->n - 1);
+			uint32_t off = 1 + cn_test_rndn(x->n - 1);
 			struct cn_mbuf *t = cn_mbuf_split(x->m, off);
 			if (t == NULL)
 				break;
@@ -487,7 +469,7 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 		case 6: { /* copy_ref of a range into y */
 			if (y == x || x->n == 0)
 				break;
-			uint32_t off = rndn(x->n), len = 1 + rndn(x->n - off);
+			uint32_t off = cn_test_rndn(x->n), len = 1 + cn_test_rndn(x->n - off);
 			struct cn_mbuf *r = cn_mbuf_copy_ref(x->m, off, len);
 			if (r == NULL)
 				break;
@@ -510,7 +492,7 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 		case 8: { /* copy_out of a random range */
 			if (x->n == 0)
 				break;
-			uint32_t off = rndn(x->n), len = rndn(x->n - off + 1);
+			uint32_t off = cn_test_rndn(x->n), len = cn_test_rndn(x->n - off + 1);
 			assert_int_equal(cn_mbuf_copy_out(x->m, off, len, tmp), 0);
 			assert_memory_equal(tmp, x->b + off, len);
 			uint32_t moff;
@@ -522,12 +504,12 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 		}
 		case 9: /* append in place when there is tailroom */
 		{
-			uint32_t k = 1 + rndn(40);
+			uint32_t k = 1 + cn_test_rndn(40);
 			if (x->n + k > MAXLEN)
 				break;
 			uint8_t *p = cn_mbuf_append(x->m, k);
 			if (p) {
-				fill_rand(p, k);
+				cn_test_fill_rand(p, k);
 				memcpy(x->b + x->n, p, k);
 				x->n += k;
 			}

@@ -44,23 +44,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static uint64_t rs;
-static uint32_t rnd(void)
-{
-	rs ^= rs >> 12;
-	rs ^= rs << 25;
-	rs ^= rs >> 27;
-	return (uint32_t)((rs * 2685821657736338717ull) >> 32);
-}
-static uint32_t rndn(uint32_t n)
-{
-	return n ? rnd() % n : 0;
-}
-static void fill_rand(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)rnd();
-}
 
 /* Flat model of a send buffer: bytes [0, n) of b are offsets 0..n-1. */
 #define MODEL_MAX (1u << 20)
@@ -97,7 +80,7 @@ static struct cn_mbuf *make_packet(struct fx *f, const uint8_t *src, uint32_t le
 	struct cn_mbuf *m = cn_mbuf_get(f->mp);
 	if (m == NULL)
 		return NULL;
-	if (cn_mbuf_append_copy(m, src, len, rndn(2) ? f->cp : NULL) < 0) {
+	if (cn_mbuf_append_copy(m, src, len, cn_test_rndn(2) ? f->cp : NULL) < 0) {
 		cn_mbuf_free_chain(m);
 		return NULL;
 	}
@@ -113,27 +96,27 @@ static void chain_random(void **state)
 	for (uint64_t seed = 1; seed <= 8; seed++) {
 		struct cn_sbchain sb;
 		uint32_t snd = 0; /* next byte to send, like snd_nxt - snd_una */
-		rs = seed * 0x2545f4914f6cdd1dull;
+		cn_test_seed(seed * 0x2545f4914f6cdd1dull);
 		cn_sbchain_init(&sb, f->mp, f->cp);
 		x.n = 0;
 		for (int step = 0; step < 4000; step++) {
-			uint32_t op = rndn(8);
+			uint32_t op = cn_test_rndn(8);
 			switch (op) {
 			case 0: case 1: { /* copy in */
-				uint32_t k = rndn(op ? 100 : 6000);
+				uint32_t k = cn_test_rndn(op ? 100 : 6000);
 				if (x.n + k > MODEL_MAX)
 					break;
-				fill_rand(tmp, k);
+				cn_test_fill_rand(tmp, k);
 				assert_int_equal(cn_sbchain_append_copy(&sb, tmp, k), 0);
 				memcpy(x.b + x.n, tmp, k);
 				x.n += k;
 				break;
 			}
 			case 2: { /* append a packet by reference (sbcompress for small ones) */
-				uint32_t k = rndn(3) ? rndn(200) : rndn(5000);
+				uint32_t k = cn_test_rndn(3) ? cn_test_rndn(200) : cn_test_rndn(5000);
 				if (x.n + k > MODEL_MAX)
 					break;
-				fill_rand(tmp, k);
+				cn_test_fill_rand(tmp, k);
 				struct cn_mbuf *m = make_packet(f, tmp, k);
 				assert_non_null(m);
 				cn_sbchain_append(&sb, m);
@@ -143,7 +126,7 @@ static void chain_random(void **state)
 			}
 			case 3: case 4: { /* send the next segment */
 				struct cn_sb_seg s;
-				uint32_t mss = 1 + rndn(3000);
+				uint32_t mss = 1 + cn_test_rndn(3000);
 				assert_int_equal(cn_sbchain_seg(&sb, snd, mss, &s), 0);
 				seg_matches(&s, &x, snd);
 				if (s.len) {
@@ -159,15 +142,15 @@ static void chain_random(void **state)
 			}
 			case 5: { /* retransmission from a random earlier offset */
 				struct cn_sb_seg s;
-				uint32_t off = rndn(x.n + 1);
-				assert_int_equal(cn_sbchain_seg(&sb, off, 1 + rndn(9000), &s), 0);
+				uint32_t off = cn_test_rndn(x.n + 1);
+				assert_int_equal(cn_sbchain_seg(&sb, off, 1 + cn_test_rndn(9000), &s), 0);
 				seg_matches(&s, &x, off);
 				assert_int_equal(cn_sbchain_naive_seg(&sb, off, s.len, &s), 0);
 				seg_matches(&s, &x, off);
 				break;
 			}
 			case 6: { /* ACK */
-				uint32_t k = rndn(snd + 1);
+				uint32_t k = cn_test_rndn(snd + 1);
 				assert_int_equal(cn_sockbuf_drop(&sb.sb, k), k);
 				model_drop(&x, k);
 				snd -= k;
@@ -262,8 +245,8 @@ static void ring_wrap_every_offset(void **state)
 	const uint32_t size = 4096;
 	const uint32_t mss_list[] = {1460, 7, 1, 4096, 333};
 	uint8_t *src = malloc(3 * size), *out = malloc(size);
-	rs = 42;
-	fill_rand(src, 3 * size);
+	cn_test_seed(42);
+	cn_test_fill_rand(src, 3 * size);
 
 	for (unsigned mi = 0; mi < sizeof(mss_list) / sizeof(mss_list[0]); mi++) {
 		uint32_t mss = mss_list[mi];
@@ -325,11 +308,11 @@ static void ring_random(void **state)
 	uint8_t *tmp = malloc(65536);
 
 	for (uint64_t seed = 1; seed <= 8; seed++) {
-		rs = seed * 0x9e3779b97f4a7c15ull;
-		uint32_t size = 4096u << rndn(4);
-		struct cn_sbring_params p = {.size = size, .mss = 1 + rndn(2000),
-					     .copy = rndn(4) ? CN_SBRING_COPY_CSUM : CN_SBRING_COPY_PLAIN,
-					     .anchors = 8, .hdr_room = 100, .seq = rnd()};
+		cn_test_seed(seed * 0x9e3779b97f4a7c15ull);
+		uint32_t size = 4096u << cn_test_rndn(4);
+		struct cn_sbring_params p = {.size = size, .mss = 1 + cn_test_rndn(2000),
+					     .copy = cn_test_rndn(4) ? CN_SBRING_COPY_CSUM : CN_SBRING_COPY_PLAIN,
+					     .anchors = 8, .hdr_room = 100, .seq = cn_test_rnd()};
 		struct cn_sbring *sb = cn_sbring_create(&p);
 		struct cn_sb_anchor *held[8];
 		unsigned nheld = 0;
@@ -337,10 +320,10 @@ static void ring_random(void **state)
 		assert_non_null(sb);
 		x.n = 0;
 		for (int step = 0; step < 6000; step++) {
-			switch (rndn(7)) {
+			switch (cn_test_rndn(7)) {
 			case 0: { /* write */
-				uint32_t k = rndn(3000), space = cn_sbring_space(sb);
-				fill_rand(tmp, k);
+				uint32_t k = cn_test_rndn(3000), space = cn_sbring_space(sb);
+				cn_test_fill_rand(tmp, k);
 				uint32_t w = cn_sbring_write(sb, tmp, k);
 				assert_int_equal(w, k < space ? k : space);
 				memcpy(x.b + x.n, tmp, w);
@@ -349,14 +332,14 @@ static void ring_random(void **state)
 			}
 			case 1: { /* zero-copy write: reserve, fill, commit */
 				struct cn_sb_piece pc[2];
-				uint32_t space = cn_sbring_reserve(sb, pc), k = rndn(2000);
+				uint32_t space = cn_sbring_reserve(sb, pc), k = cn_test_rndn(2000);
 				k = k < space ? k : space;
 				uint32_t k0 = k < pc[0].len ? k : pc[0].len;
-				fill_rand((uint8_t *)pc[0].base, k0);
-				fill_rand((uint8_t *)pc[1].base, k - k0);
+				cn_test_fill_rand((uint8_t *)pc[0].base, k0);
+				cn_test_fill_rand((uint8_t *)pc[1].base, k - k0);
 				memcpy(x.b + x.n, pc[0].base, k0);
 				memcpy(x.b + x.n + k0, pc[1].base, k - k0);
-				assert_int_equal(cn_sbring_commit(sb, k, rndn(3) != 0), 0);
+				assert_int_equal(cn_sbring_commit(sb, k, cn_test_rndn(3) != 0), 0);
 				x.n += k;
 				assert_int_equal(cn_sbring_commit(sb, cn_sbring_space(sb) + 1, false), -EINVAL);
 				break;
@@ -387,7 +370,7 @@ static void ring_random(void **state)
 					cn_sbring_anchor_put(sb, held[--nheld]);
 				break;
 			case 4: { /* ACK by sequence number */
-				uint32_t k = rndn(snd + 1);
+				uint32_t k = cn_test_rndn(snd + 1);
 				int64_t r = cn_sbring_release_seq(sb, cn_sbring_seq(sb) + k);
 				assert_int_equal(r, k);
 				model_drop(&x, k);
@@ -399,14 +382,14 @@ static void ring_random(void **state)
 			}
 			case 5: { /* random segment anywhere */
 				struct cn_sb_seg s;
-				uint32_t off = rndn(x.n + 1);
-				assert_int_equal(cn_sbring_seg(sb, off, rndn(70000), &s), 0);
+				uint32_t off = cn_test_rndn(x.n + 1);
+				assert_int_equal(cn_sbring_seg(sb, off, cn_test_rndn(70000), &s), 0);
 				seg_matches(&s, &x, off);
 				assert_int_equal(cn_sbring_seg(sb, x.n + 1, 1, &s), -EINVAL);
 				break;
 			}
 			case 6: /* retransmission restart */
-				snd = rndn(snd + 1);
+				snd = cn_test_rndn(snd + 1);
 				break;
 			}
 			assert_int_equal(cn_sockbuf_len(cn_sbring_sockbuf(sb)), x.n);
@@ -430,8 +413,8 @@ static void ring_full_and_long_stream(void **state)
 				     .anchors = 16};
 	struct cn_sbring *sb = cn_sbring_create(&p);
 	uint8_t buf[8192];
-	rs = 7;
-	fill_rand(buf, sizeof(buf));
+	cn_test_seed(7);
+	cn_test_fill_rand(buf, sizeof(buf));
 	assert_int_equal(cn_sbring_write(sb, buf, 8192), 8192);
 	assert_int_equal(cn_sbring_write(sb, buf, 1), 0);
 	assert_int_equal(cn_sbring_space(sb), 0);
@@ -460,11 +443,11 @@ static void both_kinds_same_view(void **state)
 	struct cn_sbring_params p = {.size = 1 << 16, .mss = 1460, .anchors = 4};
 	struct cn_sbring *rg = cn_sbring_create(&p);
 	uint8_t data[40000];
-	rs = 99;
-	fill_rand(data, sizeof(data));
+	cn_test_seed(99);
+	cn_test_fill_rand(data, sizeof(data));
 	cn_sbchain_init(&ch, f->mp, f->cp);
 	for (uint32_t off = 0; off < sizeof(data);) {
-		uint32_t k = 1 + rndn(3000);
+		uint32_t k = 1 + cn_test_rndn(3000);
 		k = k < sizeof(data) - off ? k : (uint32_t)sizeof(data) - off;
 		assert_int_equal(cn_sbchain_append_copy(&ch, data + off, k), 0);
 		assert_int_equal(cn_sbring_write(rg, data + off, k), k);
