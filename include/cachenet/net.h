@@ -235,9 +235,23 @@ void cn_pkt_free(struct cn_pkt *p);
 typedef int (*cn_net_xmit_fn)(void *arg, struct cn_pkt *p);
 
 /**
- * Slow-path hook for what the fast path does not handle (IPv4 fragments).
- * Takes ownership of @p m. @return true if it took the frame; false to let
- * the stack drop it with the reason given.
+ * Slow-path hook: where a host stack (e.g. conn.h's connection management)
+ * gets the frames the fast path does not take. It is called, with the
+ * reason the fast path would drop the frame for, for:
+ *  - CN_DROP_ETH_TYPE   not IPv4 (ARP, ...), before any other check;
+ *  - CN_DROP_IP_PROTO   IPv4 to our address, neither TCP nor UDP (ICMP, ...);
+ *  - CN_DROP_IP_FRAG    an IPv4 fragment (any destination);
+ *  - CN_DROP_TCP_NO_CONN a valid TCP segment to us with no established
+ *                       connection (SYNs to listeners, handshake segments,
+ *                       segments to closed ports);
+ *  - CN_DROP_TCP_FLAGS  a segment with SYN or RST, or without ACK, for an
+ *                       established connection (before its checksum is
+ *                       checked: the hook must verify it).
+ * @p m is the whole frame, one contiguous mbuf, data at the Ethernet header.
+ * @return true: the hook took @p m (counted in cn_net_stats.rx_slow);
+ *         false: the stack frees it and counts the drop under @p why.
+ * The hook may call back into the stack (send, cn_tcp_open, even
+ * cn_net_input of the same frame once a connection exists).
  */
 typedef bool (*cn_net_slow_fn)(void *arg, struct cn_mbuf *m, enum cn_drop why);
 
@@ -251,7 +265,7 @@ struct cn_net_params {
 	uint32_t max_udp;          /**< UDP sockets; 0 = 16 */
 	cn_net_xmit_fn xmit;       /**< required */
 	void *xmit_arg;
-	cn_net_slow_fn slow;       /**< may be NULL: fragments are dropped */
+	cn_net_slow_fn slow;       /**< may be NULL: those frames are dropped */
 	void *slow_arg;
 	uint32_t rx_flags;         /**< CN_PARSE_* the device guarantees */
 };
@@ -286,6 +300,32 @@ int cn_net_destroy(struct cn_net *net);
  * @return CN_DROP_NONE if accepted, else the drop reason.
  */
 enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now);
+
+/** Install (or with NULL remove) the slow-path hook after creation, e.g.
+ *  by a host stack created on top of @p net. */
+void cn_net_set_slow(struct cn_net *net, cn_net_slow_fn fn, void *arg);
+
+/**
+ * A free TX descriptor for a frame the caller builds itself (control
+ * frames: ARP, ICMP, handshakes): npieces, pay_len and ol_flags 0, ref and
+ * done NULL. The caller writes its headers (<= CN_PKT_HDR_ROOM bytes) into
+ * p->room, conventionally at its end (p->hdr = p->room + CN_PKT_HDR_ROOM -
+ * len), sets hdr, hdr_len, l3_off and l4_off, and may attach payload pieces
+ * (piece[], npieces, pay_len) kept alive by @c ref, an mbuf chain freed at
+ * completion (e.g. a received frame echoed without a copy).
+ * @return it, or NULL when every descriptor is out (counted in tx_nodesc).
+ * Cost: O(1), no allocation. Release with cn_net_xmit or cn_pkt_free.
+ */
+struct cn_pkt *cn_net_pkt_alloc(struct cn_net *net);
+
+/**
+ * Transmit a frame built on a cn_net_pkt_alloc descriptor through the
+ * stack's transmit hook, counting tx_frames and tx_bytes.
+ * @return 0 (the device owns p), or the device's negative errno (p freed,
+ *         counted in tx_xmit_fail); -EINVAL when hdr_len is 0 or the
+ *         pieces do not add up to pay_len (p freed).
+ */
+int cn_net_xmit(struct cn_net *net, struct cn_pkt *p);
 
 /** Run every connection's timers (delayed ACK, retransmission) due at
  *  @p now. Cost: O(connections). */

@@ -9,11 +9,15 @@
  * Conventions of this module
  *
  *  - Connection management (SYN/FIN/RST exchanges) is the host stack's
- *    job. cn_tcp_open() takes the result of a handshake (addresses, ports,
- *    ISNs, MSS, windows, window scales, timestamps) and returns an
- *    ESTABLISHED connection. Segments with SYN or RST are dropped as
- *    CN_DROP_TCP_FLAGS; a FIN is recorded (cn_tcp_info.fin_rcvd) and
- *    acknowledged, nothing more.
+ *    job (conn.h is one, replaceable). cn_tcp_open() takes the result of a
+ *    handshake (addresses, ports, ISNs, MSS, windows, window scales,
+ *    timestamps) and returns an ESTABLISHED connection. Segments with SYN
+ *    or RST (or no ACK) go to the stack's slow-path hook (net.h), else are
+ *    dropped as CN_DROP_TCP_FLAGS. A received FIN is acknowledged and
+ *    recorded (cn_tcp_info.fin_rcvd); cn_tcp_shutdown() sends ours after
+ *    the buffered data and retransmits it like data until it is
+ *    acknowledged (cn_tcp_info.fin_acked). Which state that makes (FIN-WAIT,
+ *    CLOSE-WAIT, TIME-WAIT...) is the host stack's to track.
  *
  *  - Header template (BSD t_template). At open the Ethernet, IPv4 and TCP
  *    headers (with the timestamp option when negotiated) are built once,
@@ -115,6 +119,7 @@ struct cn_tcp_stats {
 	uint64_t delack_timer;            /**< ACKs sent by the delayed-ACK timer */
 	uint64_t csum_fallback;           /**< STORED mode that summed the payload */
 	uint64_t rcv_fused;               /**< segments copied+summed into a posted buffer */
+	uint64_t fins_out;                /**< segments carrying our FIN (retransmissions too) */
 };
 
 /** A snapshot of a connection's state for tests and tools. */
@@ -127,8 +132,11 @@ struct cn_tcp_info {
 	uint32_t rcv_queued;                          /**< bytes ready for cn_tcp_recv */
 	uint32_t ooo_segs;
 	uint8_t dupacks;
-	bool fin_rcvd;
+	bool fin_rcvd;                                /**< the peer's FIN arrived (in order) */
 	bool delack_pending;
+	bool shut_wr;                                 /**< cn_tcp_shutdown was called */
+	bool fin_sent;                                /**< our FIN went out at least once */
+	bool fin_acked;                               /**< ... and was acknowledged */
 };
 
 struct cn_tcb;
@@ -152,9 +160,30 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p);
 void cn_tcp_close(struct cn_tcb *tcb);
 
 /**
+ * The established connection of a 4-tuple, or NULL.
+ * @param raddr  the peer's address, network order
+ * @param rport, lport  host order
+ */
+struct cn_tcb *cn_tcp_lookup(struct cn_net *net, uint32_t raddr, uint16_t rport, uint16_t lport);
+
+/**
+ * Shut the connection down for writing: no more data is accepted
+ * (cn_tcp_send returns -EPIPE), and a FIN follows the bytes already in the
+ * send buffer: on their last segment when it fits, else alone. The FIN is
+ * retransmitted with the data (timeout, fast retransmit) until ACKed.
+ * Idempotent. @return 0.
+ */
+int cn_tcp_shutdown(struct cn_tcb *tcb, uint64_t now);
+
+/** Send an ACK now (e.g. the third segment of an active open, right after
+ *  cn_tcp_open on the peer's SYN-ACK). */
+void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now);
+
+/**
  * Copy up to @p len bytes into the send buffer and run tcp_output.
- * @return bytes accepted (0 when the buffer is full), or -ENOBUFS (no
- *         memory for copy-in, nothing accepted).
+ * @return bytes accepted (0 when the buffer is full), -ENOBUFS (no
+ *         memory for copy-in, nothing accepted), or -EPIPE after
+ *         cn_tcp_shutdown.
  * Cost: one copy-in pass (fused with the checksum for a CSUM ring).
  */
 int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now);
@@ -162,7 +191,8 @@ int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now)
 /**
  * Zero-copy send for a chain sockbuf: append the packet @p m (ownership
  * passes), then run tcp_output.
- * @return 0; -EINVAL (ring sockbuf; m untouched).
+ * @return 0; -EINVAL (ring sockbuf; m untouched); -EPIPE after
+ *         cn_tcp_shutdown (m untouched).
  */
 int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now);
 

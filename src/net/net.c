@@ -370,10 +370,10 @@ enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 	}
 	r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
 	if (r != CN_DROP_NONE) {
-		if (r == CN_DROP_IP_FRAG && net->p.slow && net->p.slow(net->p.slow_arg, m, r)) {
-			net->st.rx_slow++;
-			return CN_DROP_NONE;
-		}
+		if (r == CN_DROP_IP_PROTO && pi.daddr != net->p.addr)
+			r = CN_DROP_IP_NOT_US;
+		else if (r == CN_DROP_ETH_TYPE || r == CN_DROP_IP_FRAG || r == CN_DROP_IP_PROTO)
+			goto slow;
 		goto drop;
 	}
 	if (pi.daddr != net->p.addr) {
@@ -385,16 +385,67 @@ enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 		net->st.rx_tcp++;
 		if (!tcb) {
 			r = CN_DROP_TCP_NO_CONN;
-			goto drop;
+			goto slow;
 		}
 		return cn__tcp_input(net, tcb, m, &pi, now); /* counts its drops */
 	}
 	net->st.rx_udp++;
 	return cn__udp_input(net, m, &pi);
+slow:
+	if (cn__net_slow(net, m, r))
+		return CN_DROP_NONE;
 drop:
 	cn__drop(net, r);
 	cn_mbuf_free_chain(m);
 	return r;
+}
+
+bool cn__net_slow(struct cn_net *net, struct cn_mbuf *m, enum cn_drop why)
+{
+	if (!net->p.slow || !net->p.slow(net->p.slow_arg, m, why))
+		return false;
+	net->st.rx_slow++;
+	return true;
+}
+
+void cn_net_set_slow(struct cn_net *net, cn_net_slow_fn fn, void *arg)
+{
+	net->p.slow = fn;
+	net->p.slow_arg = arg;
+}
+
+struct cn_pkt *cn_net_pkt_alloc(struct cn_net *net)
+{
+	struct cn_pkt *p = cn__pkt_get(net);
+
+	if (p) {
+		p->hdr = NULL;
+		p->hdr_len = 0;
+		p->l3_off = p->l4_off = p->csum_off = 0;
+	}
+	return p;
+}
+
+int cn_net_xmit(struct cn_net *net, struct cn_pkt *p)
+{
+	uint32_t sum = 0;
+	int rc;
+
+	for (uint32_t i = 0; i < p->npieces && i < CN_PKT_PIECES; i++)
+		sum += p->piece[i].len;
+	if (!p->hdr || p->hdr_len == 0 || p->npieces > CN_PKT_PIECES || sum != p->pay_len) {
+		cn_pkt_free(p);
+		return -EINVAL;
+	}
+	rc = net->p.xmit(net->p.xmit_arg, p);
+	if (rc < 0) {
+		net->st.tx_xmit_fail++;
+		cn_pkt_free(p);
+		return rc;
+	}
+	net->st.tx_frames++;
+	net->st.tx_bytes += cn_pkt_len(p);
+	return 0;
 }
 
 const struct cn_net_stats *cn_net_stats(const struct cn_net *net)

@@ -46,6 +46,8 @@
 #define TF_RTT 0x8u      /* rtt_seq is being timed */
 #define TF_RECOVER 0x10u /* in fast recovery (NewReno, until snd_una >= recover) */
 #define TF_FIN 0x20u     /* FIN received */
+#define TF_SNDFIN 0x40u  /* shut down for writing: a FIN follows the data */
+#define TF_FINACKED 0x80u/* our FIN was acknowledged */
 
 struct cn_tcb {
 	/* --- cache line 0: everything header prediction reads ------------ */
@@ -124,6 +126,8 @@ struct cn_net {
 };
 
 CN_INTERNAL struct cn_pkt *cn__pkt_get(struct cn_net *net);
+/* Offer a frame to the slow-path hook; true if it took it (counted). */
+CN_INTERNAL bool cn__net_slow(struct cn_net *net, struct cn_mbuf *m, enum cn_drop why);
 CN_INTERNAL enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
 			       struct cn_pkt_info *pi, uint64_t now);
 CN_INTERNAL struct cn_tcb *cn__tcp_lookup(struct cn_net *net, const struct cn_pkt_info *pi);

@@ -217,10 +217,37 @@ struct cn_sockbuf *cn_tcp_sndbuf(struct cn_tcb *tcb)
 	return tcb->sb;
 }
 
+struct cn_tcb *cn_tcp_lookup(struct cn_net *net, uint32_t raddr, uint16_t rport, uint16_t lport)
+{
+	struct cn_pkt_info key;
+
+	key.saddr = raddr;
+	key.sport = cn_hton16(rport);
+	key.dport = cn_hton16(lport);
+	return cn__tcp_lookup(net, &key);
+}
+
+int cn_tcp_shutdown(struct cn_tcb *tcb, uint64_t now)
+{
+	if (!(tcb->flags & TF_SNDFIN)) {
+		tcb->flags |= TF_SNDFIN;
+		cn__tcp_output(tcb, now);
+	}
+	return 0;
+}
+
+void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now)
+{
+	tcb->flags |= TF_ACKNOW;
+	cn__tcp_output(tcb, now);
+}
+
 int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now)
 {
 	uint32_t n;
 
+	if (tcb->flags & TF_SNDFIN)
+		return -EPIPE;
 	if (tcb->ring) {
 		n = cn_sbring_write(tcb->ring, buf, len);
 	} else {
@@ -238,6 +265,8 @@ int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now)
 {
 	if (tcb->ring)
 		return -EINVAL;
+	if (tcb->flags & TF_SNDFIN)
+		return -EPIPE;
 	cn_sbchain_append(&tcb->chain, m);
 	cn__tcp_output(tcb, now);
 	return 0;
@@ -369,6 +398,10 @@ void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *i)
 	i->dupacks = tcb->dupacks;
 	i->fin_rcvd = (tcb->flags & TF_FIN) != 0;
 	i->delack_pending = tcb->delack_at != 0;
+	i->shut_wr = (tcb->flags & TF_SNDFIN) != 0;
+	/* Before its ACK the FIN is out iff snd_max passed the data's end. */
+	i->fin_acked = (tcb->flags & TF_FINACKED) != 0;
+	i->fin_sent = i->fin_acked || (i->shut_wr && tcb->snd_max - tcb->snd_una > tcb->sb->cc);
 }
 
 const char *cn_tcp_csum_name(enum cn_tcp_csum mode)

@@ -134,7 +134,13 @@ static void ack_advance(struct cn_tcb *tcb, uint32_t ack, uint64_t now)
 {
 	uint32_t acked = ack - tcb->snd_una;
 
-	cn_sockbuf_drop(tcb->sb, acked);
+	if ((tcb->flags & TF_SNDFIN) && acked > tcb->sb->cc) {
+		/* The ACK covers our FIN, one sequence number past the data. */
+		tcb->flags |= TF_FINACKED;
+		cn_sockbuf_drop(tcb->sb, tcb->sb->cc);
+	} else {
+		cn_sockbuf_drop(tcb->sb, acked);
+	}
 	tcb->snd_una = ack;
 	if (cn_seq_lt(tcb->snd_nxt, ack))
 		tcb->snd_nxt = ack;
@@ -247,8 +253,11 @@ enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbu
 	/* ---------------- full path ---------------- */
 	tcb->st.slow_path++;
 	if ((fl & (CN_TCP_SYN | CN_TCP_RST)) || !(fl & CN_TCP_ACK)) {
-		/* Connection management is the host stack's; a segment
-		 * without ACK is invalid in ESTABLISHED (RFC 9293 3.10.7.4). */
+		/* Connection management is the host stack's (the slow-path
+		 * hook: RST, SYN); a segment without ACK is invalid in
+		 * ESTABLISHED (RFC 9293 3.10.7.4). */
+		if (cn__net_slow(net, m, CN_DROP_TCP_FLAGS))
+			return CN_DROP_NONE;
 		cn__drop(net, CN_DROP_TCP_FLAGS);
 		cn_mbuf_free_chain(m);
 		return CN_DROP_TCP_FLAGS;

@@ -111,9 +111,11 @@ static int attach_payload(struct cn_tcb *tcb, struct cn_pkt *p, uint32_t off, ui
 }
 
 /* Build and transmit one segment: payload [off, off+len) of the send
- * buffer (len 0: a pure ACK) with sequence number snd_una + off.
+ * buffer (len 0: a pure ACK) with sequence number snd_una + off, and the
+ * FIN flag when @p fin and the whole payload asked for fitted (the FIN's
+ * sequence number follows the segment's last byte).
  * Returns payload bytes sent (>= 0) or a negative errno. */
-static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now)
+static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin, uint64_t now)
 {
 	struct cn_net *net = tcb->net;
 	struct cn_pkt *p = cn__pkt_get(net);
@@ -142,6 +144,8 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t
 			cn_pkt_free(p);
 			return rc;
 		}
+		if ((uint32_t)rc != len)
+			fin = false;
 		len = (uint32_t)rc;
 	}
 
@@ -161,6 +165,12 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t
 		th->ack = ack_n;
 		th->win = win_n;
 		s = (uint64_t)seq_n + ack_n + win_n;
+		if (fin) {
+			/* The flags byte is in the template's summed words:
+			 * add the bit's memory-order weight. */
+			th->flags = CN_TCP_ACK | CN_TCP_FIN;
+			s += cn_hton16(CN_TCP_FIN);
+		}
 		if (tcb->ts_on) {
 			uint32_t tsv = cn_hton32(tcb->no_ts_clock ? 0 : (uint32_t)now);
 			uint32_t tse = cn_hton32(tcb->ts_recent);
@@ -194,9 +204,13 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t
 	}
 	net->st.tx_frames++;
 	net->st.tx_bytes += hl + len;
-	if (len) {
-		tcb->st.segs_out++;
-		tcb->st.bytes_out += len;
+	if (fin)
+		tcb->st.fins_out++;
+	if (len || fin) {
+		if (len) {
+			tcb->st.segs_out++;
+			tcb->st.bytes_out += len;
+		}
 		if (cn_seq_lt(seq, tcb->snd_max)) {
 			tcb->st.rexmit_segs++;
 			tcb->st.rexmit_bytes += len;
@@ -213,14 +227,22 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t
 	return (int)len;
 }
 
+/* Does a segment [off, off+len) carry our FIN? It does when the
+ * application shut down writing and the segment ends the data. */
+static inline bool fin_here(const struct cn_tcb *tcb, uint32_t off, uint32_t len)
+{
+	return (tcb->flags & TF_SNDFIN) && !(tcb->flags & TF_FINACKED) && off + len == tcb->sb->cc;
+}
+
 int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now)
 {
-	return send_segment(tcb, off, len, now);
+	return send_segment(tcb, off, len, fin_here(tcb, off, len), now);
 }
 
 int cn__tcp_output(struct cn_tcb *tcb, uint64_t now)
 {
 	int sent = 0, rc = 0;
+	bool fin;
 
 	for (;;) {
 		uint32_t off = tcb->snd_nxt - tcb->snd_una;
@@ -249,16 +271,27 @@ int cn__tcp_output(struct cn_tcb *tcb, uint64_t now)
 				break; /* Nagle: a runt waits for the ACK */
 			}
 		}
-		rc = send_segment(tcb, off, len, now);
+		fin = fin_here(tcb, off, len);
+		rc = send_segment(tcb, off, len, fin, now);
 		if (rc <= 0)
 			break;
-		tcb->snd_nxt += (uint32_t)rc;
+		tcb->snd_nxt += (uint32_t)rc + (fin && (uint32_t)rc == len);
 		if (cn_seq_gt(tcb->snd_nxt, tcb->snd_max))
 			tcb->snd_max = tcb->snd_nxt;
 		sent++;
 	}
-	if (rc >= 0 && (tcb->flags & TF_ACKNOW)) {
-		rc = send_segment(tcb, tcb->snd_nxt - tcb->snd_una, 0, now);
+	if (rc >= 0 && fin_here(tcb, tcb->snd_nxt - tcb->snd_una, 0)) {
+		/* Every byte is out and the FIN is not: a bare FIN (it may
+		 * pass a closed window: it carries no data). */
+		rc = send_segment(tcb, tcb->snd_nxt - tcb->snd_una, 0, true, now);
+		if (rc >= 0) {
+			tcb->snd_nxt++;
+			if (cn_seq_gt(tcb->snd_nxt, tcb->snd_max))
+				tcb->snd_max = tcb->snd_nxt;
+			sent++;
+		}
+	} else if (rc >= 0 && (tcb->flags & TF_ACKNOW)) {
+		rc = send_segment(tcb, tcb->snd_nxt - tcb->snd_una, 0, false, now);
 		if (rc >= 0)
 			sent++;
 	}

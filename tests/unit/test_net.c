@@ -400,6 +400,109 @@ static void test_fragment_hook(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/* The slow-path hook gets what the fast path does not take, with the
+ * reason; frames it refuses are counted under that reason; frames for
+ * another host or a bad checksum never reach it. */
+struct hookrec {
+	unsigned n[CN_DROP_MAX];
+	bool take;
+};
+
+static bool hook(void *arg, struct cn_mbuf *m, enum cn_drop why)
+{
+	struct hookrec *h = arg;
+	h->n[why]++;
+	if (h->take)
+		cn_mbuf_free_chain(m);
+	return h->take;
+}
+
+static void test_slow_hook_reasons(void **state)
+{
+	struct fx *f = *state;
+	struct hookrec h = {.take = true};
+	uint8_t g[128];
+	uint32_t n;
+
+	cn_net_set_slow(f->net, hook, &h);
+	/* ARP (EtherType 0x0806) */
+	n = build_tcp(g, 1, 2, CN_TCP_ACK, false, NULL, 0);
+	g[12] = 0x08, g[13] = 0x06;
+	expect(f, g, n, CN_DROP_NONE);
+	assert_int_equal(h.n[CN_DROP_ETH_TYPE], 1);
+	/* ICMP to us; ICMP to another host is not offered */
+	n = build_tcp(g, 1, 2, CN_TCP_ACK, false, NULL, 0);
+	g[14 + 9] = 1;
+	fix_ip_csum(g);
+	expect(f, g, n, CN_DROP_NONE);
+	assert_int_equal(h.n[CN_DROP_IP_PROTO], 1);
+	g[14 + 19] = 9;
+	fix_ip_csum(g);
+	expect(f, g, n, CN_DROP_IP_NOT_US);
+	assert_int_equal(h.n[CN_DROP_IP_PROTO], 1);
+	/* A SYN to a port with no connection */
+	n = build_tcp(g, 1, 0, CN_TCP_SYN, false, NULL, 0);
+	g[14 + 20 + 3] = 81;
+	expect(f, g, n, CN_DROP_NONE); /* (checksum now wrong: the hook checks) */
+	assert_int_equal(h.n[CN_DROP_TCP_NO_CONN], 1);
+	/* RST and SYN on the established connection */
+	n = build_tcp(g, 2001, 1001, CN_TCP_RST | CN_TCP_ACK, false, NULL, 0);
+	expect(f, g, n, CN_DROP_NONE);
+	n = build_tcp(g, 2001, 0, CN_TCP_SYN, false, NULL, 0);
+	expect(f, g, n, CN_DROP_NONE);
+	assert_int_equal(h.n[CN_DROP_TCP_FLAGS], 2);
+	assert_int_equal(cn_net_stats(f->net)->rx_slow, 5);
+	/* Refused: counted under the reason. */
+	h.take = false;
+	n = build_tcp(g, 2001, 1001, CN_TCP_RST, false, NULL, 0);
+	expect(f, g, n, CN_DROP_TCP_FLAGS);
+	assert_int_equal(h.n[CN_DROP_TCP_FLAGS], 3);
+	assert_int_equal(cn_net_stats(f->net)->rx_slow, 5);
+	cn_net_set_slow(f->net, NULL, NULL);
+	n = build_tcp(g, 2001, 1001, CN_TCP_RST, false, NULL, 0);
+	expect(f, g, n, CN_DROP_TCP_FLAGS);
+	assert_int_equal(h.n[CN_DROP_TCP_FLAGS], 3);
+}
+
+/* A frame built by the caller on a descriptor of the stack. */
+static void test_pkt_alloc_xmit(void **state)
+{
+	struct fx *f = *state;
+	struct cn_pkt *p = cn_net_pkt_alloc(f->net);
+	const struct cn_net_stats *st = cn_net_stats(f->net);
+	uint64_t frames = st->tx_frames, bytes = st->tx_bytes;
+	unsigned nx = f->nx;
+	static const uint8_t pay[100];
+
+	assert_non_null(p);
+	assert_int_equal(cn_net_pkts_out(f->net), 1);
+	p->hdr = p->room + CN_PKT_HDR_ROOM - 42;
+	p->hdr_len = 42;
+	memset(p->hdr, 0xab, 42);
+	p->piece[0].base = pay;
+	p->piece[0].len = sizeof(pay);
+	p->npieces = 1;
+	p->pay_len = sizeof(pay);
+	assert_int_equal(cn_net_xmit(f->net, p), 0);
+	assert_int_equal(f->nx, nx + 1);
+	assert_int_equal(st->tx_frames, frames + 1);
+	assert_int_equal(st->tx_bytes, bytes + 142);
+	assert_int_equal(cn_net_pkts_out(f->net), 0); /* the test wire completed it */
+	/* Pieces that do not add up, or no header: refused and released. */
+	p = cn_net_pkt_alloc(f->net);
+	p->hdr = p->room;
+	p->hdr_len = 14;
+	p->npieces = 1;
+	p->piece[0].base = pay;
+	p->piece[0].len = 10;
+	p->pay_len = 11;
+	assert_int_equal(cn_net_xmit(f->net, p), -EINVAL);
+	p = cn_net_pkt_alloc(f->net);
+	assert_int_equal(cn_net_xmit(f->net, p), -EINVAL);
+	assert_int_equal(cn_net_pkts_out(f->net), 0);
+	assert_int_equal(f->nx, nx + 1);
+}
+
 /* A chained frame is pulled up when it fits an inline mbuf. */
 static void test_chained_frame(void **state)
 {
@@ -427,6 +530,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_malformed_corpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fragment_hook, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chained_frame, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_hook_reasons, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pkt_alloc_xmit, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

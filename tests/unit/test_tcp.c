@@ -618,6 +618,154 @@ static void test_post_partial(void **state)
 	close_pair(f);
 }
 
+/* ---------------------------------------------------------------- FIN */
+
+static unsigned fin_frames, fin_data_frames;
+
+static bool count_fins(struct fx *f, struct side *from, const uint8_t *frame, uint32_t len)
+{
+	(void)f, (void)from;
+	if (frame[14 + 20 + 13] & CN_TCP_FIN) {
+		fin_frames++;
+		fin_data_frames += len > 66;
+	}
+	return true;
+}
+
+/* Lose the first FIN A sends. */
+static bool lose_first_fin(struct fx *f, struct side *from, const uint8_t *frame, uint32_t len)
+{
+	(void)len;
+	if (from == &f->a && (frame[14 + 20 + 13] & CN_TCP_FIN) && f->drop_left > 0) {
+		f->drop_left--;
+		return false;
+	}
+	return true;
+}
+
+static void recv_all(struct fx *f, struct cn_tcb *t, uint8_t *buf, uint32_t len)
+{
+	uint32_t got = 0;
+	for (unsigned i = 0; i < 1000 && got < len; i++) {
+		int n = cn_tcp_recv(t, buf + got, len - got, f->now);
+		assert_true(n >= 0);
+		got += (uint32_t)n;
+		run(f, 50);
+	}
+	assert_int_equal(got, len);
+}
+
+/* A shuts down after 10,000 bytes, B after 3,000: every byte and both FINs
+ * arrive, each FIN takes one sequence number, nothing can be sent after a
+ * shutdown, and the send buffers end empty. */
+static void test_fin_both_ways(void **state)
+{
+	struct fx *f = *state;
+	struct cn_tcp_params pa = base_params(true, 1000, 5000), pb = base_params(false, 1000, 5000);
+	static uint8_t out[10000], in[10000];
+	struct cn_tcp_info ia, ib;
+
+	for (unsigned i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)rnd();
+	open_pair(f, &pa, &pb);
+	fin_frames = 0;
+	f->filter = count_fins;
+	assert_int_equal(cn_tcp_send(f->ta, out, sizeof(out), f->now), sizeof(out));
+	assert_int_equal(cn_tcp_shutdown(f->ta, f->now), 0);
+	assert_int_equal(cn_tcp_shutdown(f->ta, f->now), 0); /* idempotent */
+	assert_int_equal(cn_tcp_send(f->ta, out, 1, f->now), -EPIPE);
+	cn_tcp_get_info(f->ta, &ia);
+	assert_true(ia.shut_wr);
+	run(f, 1000);
+	recv_all(f, f->tb, in, sizeof(in));
+	assert_memory_equal(in, out, sizeof(out));
+	cn_tcp_get_info(f->ta, &ia);
+	cn_tcp_get_info(f->tb, &ib);
+	assert_true(ib.fin_rcvd);
+	assert_false(ia.fin_rcvd);
+	assert_true(ia.fin_sent);
+	assert_true(ia.fin_acked);
+	assert_int_equal(ia.snd_una, 1000 + 1 + 10000 + 1);
+	assert_int_equal(ia.snd_max, ia.snd_una);
+	assert_int_equal(ib.rcv_nxt, ia.snd_una);
+	assert_int_equal(ia.snd_queued, 0);
+	assert_int_equal(cn_tcp_stats(f->ta)->fins_out, 1);
+	assert_int_equal(fin_frames, 1);
+
+	assert_int_equal(cn_tcp_send(f->tb, out, 3000, f->now), 3000);
+	cn_tcp_shutdown(f->tb, f->now);
+	run(f, 1000);
+	recv_all(f, f->ta, in, 3000);
+	assert_memory_equal(in, out, 3000);
+	cn_tcp_get_info(f->ta, &ia);
+	cn_tcp_get_info(f->tb, &ib);
+	assert_true(ia.fin_rcvd);
+	assert_true(ib.fin_acked);
+	assert_int_equal(ia.rcv_nxt, 5000 + 1 + 3000 + 1);
+	assert_int_equal(ib.snd_una, ia.rcv_nxt);
+	assert_int_equal(fin_frames, 2);
+	/* A FIN retransmitted after both sides closed is ACKed again, nothing
+	 * else changes. */
+	assert_int_equal(cn_tcp_stats(f->ta)->rexmit_segs, 0);
+	close_pair(f);
+}
+
+/* The FIN rides on the last data segment when they leave together. */
+static void test_fin_piggyback(void **state)
+{
+	struct fx *f = *state;
+	struct cn_tcp_params pa = base_params(true, 7, 9), pb = base_params(false, 7, 9);
+	static uint8_t out[20 * 1460], in[20 * 1460];
+	struct cn_tcp_info ia;
+
+	pa.init_cwnd = 2; /* most of the data waits for ACKs, so does the FIN */
+	open_pair(f, &pa, &pb);
+	fin_frames = fin_data_frames = 0;
+	f->filter = count_fins;
+	assert_int_equal(cn_tcp_send(f->ta, out, sizeof(out), f->now), sizeof(out));
+	cn_tcp_shutdown(f->ta, f->now);
+	cn_tcp_get_info(f->ta, &ia);
+	assert_false(ia.fin_sent);
+	run(f, 2000);
+	recv_all(f, f->tb, in, sizeof(in));
+	cn_tcp_get_info(f->ta, &ia);
+	assert_true(ia.fin_acked);
+	assert_int_equal(fin_frames, 1);
+	assert_int_equal(fin_data_frames, 1);
+	close_pair(f);
+}
+
+/* A lost FIN is sent again by the retransmission timer. */
+static void test_fin_lost(void **state)
+{
+	struct fx *f = *state;
+	struct cn_tcp_params pa = base_params(true, 0xfffffff0u, 3), pb = base_params(false, 0xfffffff0u, 3);
+	static uint8_t out[100];
+	struct cn_tcp_info ia, ib;
+
+	open_pair(f, &pa, &pb);
+	f->filter = lose_first_fin;
+	f->drop_left = 1;
+	assert_int_equal(cn_tcp_send(f->ta, out, sizeof(out), f->now), sizeof(out));
+	run(f, 100);
+	cn_tcp_shutdown(f->ta, f->now);
+	cn_tcp_get_info(f->ta, &ia);
+	assert_true(ia.fin_sent);
+	run(f, 2000);
+	assert_int_equal(f->drop_left, 0);
+	cn_tcp_get_info(f->ta, &ia);
+	cn_tcp_get_info(f->tb, &ib);
+	assert_true(ia.fin_acked);
+	assert_true(ib.fin_rcvd);
+	assert_int_equal(cn_tcp_stats(f->ta)->fins_out, 2);
+	assert_true(cn_tcp_stats(f->ta)->rto_fired >= 1);
+	assert_int_equal(ia.snd_una, 0xfffffff0u + 1 + 100 + 1);
+	assert_int_equal(ib.rcv_nxt, ia.snd_una);
+	assert_int_equal(cn_tcp_lookup(f->a.net, IP_B, 80, 40000), f->ta);
+	assert_null(cn_tcp_lookup(f->a.net, IP_B, 81, 40000));
+	close_pair(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -632,6 +780,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lossy_transfer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_zero_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post_partial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fin_both_ways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fin_piggyback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fin_lost, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
