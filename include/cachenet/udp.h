@@ -67,6 +67,17 @@ void cn_udp_close(struct cn_udp_sock *s);
 int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len,
 		void (*done)(void *arg), void *arg);
 
+/**
+ * Send one datagram to another destination than the socket's own (a
+ * server answering whoever asked: pass the source of a received datagram,
+ * its MAC at pi->frame + 6). Same buffer rules and costs as cn_udp_send,
+ * plus the sums of the patched header words.
+ * @param raddr  network order; @param rport host order, non-zero
+ * @return as cn_udp_send; -EINVAL (rport 0 or rmac NULL).
+ */
+int cn_udp_sendto(struct cn_udp_sock *s, uint32_t raddr, uint16_t rport, const uint8_t *rmac,
+		  const void *buf, uint32_t len, void (*done)(void *arg), void *arg);
+
 /** Counters (live). */
 const struct cn_udp_stats *cn_udp_stats(const struct cn_udp_sock *s);
 

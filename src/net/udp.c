@@ -77,8 +77,15 @@ void cn__udp_free_all(struct cn_net *net)
 		cn_udp_close(net->udp[0]);
 }
 
-int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len, void (*done)(void *arg),
-		void *arg)
+/* Where a datagram goes when it is not the socket's connected peer. */
+struct udp_dest {
+	uint32_t raddr;            /* network order */
+	uint16_t rport_n;          /* network order */
+	const uint8_t *rmac;
+};
+
+static int udp_xmit(struct cn_udp_sock *s, const struct udp_dest *d, const void *buf,
+		    uint32_t len, void (*done)(void *arg), void *arg)
 {
 	struct cn_net *net = s->net;
 	struct cn_pkt *p;
@@ -86,6 +93,7 @@ int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len, void (*don
 	struct cn_ipv4_hdr *ip;
 	struct cn_udp_hdr *uh;
 	uint16_t l4len, tot, id;
+	uint32_t ip_sum0 = s->ip_sum0, udp_sum0 = s->udp_sum0, raddr = s->p.raddr;
 	int rc;
 
 	if (len > 9000 - CN_IPV4_HLEN - CN_UDP_HLEN)
@@ -108,22 +116,32 @@ int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len, void (*don
 	}
 	ip = (struct cn_ipv4_hdr *)(h + CN_ETH_HLEN);
 	uh = (struct cn_udp_hdr *)(h + CN_ETH_HLEN + CN_IPV4_HLEN);
+	if (d) {
+		/* Another peer: patch the template and sum its constant
+		 * words again (a few dozen instructions). */
+		memcpy(((struct cn_eth_hdr *)h)->dst, d->rmac, CN_ETH_ALEN);
+		ip->dst = raddr = d->raddr;
+		uh->dport = d->rport_n;
+		ip_sum0 = cn_csum_partial(ip, CN_IPV4_HLEN, 0);
+		udp_sum0 = cn_csum_partial(uh, CN_UDP_HLEN,
+					   cn_csum_pseudo_ipv4(net->p.addr, raddr, CN_IPV4_PROTO_UDP, 0));
+	}
 	l4len = (uint16_t)(CN_UDP_HLEN + len);
 	tot = cn_hton16((uint16_t)(l4len + CN_IPV4_HLEN));
 	id = cn_hton16(net->ip_id++);
 	ip->total_len = tot;
 	ip->id = id;
-	ip->csum = (uint16_t)~cn_csum_fold((uint64_t)s->ip_sum0 + tot + id);
+	ip->csum = (uint16_t)~cn_csum_fold((uint64_t)ip_sum0 + tot + id);
 	uh->len = cn_hton16(l4len);
 	if (!s->p.tx_csum) {
 		uh->csum = 0;
 	} else if (s->p.tx_offload) {
-		uh->csum = cn_csum_fold(cn_csum_pseudo_ipv4(net->p.addr, s->p.raddr,
+		uh->csum = cn_csum_fold(cn_csum_pseudo_ipv4(net->p.addr, raddr,
 							    CN_IPV4_PROTO_UDP, l4len));
 		p->ol_flags = CN_PKT_TX_L4_CSUM | CN_PKT_TX_UDP;
 	} else {
 		/* The length appears twice: in the pseudo-header and the header. */
-		uint64_t sum = (uint64_t)s->udp_sum0 + 2u * cn__csum_be16(l4len);
+		uint64_t sum = (uint64_t)udp_sum0 + 2u * cn__csum_be16(l4len);
 		uint16_t c;
 		sum += cn_csum_partial(buf, len, 0);
 		c = (uint16_t)~cn_csum_fold(sum);
@@ -142,6 +160,22 @@ int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len, void (*don
 	s->st.tx_dgrams++;
 	s->st.tx_bytes += len;
 	return 0;
+}
+
+int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len, void (*done)(void *arg),
+		void *arg)
+{
+	return udp_xmit(s, NULL, buf, len, done, arg);
+}
+
+int cn_udp_sendto(struct cn_udp_sock *s, uint32_t raddr, uint16_t rport, const uint8_t *rmac,
+		  const void *buf, uint32_t len, void (*done)(void *arg), void *arg)
+{
+	struct udp_dest d = {.raddr = raddr, .rport_n = cn_hton16(rport), .rmac = rmac};
+
+	if (rport == 0 || !rmac)
+		return -EINVAL;
+	return udp_xmit(s, &d, buf, len, done, arg);
 }
 
 enum cn_drop cn__udp_input(struct cn_net *net, struct cn_mbuf *m, struct cn_pkt_info *pi)

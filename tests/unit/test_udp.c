@@ -177,9 +177,76 @@ static void test_udp_golden(void **state)
 	cn_udp_close(s);
 }
 
+/* sendto: the same datagram to a destination other than the socket's,
+ * in every checksum mode, received intact; and a hand-built golden frame
+ * for a third host (patched MAC, address, port and both checksums). */
+static void test_udp_sendto(void **state)
+{
+	struct fx *f = *state;
+	static uint8_t buf[1472];
+	static const uint8_t mac_b[6] = {2, 0, 0, 0, 0, 0xb}, mac_c[6] = {2, 0, 0, 0, 0, 0xc};
+	struct cn_udp_params rp = {.lport = 99, .rx_csum = true, .rx = rx, .rx_arg = f};
+	struct cn_udp_sock *r = cn_udp_open(f->b, &rp);
+
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 13 + 1);
+	for (int mode = 0; mode < 3; mode++) {
+		struct cn_udp_params sp = {.lport = 1000, .raddr = cn_hton32(0x0a000009), .rport = 53,
+					   .rmac = {2, 0, 0, 0, 0, 9}, .tx_csum = mode != 0,
+					   .tx_offload = mode == 2};
+		struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
+		unsigned ng = f->ngot;
+		uint64_t bad = cn_net_stats(f->b)->drop[CN_DROP_UDP_CSUM];
+		assert_int_equal(cn_udp_sendto(s, IP_B, 99, mac_b, buf, sizeof(buf), NULL, NULL), 0);
+		deliver(f, 0, NULL);
+		assert_int_equal(f->ngot, ng + 1);
+		assert_int_equal(f->got_len, sizeof(buf));
+		assert_memory_equal(f->got, buf, sizeof(buf));
+		assert_int_equal(cn_net_stats(f->b)->drop[CN_DROP_UDP_CSUM], bad);
+		/* the connected path is unchanged after a sendto */
+		assert_int_equal(cn_udp_send(s, buf, 10, NULL, NULL), 0);
+		uint8_t frame[128];
+		assert_int_equal(cn_pkt_gather(f->q[0], frame), 52);
+		cn_pkt_free(f->q[0]);
+		f->nq = 0;
+		assert_int_equal(frame[5], 9);
+		assert_int_equal(frame[14 + 19], 9);
+		assert_int_equal(frame[14 + 20 + 3], 53);
+		assert_int_equal(cn_udp_sendto(s, IP_B, 0, mac_b, buf, 1, NULL, NULL), -EINVAL);
+		assert_int_equal(cn_udp_sendto(s, IP_B, 99, NULL, buf, 1, NULL, NULL), -EINVAL);
+		cn_udp_close(s);
+	}
+	cn_udp_close(r);
+
+	struct cn_udp_params sp = {.lport = 0x1234, .raddr = IP_B, .rport = 0x5678,
+				   .rmac = {2, 0, 0, 0, 0, 0xb}, .tx_csum = true};
+	struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
+	uint8_t out[64], g[64] = {0};
+	assert_int_equal(cn_udp_sendto(s, cn_hton32(0x0a000003), 0x9abc, mac_c, "abcd", 4, NULL, NULL), 0);
+	assert_int_equal(cn_pkt_gather(f->q[0], out), 46);
+	cn_pkt_free(f->q[0]);
+	f->nq = 0;
+	g[0] = 2, g[5] = 0xc, g[6] = 2, g[11] = 0xa, g[12] = 8;
+	uint8_t *ip = g + 14;
+	ip[0] = 0x45, ip[3] = 32, ip[6] = 0x40, ip[8] = 64, ip[9] = 17;
+	ip[12] = 10, ip[15] = 1, ip[16] = 10, ip[19] = 3;
+	memcpy(ip + 4, out + 14 + 4, 2); /* the stack's IP id */
+	uint16_t c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(ip, 20, 0));
+	memcpy(ip + 10, &c, 2);
+	uint8_t *u = ip + 20;
+	u[0] = 0x12, u[1] = 0x34, u[2] = 0x9a, u[3] = 0xbc, u[5] = 12;
+	memcpy(u + 8, "abcd", 4);
+	uint8_t ph[12] = {10, 0, 0, 1, 10, 0, 0, 3, 0, 17, 0, 12};
+	c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(u, 12, cn_csum_partial_ref(ph, 12, 0)));
+	memcpy(u + 6, &c, 2);
+	assert_memory_equal(out, g, 46);
+	cn_udp_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_udp_sendto, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udp_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udp_golden, setup, teardown),
 	};
