@@ -24,6 +24,7 @@
 #include "cachenet/net.h"
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
+#include "cachenet/conn.h"
 #include "cachenet/netdev.h"
 #include "cachenet/crypto.h"
 

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Private to src/conn: the connection manager and socket structs, and the
+ * functions that cross its files. Only public net.h/tcp.h calls reach the
+ * fast path: this module could live outside the library. */
+#ifndef CN_CONN_IMPL_H
+#define CN_CONN_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cachenet/conn.h"
+#include "cachenet/csum.h"
+#include "cachenet/net.h"
+#include "cachenet/tcp.h"
+#include "cn_internal.h"
+
+#define CN_CONN_HASH 256u
+#define CN_EPHEMERAL_LO 49152u
+#define CN_EPHEMERAL_N 16384u
+/* Smallest send MSS we accept from a peer (Linux's tcp_min_snd_mss is 48). */
+#define CN_CONN_MIN_MSS 64u
+/* RFC 9293 3.7.1: the MSS to assume when the SYN carries none. */
+#define CN_CONN_DEFAULT_MSS 536u
+/* Shortest Ethernet frame without FCS: control frames are padded to it. */
+#define CN_ETH_MIN_FRAME 60u
+
+struct cn_arp_entry {
+	uint32_t ip;               /* network order; 0 = free slot */
+	uint8_t mac[CN_ETH_ALEN];
+	bool is_static;
+};
+
+struct cn_sock {
+	struct cn_conn *c;
+	enum cn_sock_state st;
+	bool listener;
+	bool released;             /* cn_sock_close called: the conn frees it */
+	bool shut;                 /* our FIN queued (cn_tcp_shutdown called) */
+	bool arp_wait;             /* SYN_SENT waiting for the next hop's MAC */
+	bool was_est;              /* reached ESTABLISHED once */
+	bool eof;                  /* the peer's FIN was received (kept after the TCB) */
+	bool hashed;               /* in the 4-tuple hash */
+	bool queued;               /* child on its listener's accept queue */
+	int err;                   /* positive errno once failed */
+	uint32_t laddr, raddr;     /* network order */
+	uint16_t lport, rport;     /* host order */
+	uint8_t rmac[CN_ETH_ALEN];
+	struct cn_tcb *tcb;        /* ESTABLISHED and after, until freed */
+	void *udata;
+	/* handshake (SYN_SENT, SYN_RCVD) */
+	uint32_t iss, irs;
+	uint16_t peer_mss;         /* 0 = option absent */
+	uint8_t peer_ws;
+	bool peer_has_ws, peer_ts, sent_ws, sent_ts;
+	uint32_t ts_recent;
+	uint32_t retries;          /* retransmissions (or ARP requests) so far */
+	uint64_t rtx_at;           /* handshake / ARP timer; 0 = off */
+	uint64_t tw_at;            /* TIME_WAIT end; 0 = off */
+	uint64_t orphan_at;        /* released: reset if not finished by then */
+	/* listener: children in SYN_RCVD (counted) and ready for accept (queue) */
+	struct cn_sock *parent;    /* child not yet accepted: its listener */
+	uint32_t backlog, nchild;  /* nchild: embryonic + queued */
+	struct cn_sock *aq_head, *aq_tail, *aq_next;
+	/* tables */
+	struct cn_sock *hnext;     /* 4-tuple hash chain (connections only) */
+	struct cn_sock *next, *prev; /* every socket */
+};
+
+struct cn_conn {
+	struct cn_net *net;
+	struct cn_conn_params p;
+	struct cn_conn_stats st;
+	uint64_t now;              /* last time seen by any call */
+	uint64_t sip_k0, sip_k1;   /* ISN key */
+	uint32_t addr;             /* network order */
+	uint8_t mac[CN_ETH_ALEN];
+	uint16_t ip_id;
+	uint8_t rcv_wscale;        /* what we offer */
+	uint16_t syn_win;          /* window in our SYN / SYN-ACK (never scaled) */
+	uint32_t nsocks;
+	uint32_t port_next;        /* ephemeral port search start, 0..16383 */
+	struct cn_sock *all;       /* every socket, newest first */
+	struct cn_sock *listeners; /* via hnext */
+	struct cn_sock *hash[CN_CONN_HASH];
+	struct cn_arp_entry arp[CN_CONN_ARP_SIZE];
+	uint32_t arp_victim;       /* round-robin replacement */
+};
+
+static inline void cn__conn_drop(struct cn_conn *c, enum cn_conn_drop why)
+{
+	c->st.drop[why]++;
+}
+
+static inline uint16_t cn__conn_ld16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t cn__conn_ld32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* arp.c */
+CN_INTERNAL void cn__arp_input(struct cn_conn *c, struct cn_mbuf *m);
+CN_INTERNAL void cn__arp_learn(struct cn_conn *c, uint32_t ip, const uint8_t *mac, bool create);
+/* icmp.c */
+CN_INTERNAL void cn__icmp_input(struct cn_conn *c, struct cn_mbuf *m, const struct cn_pkt_info *pi);
+/* tcp_conn.c */
+CN_INTERNAL void cn__tcpc_input(struct cn_conn *c, struct cn_mbuf *m, struct cn_pkt_info *pi);
+CN_INTERNAL int cn__tcpc_send_syn(struct cn_sock *s, bool synack);
+CN_INTERNAL void cn__tcpc_send_rst(struct cn_sock *s);
+CN_INTERNAL void cn__tcpc_timers(struct cn_sock *s, uint64_t now);
+CN_INTERNAL void cn__tcpc_arp_resolved(struct cn_conn *c, uint32_t ip, const uint8_t *mac);
+/* conn.c: the socket table */
+CN_INTERNAL struct cn_sock *cn__sock_new(struct cn_conn *c);
+CN_INTERNAL void cn__sock_hash_add(struct cn_sock *s);
+CN_INTERNAL struct cn_sock *cn__sock_find(struct cn_conn *c, uint32_t raddr, uint16_t rport,
+					  uint16_t lport);
+CN_INTERNAL struct cn_sock *cn__sock_listener(struct cn_conn *c, uint16_t lport);
+CN_INTERNAL void cn__sock_free(struct cn_sock *s);
+CN_INTERNAL void cn__sock_fail(struct cn_sock *s, int err);
+/* Apply the state the TCB implies and the TIME_WAIT/orphan timers;
+ * returns s, or NULL when it was freed (released sockets only). */
+CN_INTERNAL struct cn_sock *cn__sock_update(struct cn_sock *s, uint64_t now);
+CN_INTERNAL void cn__sock_established(struct cn_sock *s);
+CN_INTERNAL uint32_t cn__isn(const struct cn_conn *c, uint32_t laddr, uint16_t lport,
+			     uint32_t raddr, uint16_t rport, uint64_t now);
+
+#endif

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* TCP connection setup and the segments the fast path hands over, in the
+ * order of RFC 9293 3.10.7 ("SEGMENT ARRIVES"): no socket (CLOSED),
+ * LISTEN, SYN-SENT, SYN-RECEIVED, then the synchronized states, whose
+ * ordinary segments the fast path owns and of which only SYN, RST and
+ * ACK-less segments reach this file.
+ *
+ * Option negotiation (RFC 7323, RFC 9293 3.7.1):
+ *  - MSS: we advertise ours; we send at most min(peer's, ours), 536 when
+ *    the peer's SYN has none, never below CN_CONN_MIN_MSS.
+ *  - Window scale: used only when both SYNs carry it; a SYN-ACK carries it
+ *    only when the SYN did. The window field of a SYN is never scaled.
+ *  - Timestamps: likewise both or neither; TSval is the tick clock.
+ *  - SACK-permitted: never sent, the peer's ignored (RFC 2018 allows it):
+ *    the peer then never sends SACK blocks.
+ *
+ * Control segments (SYN, SYN-ACK, RST, the ACK of an unacceptable
+ * handshake segment) are built whole in a TX descriptor's header room with
+ * both checksums computed in software: no payload, at most 74 bytes. */
+#include <errno.h>
+
+#include "conn_impl.h"
+
+static inline uint16_t min16(uint32_t a, uint32_t b)
+{
+	return (uint16_t)(a < b ? a : b);
+}
+
+/* Build and send one TCP segment without payload. Ports host order,
+ * addresses network order. Returns 0 or a negative errno. */
+static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint16_t lport,
+		    uint16_t rport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
+		    const uint8_t *opt, uint32_t optlen)
+{
+	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
+	uint32_t thl = CN_TCP_HLEN + optlen, len = CN_ETH_HLEN + CN_IPV4_HLEN + thl;
+	uint32_t fl = len < CN_ETH_MIN_FRAME ? CN_ETH_MIN_FRAME : len;
+	struct cn_ipv4_hdr *ip;
+	struct cn_tcp_hdr *th;
+	uint8_t *h;
+	uint16_t v;
+	int rc;
+
+	if (!p) {
+		c->st.tx_fail++;
+		return -ENOBUFS;
+	}
+	h = p->room + CN_PKT_HDR_ROOM - fl;
+	memset(h, 0, fl);
+	memcpy(h, dmac, CN_ETH_ALEN);
+	memcpy(h + 6, c->mac, CN_ETH_ALEN);
+	v = cn_hton16(CN_ETH_TYPE_IPV4);
+	memcpy(h + 12, &v, 2);
+	ip = (struct cn_ipv4_hdr *)(h + CN_ETH_HLEN);
+	ip->ver_ihl = 0x45;
+	ip->total_len = cn_hton16((uint16_t)(CN_IPV4_HLEN + thl));
+	ip->id = cn_hton16(c->ip_id++);
+	ip->frag_off = cn_hton16(CN_IPV4_FLAG_DF);
+	ip->ttl = 64;
+	ip->proto = CN_IPV4_PROTO_TCP;
+	ip->src = c->addr;
+	ip->dst = raddr;
+	ip->csum = cn_csum_ipv4_hdr(ip, CN_IPV4_HLEN);
+	th = (struct cn_tcp_hdr *)(h + CN_ETH_HLEN + CN_IPV4_HLEN);
+	th->sport = cn_hton16(lport);
+	th->dport = cn_hton16(rport);
+	th->seq = cn_hton32(seq);
+	th->ack = cn_hton32(ack);
+	th->off = (uint8_t)((thl / 4) << 4);
+	th->flags = flags;
+	th->win = cn_hton16(win);
+	if (optlen)
+		memcpy((uint8_t *)th + CN_TCP_HLEN, opt, optlen);
+	th->csum = (uint16_t)~cn_csum_fold(
+		cn_csum_partial(th, thl, cn_csum_pseudo_ipv4(c->addr, raddr, CN_IPV4_PROTO_TCP,
+								 (uint16_t)thl)));
+	p->hdr = h;
+	p->hdr_len = (uint16_t)fl;
+	p->l3_off = CN_ETH_HLEN;
+	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
+	rc = cn_net_xmit(c->net, p);
+	if (rc < 0) {
+		c->st.tx_fail++;
+		return rc;
+	}
+	if (flags & CN_TCP_RST)
+		c->st.rst_out++;
+	return 0;
+}
+
+/* RST in answer to a segment that belongs to nothing (RFC 9293 3.10.7.1):
+ * <SEQ=SEG.ACK><CTL=RST> if it has an ACK, else
+ * <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>. Never for a RST. */
+static void rst_reply(struct cn_conn *c, const struct cn_pkt_info *pi)
+{
+	const uint8_t *smac = pi->frame + 6;
+	uint16_t lport = cn_ntoh16(pi->dport), rport = cn_ntoh16(pi->sport);
+	uint8_t fl = pi->tcp_flags;
+
+	if (fl & CN_TCP_RST)
+		return;
+	if (fl & CN_TCP_ACK) {
+		(void)tcp_xmit(c, smac, pi->saddr, lport, rport, pi->ack, 0, CN_TCP_RST, 0, NULL, 0);
+	} else {
+		uint32_t seglen = pi->pay_len + !!(fl & CN_TCP_SYN) + !!(fl & CN_TCP_FIN);
+		(void)tcp_xmit(c, smac, pi->saddr, lport, rport, 0, pi->seq + seglen,
+			       CN_TCP_RST | CN_TCP_ACK, 0, NULL, 0);
+	}
+}
+
+/* The options of our SYN or SYN-ACK: MSS, NOP+WS, NOP+NOP+TS (<= 20 bytes,
+ * a multiple of 4). What a SYN-ACK carries depends on the peer's SYN. */
+static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o)
+{
+	struct cn_conn *c = s->c;
+	uint32_t n = 0;
+	uint16_t mss = cn_hton16(c->p.mss);
+
+	o[n++] = CN_TCPOPT_MSS;
+	o[n++] = 4;
+	memcpy(o + n, &mss, 2);
+	n += 2;
+	if (!c->p.no_wscale && (!synack || s->peer_has_ws)) {
+		o[n++] = CN_TCPOPT_NOP;
+		o[n++] = CN_TCPOPT_WSCALE;
+		o[n++] = 3;
+		o[n++] = c->rcv_wscale;
+	}
+	if (!c->p.no_ts && (!synack || s->peer_ts)) {
+		uint32_t tsv = cn_hton32(c->p.tcp.no_ts_clock ? 0 : (uint32_t)c->now);
+		uint32_t tse = cn_hton32(synack ? s->ts_recent : 0);
+		o[n++] = CN_TCPOPT_NOP;
+		o[n++] = CN_TCPOPT_NOP;
+		o[n++] = CN_TCPOPT_TIMESTAMP;
+		o[n++] = 10;
+		memcpy(o + n, &tsv, 4);
+		memcpy(o + n + 4, &tse, 4);
+		n += 8;
+	}
+	return n;
+}
+
+int cn__tcpc_send_syn(struct cn_sock *s, bool synack)
+{
+	struct cn_conn *c = s->c;
+	uint8_t o[20];
+	uint32_t n = syn_opts(s, synack, o);
+	int rc;
+
+	rc = tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->iss, synack ? s->irs + 1 : 0,
+		      synack ? CN_TCP_SYN | CN_TCP_ACK : CN_TCP_SYN, c->syn_win, o, n);
+	if (rc == 0) {
+		if (synack)
+			c->st.synack_out++;
+		else
+			c->st.syn_out++;
+	}
+	return rc;
+}
+
+/* An ACK outside the TCB: for an unacceptable segment in SYN_RCVD. */
+static void handshake_ack(struct cn_sock *s)
+{
+	(void)tcp_xmit(s->c, s->rmac, s->raddr, s->lport, s->rport, s->iss + 1, s->irs + 1,
+		       CN_TCP_ACK, s->c->syn_win, NULL, 0);
+}
+
+void cn__tcpc_send_rst(struct cn_sock *s)
+{
+	struct cn_conn *c = s->c;
+	struct cn_tcp_info i;
+
+	if (s->tcb) {
+		/* <SEQ=SND.NXT><ACK=RCV.NXT>: exactly what RFC 5961 makes the
+		 * peer accept. */
+		cn_tcp_get_info(s->tcb, &i);
+		(void)tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, i.snd_nxt, i.rcv_nxt,
+			       CN_TCP_RST | CN_TCP_ACK, 0, NULL, 0);
+	} else if (s->st == CN_SOCK_SYN_RCVD) {
+		(void)tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->iss + 1, s->irs + 1,
+			       CN_TCP_RST | CN_TCP_ACK, 0, NULL, 0);
+	}
+}
+
+/* What the peer's SYN (or SYN-ACK) said. */
+static void take_syn_opts(struct cn_sock *s, const struct cn_pkt_info *pi)
+{
+	s->irs = pi->seq;
+	s->peer_mss = pi->has_mss ? pi->mss : 0;
+	s->peer_has_ws = pi->has_ws;
+	s->peer_ws = pi->has_ws ? pi->wscale : 0; /* the parser caps it at 14 */
+	s->peer_ts = pi->has_ts;
+	s->ts_recent = pi->has_ts ? pi->ts_val : 0;
+}
+
+/* cn_tcp_open with the negotiated values; @p win is the window field of
+ * the segment that completes the handshake, @p win_scaled whether that
+ * field is subject to scaling (not in a SYN-ACK). */
+static struct cn_tcb *open_tcb(struct cn_sock *s, uint16_t win, bool win_scaled)
+{
+	struct cn_conn *c = s->c;
+	struct cn_tcp_params tp = c->p.tcp;
+	bool ws = s->peer_has_ws && !c->p.no_wscale;
+	uint32_t mss = s->peer_mss ? s->peer_mss : CN_CONN_DEFAULT_MSS;
+
+	if (mss > c->p.mss)
+		mss = c->p.mss;
+	if (mss < CN_CONN_MIN_MSS)
+		mss = CN_CONN_MIN_MSS;
+	tp.laddr = s->laddr;
+	tp.raddr = s->raddr;
+	tp.lport = s->lport;
+	tp.rport = s->rport;
+	memcpy(tp.rmac, s->rmac, CN_ETH_ALEN);
+	tp.iss = s->iss;
+	tp.irs = s->irs;
+	tp.mss = (uint16_t)mss;
+	tp.rcv_mss = c->p.mss;
+	tp.snd_wscale = ws ? s->peer_ws : 0;
+	tp.rcv_wscale = ws ? c->rcv_wscale : 0;
+	tp.snd_wnd = (uint32_t)win << (win_scaled ? tp.snd_wscale : 0);
+	tp.ts = s->peer_ts && !c->p.no_ts;
+	tp.ts_recent = s->ts_recent;
+	return cn_tcp_open(c->net, &tp);
+}
+
+/* LISTEN, a SYN without ACK or RST (RFC 9293 3.10.7.2). */
+static void passive_syn(struct cn_conn *c, struct cn_sock *l, const struct cn_pkt_info *pi)
+{
+	struct cn_sock *s;
+
+	if (l->nchild >= l->backlog) {
+		cn__conn_drop(c, CN_CONN_DROP_BACKLOG);
+		return;
+	}
+	s = cn__sock_new(c);
+	if (!s) {
+		cn__conn_drop(c, CN_CONN_DROP_NO_SOCKS);
+		return;
+	}
+	s->st = CN_SOCK_SYN_RCVD;
+	s->raddr = pi->saddr;
+	s->rport = cn_ntoh16(pi->sport);
+	s->lport = l->lport;
+	memcpy(s->rmac, pi->frame + 6, CN_ETH_ALEN);
+	s->parent = l;
+	l->nchild++;
+	take_syn_opts(s, pi);
+	s->iss = cn__isn(c, s->laddr, s->lport, s->raddr, s->rport, c->now);
+	cn__sock_hash_add(s);
+	(void)cn__tcpc_send_syn(s, true);
+	s->rtx_at = c->now + c->p.syn_rto;
+}
+
+/* SYN_SENT (RFC 9293 3.10.7.3). */
+static void syn_sent_input(struct cn_conn *c, struct cn_sock *s, const struct cn_pkt_info *pi)
+{
+	uint8_t fl = pi->tcp_flags;
+
+	if ((fl & CN_TCP_ACK) && pi->ack != s->iss + 1) {
+		if (!(fl & CN_TCP_RST))
+			rst_reply(c, pi);
+		cn__conn_drop(c, CN_CONN_DROP_TCP_BAD_ACK);
+		return;
+	}
+	if (fl & CN_TCP_RST) {
+		if (!(fl & CN_TCP_ACK)) { /* it cannot be about our SYN */
+			cn__conn_drop(c, CN_CONN_DROP_TCP_RST_SEQ);
+			return;
+		}
+		c->st.refused++;
+		cn__sock_fail(s, ECONNREFUSED);
+		return;
+	}
+	if (!(fl & CN_TCP_SYN)) {
+		cn__conn_drop(c, CN_CONN_DROP_TCP_UNEXPECTED);
+		return;
+	}
+	take_syn_opts(s, pi);
+	memcpy(s->rmac, pi->frame + 6, CN_ETH_ALEN);
+	if (!(fl & CN_TCP_ACK)) {
+		/* Simultaneous open: SYN_RCVD, our SYN again with an ACK. */
+		s->st = CN_SOCK_SYN_RCVD;
+		s->retries = 0;
+		(void)cn__tcpc_send_syn(s, true);
+		s->rtx_at = c->now + c->p.syn_rto;
+		return;
+	}
+	s->tcb = open_tcb(s, pi->win, false);
+	if (!s->tcb) {
+		cn__conn_drop(c, CN_CONN_DROP_TCB);
+		(void)tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->iss + 1, 0, CN_TCP_RST,
+			       0, NULL, 0);
+		c->st.resets++;
+		cn__sock_fail(s, ECONNRESET);
+		return;
+	}
+	cn__sock_established(s);
+	c->st.active_opens++;
+	cn_tcp_ack_now(s->tcb, c->now);
+}
+
+/* SYN_RCVD. Returns true when it consumed @p m (handed it to the fast
+ * path). */
+static bool syn_rcvd_input(struct cn_conn *c, struct cn_sock *s, struct cn_mbuf *m,
+			   const struct cn_pkt_info *pi)
+{
+	uint8_t fl = pi->tcp_flags;
+	uint32_t wnd = c->syn_win;
+	bool passive = s->parent != NULL;
+
+	if (fl & CN_TCP_RST) {
+		/* RFC 5961 3.2: only RCV.NXT exactly resets. */
+		if (pi->seq != s->irs + 1) {
+			cn__conn_drop(c, CN_CONN_DROP_TCP_RST_SEQ);
+			return false;
+		}
+		c->st.resets++;
+		cn__sock_fail(s, passive ? ECONNRESET : ECONNREFUSED); /* frees an embryonic child */
+		return false;
+	}
+	if (fl & CN_TCP_SYN) {
+		if (!(fl & CN_TCP_ACK) && pi->seq == s->irs) {
+			/* Our SYN-ACK was lost: send it again now. */
+			cn__conn_drop(c, CN_CONN_DROP_TCP_SYN_DUP);
+			(void)cn__tcpc_send_syn(s, true);
+			return false;
+		}
+		if (!passive && (fl & CN_TCP_ACK) && pi->seq == s->irs && pi->ack == s->iss + 1) {
+			/* Simultaneous open: the peer's SYN-ACK completes it. */
+			if (pi->has_ts)
+				s->ts_recent = pi->ts_val;
+			s->tcb = open_tcb(s, pi->win, false);
+			goto opened;
+		}
+		cn__conn_drop(c, CN_CONN_DROP_TCP_SYN_CHALLENGE);
+		c->st.challenge_acks++;
+		handshake_ack(s);
+		return false;
+	}
+	if (!(fl & CN_TCP_ACK)) {
+		cn__conn_drop(c, CN_CONN_DROP_TCP_NO_ACK);
+		return false;
+	}
+	if (pi->ack != s->iss + 1) {
+		rst_reply(c, pi);
+		cn__conn_drop(c, CN_CONN_DROP_TCP_BAD_ACK);
+		return false;
+	}
+	if (s->peer_has_ws && !c->p.no_wscale)
+		wnd = c->p.tcp.rcvbuf_size ? c->p.tcp.rcvbuf_size : 1u << 20;
+	if ((uint32_t)(pi->seq - (s->irs + 1)) >= wnd) {
+		cn__conn_drop(c, CN_CONN_DROP_TCP_SEQ);
+		handshake_ack(s);
+		return false;
+	}
+	if (pi->has_ts && s->peer_ts && pi->seq == s->irs + 1)
+		s->ts_recent = pi->ts_val;
+	s->tcb = open_tcb(s, pi->win, true);
+opened:
+	if (!s->tcb) {
+		cn__conn_drop(c, CN_CONN_DROP_TCB);
+		cn__tcpc_send_rst(s);
+		c->st.resets++;
+		cn__sock_fail(s, ECONNRESET);
+		return false;
+	}
+	cn__sock_established(s);
+	if (passive)
+		c->st.passive_opens++;
+	else
+		c->st.active_opens++;
+	if (fl & CN_TCP_SYN) {
+		cn_tcp_ack_now(s->tcb, c->now);
+		return false;
+	}
+	if (pi->pay_len || (fl & CN_TCP_FIN)) {
+		/* The ACK brought data or a FIN: the fast path takes it now. */
+		cn_net_input(c->net, m, c->now);
+		return true;
+	}
+	return false;
+}
+
+/* A synchronized state: the TCB exists, and the fast path handed over a
+ * SYN, a RST or a segment without ACK (RFC 9293 3.10.7.4, RFC 5961). */
+static void sync_input(struct cn_conn *c, struct cn_sock *s, const struct cn_pkt_info *pi)
+{
+	struct cn_tcp_info i;
+	uint8_t fl = pi->tcp_flags;
+
+	cn_tcp_get_info(s->tcb, &i);
+	if (fl & CN_TCP_RST) {
+		uint32_t off = pi->seq - i.rcv_nxt, win = i.rcv_wnd ? i.rcv_wnd : 1;
+		if (off == 0) {
+			/* The user already closed in CLOSING, LAST_ACK and
+			 * TIME_WAIT: nothing to report there. */
+			bool quiet = s->st == CN_SOCK_CLOSING || s->st == CN_SOCK_LAST_ACK ||
+				     s->st == CN_SOCK_TIME_WAIT;
+			c->st.resets++;
+			cn__sock_fail(s, quiet ? 0 : ECONNRESET);
+		} else if (off < win) {
+			cn__conn_drop(c, CN_CONN_DROP_TCP_RST_CHALLENGE);
+			c->st.challenge_acks++;
+			cn_tcp_ack_now(s->tcb, c->now);
+		} else {
+			cn__conn_drop(c, CN_CONN_DROP_TCP_RST_SEQ);
+		}
+		return;
+	}
+	if (fl & CN_TCP_SYN) {
+		cn__conn_drop(c, CN_CONN_DROP_TCP_SYN_CHALLENGE);
+		c->st.challenge_acks++;
+		cn_tcp_ack_now(s->tcb, c->now);
+		return;
+	}
+	if (!(fl & CN_TCP_ACK)) {
+		cn__conn_drop(c, CN_CONN_DROP_TCP_NO_ACK);
+		return;
+	}
+	cn__conn_drop(c, CN_CONN_DROP_TCP_UNEXPECTED);
+}
+
+void cn__tcpc_input(struct cn_conn *c, struct cn_mbuf *m, struct cn_pkt_info *pi)
+{
+	uint8_t fl = pi->tcp_flags;
+	uint16_t lport = cn_ntoh16(pi->dport), rport = cn_ntoh16(pi->sport);
+	struct cn_sock *s, *l;
+
+	if (pi->daddr != c->addr) {
+		cn__conn_drop(c, CN_CONN_DROP_IP_NOT_US);
+		goto out;
+	}
+	if (!cn_net_l4_csum_ok(pi)) {
+		cn__conn_drop(c, CN_CONN_DROP_TCP_CSUM);
+		goto out;
+	}
+	if (fl & CN_TCP_RST)
+		c->st.rst_in++;
+	if (fl & CN_TCP_SYN) {
+		if (fl & CN_TCP_ACK)
+			c->st.synack_in++;
+		else
+			c->st.syn_in++;
+	}
+	s = cn__sock_find(c, pi->saddr, rport, lport);
+	if (s && s->tcb)
+		s = cn__sock_update(s, c->now); /* FINs seen since the last poll */
+	if (s && s->st == CN_SOCK_TIME_WAIT && (fl & (CN_TCP_SYN | CN_TCP_ACK | CN_TCP_RST)) ==
+	    CN_TCP_SYN && cn__sock_listener(c, lport)) {
+		/* A new incarnation (RFC 9293 3.10.7.4, RFC 6191): a SYN above
+		 * what the old one used ends TIME_WAIT early. */
+		struct cn_tcp_info i;
+		cn_tcp_get_info(s->tcb, &i);
+		if (cn_seq_gt(pi->seq, i.rcv_nxt)) {
+			c->st.tw_reused++;
+			c->st.closes++;
+			if (s->released) {
+				cn__sock_free(s);
+			} else {
+				cn_tcp_close(s->tcb);
+				s->tcb = NULL;
+				cn__sock_fail(s, 0);
+			}
+			s = NULL;
+		}
+	}
+	if (!s || s->st == CN_SOCK_CLOSED) {
+		l = cn__sock_listener(c, lport);
+		if (fl & CN_TCP_RST) {
+			cn__conn_drop(c, CN_CONN_DROP_TCP_RST_CLOSED);
+		} else if (!l) {
+			rst_reply(c, pi);
+			cn__conn_drop(c, CN_CONN_DROP_TCP_CLOSED);
+		} else if (fl & CN_TCP_ACK) {
+			rst_reply(c, pi); /* LISTEN: any ACK is bad */
+			cn__conn_drop(c, CN_CONN_DROP_TCP_BAD_ACK);
+		} else if (fl & CN_TCP_SYN) {
+			passive_syn(c, l, pi);
+		} else {
+			cn__conn_drop(c, CN_CONN_DROP_TCP_NO_ACK);
+		}
+		goto out;
+	}
+	switch (s->st) {
+	case CN_SOCK_SYN_SENT:
+		syn_sent_input(c, s, pi);
+		break;
+	case CN_SOCK_SYN_RCVD:
+		if (syn_rcvd_input(c, s, m, pi))
+			return;
+		break;
+	default:
+		if (s->tcb)
+			sync_input(c, s, pi);
+		else
+			cn__conn_drop(c, CN_CONN_DROP_TCP_UNEXPECTED);
+		break;
+	}
+out:
+	cn_mbuf_free_chain(m);
+}
+
+/* Handshake and ARP timers of a SYN_SENT / SYN_RCVD socket. */
+void cn__tcpc_timers(struct cn_sock *s, uint64_t now)
+{
+	struct cn_conn *c = s->c;
+	uint32_t shift;
+
+	if (!s->rtx_at || now < s->rtx_at)
+		return;
+	if (s->retries >= c->p.syn_retries) {
+		if (s->arp_wait) {
+			c->st.arp_timeouts++;
+			cn__sock_fail(s, EHOSTUNREACH);
+		} else {
+			c->st.syn_timeouts++;
+			cn__sock_fail(s, ETIMEDOUT);
+		}
+		return;
+	}
+	s->retries++;
+	if (s->arp_wait) {
+		(void)cn_conn_arp_request(c, s->raddr, now);
+		s->rtx_at = now + c->p.arp_retry;
+		return;
+	}
+	c->now = now;
+	(void)cn__tcpc_send_syn(s, s->st == CN_SOCK_SYN_RCVD);
+	shift = s->retries < 10 ? s->retries : 10; /* RFC 6298 5.5 backoff */
+	s->rtx_at = now + ((uint64_t)c->p.syn_rto << shift);
+}
+
+void cn__tcpc_arp_resolved(struct cn_conn *c, uint32_t ip, const uint8_t *mac)
+{
+	for (struct cn_sock *s = c->all; s; s = s->next) {
+		if (s->st != CN_SOCK_SYN_SENT || !s->arp_wait || s->raddr != ip)
+			continue;
+		memcpy(s->rmac, mac, CN_ETH_ALEN);
+		s->arp_wait = false;
+		s->retries = 0;
+		(void)cn__tcpc_send_syn(s, false);
+		s->rtx_at = c->now + c->p.syn_rto;
+	}
+}
