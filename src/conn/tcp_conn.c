@@ -21,11 +21,6 @@
 
 #include "conn_impl.h"
 
-static inline uint16_t min16(uint32_t a, uint32_t b)
-{
-	return (uint16_t)(a < b ? a : b);
-}
-
 /* Build and send one TCP segment without payload. Ports host order,
  * addresses network order. Returns 0 or a negative errno. */
 static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint16_t lport,
