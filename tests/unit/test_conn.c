@@ -1255,6 +1255,133 @@ static void test_api(void **state)
 	hosts_down(f);
 }
 
+/* The server closes first and sits in TIME_WAIT; a new SYN from the same
+ * client port with a higher sequence number ends it early (RFC 9293
+ * 3.10.7.4) and gets a SYN-ACK; one with an old sequence number only
+ * draws an ACK. */
+static void test_time_wait_reuse(void **state)
+{
+	struct fx *f = *state;
+	struct cn_conn_params pb = conn_params();
+	struct cn_pkt_info pi;
+	struct cn_tcp_info ti;
+	uint8_t fr[128];
+	uint32_t len;
+	uint16_t cport;
+
+	pb.time_wait = 100000;
+	hosts_up(f, NULL, &pb);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
+	cn_sock_addrs(cl, NULL, &cport, NULL, NULL);
+	cn_sock_close(srv, f->now);
+	run(f, 1);
+	drain_to_eof(f, cl);
+	cn_sock_close(cl, f->now);
+	run(f, 5);
+	assert_int_equal(cn_conn_socks(f->a.conn), 0);
+	assert_int_equal(cn_conn_socks(f->b.conn), 2); /* listener + TIME_WAIT */
+	struct cn_tcb *tw = cn_tcp_lookup(f->b.net, IP_A, cport, 80);
+	assert_non_null(tw);
+	cn_tcp_get_info(tw, &ti);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	/* an old SYN: challenge ACK, TIME_WAIT stays (the ACK is kept from
+	 * A, whose RST to it would end TIME_WAIT as RFC 9293 says) */
+	f->filter = drop_all;
+	len = mk_tcp(fr, MAC_A, MAC_B, IP_A, IP_B, cport, 80, ti.rcv_nxt - 10, 0, CN_TCP_SYN, 1000,
+		     NULL, 0, NULL, 0);
+	inject(&f->b, fr, len);
+	pump(f);
+	f->filter = NULL;
+	assert_int_equal(sb->drop[CN_CONN_DROP_TCP_SYN_CHALLENGE], 1);
+	assert_non_null(last_tcp(f, 1, 0, &pi));
+	assert_int_equal(pi.tcp_flags, CN_TCP_ACK);
+	assert_int_equal(pi.ack, ti.rcv_nxt);
+	assert_int_equal(cn_conn_socks(f->b.conn), 2);
+	/* a new one: SYN-ACK; A has no such socket and resets it, which
+	 * frees B's embryonic child */
+	len = mk_tcp(fr, MAC_A, MAC_B, IP_A, IP_B, cport, 80, ti.rcv_nxt + 100000, 0, CN_TCP_SYN,
+		     1000, NULL, 0, NULL, 0);
+	inject(&f->b, fr, len);
+	pump(f);
+	assert_int_equal(sb->tw_reused, 1);
+	assert_int_equal(sb->synack_out, 2);
+	assert_null(cn_tcp_lookup(f->b.net, IP_A, cport, 80));
+	assert_non_null(last_tcp(f, 0, 0, &pi));
+	assert_int_equal(pi.tcp_flags, CN_TCP_RST);
+	assert_int_equal(pi.seq, ti.rcv_nxt + 100001);
+	assert_int_equal(cn_conn_socks(f->b.conn), 1);
+	cn_sock_close(l, f->now);
+	hosts_down(f);
+}
+
+/* A closed socket whose peer never sends its FIN is reset after
+ * orphan_timeout; the peer sees ECONNRESET. */
+static void test_orphan_timeout(void **state)
+{
+	struct fx *f = *state;
+	struct cn_conn_params pb = conn_params();
+
+	pb.orphan_timeout = 100;
+	hosts_up(f, NULL, &pb);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
+	cn_sock_close(srv, f->now);
+	run(f, 10);
+	assert_int_equal(cn_sock_state(cl), CN_SOCK_CLOSE_WAIT);
+	assert_int_equal(cn_conn_socks(f->b.conn), 2); /* FIN_WAIT_2, released */
+	run(f, 100);
+	assert_int_equal(cn_conn_socks(f->b.conn), 1);
+	assert_int_equal(cn_conn_stats(f->b.conn)->orphan_timeouts, 1);
+	assert_int_equal(cn_sock_state(cl), CN_SOCK_CLOSED);
+	assert_int_equal(cn_sock_error(cl), ECONNRESET);
+	cn_sock_close(cl, f->now);
+	cn_sock_close(l, f->now);
+	hosts_down(f);
+}
+
+/* Readiness as poll(2) would say it, through a connection's life. */
+static void test_events(void **state)
+{
+	struct fx *f = *state;
+	uint8_t b[16];
+
+	hosts_up(f, NULL, NULL);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	assert_int_equal(cn_sock_events(l), 0);
+	struct cn_sock *cl = cn_sock_connect(f->a.conn, IP_B, 80, f->now);
+	assert_int_equal(cn_sock_events(cl), 0); /* connecting */
+	run(f, 3);
+	assert_int_equal(cn_sock_events(l), CN_SOCK_IN);
+	srv = cn_sock_accept(l);
+	assert_int_equal(cn_sock_events(cl), CN_SOCK_OUT);
+	assert_int_equal(cn_sock_send(cl, "abc", 3, f->now), 3);
+	run(f, 1);
+	assert_int_equal(cn_sock_events(srv), CN_SOCK_IN | CN_SOCK_OUT);
+	assert_int_equal(cn_sock_recv(srv, b, sizeof(b), f->now), 3);
+	assert_int_equal(cn_sock_events(srv), CN_SOCK_OUT);
+	assert_int_equal(cn_sock_recv(srv, b, sizeof(b), f->now), -EAGAIN);
+	assert_int_equal(cn_sock_shutdown(cl, f->now), 0);
+	assert_int_equal(cn_sock_events(cl), 0); /* shut for writing, nothing to read */
+	run(f, 1);
+	assert_int_equal(cn_sock_events(srv), CN_SOCK_IN | CN_SOCK_OUT); /* end of stream */
+	assert_int_equal(cn_sock_shutdown(srv, f->now), 0);
+	run(f, 1);
+	assert_int_equal(cn_sock_events(cl), CN_SOCK_IN | CN_SOCK_HUP);
+	uint32_t la, ra;
+	uint16_t lp, rp;
+	cn_sock_addrs(srv, &la, &lp, &ra, &rp);
+	assert_int_equal(la, IP_B);
+	assert_int_equal(lp, 80);
+	assert_int_equal(ra, IP_A);
+	assert_true(rp >= 49152);
+	cn_sock_close(cl, f->now);
+	cn_sock_close(srv, f->now);
+	cn_sock_close(l, f->now);
+	run(f, 40);
+	hosts_down(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1272,6 +1399,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_syn_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_simultaneous_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_wait_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_orphan_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_api, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
