@@ -228,6 +228,12 @@ static void passive_syn(struct cn_conn *c, struct cn_sock *l, const struct cn_pk
 		cn__conn_drop(c, CN_CONN_DROP_BACKLOG);
 		return;
 	}
+	if (cn_tcp_lookup(c->net, pi->saddr, cn_ntoh16(pi->sport), l->lport)) {
+		/* The old connection's TCB is still held for its unread bytes
+		 * (CLOSED, not yet released): no new one on the 4-tuple. */
+		cn__conn_drop(c, CN_CONN_DROP_TCP_UNEXPECTED);
+		return;
+	}
 	s = cn__sock_new(c);
 	if (!s) {
 		cn__conn_drop(c, CN_CONN_DROP_NO_SOCKS);
