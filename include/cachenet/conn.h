@@ -231,7 +231,8 @@ struct cn_sock *cn_sock_accept(struct cn_sock *listener);
  * now when the next hop's MAC is known, else an ARP request first.
  * Non-blocking: poll cn_sock_state() for ESTABLISHED, or CLOSED with
  * cn_sock_error() ECONNREFUSED / ETIMEDOUT / EHOSTUNREACH.
- * @return the socket, or NULL with errno EINVAL (raddr 0, rport 0),
+ * @return the socket, or NULL with errno EINVAL (raddr 0, broadcast or
+ *         our own address: no loopback; rport 0),
  *         ENOSPC (max_socks), EADDRNOTAVAIL (no free port), ENOMEM.
  */
 struct cn_sock *cn_sock_connect(struct cn_conn *c, uint32_t raddr, uint16_t rport,

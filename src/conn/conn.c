@@ -568,7 +568,7 @@ struct cn_sock *cn_sock_connect(struct cn_conn *c, uint32_t raddr, uint16_t rpor
 	uint32_t i;
 	uint16_t lport = 0;
 
-	if (!c || !raddr || !rport || raddr == 0xffffffffu) {
+	if (!c || !raddr || !rport || raddr == 0xffffffffu || raddr == c->addr) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -704,7 +704,9 @@ void cn_sock_abort(struct cn_sock *s, uint64_t now)
 		listener_free(s, now);
 		return;
 	}
-	if (s->tcb || s->st == CN_SOCK_SYN_RCVD) {
+	/* A CLOSED socket may still hold its TCB for unread bytes: the
+	 * connection is over, the peer gets nothing. */
+	if (s->st != CN_SOCK_CLOSED && (s->tcb || s->st == CN_SOCK_SYN_RCVD)) {
 		cn__tcpc_send_rst(s);
 		c->st.resets++;
 	}

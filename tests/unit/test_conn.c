@@ -1223,6 +1223,8 @@ static void test_api(void **state)
 	assert_int_equal(errno, EINVAL);
 	assert_null(cn_sock_listen(f->a.conn, 0, 1));
 	assert_null(cn_sock_connect(f->a.conn, 0, 80, f->now));
+	assert_null(cn_sock_connect(f->a.conn, IP_A, 80, f->now)); /* no loopback */
+	assert_int_equal(errno, EINVAL);
 	struct cn_sock *l = cn_sock_listen(f->a.conn, 1, 1);
 	assert_int_equal(cn_sock_state(l), CN_SOCK_LISTEN);
 	assert_int_equal(cn_sock_recv(l, (uint8_t[1]){0}, 1, f->now), -EINVAL);
@@ -1474,6 +1476,39 @@ static void test_lossy_cycles(void **state)
 	hosts_down(f);
 }
 
+/* Bytes that arrived before the end of a connection stay readable while
+ * the application holds the socket: here A is shut down after B's data
+ * and FIN, its FIN is ACKed (CLOSED), and only then reads. The TCB goes
+ * once they are read. */
+static void test_unread_after_close(void **state)
+{
+	struct fx *f = *state;
+	uint8_t b[64];
+
+	hosts_up(f, NULL, NULL);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
+	assert_int_equal(cn_sock_send(srv, "last words", 10, f->now), 10);
+	cn_sock_close(srv, f->now);
+	run(f, 1);
+	assert_int_equal(cn_sock_state(cl), CN_SOCK_CLOSE_WAIT);
+	assert_int_equal(cn_sock_shutdown(cl, f->now), 0);
+	assert_int_equal(cn_sock_state(cl), CN_SOCK_LAST_ACK);
+	run(f, 2);
+	assert_int_equal(cn_sock_state(cl), CN_SOCK_CLOSED);
+	assert_non_null(cn_sock_tcb(cl)); /* kept for the unread bytes */
+	assert_int_equal(cn_sock_error(cl), 0);
+	assert_int_equal(cn_sock_recv(cl, b, sizeof(b), f->now), 10);
+	assert_memory_equal(b, "last words", 10);
+	assert_null(cn_sock_tcb(cl));
+	assert_int_equal(cn_sock_recv(cl, b, sizeof(b), f->now), 0);
+	assert_int_equal(cn_sock_shutdown(cl, f->now), -ENOTCONN);
+	cn_sock_close(cl, f->now);
+	run(f, 40);
+	cn_sock_close(l, f->now);
+	hosts_down(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1494,6 +1529,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_time_wait_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_orphan_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unread_after_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lossy_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_api, setup, teardown),
 	};
