@@ -1509,6 +1509,87 @@ static void test_unread_after_close(void **state)
 	hosts_down(f);
 }
 
+/* Random segments (any flags, sequence numbers near and far from the live
+ * ones, options good and bad, payloads), ARP and ICMP frames, some with a
+ * byte flipped, thrown at a stack with a listener, an established
+ * connection and embryonic ones: nothing crashes (run it under ASan), the
+ * established connection either survives or ends by a reset, and
+ * everything is freed at the end. */
+static void test_random_frames(void **state)
+{
+	struct fx *f = *state;
+	static uint8_t fr[1600], pay[1200];
+	struct cn_tcp_info ti;
+
+	hosts_up(f, NULL, NULL);
+	cn_test_seed(77);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 8), *srv;
+	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
+	uint16_t cport;
+	cn_sock_addrs(cl, NULL, &cport, NULL, NULL);
+	cn_test_fill_rand(pay, sizeof(pay));
+	for (int i = 0; i < 20000; i++) {
+		uint32_t kind = cn_test_rndn(10), len;
+		if (kind < 7) {
+			uint8_t opt[40];
+			uint32_t optlen = 4 * cn_test_rndn(11), seq, ack;
+			uint16_t sport, dport;
+			uint32_t saddr = cn_test_rndn(4) ? IP_X : IP_A;
+			cn_test_fill_rand(opt, optlen);
+			if (cn_test_rndn(2) && optlen >= 4) { /* a well-formed start */
+				opt[0] = 2, opt[1] = 4;
+			}
+			sport = (uint16_t)(saddr == IP_A ? cport : 1000 + cn_test_rndn(4));
+			dport = (uint16_t)(cn_test_rndn(4) ? 80 : 81);
+			seq = cn_test_rnd(), ack = cn_test_rnd();
+			if (cn_sock_tcb(srv) && saddr == IP_A && cn_test_rndn(2)) {
+				cn_tcp_get_info(cn_sock_tcb(srv), &ti);
+				seq = ti.rcv_nxt + cn_test_rndn(3) - 1;
+				ack = ti.snd_una + cn_test_rndn(3) - 1;
+			}
+			len = mk_tcp(fr, saddr == IP_A ? MAC_A : MAC_X, MAC_B, saddr, IP_B, sport, dport,
+				     seq, ack, (uint8_t)cn_test_rnd(), (uint16_t)cn_test_rnd(), opt,
+				     optlen, pay, cn_test_rndn(4) ? 0 : cn_test_rndn(1200));
+		} else if (kind < 8) {
+			len = mk_echo(fr, (uint8_t)(cn_test_rndn(3) ? 8 : cn_test_rnd()), cn_test_rndn(1400),
+				      IP_B);
+		} else {
+			static const uint8_t req[42] = {
+				0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0xc, 0x08, 0x06,
+				0, 1, 0x08, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 0xc, 10, 0, 0, 3,
+				0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
+			memcpy(fr, req, 42);
+			memset(fr + 42, 0, 18);
+			fr[14 + cn_test_rndn(28)] = (uint8_t)cn_test_rnd();
+			len = 14 + cn_test_rndn(47);
+		}
+		if (cn_test_rndn(8) == 0) /* corrupt a byte anywhere */
+			fr[cn_test_rndn(len)] ^= (uint8_t)(1 + cn_test_rndn(255));
+		inject(&f->b, fr, len);
+		if (i % 16 == 0)
+			run(f, 1);
+	}
+	run(f, 300);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	uint64_t drops = 0;
+	for (int r = 1; r < CN_CONN_DROP_MAX; r++)
+		drops += sb->drop[r];
+	assert_true(drops > 1000);
+	assert_true(sb->icmp_echo_out > 0);
+	assert_true(sb->rst_out > 0);
+	assert_true(sb->synack_out > 0);
+	enum cn_sock_state st = cn_sock_state(srv);
+	assert_true(st == CN_SOCK_ESTABLISHED || (st == CN_SOCK_CLOSED && cn_sock_error(srv) == ECONNRESET));
+	cn_sock_abort(cl, f->now);
+	cn_sock_close(srv, f->now);
+	struct cn_sock *x;
+	while ((x = cn_sock_accept(l)))
+		cn_sock_abort(x, f->now);
+	cn_sock_close(l, f->now);
+	run(f, 300);
+	hosts_down(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1531,7 +1612,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unread_after_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lossy_cycles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_api, setup, teardown),
 	};
+	if (getenv("CN_TEST_FILTER")) /* e.g. CN_TEST_FILTER='*thousand*' */
+		cmocka_set_test_filter(getenv("CN_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
