@@ -308,10 +308,17 @@ static enum cn_sock_state derive(const struct cn_sock *s)
 {
 	struct cn_tcp_info i;
 
+	enum cn_sock_state st = s->st;
+
 	if (!s->tcb)
-		return s->st;
+		return st;
 	cn_tcp_get_info(s->tcb, &i);
-	switch (s->st) {
+	/* cn_tcp_shutdown called on cn_sock_tcb() directly counts too. */
+	if (i.shut_wr && st == CN_SOCK_ESTABLISHED)
+		st = CN_SOCK_FIN_WAIT_1;
+	else if (i.shut_wr && st == CN_SOCK_CLOSE_WAIT)
+		st = CN_SOCK_LAST_ACK;
+	switch (st) {
 	case CN_SOCK_ESTABLISHED:
 		return i.fin_rcvd ? CN_SOCK_CLOSE_WAIT : CN_SOCK_ESTABLISHED;
 	case CN_SOCK_FIN_WAIT_1:
@@ -325,7 +332,7 @@ static enum cn_sock_state derive(const struct cn_sock *s)
 	case CN_SOCK_LAST_ACK:
 		return i.fin_acked ? CN_SOCK_CLOSED : CN_SOCK_LAST_ACK;
 	default:
-		return s->st;
+		return st;
 	}
 }
 
@@ -336,14 +343,15 @@ static struct cn_sock *sock_update(struct cn_sock *s, uint64_t now)
 	struct cn_conn *c = s->c;
 	enum cn_sock_state st;
 
-	if (s->tcb && s->shut) {
+	if (s->tcb) {
 		struct cn_tcp_info i;
 		cn_tcp_get_info(s->tcb, &i);
+		s->shut = i.shut_wr;
 		/* XXX The fast path sends a FIN that could not ride on the
 		 * last data segment (that segment went out again after a
 		 * timeout, without it) only when tcp_output runs, and once
 		 * every byte is ACKed nothing runs it: nudge it here. */
-		if (!i.fin_sent && i.snd_queued == 0 && i.snd_una == i.snd_max)
+		if (i.shut_wr && !i.fin_sent && i.snd_queued == 0 && i.snd_una == i.snd_max)
 			(void)cn_tcp_output(s->tcb, now);
 	}
 	st = derive(s);

@@ -1363,7 +1363,10 @@ static void test_events(void **state)
 	assert_int_equal(cn_sock_recv(srv, b, sizeof(b), f->now), 3);
 	assert_int_equal(cn_sock_events(srv), CN_SOCK_OUT);
 	assert_int_equal(cn_sock_recv(srv, b, sizeof(b), f->now), -EAGAIN);
-	assert_int_equal(cn_sock_shutdown(cl, f->now), 0);
+	/* shut down through the TCB itself: the socket follows */
+	assert_int_equal(cn_tcp_shutdown(cn_sock_tcb(cl), f->now), 0);
+	assert_int_equal(cn_sock_state(cl), CN_SOCK_FIN_WAIT_1);
+	assert_int_equal(cn_sock_send(cl, "x", 1, f->now), -EPIPE);
 	assert_int_equal(cn_sock_events(cl), 0); /* shut for writing, nothing to read */
 	run(f, 1);
 	assert_int_equal(cn_sock_events(srv), CN_SOCK_IN | CN_SOCK_OUT); /* end of stream */
