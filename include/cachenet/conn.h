@@ -35,6 +35,10 @@
  *    and orphan timers, the state changes after FINs, and cn_net_timer().
  *    Ticks are the caller's; the defaults below assume milliseconds.
  *
+ *  - Handshake data. When the ACK that completes a passive open carries
+ *    data or a FIN, the frame is handed to cn_net_input() again once the
+ *    TCB exists, so cn_net_stats counts it twice in rx_frames.
+ *
  *  - Drops. Every frame this module refuses is counted once with an
  *    enum cn_conn_drop reason in cn_conn_stats. Frames it does not handle
  *    at all (IPv6, IPv4 fragments, IP protocols other than ICMP) are left
@@ -69,7 +73,11 @@ struct cn_conn_params {
 	 *  size, rcvbuf_size, ooo_max, delack_ticks, rto_*, init_cwnd,
 	 *  nodelay, no_ts_clock. Addresses, ports, ISNs, mss, rcv_mss,
 	 *  window scales, ts, ts_recent, snd_wnd and rmac are filled per
-	 *  connection. rcvbuf_size also picks the window scale we offer. */
+	 *  connection. rcvbuf_size also picks the window scale we offer.
+	 *  sndbuf 0 means CN_SOCKBUF_CHAIN, the safe kind here: the conn
+	 *  frees a TCB as soon as its connection is reset or aborted, and a
+	 *  RING send buffer must outlive the device's reads of the frames
+	 *  that point into it (tcp.h, cn_tcp_close). */
 	struct cn_tcp_params tcp;
 	uint16_t mss;              /**< MSS we advertise (and send at most); 0 = 1460 */
 	bool no_ts, no_wscale;     /**< refuse timestamps / window scaling */

@@ -445,6 +445,8 @@ struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *
 	}
 	c->net = net;
 	c->p = *p;
+	if (!c->p.tcp.sndbuf)
+		c->p.tcp.sndbuf = CN_SOCKBUF_CHAIN;
 	if (!c->p.mss)
 		c->p.mss = 1460;
 	if (!c->p.max_socks)

@@ -1253,6 +1253,13 @@ static void test_api(void **state)
 	cn_conn_destroy(f->a.conn);
 	f->a.conn = cn_conn_create(f->a.net, &z);
 	assert_non_null(f->a.conn);
+	/* all defaults (sndbuf 0 = chain): a connection opens and works */
+	struct cn_sock *lb = cn_sock_listen(f->b.conn, 80, 1), *srv;
+	struct cn_sock *cl = connect_pair(f, lb, 80, &srv);
+	transfer(f, cl, srv, 3000, 3);
+	cn_sock_abort(cl, f->now);
+	cn_sock_abort(srv, f->now);
+	cn_sock_close(lb, f->now);
 	run(f, 3);
 	hosts_down(f);
 }
