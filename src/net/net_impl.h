@@ -137,6 +137,16 @@ CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len,
 CN_INTERNAL void cn__tcp_free_all(struct cn_net *net);
 CN_INTERNAL void cn__udp_free_all(struct cn_net *net);
 
+/* Something for tcp_output: unsent bytes, or a FIN that is due (every byte
+ * sent, shut down, the FIN not sent since snd_nxt was last set back). */
+static inline bool cn__tcp_has_output(const struct cn_tcb *tcb)
+{
+	uint32_t off = tcb->snd_nxt - tcb->snd_una;
+
+	return tcb->sb->cc > off ||
+	       ((tcb->flags & (TF_SNDFIN | TF_FINACKED)) == TF_SNDFIN && off == tcb->sb->cc);
+}
+
 static inline void cn__drop(struct cn_net *net, enum cn_drop why)
 {
 	net->st.drop[why]++;
