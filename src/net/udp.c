@@ -152,7 +152,8 @@ static int udp_xmit(struct cn_udp_sock *s, const struct udp_dest *d, const void 
 	rc = net->p.xmit(net->p.xmit_arg, p);
 	if (rc < 0) {
 		net->st.tx_xmit_fail++;
-		cn_pkt_free(p); /* calls done: the buffer is free again */
+		p->done = NULL; /* on error the buffer is the caller's again */
+		cn_pkt_free(p);
 		return rc;
 	}
 	net->st.tx_frames++;
