@@ -66,9 +66,11 @@ struct cn_tap_params {
 	 *  characters. With fd >= 0, if given, it must be the fd's name. */
 	const char *ifname;
 	/** An already-open, attached TAP fd (>= 0) to adopt: it must have
-	 *  been attached with IFF_TAP | IFF_NO_PI and without IFF_VNET_HDR;
-	 *  it is made non-blocking and closed by cn_tap_close (not on a
-	 *  failed open). -1 = open /dev/net/tun. (0 is a valid fd: a caller
+	 *  been attached with IFF_TAP | IFF_NO_PI and without IFF_VNET_HDR
+	 *  (checked with TUNGETIFF and, since TUNGETIFF reports IFF_NO_PI
+	 *  and IFF_NOFILTER in one bit, /sys/class/net/NAME/tun_flags when
+	 *  the device is visible there); it is made non-blocking and closed
+	 *  by cn_tap_close (not on a failed open). -1 = open /dev/net/tun. (0 is a valid fd: a caller
 	 *  that zero-initialises the struct must set fd = -1.) */
 	int fd;
 	/** Frames per cn_tap_poll (read calls at most); 0 = 32. */

@@ -21,10 +21,13 @@ static bool roll(struct cn__impair *im, double p)
 	return p > 0 && (double)(rnd(im) >> 11) * (1.0 / 9007199254740992.0) < p;
 }
 
-void cn__impair_init(struct cn__impair *im, const struct cn_link_params *p)
+void cn__impair_init(struct cn__impair *im, const struct cn_link_params *p,
+		     struct cn_link_stats *st)
 {
 	memset(im, 0, sizeof(*im));
+	memset(st, 0, sizeof(*st));
 	im->p = *p;
+	im->st = st;
 	im->rs = p->seed ? p->seed : 0x9e3779b97f4a7c15ull;
 }
 
@@ -44,9 +47,9 @@ void cn__impair_frame(struct cn__impair *im, struct cn__impair_dir *d, const uin
 {
 	if (len > sizeof(d->buf))
 		return;
-	im->st.frames++;
+	im->st->frames++;
 	if (roll(im, im->p.loss)) {
-		im->st.lost++;
+		im->st->lost++;
 		return;
 	}
 	memcpy(d->buf, frame, len);
@@ -54,11 +57,11 @@ void cn__impair_frame(struct cn__impair *im, struct cn__impair_dir *d, const uin
 		/* value first, then position: the order gcc and clang both
 		 * gave the expression this replaced, so seeds keep their runs */
 		uint8_t x = (uint8_t)(1 + rnd(im) % 255);
-		im->st.corrupted++;
+		im->st->corrupted++;
 		d->buf[rnd(im) % len] ^= x;
 	}
 	if (!d->held && roll(im, im->p.reorder)) {
-		im->st.reordered++;
+		im->st->reordered++;
 		memcpy(d->held_buf, d->buf, len);
 		d->held_len = len;
 		d->held = true;
@@ -66,7 +69,7 @@ void cn__impair_frame(struct cn__impair *im, struct cn__impair_dir *d, const uin
 	}
 	out(arg, d->buf, len);
 	if (roll(im, im->p.duplicate)) {
-		im->st.duplicated++;
+		im->st->duplicated++;
 		out(arg, d->buf, len);
 	}
 	cn__impair_flush(d, out, arg);

@@ -35,7 +35,7 @@
 
 struct cn__impair {
 	struct cn_link_params p;
-	struct cn_link_stats st;
+	struct cn_link_stats *st;  /* the owner's counters */
 	uint64_t rs;
 };
 
@@ -51,8 +51,10 @@ struct cn__impair_dir {
 typedef void (*cn__impair_out_fn)(void *arg, const uint8_t *frame, uint32_t len);
 
 /* Rates must be in [0, 1] (checked by the caller, which may be stricter);
- * a zero seed picks a fixed non-zero one (a zero state would stay zero). */
-CN_INTERNAL void cn__impair_init(struct cn__impair *im, const struct cn_link_params *p);
+ * a zero seed picks a fixed non-zero one (a zero state would stay zero).
+ * Counts go to @st (zeroed here), which the owner exposes. */
+CN_INTERNAL void cn__impair_init(struct cn__impair *im, const struct cn_link_params *p,
+				 struct cn_link_stats *st);
 
 /* True when the rates are numbers in [0, max_loss] for loss and [0, 1]
  * for the others (NaN fails). */

@@ -20,6 +20,7 @@ struct dir {
 
 struct cn_link {
 	struct cn__impair im;
+	struct cn_link_stats st;
 	struct dir d[2];
 };
 
@@ -52,7 +53,7 @@ struct cn_link *cn_link_create(struct cn_netdev *a, struct cn_netdev *b,
 		errno = ENOMEM;
 		return NULL;
 	}
-	cn__impair_init(&l->im, p);
+	cn__impair_init(&l->im, p, &l->st);
 	l->d[0].l = l->d[1].l = l;
 	l->d[0].to = b;
 	l->d[1].to = a;
@@ -74,5 +75,5 @@ void cn_link_destroy(struct cn_link *l)
 
 const struct cn_link_stats *cn_link_stats(const struct cn_link *l)
 {
-	return &l->im.st;
+	return &l->st;
 }

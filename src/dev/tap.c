@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -56,10 +57,35 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Adopted fd: must be an attached TAP without PI or vnet header. */
+/* The device's own flags from sysfs (tun_flags, "0x1002\n"), for the
+ * current network namespace's view. @return them, or -1 if unreadable. */
+static long sysfs_tun_flags(const char *name)
+{
+	char path[64], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/tun_flags", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 16);
+}
+
+/* Adopted fd: must be an attached TAP without PI or vnet header.
+ * TUNGETIFF cannot tell IFF_NO_PI by itself: it ORs in IFF_NOFILTER, the
+ * same bit, when no socket filter is attached. A clear bit means PI for
+ * sure; a set bit is checked against sysfs, when sysfs shows the device
+ * (not when the fd's device lives in another network namespace). */
 static int check_adopted(int fd, const char *want, char *name)
 {
 	struct ifreq ifr;
+	long dev_flags;
 
 	memset(&ifr, 0, sizeof(ifr));
 	if (fcntl(fd, F_GETFD) < 0)
@@ -69,10 +95,13 @@ static int check_adopted(int fd, const char *want, char *name)
 	if ((ifr.ifr_flags & (IFF_TUN | IFF_TAP)) != IFF_TAP || !(ifr.ifr_flags & IFF_NO_PI) ||
 	    (ifr.ifr_flags & IFF_VNET_HDR))
 		return -EINVAL;
-	if (want && want[0] && strncmp(want, ifr.ifr_name, IFNAMSIZ) != 0)
-		return -EINVAL;
 	memcpy(name, ifr.ifr_name, IFNAMSIZ);
 	name[IFNAMSIZ - 1] = '\0';
+	if (want && want[0] && strncmp(want, name, IFNAMSIZ) != 0)
+		return -EINVAL;
+	dev_flags = sysfs_tun_flags(name);
+	if (dev_flags >= 0 && (!(dev_flags & IFF_NO_PI) || (dev_flags & IFF_VNET_HDR)))
+		return -EINVAL;
 	return 0;
 }
 
@@ -159,8 +188,8 @@ struct cn_tap *cn_tap_open(const struct cn_tap_params *p)
 			return NULL;
 		}
 		rx.seed ^= 0x5a5a5a5a5a5a5a5aull;
-		cn__impair_init(&t->im_tx, p->impair);
-		cn__impair_init(&t->im_rx, &rx);
+		cn__impair_init(&t->im_tx, p->impair, &t->st.impair_tx);
+		cn__impair_init(&t->im_rx, &rx, &t->st.impair_rx);
 		t->impair = true;
 	}
 	if (p->fd >= 0) {
