@@ -186,6 +186,50 @@ static unsigned drain(struct cn_tap *t)
 	return total;
 }
 
+/* Frames the backend read whole (delivered, dropped for lack of buffers,
+ * or taken by the impairment). */
+static uint64_t read_whole(const struct cn_tap *t)
+{
+	const struct cn_tap_stats *s = cn_tap_stats(t);
+	return s->impair_rx.frames + (s->impair_rx.frames ? 0 : s->rx_frames + s->rx_nobufs);
+}
+
+/*
+ * Right after an attach, the kernel switches the interface's transmit
+ * queue on asynchronously (linkwatch runs dev_activate from a work item
+ * after the carrier change), and a frame it sends in that window is
+ * dropped (its tx_dropped counts it): seen about once in 200 attaches of
+ * a closed-and-reopened cn0. Settle: the kernel sends a datagram every
+ * 50 ms until one arrives, then everything is drained, so each test's
+ * counts start from a working path. (Frames we write are not affected.)
+ */
+static void settle(struct cn_tap *t)
+{
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(OUR_PORT + 1),
+				 .sin_addr.s_addr = htonl(OURIP_H)};
+	uint64_t before = read_whole(t);
+	uint8_t b = 0;
+
+	assert_true(s >= 0);
+	for (int i = 0; i < 60 && read_whole(t) == before; i++) {
+		assert_int_equal(sendto(s, &b, 1, 0, (struct sockaddr *)&to, sizeof(to)), 1);
+		assert_true(cn_tap_wait(t, 50) >= 0);
+		drain(t);
+	}
+	close(s);
+	assert_true(read_whole(t) > before);
+	cn_tap_flush(t);
+	drain(t);
+}
+
+static struct cn_tap *open_ready(struct fx *f, const struct cn_tap_params *p)
+{
+	struct cn_tap *t = open_ok(f, p);
+	settle(t);
+	return t;
+}
+
 /* ------------------------------------------------------------ frames by hand */
 
 static void put16(uint8_t *p, uint16_t v)
@@ -513,7 +557,7 @@ static void test_arp_pcap(void **state)
 	assert_non_null(pc);
 	struct cn_tap_params p = tap_params(f);
 	p.pcap = pc;
-	struct cn_tap *t = open_ok(f, &p);
+	struct cn_tap *t = open_ready(f, &p);
 	uint8_t req[64], reply[64], rec[2048];
 	uint32_t len = arp_request(req), rlen = 0;
 
@@ -539,12 +583,18 @@ static void test_arp_pcap(void **state)
 	assert_int_equal(cn_pcap_count(pc), frames);
 	assert_int_equal(cn_pcap_close(pc), 0);
 
-	/* both directions, byte for byte: ours first, the reply after it */
+	/* both directions, byte for byte: our request (after the settling
+	 * frames), then the reply after it */
 	assert_int_equal(pcap_read(path, 0, rec, &rlen), frames);
-	assert_int_equal(rlen, len);
-	assert_memory_equal(rec, req, len);
+	unsigned at = 0;
+	for (at = 0; at < frames; at++) {
+		pcap_read(path, at, rec, &rlen);
+		if (rlen == len && memcmp(rec, req, len) == 0)
+			break;
+	}
+	assert_true(at < frames);
 	bool seen = false;
-	for (unsigned i = 1; i < frames && !seen; i++) {
+	for (unsigned i = at + 1; i < frames && !seen; i++) {
 		pcap_read(path, i, rec, &rlen);
 		seen = rlen == reply_len && memcmp(rec, reply, rlen) == 0;
 	}
@@ -556,7 +606,7 @@ static void test_ping(void **state)
 {
 	struct fx *f = *state;
 	struct cn_tap_params p = tap_params(f);
-	struct cn_tap *t = open_ok(f, &p);
+	struct cn_tap *t = open_ready(f, &p);
 	uint8_t fr[1600];
 
 	for (uint16_t seq = 1; seq <= 3; seq++) {
@@ -608,7 +658,7 @@ static void test_udp_stack(void **state)
 {
 	struct fx *f = *state;
 	struct cn_tap_params tp = tap_params(f);
-	struct cn_tap *t = open_ok(f, &tp);
+	struct cn_tap *t = open_ready(f, &tp);
 	struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
 				   .tx_descs = 64, .xmit = cn_tap_xmit, .xmit_arg = t};
 	memcpy(np.mac, OURMAC, 6);
@@ -688,7 +738,7 @@ static void test_rx_trunc(void **state)
 	struct fx *f = *state;
 	struct cn_tap_params p = tap_params(f);
 	p.mtu = 576;
-	struct cn_tap *t = open_ok(f, &p);
+	struct cn_tap *t = open_ready(f, &p);
 	int ks = kernel_udp(f);
 
 	kernel_send(ks, 1, 1000); /* a 1042-byte frame: longer than 576 + 14 */
@@ -712,7 +762,7 @@ static void test_rx_nobufs(void **state)
 	assert_non_null(few);
 	struct cn_tap_params p = tap_params(f);
 	p.cpool = few;
-	struct cn_tap *t = open_ok(f, &p);
+	struct cn_tap *t = open_ready(f, &p);
 	int ks = kernel_udp(f);
 	struct cn_mbuf *hold[2];
 
@@ -720,6 +770,7 @@ static void test_rx_nobufs(void **state)
 		hold[i] = cn_mbuf_get_cluster(f->mp, few);
 		assert_non_null(hold[i]);
 	}
+	uint64_t rx0 = cn_tap_stats(t)->rx_frames;
 	kernel_send(ks, 3, 200);
 	uint64_t end = now_ms() + 3000;
 	while (cn_tap_stats(t)->rx_nobufs < 3 && now_ms() < end) {
@@ -728,7 +779,7 @@ static void test_rx_nobufs(void **state)
 		assert_int_equal(cn_tap_rx_burst(t, m, 4), 0);
 	}
 	assert_int_equal(cn_tap_stats(t)->rx_nobufs, 3);
-	assert_int_equal(cn_tap_stats(t)->rx_frames, 0);
+	assert_int_equal(cn_tap_stats(t)->rx_frames, rx0);
 	/* the frames were drained, not left queued */
 	assert_int_equal(cn_tap_wait(t, 0), 0);
 	for (int i = 0; i < 2; i++)
@@ -750,17 +801,19 @@ static void test_impair_loss(void **state)
 	struct cn_link_params lp = {.loss = 1.0, .seed = 7};
 	struct cn_tap_params p = tap_params(f);
 	p.impair = &lp;
-	struct cn_tap *t = open_ok(f, &p);
+	struct cn_tap *t = open_ready(f, &p);
 	int ks = kernel_udp(f);
 	uint8_t req[64];
 	uint32_t len = arp_request(req);
 
 	for (int i = 0; i < 20; i++)
 		assert_int_equal(cn_tap_write_frame(t, req, len), 0);
-	kernel_send(ks, 20, 64);
 	const struct cn_tap_stats *s = cn_tap_stats(t);
+	uint64_t rx0 = s->impair_rx.frames; /* the settling frames */
+	assert_int_equal(s->impair_rx.lost, rx0);
+	kernel_send(ks, 20, 64);
 	uint64_t end = now_ms() + 3000;
-	while (s->impair_rx.frames < 20 && now_ms() < end) {
+	while (s->impair_rx.frames < rx0 + 20 && now_ms() < end) {
 		struct cn_mbuf *m[8];
 		assert_true(cn_tap_wait(t, 100) >= 0);
 		assert_int_equal(cn_tap_rx_burst(t, m, 8), 0);
@@ -772,8 +825,8 @@ static void test_impair_loss(void **state)
 	assert_int_equal(s->impair_tx.frames, 20);
 	assert_int_equal(s->impair_tx.lost, 20);
 	assert_int_equal(s->tx_writes, 0);
-	assert_int_equal(s->impair_rx.frames, 20);
-	assert_int_equal(s->impair_rx.lost, 20);
+	assert_int_equal(s->impair_rx.frames, rx0 + 20);
+	assert_int_equal(s->impair_rx.lost, rx0 + 20);
 	assert_int_equal(s->rx_frames, 0);
 	check_stats(t, true);
 	close(ks);
@@ -792,7 +845,7 @@ static void test_impair_dup_reorder(void **state)
 		struct cn_link_params lp = {.duplicate = 1.0, .seed = 3};
 		struct cn_tap_params p = tap_params(f);
 		p.impair = &lp;
-		struct cn_tap *t = open_ok(f, &p);
+		struct cn_tap *t = open_ready(f, &p);
 		uint8_t req[64];
 		assert_int_equal(cn_tap_write_frame(t, req, arp_request(req)), 0);
 		const struct cn_tap_stats *s = cn_tap_stats(t);
@@ -816,9 +869,10 @@ static void test_impair_dup_reorder(void **state)
 		struct cn_link_params lp = {.reorder = 1.0, .seed = 4};
 		struct cn_tap_params p = tap_params(f);
 		p.impair = &lp;
-		struct cn_tap *t = open_ok(f, &p);
+		struct cn_tap *t = open_ready(f, &p);
 		uint8_t order[8];
 		unsigned n = 0;
+		uint64_t re0 = cn_tap_stats(t)->impair_rx.reordered;
 		kernel_send(ks, 5, 100);
 		uint64_t end = now_ms() + 3000;
 		while (n < 4 && now_ms() < end) {
@@ -841,7 +895,7 @@ static void test_impair_dup_reorder(void **state)
 		assert_int_equal(order[2], 4);
 		assert_int_equal(order[3], 3);
 		assert_int_equal(order[4], 5);
-		assert_int_equal(cn_tap_stats(t)->impair_rx.reordered, 3);
+		assert_int_equal(cn_tap_stats(t)->impair_rx.reordered, re0 + 3);
 		/* TX: the first frame is held until the second is written */
 		uint8_t req[64];
 		uint32_t len = arp_request(req);
@@ -869,11 +923,13 @@ static void test_impair_dup_reorder(void **state)
 		struct cn_link_params lp = {.corrupt = 1.0, .seed = 5};
 		struct cn_tap_params p = tap_params(f);
 		p.impair = &lp;
-		struct cn_tap *t = open_ok(f, &p);
+		struct cn_tap *t = open_ready(f, &p);
+		uint64_t rx0 = cn_tap_stats(t)->impair_rx.frames;
+		assert_int_equal(cn_tap_stats(t)->impair_rx.corrupted, rx0);
 		kernel_send(ks, 8, 300);
 		unsigned got = 0;
 		uint64_t end = now_ms() + 3000;
-		while (cn_tap_stats(t)->impair_rx.frames < 8 && now_ms() < end) {
+		while (cn_tap_stats(t)->impair_rx.frames < rx0 + 8 && now_ms() < end) {
 			struct cn_mbuf *m[8];
 			assert_true(cn_tap_wait(t, 100) >= 0);
 			unsigned k = cn_tap_rx_burst(t, m, 8);
@@ -897,7 +953,7 @@ static void test_impair_dup_reorder(void **state)
 			}
 		}
 		assert_int_equal(got, 8);
-		assert_int_equal(cn_tap_stats(t)->impair_rx.corrupted, 8);
+		assert_int_equal(cn_tap_stats(t)->impair_rx.corrupted, rx0 + 8);
 		check_stats(t, true);
 		close_tap(f);
 	}
