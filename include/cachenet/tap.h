@@ -140,7 +140,8 @@ struct cn_tap;
  * Open (or adopt) a TAP device.
  * @return it, or NULL with errno:
  *  - EINVAL: no pools, batch > 256, mtu > 65535, mtu + 16 larger than
- *    a cluster's room (or cpool not a cluster pool), impairment rates outside [0, 1], an adopted fd that is not an
+ *    a cluster's room (or cpool not a cluster pool), impairment with
+ *    mtu + 14 > CN_MBUF_JUMBO_SIZE, impairment rates outside [0, 1], an adopted fd that is not an
  *    attached TAP with IFF_NO_PI and without IFF_VNET_HDR, an adopted fd
  *    whose name differs from ifname, or (kernel) ifname names an
  *    interface that is not a TAP (a TUN, a veth);

@@ -171,9 +171,10 @@ struct cn_tap *cn_tap_open(const struct cn_tap_params *p)
 	if (!t->p.mtu)
 		t->p.mtu = 1500;
 	t->frame_max = t->p.mtu + ETH_HDR;
-	/* the cluster holds RX_OFF + the largest frame; clusters larger
-	 * than the scratch buffer could not be filled by the impairment */
-	if (t->p.mtu > 65535 || cluster_room(p->cpool) < (size_t)t->frame_max + RX_OFF) {
+	/* the cluster holds RX_OFF + the largest frame; the impairment
+	 * engine's buffers hold a jumbo frame, not more */
+	if (t->p.mtu > 65535 || cluster_room(p->cpool) < (size_t)t->frame_max + RX_OFF ||
+	    (p->impair && t->frame_max > CN_MBUF_JUMBO_SIZE)) {
 		free_tap(t);
 		errno = EINVAL;
 		return NULL;
@@ -213,6 +214,8 @@ struct cn_tap *cn_tap_open(const struct cn_tap_params *p)
 		return NULL;
 	}
 	t->fd = fd;
+	t->p.ifname = t->ifname; /* the caller's string need not outlive the call */
+	t->p.fd = fd;
 	return t;
 }
 

@@ -420,6 +420,25 @@ static void test_open_errors(void **state)
 	assert_null(cn_tap_open(&p));
 	assert_int_equal(errno, EINVAL);
 
+	/* clusters big enough for mtu 16000, but the impairment's buffers
+	 * hold a jumbo frame at most */
+	struct cn_mbuf_pool_params bp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 1, .data_size = 16384};
+	struct cn_mbuf_pool *big = cn_mbuf_pool_create(&bp);
+	struct cn_link_params none = {.seed = 1};
+	assert_non_null(big);
+	p = tap_params(f);
+	p.cpool = big;
+	p.mtu = 16000;
+	p.impair = &none;
+	assert_null(cn_tap_open(&p));
+	assert_int_equal(errno, EINVAL);
+	p.mtu = 9000;
+	p.ifname = "cnbig"; /* created for the check, gone at close */
+	struct cn_tap *t = cn_tap_open(&p);
+	assert_non_null(t);
+	cn_tap_close(t);
+	assert_int_equal(cn_mbuf_pool_destroy(big), 0);
+
 	/* adopting what is not a TAP fd */
 	assert_int_equal(pipe(pfd), 0);
 	p = tap_params(f);
