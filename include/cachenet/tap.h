@@ -178,7 +178,9 @@ const char *cn_tap_ifname(const struct cn_tap *t);
  *         and sends the bytes again later):
  *  - -EMSGSIZE: frame longer than mtu + 14 (tx_too_long; nothing written);
  *  - -ENOBUFS: the kernel's queue is full (EAGAIN, tx_eagain);
- *  - another -errno of write(2) (tx_errors), -EIO for a short write.
+ *  - another -errno of write(2) (tx_errors): -EIO when the interface is
+ *    down (`ip link set cn0 up` first) or for a short write, -EINVAL for
+ *    a frame shorter than an Ethernet header.
  * With impairment, 0 once the frame entered the impairment (a lost frame
  * was still "sent"); the writes it causes (this frame, a duplicate, a held
  * frame) count their failures in tx_eagain / tx_errors as losses of the
