@@ -25,6 +25,7 @@
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
 #include "cachenet/netdev.h"
+#include "cachenet/tap.h"
 #include "cachenet/crypto.h"
 
 #endif /* CACHENET_H */
