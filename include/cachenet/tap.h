@@ -131,6 +131,9 @@ struct cn_tap_stats {
 	uint64_t tx_errors;   /**< writes failed otherwise (short, EIO, EINVAL) */
 	uint64_t tx_too_long; /**< frames refused with -EMSGSIZE (no write) */
 	uint64_t polls;       /**< cn_tap_poll calls */
+	uint64_t rx_tsc;      /**< TSC ticks inside read(2)/readv(2) (perf.h's
+				   cn_tsc_begin/end around each call, ~40 ticks) */
+	uint64_t tx_tsc;      /**< TSC ticks inside write(2) */
 	struct cn_link_stats impair_tx, impair_rx; /**< impairment, per direction */
 };
 

@@ -24,6 +24,7 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 
+#include "cachenet/perf.h"
 #include "cachenet/tap.h"
 #include "impair.h"
 
@@ -253,10 +254,13 @@ static int write_frame(struct cn_tap *t, const uint8_t *frame, uint32_t len)
 {
 	ssize_t n;
 
+	uint64_t t0 = cn_tsc_begin();
+
 	t->st.tx_writes++;
 	do
 		n = write(t->fd, frame, len);
 	while (n < 0 && errno == EINTR);
+	t->st.tx_tsc += cn_tsc_end() - t0;
 	if (n == (ssize_t)len) {
 		t->st.tx_frames++;
 		t->st.tx_bytes += len;
@@ -349,10 +353,13 @@ static ssize_t read_scratch(struct cn_tap *t)
 {
 	ssize_t n;
 
+	uint64_t t0 = cn_tsc_begin();
+
 	t->st.rx_reads++;
 	do
 		n = read(t->fd, t->scratch, sizeof(t->scratch));
 	while (n < 0 && errno == EINTR);
+	t->st.rx_tsc += cn_tsc_end() - t0;
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			t->st.rx_eagain++;
@@ -389,10 +396,12 @@ static int read_direct(struct cn_tap *t, struct cn_mbuf **out)
 	iov[0].iov_len = t->frame_max;
 	iov[1].iov_base = t->scratch; /* catches the excess of a longer frame */
 	iov[1].iov_len = 64;
+	uint64_t t0 = cn_tsc_begin();
 	t->st.rx_reads++;
 	do
 		n = readv(t->fd, iov, 2);
 	while (n < 0 && errno == EINTR);
+	t->st.rx_tsc += cn_tsc_end() - t0;
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			t->st.rx_eagain++;

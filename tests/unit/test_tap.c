@@ -138,6 +138,11 @@ static void check_stats(const struct cn_tap *t, bool impaired)
 	assert_int_equal(s->tx_writes, s->tx_frames + s->tx_eagain + s->tx_errors);
 	assert_int_equal(s->rx_errors, 0);
 	assert_int_equal(s->tx_errors, 0);
+	/* Time is counted exactly where system calls were made: every call
+	 * takes at least one TSC tick. */
+	assert_true((s->rx_reads == 0) == (s->rx_tsc == 0));
+	assert_true((s->tx_writes == 0) == (s->tx_tsc == 0));
+	assert_true(s->rx_tsc >= s->rx_reads && s->tx_tsc >= s->tx_writes);
 }
 
 static uint64_t now_ms(void)
