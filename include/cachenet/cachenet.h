@@ -26,6 +26,7 @@
 #include "cachenet/udp.h"
 #include "cachenet/conn.h"
 #include "cachenet/netdev.h"
+#include "cachenet/tap.h"
 #include "cachenet/crypto.h"
 
 #endif /* CACHENET_H */

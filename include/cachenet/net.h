@@ -321,9 +321,10 @@ struct cn_pkt *cn_net_pkt_alloc(struct cn_net *net);
 /**
  * Transmit a frame built on a cn_net_pkt_alloc descriptor through the
  * stack's transmit hook, counting tx_frames and tx_bytes.
- * @return 0 (the device owns p), or the device's negative errno (p freed,
- *         counted in tx_xmit_fail); -EINVAL when hdr_len is 0 or the
- *         pieces do not add up to pay_len (p freed).
+ * @return 0 (the device owns p), or the device's negative errno (p freed
+ *         without calling its done callback, counted in tx_xmit_fail);
+ *         -EINVAL when hdr_len is 0 or the pieces do not add up to
+ *         pay_len (p freed, done not called).
  */
 int cn_net_xmit(struct cn_net *net, struct cn_pkt *p);
 

@@ -58,7 +58,8 @@ void cn_udp_close(struct cn_udp_sock *s);
  * Send one datagram of @p len bytes referencing @p buf.
  * @param done  called with @p arg once the device no longer reads buf
  *              (may run before this function returns); may be NULL if the
- *              caller keeps buf valid otherwise
+ *              caller keeps buf valid otherwise. Never called when the
+ *              function returns an error: buf is then the caller's again.
  * @return 0; -EMSGSIZE (len > 65507 or more than fits one frame of 9000
  *         bytes); -ENOBUFS (no descriptor); a device error.
  * Cost: header from the socket's template; with tx_csum and no offload,

@@ -347,12 +347,6 @@ static struct cn_sock *sock_update(struct cn_sock *s, uint64_t now)
 		struct cn_tcp_info i;
 		cn_tcp_get_info(s->tcb, &i);
 		s->shut = i.shut_wr;
-		/* XXX The fast path sends a FIN that could not ride on the
-		 * last data segment (that segment went out again after a
-		 * timeout, without it) only when tcp_output runs, and once
-		 * every byte is ACKed nothing runs it: nudge it here. */
-		if (i.shut_wr && !i.fin_sent && i.snd_queued == 0 && i.snd_una == i.snd_max)
-			(void)cn_tcp_output(s->tcb, now);
 	}
 	st = derive(s);
 

@@ -429,23 +429,15 @@ struct cn_pkt *cn_net_pkt_alloc(struct cn_net *net)
 int cn_net_xmit(struct cn_net *net, struct cn_pkt *p)
 {
 	uint32_t sum = 0;
-	int rc;
 
 	for (uint32_t i = 0; i < p->npieces && i < CN_PKT_PIECES; i++)
 		sum += p->piece[i].len;
 	if (!p->hdr || p->hdr_len == 0 || p->npieces > CN_PKT_PIECES || sum != p->pay_len) {
+		p->done = NULL;
 		cn_pkt_free(p);
 		return -EINVAL;
 	}
-	rc = net->p.xmit(net->p.xmit_arg, p);
-	if (rc < 0) {
-		net->st.tx_xmit_fail++;
-		cn_pkt_free(p);
-		return rc;
-	}
-	net->st.tx_frames++;
-	net->st.tx_bytes += cn_pkt_len(p);
-	return 0;
+	return cn__net_xmit(net, p, cn_pkt_len(p));
 }
 
 const struct cn_net_stats *cn_net_stats(const struct cn_net *net)

@@ -137,6 +137,34 @@ CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len,
 CN_INTERNAL void cn__tcp_free_all(struct cn_net *net);
 CN_INTERNAL void cn__udp_free_all(struct cn_net *net);
 
+/* Hand a built frame of @p frame_len bytes to the device, counting it.
+ * On the device's error the packet is released without its completion
+ * callback (the payload is the caller's again) and the error returned. */
+static inline int cn__net_xmit(struct cn_net *net, struct cn_pkt *p, uint32_t frame_len)
+{
+	int rc = net->p.xmit(net->p.xmit_arg, p);
+
+	if (rc < 0) {
+		net->st.tx_xmit_fail++;
+		p->done = NULL;
+		cn_pkt_free(p);
+		return rc;
+	}
+	net->st.tx_frames++;
+	net->st.tx_bytes += frame_len;
+	return 0;
+}
+
+/* Something for tcp_output: unsent bytes, or a FIN that is due (every byte
+ * sent, shut down, the FIN not sent since snd_nxt was last set back). */
+static inline bool cn__tcp_has_output(const struct cn_tcb *tcb)
+{
+	uint32_t off = tcb->snd_nxt - tcb->snd_una;
+
+	return tcb->sb->cc > off ||
+	       ((tcb->flags & (TF_SNDFIN | TF_FINACKED)) == TF_SNDFIN && off == tcb->sb->cc);
+}
+
 static inline void cn__drop(struct cn_net *net, enum cn_drop why)
 {
 	net->st.drop[why]++;

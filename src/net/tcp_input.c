@@ -230,7 +230,7 @@ enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbu
 				tcb->dupacks = 0;
 				ack_advance(tcb, ack, now);
 				cn_mbuf_free_chain(m);
-				if (tcb->sb->cc > tcb->snd_nxt - tcb->snd_una)
+				if (cn__tcp_has_output(tcb))
 					cn__tcp_output(tcb, now);
 				return CN_DROP_NONE;
 			}
@@ -405,7 +405,7 @@ enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbu
 	}
 	if (m)
 		cn_mbuf_free_chain(m);
-	if ((tcb->flags & TF_ACKNOW) || tcb->sb->cc > tcb->snd_nxt - tcb->snd_una)
+	if ((tcb->flags & TF_ACKNOW) || cn__tcp_has_output(tcb))
 		cn__tcp_output(tcb, now);
 	return ret;
 

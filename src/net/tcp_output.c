@@ -196,14 +196,9 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 	tcb->rcv_segs = 0;
 	tcb->delack_at = 0;
 
-	rc = net->p.xmit(net->p.xmit_arg, p);
-	if (rc < 0) {
-		net->st.tx_xmit_fail++;
-		cn_pkt_free(p);
+	rc = cn__net_xmit(net, p, hl + len);
+	if (rc < 0)
 		return rc;
-	}
-	net->st.tx_frames++;
-	net->st.tx_bytes += hl + len;
 	if (fin)
 		tcb->st.fins_out++;
 	if (len || fin) {

@@ -149,14 +149,9 @@ static int udp_xmit(struct cn_udp_sock *s, const struct udp_dest *d, const void 
 	}
 	p->done = done;
 	p->done_arg = arg;
-	rc = net->p.xmit(net->p.xmit_arg, p);
-	if (rc < 0) {
-		net->st.tx_xmit_fail++;
-		cn_pkt_free(p); /* calls done: the buffer is free again */
+	rc = cn__net_xmit(net, p, UDP_HDRS + len); /* on error: no completion */
+	if (rc < 0)
 		return rc;
-	}
-	net->st.tx_frames++;
-	net->st.tx_bytes += UDP_HDRS + len;
 	s->st.tx_dgrams++;
 	s->st.tx_bytes += len;
 	return 0;

@@ -766,6 +766,49 @@ static void test_fin_lost(void **state)
 	close_pair(f);
 }
 
+/* Lose B's ACKs until told otherwise. */
+static bool lose_b(struct fx *f, struct side *from, const uint8_t *frame, uint32_t len)
+{
+	(void)frame, (void)len;
+	return from != &f->b || f->drop_left <= 0;
+}
+
+/* Shut down while a timeout's go-back-N has set snd_nxt back: the FIN is
+ * not due then; when one cumulative ACK then covers every byte, nothing
+ * but the FIN is left to send, and it must go (no timer would send it:
+ * nothing is in flight). */
+static void test_fin_after_rto(void **state)
+{
+	struct fx *f = *state;
+	struct cn_tcp_params pa = base_params(true, 500, 600), pb = base_params(false, 500, 600);
+	static uint8_t out[3 * 1460], in[sizeof(out)];
+	struct cn_tcp_info ia, ib;
+
+	open_pair(f, &pa, &pb);
+	f->filter = lose_b;
+	f->drop_left = 1;
+	assert_int_equal(cn_tcp_send(f->ta, out, sizeof(out), f->now), sizeof(out));
+	pump(f, &f->a);             /* all three segments reach B */
+	f->now += 100;
+	cn_net_timer(f->b.net, f->now);
+	pump(f, &f->b);             /* B's ACKs are lost */
+	f->now += 1000;
+	cn_net_timer(f->a.net, f->now); /* RTO: the first segment again */
+	assert_int_equal(cn_tcp_stats(f->ta)->rto_fired, 1);
+	cn_tcp_shutdown(f->ta, f->now);
+	cn_tcp_get_info(f->ta, &ia);
+	assert_false(ia.fin_sent); /* behind the go-back-N point */
+	f->drop_left = 0;
+	run(f, 200);
+	recv_all(f, f->tb, in, sizeof(in));
+	cn_tcp_get_info(f->ta, &ia);
+	cn_tcp_get_info(f->tb, &ib);
+	assert_true(ib.fin_rcvd);
+	assert_true(ia.fin_acked);
+	assert_int_equal(ia.snd_una, 500 + 1 + sizeof(out) + 1);
+	close_pair(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -783,6 +826,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fin_both_ways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_piggyback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fin_after_rto, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -149,6 +149,31 @@ static void test_udp_modes(void **state)
 	cn_udp_close(r);
 }
 
+/* A frame from 10.0.0.1 (MAC ...:0a) port 0x1234 to 10.0.0.<host> (MAC
+ * ...:<mac>) port dport, built byte by byte, checksums by the RFC 1071
+ * reference. @return its length. */
+static uint32_t golden_udp(uint8_t *g, uint8_t host, uint8_t mac, uint16_t dport, uint16_t ip_id,
+			   const char *pay, uint32_t plen)
+{
+	uint32_t l4 = 8 + plen;
+	memset(g, 0, 14 + 20 + l4);
+	g[0] = 2, g[5] = mac, g[6] = 2, g[11] = 0xa, g[12] = 8;
+	uint8_t *ip = g + 14;
+	ip[0] = 0x45, ip[3] = (uint8_t)(20 + l4), ip[6] = 0x40, ip[8] = 64, ip[9] = 17;
+	ip[4] = (uint8_t)(ip_id >> 8), ip[5] = (uint8_t)ip_id;
+	ip[12] = 10, ip[15] = 1, ip[16] = 10, ip[19] = host;
+	uint16_t c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(ip, 20, 0));
+	memcpy(ip + 10, &c, 2);
+	uint8_t *u = ip + 20;
+	u[0] = 0x12, u[1] = 0x34, u[2] = (uint8_t)(dport >> 8), u[3] = (uint8_t)dport;
+	u[5] = (uint8_t)l4;
+	memcpy(u + 8, pay, plen);
+	uint8_t ph[12] = {10, 0, 0, 1, 10, 0, 0, host, 0, 17, 0, (uint8_t)l4};
+	c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(u, l4, cn_csum_partial_ref(ph, 12, 0)));
+	memcpy(u + 6, &c, 2);
+	return 14 + 20 + l4;
+}
+
 /* Golden: RFC 768 layout by hand, checksum by the RFC 1071 reference. */
 static void test_udp_golden(void **state)
 {
@@ -161,18 +186,7 @@ static void test_udp_golden(void **state)
 	assert_int_equal(cn_pkt_gather(f->q[0], out), 45);
 	cn_pkt_free(f->q[0]);
 	f->nq = 0;
-	g[0] = 2, g[5] = 0xb, g[6] = 2, g[11] = 0xa, g[12] = 8;
-	uint8_t *ip = g + 14;
-	ip[0] = 0x45, ip[3] = 31, ip[6] = 0x40, ip[8] = 64, ip[9] = 17;
-	ip[12] = 10, ip[15] = 1, ip[16] = 10, ip[19] = 2;
-	uint16_t c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(ip, 20, 0));
-	memcpy(ip + 10, &c, 2);
-	uint8_t *u = ip + 20;
-	u[0] = 0x12, u[1] = 0x34, u[2] = 0x56, u[3] = 0x78, u[5] = 11;
-	memcpy(u + 8, "abc", 3);
-	uint8_t ph[12] = {10, 0, 0, 1, 10, 0, 0, 2, 0, 17, 0, 11};
-	c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(u, 11, cn_csum_partial_ref(ph, 12, 0)));
-	memcpy(u + 6, &c, 2);
+	assert_int_equal(golden_udp(g, 2, 0xb, 0x5678, 0, "abc", 3), 45);
 	assert_memory_equal(out, g, 45);
 	cn_udp_close(s);
 }
@@ -221,24 +235,14 @@ static void test_udp_sendto(void **state)
 	struct cn_udp_params sp = {.lport = 0x1234, .raddr = IP_B, .rport = 0x5678,
 				   .rmac = {2, 0, 0, 0, 0, 0xb}, .tx_csum = true};
 	struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
-	uint8_t out[64], g[64] = {0};
+	uint8_t out[64], g[64];
 	assert_int_equal(cn_udp_sendto(s, cn_hton32(0x0a000003), 0x9abc, mac_c, "abcd", 4, NULL, NULL), 0);
 	assert_int_equal(cn_pkt_gather(f->q[0], out), 46);
 	cn_pkt_free(f->q[0]);
 	f->nq = 0;
-	g[0] = 2, g[5] = 0xc, g[6] = 2, g[11] = 0xa, g[12] = 8;
-	uint8_t *ip = g + 14;
-	ip[0] = 0x45, ip[3] = 32, ip[6] = 0x40, ip[8] = 64, ip[9] = 17;
-	ip[12] = 10, ip[15] = 1, ip[16] = 10, ip[19] = 3;
-	memcpy(ip + 4, out + 14 + 4, 2); /* the stack's IP id */
-	uint16_t c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(ip, 20, 0));
-	memcpy(ip + 10, &c, 2);
-	uint8_t *u = ip + 20;
-	u[0] = 0x12, u[1] = 0x34, u[2] = 0x9a, u[3] = 0xbc, u[5] = 12;
-	memcpy(u + 8, "abcd", 4);
-	uint8_t ph[12] = {10, 0, 0, 1, 10, 0, 0, 3, 0, 17, 0, 12};
-	c = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(u, 12, cn_csum_partial_ref(ph, 12, 0)));
-	memcpy(u + 6, &c, 2);
+	/* the stack's IP id, whatever earlier sends made it */
+	uint16_t id = (uint16_t)(out[14 + 4] << 8 | out[14 + 5]);
+	assert_int_equal(golden_udp(g, 3, 0xc, 0x9abc, id, "abcd", 4), 46);
 	assert_memory_equal(out, g, 46);
 	cn_udp_close(s);
 }
