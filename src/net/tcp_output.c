@@ -262,8 +262,12 @@ int cn__tcp_output(struct cn_tcb *tcb, uint64_t now)
 				 * (RFC 9293 3.8.6.2.1), wait for more window. */
 				if (len < tcb->max_sndwnd / 2)
 					break;
-			} else if (!tcb->nodelay && tcb->snd_max != tcb->snd_una) {
-				break; /* Nagle: a runt waits for the ACK */
+			} else if (!tcb->nodelay && tcb->snd_max != tcb->snd_una &&
+				   off >= tcb->snd_max - tcb->snd_una) {
+				/* Nagle: a new runt waits for the ACK. Not a
+				 * retransmission (off below snd_max after a
+				 * timeout): that one is what the ACK waits for. */
+				break;
 			}
 		}
 		fin = fin_here(tcb, off, len);

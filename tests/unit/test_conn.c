@@ -1433,11 +1433,8 @@ static void test_lossy_cycles(void **state)
 
 	p.syn_retries = 6;
 	p.time_wait = 100;
-	/* XXX Nagle off: with it on, tcp_output never retransmits a lost
-	 * sub-MSS tail segment after an RTO (the Nagle test reads snd_max !=
-	 * snd_una as "data in flight" while snd_nxt was pulled back to
-	 * snd_una), a fast-path bug reported to src/net's owner. */
-	p.tcp.nodelay = true;
+	/* Nagle on (the default): a lost sub-MSS tail segment must still be
+	 * retransmitted after a timeout. */
 	hosts_up(f, &p, &p);
 	cn_test_seed(20261122);
 	f->filter = lossy;

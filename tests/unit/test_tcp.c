@@ -809,6 +809,41 @@ static void test_fin_after_rto(void **state)
 	close_pair(f);
 }
 
+/* Lose A's 500-byte tail segment once. */
+static bool lose_tail(struct fx *f, struct side *from, const uint8_t *frame, uint32_t len)
+{
+	(void)frame;
+	if (from == &f->a && len == 66 + 500 && f->drop_left > 0) {
+		f->drop_left--;
+		return false;
+	}
+	return true;
+}
+
+/* Nagle holds back a new runt while data is in flight, never the
+ * retransmission of one: after a timeout the lost tail goes again. */
+static void test_nagle_retransmit(void **state)
+{
+	struct fx *f = *state;
+	struct cn_tcp_params pa = base_params(true, 70, 80), pb = base_params(false, 70, 80);
+	static uint8_t out[1460 + 500], in[sizeof(out)];
+	struct cn_tcp_info ia;
+
+	pa.ts = pb.ts = true; /* 66-byte headers: what lose_tail counts on */
+	pa.mss = pb.mss = 1460 + 12;
+	open_pair(f, &pa, &pb);
+	f->filter = lose_tail;
+	f->drop_left = 1;
+	assert_int_equal(cn_tcp_send(f->ta, out, sizeof(out), f->now), sizeof(out));
+	run(f, 2000);
+	recv_all(f, f->tb, in, sizeof(in));
+	cn_tcp_get_info(f->ta, &ia);
+	assert_int_equal(f->drop_left, 0);
+	assert_true(cn_tcp_stats(f->ta)->rto_fired >= 1);
+	assert_int_equal(ia.snd_una, 70 + 1 + sizeof(out));
+	close_pair(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -827,6 +862,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fin_piggyback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_after_rto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nagle_retransmit, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

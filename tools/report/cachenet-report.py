@@ -13,6 +13,7 @@ Sections (--only NAME[,NAME...]), each a study of issue 8:
   dca          7. RX in flush/inject/prefetch modes (seed 002 Table 1, 4)
   ilp          8. sequential vs integrated loops (seed 003 Table II)
   layout       9. code layout before/after CORD (seed 000 Tables 11-12)
+  tap         10. against Linux's TCP through a TAP device (issue 9; needs root)
 
   cachenet-report compare A B     ratios B/A between two reports' JSON
 
@@ -42,6 +43,8 @@ def locate():
             "cord": os.path.join(SOURCE_ROOT, "tools", "cord", "cord.py"),
             "ilp_model": os.path.join(SOURCE_ROOT, "ilp", "model.py"),
             "cord_test": os.path.join(SOURCE_ROOT, "tests", "cord", "test_link.py"),
+            "tapnet": os.path.join(root, "tools", "tapnet", "cachenet-tapnet"),
+            "interop": os.path.join(SOURCE_ROOT, "tests", "interop", "interop.py"),
         }
     return os.path.join(DATADIR, "report"), {
         "root": None, "source": None,
@@ -50,6 +53,8 @@ def locate():
         "cord": os.path.join(here, "cachenet-cord"),
         "ilp_model": os.path.join(DATADIR, "ilp", "model.py"),
         "cord_test": None,
+        "tapnet": os.path.join(here, "cachenet-tapnet"),
+        "interop": None,
     }
 
 

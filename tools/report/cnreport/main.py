@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""cachenet-report's driver: options, the nine sections in order, report.md
+"""cachenet-report's driver: options, the ten sections in order, report.md
 and report.json, the progress lines."""
 import argparse
 import datetime
@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from . import compare, ilplayout, machine, memkern, net
+from . import compare, ilplayout, machine, memkern, net, tap
 from .util import Ctx, NotMeasured, render
 
 # name, title, function
@@ -24,6 +24,7 @@ SECTIONS = [
     ("dca", "7. DCA", net.dca),
     ("ilp", "8. ILP", ilplayout.ilp),
     ("layout", "9. Code layout", ilplayout.layout),
+    ("tap", "10. A real peer (TAP)", tap.tap),
 ]
 NAMES = [s[0] for s in SECTIONS]
 ALIASES = {"memory": "kernels", "bench": "kernels"}   # the old section names

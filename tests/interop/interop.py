@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""cachenet against the Linux kernel's TCP/IP, through a TAP device in a
+private network namespace this test creates and deletes.
+
+  interop.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--mb N] [--only NAME,...]
+
+Namespace NS: interface cn0 (TAP), the kernel at 10.77.0.1/24, cachenet at
+10.77.0.2 (cachenet-tapnet, attached to cn0). Linux's side is ordinary
+sockets (peer.py). Checks: ping; Linux client -> cachenet echo / discard /
+source with SHA-256 compared both ways; 1,000 short connections; UDP echo;
+cachenet client -> Linux echo / sink / source servers; 1,000 short
+connections from cachenet; the same transfer under loss, reordering,
+duplication and corruption (netem when the kernel has sch_netem, else the
+TAP backend's own impairment, said so); after every cachenet run: no socket,
+TX descriptor, mbuf or cluster left in use. Every run's capture is saved as
+pcap in --out. Exit 77 (skip) only when the kernel or the user cannot
+create namespaces or TAP devices.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PEER = os.path.join(HERE, "peer.py")
+K_ADDR, C_ADDR = "10.77.0.1", "10.77.0.2"
+
+
+class Skip(Exception):
+    pass
+
+
+class Fail(Exception):
+    pass
+
+
+def sh(cmd, check=True, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise Fail("%s: exit %d: %s" % (" ".join(cmd), r.returncode, (r.stderr or r.stdout).strip()))
+    return r
+
+
+class Namespace:
+    def __init__(self):
+        self.name = "cnio-%d" % os.getpid()
+        self.netem = None
+
+    def __enter__(self):
+        if shutil.which("ip") is None:
+            raise Skip("iproute2's `ip` is not installed")
+        r = sh(["ip", "netns", "add", self.name], check=False)
+        if r.returncode != 0:
+            raise Skip("cannot create a network namespace (needs root / CAP_SYS_ADMIN): " + r.stderr.strip())
+        try:
+            r = self.run(["ip", "tuntap", "add", "dev", "cn0", "mode", "tap"], check=False)
+            if r.returncode != 0:
+                raise Skip("cannot create a TAP device: " + r.stderr.strip())
+            self.run(["ip", "link", "set", "lo", "up"])
+            self.run(["ip", "link", "set", "cn0", "up"])
+            self.run(["ip", "addr", "add", K_ADDR + "/24", "dev", "cn0"])
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *a):
+        sh(["ip", "netns", "del", self.name], check=False)
+
+    def argv(self, cmd):
+        return ["ip", "netns", "exec", self.name] + cmd
+
+    def run(self, cmd, check=True, timeout=900):
+        return sh(self.argv(cmd), check=check, timeout=timeout)
+
+    def popen(self, cmd, **kw):
+        return subprocess.Popen(self.argv(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True, **kw)
+
+    def try_netem(self):
+        r = self.run(["tc", "qdisc", "add", "dev", "cn0", "root", "netem", "delay", "1ms",
+                      "loss", "1%", "reorder", "1%", "duplicate", "0.1%", "corrupt", "0.1%"],
+                     check=False)
+        self.netem = r.returncode == 0
+        return r
+
+    def clear_netem(self):
+        if self.netem:
+            self.run(["tc", "qdisc", "del", "dev", "cn0", "root"], check=False)
+            self.netem = False
+
+
+def lines_json(text):
+    out = []
+    for l in text.splitlines():
+        l = l.strip()
+        if l.startswith("{"):
+            try:
+                out.append(json.loads(l))
+            except ValueError:
+                pass
+    return out
+
+
+class Tapnet:
+    """cachenet-tapnet in the namespace, stopped with SIGTERM; its JSON
+    lines parsed, the leak counters of its summary checked."""
+
+    def __init__(self, t, name, args, wait_ready=True, timeout=900):
+        self.t, self.name = t, name
+        self.pcap = os.path.join(t.out, name + ".pcap")
+        ready = os.path.join(t.out, name + ".ready")
+        if os.path.exists(ready):
+            os.unlink(ready)
+        cmd = [t.tapnet, "--dev", "cn0", "--addr", C_ADDR, "--pcap", self.pcap,
+               "--time-wait", "200", "--ready-file", ready] + args
+        # Output to files, not pipes: a pipe nobody reads fills up after
+        # ~200 connection lines and blocks the stack in printf.
+        self.log = os.path.join(t.out, name + ".log")
+        self.fo = open(self.log, "w")
+        self.p = subprocess.Popen(t.ns.argv(cmd), stdout=self.fo, stderr=subprocess.STDOUT,
+                                  text=True, start_new_session=True)
+        self.timeout = timeout
+        self.result = None
+        if wait_ready:
+            t0 = time.time()
+            while not os.path.exists(ready):
+                if self.p.poll() is not None:
+                    self.fo.close()
+                    se = open(self.log).read().strip()
+                    if self.p.returncode == 77:
+                        raise Skip("cachenet-tapnet cannot open the TAP: " + se)
+                    raise Fail("%s exited %d before ready: %s" % (name, self.p.returncode, se))
+                if time.time() - t0 > 20:
+                    raise Fail("%s not ready after 20 s" % name)
+                time.sleep(0.05)
+
+    def finish(self, stop=True):
+        if stop and self.p.poll() is None:
+            os.killpg(self.p.pid, signal.SIGTERM)
+        try:
+            self.p.wait(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.wait()
+            raise Fail("%s did not finish in %d s" % (self.name, self.timeout))
+        finally:
+            self.fo.close()
+        so = open(self.log).read()
+        se = "\n".join(l for l in so.splitlines() if not l.startswith("{"))
+        js = lines_json(so)
+        self.conns = [j for j in js if j.get("event") == "conn"]
+        summ = [j for j in js if j.get("event") == "summary"]
+        if not summ:
+            raise Fail("%s: no summary (exit %d): %s" % (self.name, self.p.returncode, se.strip()[-500:]))
+        self.summary = s = summ[0]
+        if self.p.returncode != 0:
+            raise Fail("%s exited %d: %s" % (self.name, self.p.returncode, se.strip()[-500:]))
+        leaks = {k: s[k] for k in ("socks_live", "pkts_out", "mbufs_in_use", "clusters_in_use") if s[k]}
+        if leaks:
+            raise Fail("%s: left in use at the end: %s" % (self.name, leaks))
+        self.t.summaries.append((self.name, s))
+        return self
+
+
+class Tests:
+    def __init__(self, args):
+        self.tapnet = os.path.abspath(args.tapnet)
+        self.out = os.path.abspath(args.out)
+        self.nbytes = int(args.mb * 1_000_000)
+        self.short = args.short
+        self.only = set(args.only.split(",")) if args.only else None
+        self.results = []
+        self.summaries = []
+        os.makedirs(self.out, exist_ok=True)
+
+    def peer(self, *a, timeout=900):
+        r = self.ns.run([sys.executable, PEER] + [str(x) for x in a], check=False, timeout=timeout)
+        js = lines_json(r.stdout)
+        if r.returncode != 0 or not js:
+            raise Fail("peer.py %s: exit %d: %s" % (" ".join(map(str, a)), r.returncode,
+                                                       r.stderr.strip()[-800:]))
+        return js[-1]
+
+    def check(self, cond, what):
+        if not cond:
+            raise Fail(what)
+
+    def conn_line(self, tn, role):
+        c = [x for x in tn.conns if x["role"] == role]
+        self.check(c, "%s: no %s connection reported" % (tn.name, role))
+        return c
+
+    # ---------------------------------------------------------------- tests
+
+    def t_linux_client(self):
+        """Linux clients -> cachenet servers: ping, echo (both directions at
+        once), discard, source, UDP echo, 1,000 short connections."""
+        n = self.nbytes
+        tn = Tapnet(self, "linux-client", ["--echo", "7", "--discard", "9",
+                                           "--source", "19:%d" % n, "--udp-echo", "7"])
+        try:
+            p = self.peer("ping", C_ADDR, 5)
+            self.check(p["ok"] == 5, "ping: %d of 5 answered" % p["ok"])
+            if shutil.which("ping"):
+                self.ns.run(["ping", "-c", "3", "-i", "0.2", "-W", "2", C_ADDR])
+            e = self.peer("echo-client", C_ADDR, 7, n)
+            self.check(e["rx_bytes"] == n and e["rx_sha256"] == e["tx_sha256"],
+                       "echo: sent %d, got back %d bytes, SHA-256 %s" % (
+                           n, e["rx_bytes"], "equal" if e["rx_sha256"] == e["tx_sha256"] else "differs"))
+            s = self.peer("send", C_ADDR, 9, n)
+            r = self.peer("recv", C_ADDR, 19)
+            self.check(r["rx_bytes"] == n, "source: got %d of %d bytes" % (r["rx_bytes"], n))
+            u = self.peer("udp", C_ADDR, 7, 300)
+            self.check(u["ok"] == 300, "udp: %s" % u)
+            sh_ = self.peer("short", C_ADDR, 7, self.short, 1000)
+            self.check(sh_["ok"] == self.short, "short connections: %s" % sh_)
+            time.sleep(0.5)
+        finally:
+            tn.finish()
+        ech = self.conn_line(tn, "echo")
+        big = [c for c in ech if c["rx_bytes"] == n]
+        self.check(big and big[0]["rx_sha256"] == e["tx_sha256"] and big[0]["tx_sha256"] == e["tx_sha256"],
+                   "echo: cachenet's SHA-256 differs from the client's")
+        d = self.conn_line(tn, "discard")[0]
+        self.check(d["rx_bytes"] == n and d["rx_sha256"] == s["tx_sha256"],
+                   "discard: cachenet got %d bytes, SHA-256 %s" % (d["rx_bytes"], "equal" if d["rx_sha256"] == s["tx_sha256"] else "differs"))
+        src = self.conn_line(tn, "source")[0]
+        self.check(src["tx_sha256"] == r["rx_sha256"], "source: SHA-256 differs")
+        self.check(len([c for c in ech if c["end"] == "fin"]) == self.short + 1,
+                   "echo connections ended by FIN: %d, want %d" % (
+                       len([c for c in ech if c["end"] == "fin"]), self.short + 1))
+        sm = tn.summary
+        self.check(sm["passive_opens"] == self.short + 3, "passive opens %d" % sm["passive_opens"])
+        self.check(sm["icmp_echo"][1] >= 5, "ICMP echo replies %s" % sm["icmp_echo"])
+        return ("ping 5/5; echo %d MB both ways at once %.0f Mbit/s (Linux's count, both directions); "
+                "discard %.0f Mbit/s; source %.0f Mbit/s; UDP 300/300; %d short connections in %.1f s; "
+                "all SHA-256 equal" % (n / 1e6, e["mbit_s"], s["mbit_s"], r["mbit_s"], self.short,
+                                       sh_["seconds"]))
+
+    def t_cachenet_client(self):
+        """cachenet clients -> Linux servers: echo, sink, source, and 1,000
+        short connections (cachenet closes first: TIME_WAIT on our side)."""
+        n = self.nbytes
+        servers = [self.ns.popen([sys.executable, PEER, "server", k, str(port), str(n)])
+                   for k, port in (("echo", 7007), ("sink", 9009), ("source", 1919))]
+        try:
+            time.sleep(0.5)
+            tn = Tapnet(self, "cachenet-client-echo", ["--connect", "%s:7007" % K_ADDR,
+                                                       "--send", str(n)]).finish(stop=False)
+            c = tn.conns[0]
+            self.check(c["end"] == "fin" and c["rx_bytes"] == n and c["rx_sha256"] == c["tx_sha256"],
+                       "echo via Linux: %s" % c)
+            echo_rate = c["mbit_s"]
+            tn = Tapnet(self, "cachenet-client-sink", ["--connect", "%s:9009" % K_ADDR,
+                                                       "--send", str(n)]).finish(stop=False)
+            sink_tx = tn.conns[0]
+            tn = Tapnet(self, "cachenet-client-source", ["--connect", "%s:1919" % K_ADDR,
+                                                         "--send", "0"]).finish(stop=False)
+            src_rx = tn.conns[0]
+            self.check(src_rx["rx_bytes"] == n, "source: got %d bytes" % src_rx["rx_bytes"])
+            tn = Tapnet(self, "cachenet-client-short", ["--connect", "%s:7007" % K_ADDR, "--send", "1000",
+                                                        "--count", str(self.short), "--quiet"]).finish(stop=False)
+            ok = [x for x in tn.conns if x["end"] == "fin" and x["rx_sha256"] == x["tx_sha256"]
+                  and x["rx_bytes"] == 1000]
+            self.check(len(ok) == self.short, "short connections from cachenet: %d of %d exact" % (
+                len(ok), self.short))
+            self.check(tn.summary["active_opens"] == self.short, "active opens %d" % tn.summary["active_opens"])
+        finally:
+            srv_out = []
+            for p in servers:
+                os.killpg(p.pid, signal.SIGTERM)
+                so, _ = p.communicate()
+                srv_out += lines_json(so)
+        sc = [j for j in srv_out if j.get("cmd") == "server-conn"]
+        sink = [j for j in sc if j["kind"] == "sink"]
+        self.check(sink and sink[0]["rx_sha256"] == sink_tx["tx_sha256"] and sink[0]["rx_bytes"] == n,
+                   "Linux sink's SHA-256 differs from what cachenet sent")
+        srcl = [j for j in sc if j["kind"] == "source"]
+        self.check(srcl and srcl[0]["tx_sha256"] == src_rx["rx_sha256"], "Linux source's SHA-256 differs")
+        echos = [j for j in sc if j["kind"] == "echo" and j.get("rx_bytes") == n]
+        self.check(echos and echos[0]["rx_sha256"] == c["tx_sha256"], "Linux echo server's SHA-256 differs")
+        return ("echo %d MB both ways %.0f Mbit/s; sink %.0f Mbit/s; source %.0f Mbit/s; "
+                "%d short connections exact; all SHA-256 equal" % (
+                    n / 1e6, echo_rate, sink_tx["mbit_s"], src_rx["mbit_s"], self.short))
+
+    def t_impaired(self):
+        """The echo transfer with loss 1%, reorder 1%, duplicate 0.1%,
+        corrupt 0.1%: netem on the kernel's side when available, else the
+        TAP backend's impairment on cachenet's side."""
+        n = max(self.nbytes // 5, 1_000_000)
+        r = self.ns.try_netem()
+        extra = []
+        if self.ns.netem:
+            how = "netem on cn0 (kernel side)"
+        else:
+            how = ("netem unavailable (%s): the same rates applied by cachenet's TAP backend, "
+                   "both directions" % (r.stderr.strip() or "tc failed"))
+            extra = ["--impair", "loss=0.01,reorder=0.01,duplicate=0.001,corrupt=0.001,seed=7"]
+        print("  impairment: " + how, flush=True)
+        try:
+            tn = Tapnet(self, "impaired", ["--echo", "7"] + extra)
+            try:
+                e = self.peer("echo-client", C_ADDR, 7, n)
+            finally:
+                tn.finish()
+        finally:
+            self.ns.clear_netem()
+        self.check(e["rx_bytes"] == n and e["rx_sha256"] == e["tx_sha256"], "impaired echo: %s" % e)
+        c = self.conn_line(tn, "echo")[0]
+        self.check(c["rx_sha256"] == e["tx_sha256"], "impaired echo: cachenet's SHA-256 differs")
+        it, ir = tn.summary["impair_tx"], tn.summary["impair_rx"]
+        if not self.ns.netem:
+            self.check(it[1] > 0 and ir[1] > 0, "impairment lost nothing: tx %s rx %s" % (it, ir))
+        return ("%s; echo %d MB exact at %.0f Mbit/s; frames lost/reordered/duplicated/corrupted "
+                "tx %s rx %s" % (how, n / 1e6, e["mbit_s"], it[1:], ir[1:]))
+
+    def run(self):
+        tests = [("linux_client", self.t_linux_client), ("cachenet_client", self.t_cachenet_client),
+                 ("impaired", self.t_impaired)]
+        with Namespace() as ns:
+            self.ns = ns
+            for name, fn in tests:
+                if self.only and name not in self.only:
+                    continue
+                t0 = time.time()
+                print("== %s" % name, flush=True)
+                try:
+                    msg = fn()
+                    self.results.append((name, True, msg))
+                    print("ok %s (%.1f s): %s" % (name, time.time() - t0, msg), flush=True)
+                except Fail as e:
+                    self.results.append((name, False, str(e)))
+                    print("FAIL %s (%.1f s): %s" % (name, time.time() - t0, e), flush=True)
+        print("\nTSC ticks per frame (either direction) on this path: busy = the event loop "
+              "outside poll(2);\nsyscalls = inside the TAP's read/write; app = the test "
+              "program's SHA-256 and generator; stack = the rest")
+        print("  (cpu us/frame: user and system CPU time of the whole process, from getrusage,"
+              " which leaves out preemption)")
+        print("  %-24s %8s %8s %9s %7s %7s %6s %6s %9s %8s" % ("run", "frames", "busy", "syscalls", "app",
+                                                             "stack", "reads", "writes", "user us", "sys us"))
+        for name, s in self.summaries:
+            frames = s["rx_frames"] + s["tx_frames"]
+            if not frames:
+                continue
+            sysc = s["tap_rx_tsc"] + s["tap_tx_tsc"]
+            print("  %-24s %8d %8.0f %9.0f %7.0f %7.0f %6d %6d %9.2f %8.2f" % (
+                name, frames, s["busy_tsc"] / frames, sysc / frames, s["app_tsc"] / frames,
+                (s["busy_tsc"] - sysc - s["app_tsc"]) / frames, s["rx_reads"], s["tx_writes"],
+                s["cpu_user_s"] * 1e6 / frames, s["cpu_sys_s"] * 1e6 / frames))
+        with open(os.path.join(self.out, "summary.json"), "w") as f:
+            json.dump({"results": self.results, "summaries": self.summaries}, f, indent=1)
+        bad = [r for r in self.results if not r[1]]
+        print("%d passed, %d failed" % (len(self.results) - len(bad), len(bad)))
+        return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tapnet", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--mb", type=float, default=float(os.environ.get("CN_INTEROP_MB", "100")))
+    ap.add_argument("--short", type=int, default=1000)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    if not os.path.exists(args.tapnet):
+        print("SKIP: %s not built (needs OpenSSL's libcrypto, libssl-dev)" % args.tapnet)
+        return 77
+    try:
+        return Tests(args).run()
+    except Skip as e:
+        print("SKIP: " + str(e))
+        return 77
+
+
+if __name__ == "__main__":
+    sys.exit(main())

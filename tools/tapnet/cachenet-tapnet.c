@@ -1,0 +1,783 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* cachenet-tapnet: a cachenet host on a Linux TAP device.
+ *
+ * The whole stack a user needs to talk to the kernel's TCP through a TAP:
+ * the TAP backend (tap.h), the fast path (net.h, tcp.h, udp.h) and the
+ * connection manager (conn.h: ARP, ping, handshakes, FINs, RST). It runs
+ * services (TCP echo, discard, source; UDP echo) and/or TCP clients, and
+ * reports every finished connection as one JSON line on stdout with the
+ * byte count and SHA-256 of each direction, so a test can check the bytes
+ * against what a Linux socket sent or received. At exit it prints a JSON
+ * summary with every counter, the pools' buffers still in use, and TSC
+ * ticks per frame split into the TAP system calls and the rest.
+ *
+ * See README.md ("Talk to Linux through a TAP") and --help. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "cachenet/cachenet.h"
+
+#define MAX_CLIENT_PORTS 8
+
+enum role { ROLE_ECHO, ROLE_DISCARD, ROLE_SOURCE, ROLE_CLIENT };
+static const char *const role_name[] = {"echo", "discard", "source", "client"};
+
+/* One application connection. */
+struct app {
+	struct app *next;
+	struct cn_sock *s;
+	enum role role;
+	EVP_MD_CTX *rx_md, *tx_md;
+	uint64_t rx_bytes, tx_bytes;
+	uint64_t tx_target;        /* source/client: bytes to send */
+	uint64_t gen;              /* source/client: generator state */
+	uint64_t t0_ms;
+	bool eof, shut, done;
+	uint32_t pend_off, pend_len;
+	uint8_t pend[65536];       /* received, not yet echoed / generated, not yet sent */
+};
+
+struct opts {
+	const char *dev, *pcap, *ready_file;
+	uint32_t addr;
+	uint8_t mac[6];
+	bool mac_set;
+	struct cn_link_params impair;
+	bool impair_on;
+	enum cn_tcp_csum csum;
+	enum cn_sockbuf_kind sndbuf;
+	uint32_t mss, sndbuf_size, rcvbuf_size, time_wait, batch;
+	double duration;
+	int echo_port, discard_port, source_port, udp_echo_port;
+	uint64_t source_bytes;
+	uint32_t connect_addr;
+	int connect_port;
+	uint64_t send_bytes;
+	uint32_t count;
+	uint32_t parallel;
+	bool quiet;
+};
+
+static volatile sig_atomic_t stop_flag;
+
+/* TSC ticks the application spends on its own bytes (SHA-256, the
+ * generator), kept apart from the stack's and the TAP's. */
+static uint64_t app_tsc;
+
+static void hash_update(EVP_MD_CTX *md, const void *p, size_t n)
+{
+	uint64_t t = cn_tsc_begin();
+	EVP_DigestUpdate(md, p, n);
+	app_tsc += cn_tsc_end() - t;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* xorshift64*: the byte stream a source or client sends. */
+static void gen_fill(uint64_t *st, uint8_t *p, uint32_t n)
+{
+	uint64_t x = *st;
+	uint32_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+		uint64_t v = x * 2685821657736338717ull;
+		memcpy(p + i, &v, 8);
+	}
+	if (i < n) {
+		x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+		uint64_t v = x * 2685821657736338717ull;
+		memcpy(p + i, &v, n - i);
+	}
+	*st = x;
+}
+
+static void hex_digest(EVP_MD_CTX *md, char out[65])
+{
+	unsigned char d[32];
+	unsigned int n = 0;
+
+	EVP_DigestFinal_ex(md, d, &n);
+	for (unsigned i = 0; i < 32; i++)
+		sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+static const char *ip_str(uint32_t a, char *buf)
+{
+	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
+}
+
+static struct app *app_new(struct cn_sock *s, enum role role, uint64_t now)
+{
+	struct app *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->s = s;
+	a->role = role;
+	a->rx_md = EVP_MD_CTX_new();
+	a->tx_md = EVP_MD_CTX_new();
+	if (!a->rx_md || !a->tx_md) {
+		EVP_MD_CTX_free(a->rx_md);
+		EVP_MD_CTX_free(a->tx_md);
+		free(a);
+		return NULL;
+	}
+	EVP_DigestInit_ex(a->rx_md, EVP_sha256(), NULL);
+	EVP_DigestInit_ex(a->tx_md, EVP_sha256(), NULL);
+	a->t0_ms = now;
+	cn_sock_set_udata(s, a);
+	return a;
+}
+
+/* Report and forget a finished connection (the socket is already closed
+ * or aborted by the caller). */
+static void app_report(struct app *a, const char *how, int err, uint64_t now, uint32_t raddr,
+		       uint16_t rport)
+{
+	char rx[65], tx[65], ip[INET_ADDRSTRLEN];
+	double ms = (double)(now - a->t0_ms);
+
+	hex_digest(a->rx_md, rx);
+	hex_digest(a->tx_md, tx);
+	printf("{\"event\":\"conn\",\"role\":\"%s\",\"peer\":\"%s:%u\",\"end\":\"%s\",\"error\":\"%s\","
+	       "\"rx_bytes\":%" PRIu64 ",\"rx_sha256\":\"%s\",\"tx_bytes\":%" PRIu64
+	       ",\"tx_sha256\":\"%s\",\"ms\":%.0f,\"mbit_s\":%.1f}\n",
+	       role_name[a->role], ip_str(raddr, ip), rport, how, err ? strerror(err) : "", a->rx_bytes,
+	       rx, a->tx_bytes, tx, ms,
+	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0);
+	fflush(stdout);
+	EVP_MD_CTX_free(a->rx_md);
+	EVP_MD_CTX_free(a->tx_md);
+	a->done = true;
+}
+
+/* Move bytes for one connection as far as the buffers allow.
+ * Returns true when the connection finished (and was closed). */
+static bool app_service(struct app *a, uint64_t now)
+{
+	struct cn_sock *s = a->s;
+	uint32_t raddr = 0;
+	uint16_t rport = 0;
+	int n, err = 0;
+
+	cn_sock_addrs(s, NULL, NULL, &raddr, &rport);
+	if (a->role == ROLE_CLIENT && cn_sock_state(s) == CN_SOCK_SYN_SENT)
+		return false;
+	for (int guard = 0; guard < 64; guard++) {
+		bool progress = false;
+		/* Output: what is pending (echo) or generated (source, client). */
+		if (a->pend_off == a->pend_len && !a->shut &&
+		    (a->role == ROLE_SOURCE || a->role == ROLE_CLIENT) &&
+		    a->tx_bytes + a->pend_len - a->pend_off < a->tx_target) {
+			uint64_t left = a->tx_target - a->tx_bytes;
+			uint32_t k = left < sizeof(a->pend) ? (uint32_t)left : sizeof(a->pend);
+			uint64_t t = cn_tsc_begin();
+			gen_fill(&a->gen, a->pend, k);
+			app_tsc += cn_tsc_end() - t;
+			a->pend_off = 0;
+			a->pend_len = k;
+		}
+		if (a->pend_off < a->pend_len) {
+			n = cn_sock_send(s, a->pend + a->pend_off, a->pend_len - a->pend_off, now);
+			if (n < 0) {
+				err = -n;
+				goto failed;
+			}
+			if (n > 0) {
+				hash_update(a->tx_md, a->pend + a->pend_off, (size_t)n);
+				a->pend_off += (uint32_t)n;
+				a->tx_bytes += (uint64_t)n;
+				progress = true;
+			}
+		}
+		if ((a->role == ROLE_SOURCE || a->role == ROLE_CLIENT) && !a->shut &&
+		    a->tx_bytes == a->tx_target) {
+			cn_sock_shutdown(s, now);
+			a->shut = true;
+		}
+		/* Input: an echo takes more only when the last chunk is out. */
+		if (!a->eof && (a->role != ROLE_ECHO || a->pend_off == a->pend_len)) {
+			uint8_t sink[65536];
+			uint8_t *dst = a->role == ROLE_ECHO ? a->pend : sink;
+			n = cn_sock_recv(s, dst, sizeof(sink), now);
+			if (n > 0) {
+				hash_update(a->rx_md, dst, (size_t)n);
+				a->rx_bytes += (uint64_t)n;
+				if (a->role == ROLE_ECHO) {
+					a->pend_off = 0;
+					a->pend_len = (uint32_t)n;
+				}
+				progress = true;
+			} else if (n == 0) {
+				a->eof = true;
+				progress = true;
+			} else if (n != -EAGAIN) {
+				err = -n;
+				goto failed;
+			}
+		}
+		if (!progress)
+			break;
+	}
+	/* Done: the peer finished, everything owed is handed to the stack. */
+	if (a->eof && a->pend_off == a->pend_len &&
+	    (a->role == ROLE_ECHO || a->role == ROLE_DISCARD || a->tx_bytes == a->tx_target)) {
+		cn_sock_close(s, now); /* our FIN follows the queued bytes */
+		app_report(a, "fin", 0, now, raddr, rport);
+		return true;
+	}
+	if (cn_sock_state(s) == CN_SOCK_CLOSED && cn_sock_error(s)) {
+		err = cn_sock_error(s);
+		goto failed;
+	}
+	return false;
+failed:
+	cn_sock_close(s, now);
+	app_report(a, "error", err, now, raddr, rport);
+	return true;
+}
+
+/* ------------------------------------------------------------ UDP echo */
+
+struct udp_echo {
+	struct cn_udp_sock *s;
+	uint64_t dgrams, bytes, send_fail;
+};
+
+static void udp_done(void *arg)
+{
+	cn_mbuf_free_chain(arg);
+}
+
+static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+{
+	struct udp_echo *u = arg;
+	int rc;
+
+	u->dgrams++;
+	u->bytes += m->pkt_len;
+	/* Zero-copy echo: the reply references the received buffer, freed
+	 * at its TX completion. */
+	rc = cn_udp_sendto(u->s, pi->saddr, cn_ntoh16(pi->sport), pi->frame + 6, m->data, m->len,
+			   udp_done, m);
+	if (rc < 0) {
+		u->send_fail++; /* done is not called on error: the buffer is ours */
+		cn_mbuf_free_chain(m);
+	}
+}
+
+/* ------------------------------------------------------------ options */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cachenet-tapnet --dev IF --addr IP [options] SERVICES|CLIENT\n"
+		"  A cachenet host on a TAP interface (run it in the interface's network\n"
+		"  namespace, as root or with CAP_NET_ADMIN).\n"
+		"  --dev IF            TAP interface to attach (created if missing)\n"
+		"  --addr IP           the stack's IPv4 address on that link\n"
+		"  --mac MAC           its Ethernet address (default 02:00:<IP>)\n"
+		"  --pcap FILE         capture both directions\n"
+		"  --impair loss=P,reorder=P,duplicate=P,corrupt=P[,seed=N]\n"
+		"                      impair frames inside the TAP backend (both directions)\n"
+		"  --csum MODE         TX checksum: offload (default; filled during the TAP\n"
+		"                      gather), stored (with --sndbuf ring), fused, separate\n"
+		"  --sndbuf chain|ring send buffer kind (default chain)\n"
+		"  --sndbuf-size N, --rcvbuf-size N  bytes (default 1 MB each)\n"
+		"  --mss N             MSS we advertise (default 1460)\n"
+		"  --time-wait MS      TIME_WAIT length (default 2000)\n"
+		"  --batch N           frames per TAP poll (default 64)\n"
+		"  --duration S        exit after S seconds (default: at SIGINT/SIGTERM, or\n"
+		"                      when every client connection is done)\n"
+		"  --ready-file F      create F once the services listen\n"
+		"  --quiet             no per-connection lines\n"
+		" services:\n"
+		"  --echo PORT         TCP echo (RFC 862)\n"
+		"  --discard PORT      TCP sink: hashes what arrives\n"
+		"  --source PORT:BYTES TCP source: sends BYTES generated bytes, then FIN\n"
+		"  --udp-echo PORT     UDP echo, zero-copy\n"
+		" client:\n"
+		"  --connect IP:PORT   connect to a server (e.g. the kernel's)\n"
+		"  --send BYTES        generated bytes to send, then FIN; reads until the\n"
+		"                      peer's FIN and hashes what it read\n"
+		"  --count N           N connections in a row (default 1)\n"
+		"  --parallel N        N at a time (default 1)\n"
+		"Output: a JSON line per finished connection (bytes and SHA-256 each way),\n"
+		"and a summary line at exit.\n");
+}
+
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (*end == 'k' || *end == 'K')
+		v *= 1e3;
+	else if (*end == 'M')
+		v *= 1e6;
+	else if (*end == 'G')
+		v *= 1e9;
+	else if (*end) {
+		fprintf(stderr, "cachenet-tapnet: bad size '%s'\n", s);
+		exit(2);
+	}
+	return (uint64_t)v;
+}
+
+static uint32_t parse_ip(const char *s)
+{
+	struct in_addr a;
+	if (inet_pton(AF_INET, s, &a) != 1) {
+		fprintf(stderr, "cachenet-tapnet: bad IPv4 address '%s'\n", s);
+		exit(2);
+	}
+	return a.s_addr;
+}
+
+static int parse_port(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*s == 0 || *end || v < 1 || v > 65535) {
+		fprintf(stderr, "cachenet-tapnet: bad port '%s' (1..65535)\n", s);
+		exit(2);
+	}
+	return (int)v;
+}
+
+/* "A:B" -> A (NUL-terminated in place) and B; exits with @p usage if no ':'. */
+static char *split_last_colon(char *arg, const char *usage_text)
+{
+	char *colon = strrchr(arg, ':');
+	if (!colon) {
+		fprintf(stderr, "cachenet-tapnet: expected %s, got '%s'\n", usage_text, arg);
+		exit(2);
+	}
+	*colon = 0;
+	return colon + 1;
+}
+
+static void parse_impair(const char *s, struct cn_link_params *p)
+{
+	char *dup = strdup(s), *save = NULL;
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			goto bad;
+		*eq = 0;
+		double v = strtod(eq + 1, NULL);
+		if (!strcmp(tok, "loss"))
+			p->loss = v;
+		else if (!strcmp(tok, "reorder"))
+			p->reorder = v;
+		else if (!strcmp(tok, "duplicate"))
+			p->duplicate = v;
+		else if (!strcmp(tok, "corrupt"))
+			p->corrupt = v;
+		else if (!strcmp(tok, "seed"))
+			p->seed = strtoull(eq + 1, NULL, 0);
+		else
+			goto bad;
+	}
+	free(dup);
+	return;
+bad:
+	fprintf(stderr, "cachenet-tapnet: bad --impair '%s'\n", s);
+	exit(2);
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{"dev", 1, 0, 'd'}, {"addr", 1, 0, 'a'}, {"mac", 1, 0, 'm'}, {"pcap", 1, 0, 'p'},
+		{"impair", 1, 0, 'i'}, {"csum", 1, 0, 'c'}, {"sndbuf", 1, 0, 'b'},
+		{"sndbuf-size", 1, 0, 'S'}, {"rcvbuf-size", 1, 0, 'R'}, {"mss", 1, 0, 'M'},
+		{"time-wait", 1, 0, 'W'}, {"batch", 1, 0, 'B'}, {"duration", 1, 0, 'D'},
+		{"ready-file", 1, 0, 'r'}, {"echo", 1, 0, 'e'}, {"discard", 1, 0, 'x'},
+		{"source", 1, 0, 's'}, {"udp-echo", 1, 0, 'u'}, {"connect", 1, 0, 'C'},
+		{"send", 1, 0, 'n'}, {"count", 1, 0, 'N'}, {"parallel", 1, 0, 'P'},
+		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->csum = CN_TCP_CSUM_OFFLOAD;
+	o->sndbuf = CN_SOCKBUF_CHAIN;
+	o->echo_port = o->discard_port = o->source_port = o->udp_echo_port = -1;
+	o->connect_port = -1;
+	o->count = 1;
+	o->parallel = 1;
+	o->batch = 64;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->dev = optarg; break;
+		case 'a': o->addr = parse_ip(optarg); break;
+		case 'm': {
+			unsigned v[6];
+			if (sscanf(optarg, "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6) {
+				fprintf(stderr, "cachenet-tapnet: bad MAC '%s'\n", optarg);
+				exit(2);
+			}
+			for (int i = 0; i < 6; i++)
+				o->mac[i] = (uint8_t)v[i];
+			o->mac_set = true;
+			break;
+		}
+		case 'p': o->pcap = optarg; break;
+		case 'i': parse_impair(optarg, &o->impair); o->impair_on = true; break;
+		case 'c':
+			if (!strcmp(optarg, "offload")) o->csum = CN_TCP_CSUM_OFFLOAD;
+			else if (!strcmp(optarg, "stored")) o->csum = CN_TCP_CSUM_STORED;
+			else if (!strcmp(optarg, "fused")) o->csum = CN_TCP_CSUM_FUSED;
+			else if (!strcmp(optarg, "separate")) o->csum = CN_TCP_CSUM_SEPARATE;
+			else { fprintf(stderr, "cachenet-tapnet: bad --csum '%s'\n", optarg); exit(2); }
+			break;
+		case 'b':
+			if (!strcmp(optarg, "chain")) o->sndbuf = CN_SOCKBUF_CHAIN;
+			else if (!strcmp(optarg, "ring")) o->sndbuf = CN_SOCKBUF_RING;
+			else { fprintf(stderr, "cachenet-tapnet: bad --sndbuf '%s'\n", optarg); exit(2); }
+			break;
+		case 'S': o->sndbuf_size = (uint32_t)parse_size(optarg); break;
+		case 'R': o->rcvbuf_size = (uint32_t)parse_size(optarg); break;
+		case 'M': o->mss = (uint32_t)parse_size(optarg); break;
+		case 'W': o->time_wait = (uint32_t)parse_size(optarg); break;
+		case 'B': o->batch = (uint32_t)parse_size(optarg); break;
+		case 'D': o->duration = strtod(optarg, NULL); break;
+		case 'r': o->ready_file = optarg; break;
+		case 'e': o->echo_port = parse_port(optarg); break;
+		case 'x': o->discard_port = parse_port(optarg); break;
+		case 's': {
+			char *bytes = split_last_colon(optarg, "--source PORT:BYTES");
+			o->source_port = parse_port(optarg);
+			o->source_bytes = parse_size(bytes);
+			break;
+		}
+		case 'u': o->udp_echo_port = parse_port(optarg); break;
+		case 'C': {
+			char *port = split_last_colon(optarg, "--connect IP:PORT");
+			o->connect_addr = parse_ip(optarg);
+			o->connect_port = parse_port(port);
+			break;
+		}
+		case 'n': o->send_bytes = parse_size(optarg); break;
+		case 'N': o->count = (uint32_t)parse_size(optarg); break;
+		case 'P': o->parallel = (uint32_t)parse_size(optarg); break;
+		case 'q': o->quiet = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (!o->dev || !o->addr) {
+		usage(stderr);
+		exit(2);
+	}
+	if (!o->mac_set) {
+		o->mac[0] = 0x02;
+		o->mac[1] = 0x00;
+		memcpy(o->mac + 2, &o->addr, 4);
+	}
+	if (o->csum == CN_TCP_CSUM_STORED && o->sndbuf != CN_SOCKBUF_RING) {
+		fprintf(stderr, "cachenet-tapnet: --csum stored needs --sndbuf ring\n");
+		exit(2);
+	}
+}
+
+/* ------------------------------------------------------------ main */
+
+struct listener {
+	struct cn_sock *s;
+	enum role role;
+};
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct cn_mbuf_pool *mp, *cp;
+	struct cn_pcap *pcap = NULL;
+	struct cn_tap *tap;
+	struct cn_net *net;
+	struct cn_conn *conn;
+	struct listener ls[3];
+	unsigned nls = 0;
+	struct app *apps = NULL;
+	struct udp_echo ue = {0};
+	uint32_t started = 0, finished = 0, live = 0;
+	uint64_t loops = 0, t_start, tsc0, busy_tsc = 0;
+	double wall0;
+	int rc = 0;
+
+	parse_opts(argc, argv, &o);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	struct cn_mbuf_pool_params mpp = {.kind = CN_MBUF_POOL_SMALL, .count = 65536};
+	struct cn_mbuf_pool_params cpp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 32768};
+	mp = cn_mbuf_pool_create(&mpp);
+	cp = cn_mbuf_pool_create(&cpp);
+	if (!mp || !cp) {
+		fprintf(stderr, "cachenet-tapnet: mbuf pools: %s\n", strerror(errno));
+		return 1;
+	}
+	if (o.pcap && !(pcap = cn_pcap_open(o.pcap, 65535))) {
+		fprintf(stderr, "cachenet-tapnet: %s: %s\n", o.pcap, strerror(errno));
+		return 1;
+	}
+	struct cn_tap_params tp = {.ifname = o.dev, .fd = -1, .batch = o.batch, .mpool = mp,
+				   .cpool = cp, .pcap = pcap,
+				   .impair = o.impair_on ? &o.impair : NULL};
+	tap = cn_tap_open(&tp);
+	if (!tap) {
+		fprintf(stderr, "cachenet-tapnet: cannot open TAP '%s': %s\n", o.dev, strerror(errno));
+		return errno == EPERM || errno == EACCES || errno == ENOENT ? 77 : 1;
+	}
+	struct cn_net_params np = {.addr = o.addr, .mpool = mp, .cpool = cp, .xmit = cn_tap_xmit,
+				   .xmit_arg = tap, .tx_descs = 4096, .max_conns = 1024};
+	memcpy(np.mac, o.mac, 6);
+	net = cn_net_create(&np);
+	if (!net) {
+		fprintf(stderr, "cachenet-tapnet: cn_net_create: %s\n", strerror(errno));
+		return 1;
+	}
+	struct cn_conn_params cpar = {
+		.tcp = {.csum = o.csum,
+			.sndbuf = o.sndbuf,
+			.sndbuf_size = o.sndbuf_size,
+			.ring_copy = o.csum == CN_TCP_CSUM_STORED ? CN_SBRING_COPY_CSUM : CN_SBRING_COPY_PLAIN,
+			.rcvbuf_size = o.rcvbuf_size,
+			.ooo_max = 256,
+			.delack_ticks = 40,
+			.rto_init = 1000,
+			.rto_min = 200,
+			.rto_max = 60000},
+		.mss = (uint16_t)o.mss,
+		.max_socks = 1024,
+		.time_wait = o.time_wait,
+	};
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		cpar.isn_secret = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid();
+	}
+	conn = cn_conn_create(net, &cpar);
+	if (!conn) {
+		fprintf(stderr, "cachenet-tapnet: cn_conn_create: %s\n", strerror(errno));
+		return 1;
+	}
+	t_start = now_ms();
+	const int ports[3] = {o.echo_port, o.discard_port, o.source_port};
+	for (int r = 0; r < 3; r++) {
+		if (ports[r] < 0)
+			continue;
+		ls[nls].s = cn_sock_listen(conn, (uint16_t)ports[r], 128);
+		ls[nls].role = (enum role)r;
+		if (!ls[nls].s) {
+			fprintf(stderr, "cachenet-tapnet: listen %d: %s\n", ports[r], strerror(errno));
+			return 1;
+		}
+		nls++;
+	}
+	if (o.udp_echo_port >= 0) {
+		struct cn_udp_params up = {.lport = (uint16_t)o.udp_echo_port, .tx_csum = true,
+					   .rx_csum = true, .rx = udp_rx, .rx_arg = &ue};
+		ue.s = cn_udp_open(net, &up);
+		if (!ue.s) {
+			fprintf(stderr, "cachenet-tapnet: udp %d: %s\n", o.udp_echo_port, strerror(errno));
+			return 1;
+		}
+	}
+	if (o.ready_file) {
+		FILE *f = fopen(o.ready_file, "w");
+		if (f)
+			fclose(f);
+	}
+	wall0 = now_s();
+	tsc0 = cn_tsc_begin();
+	for (;;) {
+		uint64_t now = now_ms(), b0;
+		if (stop_flag || (o.duration > 0 && now - t_start >= (uint64_t)(o.duration * 1000)))
+			break;
+		if (o.connect_port >= 0 && finished == o.count && live == 0)
+			break;
+		/* Sleep in poll(2) only when nothing is left to do right now. */
+		cn_tap_wait(tap, 2);
+		b0 = cn_tsc_begin();
+		now = now_ms();
+		cn_tap_poll(tap, net, now);
+		cn_conn_poll(conn, now);
+		for (unsigned i = 0; i < nls; i++) {
+			struct cn_sock *s;
+			while ((s = cn_sock_accept(ls[i].s))) {
+				struct app *a = app_new(s, ls[i].role, now);
+				if (!a) {
+					cn_sock_abort(s, now);
+					continue;
+				}
+				if (a->role == ROLE_SOURCE) {
+					a->tx_target = o.source_bytes;
+					a->gen = 0x9e3779b97f4a7c15ull ^ ++started;
+				}
+				a->next = apps;
+				apps = a;
+				live++;
+			}
+		}
+		while (o.connect_port >= 0 && started < o.count && live < o.parallel) {
+			struct cn_sock *s = cn_sock_connect(conn, o.connect_addr, (uint16_t)o.connect_port, now);
+			struct app *a;
+			if (!s) {
+				fprintf(stderr, "cachenet-tapnet: connect: %s\n", strerror(errno));
+				rc = 1;
+				stop_flag = 1;
+				break;
+			}
+			a = app_new(s, ROLE_CLIENT, now);
+			if (!a) {
+				cn_sock_abort(s, now);
+				break;
+			}
+			a->tx_target = o.send_bytes;
+			a->gen = 0x9e3779b97f4a7c15ull ^ ++started;
+			a->next = apps;
+			apps = a;
+			live++;
+		}
+		for (struct app **pp = &apps; *pp;) {
+			struct app *a = *pp;
+			if (app_service(a, now)) {
+				*pp = a->next;
+				if (a->role == ROLE_CLIENT)
+					finished++;
+				live--;
+				free(a);
+			} else {
+				pp = &a->next;
+			}
+		}
+		cn_tap_flush(tap);
+		busy_tsc += cn_tsc_end() - b0;
+		loops++;
+	}
+	/* Let the closes we started finish (FIN exchanges, TIME_WAIT is
+	 * bounded by --time-wait) before reading the leak counters. */
+	{
+		uint64_t t_end = now_ms() + (uint64_t)(o.time_wait ? o.time_wait : 2000) + 3000;
+		while (cn_conn_socks(conn) > nls && now_ms() < t_end) {
+			uint64_t now;
+			cn_tap_wait(tap, 5);
+			now = now_ms();
+			cn_tap_poll(tap, net, now);
+			cn_conn_poll(conn, now);
+			cn_tap_flush(tap);
+		}
+	}
+	uint64_t wall_tsc = cn_tsc_end() - tsc0;
+	/* CPU time of the whole process: unlike TSC spans it leaves out the
+	 * time the process was preempted (the Linux peer shares the cores). */
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double cpu_user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
+	double cpu_sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+	double wall = now_s() - wall0;
+	for (struct app *a = apps, *n; a; a = n) {
+		uint32_t ra = 0;
+		uint16_t rp = 0;
+		n = a->next;
+		cn_sock_addrs(a->s, NULL, NULL, &ra, &rp);
+		cn_sock_abort(a->s, now_ms());
+		app_report(a, "aborted at exit", 0, now_ms(), ra, rp);
+		free(a);
+	}
+
+	const struct cn_net_stats *ns = cn_net_stats(net);
+	const struct cn_tap_stats *ts = cn_tap_stats(tap);
+	const struct cn_conn_stats *cs = cn_conn_stats(conn);
+	struct cn_mbuf_pool_stats pm, pc;
+	uint32_t socks = cn_conn_socks(conn) - nls; /* listeners stay until destroy */
+	uint32_t pkts_out = cn_net_pkts_out(net);
+	uint64_t frames = ts->rx_frames + ts->tx_frames;
+	cn_mbuf_pool_stats(mp, &pm);
+	cn_mbuf_pool_stats(cp, &pc);
+
+	printf("{\"event\":\"summary\",\"wall_s\":%.3f,\"loops\":%" PRIu64 ","
+	       "\"tsc_hz\":%.0f,\"busy_tsc\":%" PRIu64 ",\"wall_tsc\":%" PRIu64 ","
+	       "\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"app_tsc\":%" PRIu64 ",\"tap_rx_tsc\":%" PRIu64 ",\"tap_tx_tsc\":%" PRIu64 ","
+	       "\"busy_tsc_per_frame\":%.0f,\"rx_frames\":%" PRIu64 ",\"tx_frames\":%" PRIu64
+	       ",\"rx_bytes\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"rx_reads\":%" PRIu64
+	       ",\"rx_eagain\":%" PRIu64 ",\"rx_nobufs\":%" PRIu64 ",\"tx_writes\":%" PRIu64
+	       ",\"tx_eagain\":%" PRIu64 ",\"tx_errors\":%" PRIu64 ","
+	       "\"impair_tx\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],"
+	       "\"impair_rx\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],",
+	       wall, loops, cn_tsc_hz(), busy_tsc, wall_tsc, cpu_user, cpu_sys, app_tsc, ts->rx_tsc, ts->tx_tsc,
+	       frames ? (double)busy_tsc / (double)frames : 0.0, ts->rx_frames, ts->tx_frames,
+	       ts->rx_bytes, ts->tx_bytes, ts->rx_reads, ts->rx_eagain, ts->rx_nobufs, ts->tx_writes,
+	       ts->tx_eagain, ts->tx_errors, ts->impair_tx.frames, ts->impair_tx.lost,
+	       ts->impair_tx.reordered, ts->impair_tx.duplicated, ts->impair_tx.corrupted,
+	       ts->impair_rx.frames, ts->impair_rx.lost, ts->impair_rx.reordered,
+	       ts->impair_rx.duplicated, ts->impair_rx.corrupted);
+	printf("\"net_drops\":{");
+	for (unsigned r = 1, first = 1; r < CN_DROP_MAX; r++)
+		if (ns->drop[r]) {
+			printf("%s\"%s\":%" PRIu64, first ? "" : ",", cn_drop_name((enum cn_drop)r), ns->drop[r]);
+			first = 0;
+		}
+	printf("},\"conn_drops\":{");
+	for (unsigned r = 1, first = 1; r < CN_CONN_DROP_MAX; r++)
+		if (cs->drop[r]) {
+			printf("%s\"%s\":%" PRIu64, first ? "" : ",",
+			       cn_conn_drop_name((enum cn_conn_drop)r), cs->drop[r]);
+			first = 0;
+		}
+	printf("},\"arp\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],\"icmp_echo\":[%" PRIu64
+	       ",%" PRIu64 "],\"passive_opens\":%" PRIu64 ",\"active_opens\":%" PRIu64
+	       ",\"closes\":%" PRIu64 ",\"resets\":%" PRIu64 ",\"rst_in\":%" PRIu64 ",\"rst_out\":%" PRIu64
+	       ",\"udp_echo\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],"
+	       "\"socks_live\":%u,\"pkts_out\":%u,\"mbufs_in_use\":%u,\"clusters_in_use\":%u}\n",
+	       cs->arp_req_in, cs->arp_rep_out, cs->arp_req_out, cs->arp_rep_in, cs->icmp_echo_in,
+	       cs->icmp_echo_out, cs->passive_opens, cs->active_opens, cs->closes, cs->resets,
+	       cs->rst_in, cs->rst_out, ue.dgrams, ue.bytes, ue.send_fail, socks, pkts_out,
+	       pm.in_use, pc.in_use);
+	cn_udp_close(ue.s);
+	cn_conn_destroy(conn);
+	if (cn_net_destroy(net) < 0) {
+		fprintf(stderr, "cachenet-tapnet: TX descriptors still out at exit\n");
+		rc = 1;
+	}
+	cn_tap_close(tap);
+	cn_pcap_close(pcap);
+	if (cn_mbuf_pool_destroy(mp) < 0 || cn_mbuf_pool_destroy(cp) < 0) {
+		fprintf(stderr, "cachenet-tapnet: mbufs still in use at exit\n");
+		rc = 1;
+	}
+	return rc;
+}
