@@ -426,12 +426,12 @@ static void test_slow_hook_reasons(void **state)
 
 	cn_net_set_slow(f->net, hook, &h);
 	/* ARP (EtherType 0x0806) */
-	n = build_tcp(g, 1, 2, CN_TCP_ACK, false, NULL, 0);
+	n = build_tcp(g, 1, 2, CN_TCP_ACK, false, "", 0);
 	g[12] = 0x08, g[13] = 0x06;
 	expect(f, g, n, CN_DROP_NONE);
 	assert_int_equal(h.n[CN_DROP_ETH_TYPE], 1);
 	/* ICMP to us; ICMP to another host is not offered */
-	n = build_tcp(g, 1, 2, CN_TCP_ACK, false, NULL, 0);
+	n = build_tcp(g, 1, 2, CN_TCP_ACK, false, "", 0);
 	g[14 + 9] = 1;
 	fix_ip_csum(g);
 	expect(f, g, n, CN_DROP_NONE);
@@ -441,25 +441,25 @@ static void test_slow_hook_reasons(void **state)
 	expect(f, g, n, CN_DROP_IP_NOT_US);
 	assert_int_equal(h.n[CN_DROP_IP_PROTO], 1);
 	/* A SYN to a port with no connection */
-	n = build_tcp(g, 1, 0, CN_TCP_SYN, false, NULL, 0);
+	n = build_tcp(g, 1, 0, CN_TCP_SYN, false, "", 0);
 	g[14 + 20 + 3] = 81;
 	expect(f, g, n, CN_DROP_NONE); /* (checksum now wrong: the hook checks) */
 	assert_int_equal(h.n[CN_DROP_TCP_NO_CONN], 1);
 	/* RST and SYN on the established connection */
-	n = build_tcp(g, 2001, 1001, CN_TCP_RST | CN_TCP_ACK, false, NULL, 0);
+	n = build_tcp(g, 2001, 1001, CN_TCP_RST | CN_TCP_ACK, false, "", 0);
 	expect(f, g, n, CN_DROP_NONE);
-	n = build_tcp(g, 2001, 0, CN_TCP_SYN, false, NULL, 0);
+	n = build_tcp(g, 2001, 0, CN_TCP_SYN, false, "", 0);
 	expect(f, g, n, CN_DROP_NONE);
 	assert_int_equal(h.n[CN_DROP_TCP_FLAGS], 2);
 	assert_int_equal(cn_net_stats(f->net)->rx_slow, 5);
 	/* Refused: counted under the reason. */
 	h.take = false;
-	n = build_tcp(g, 2001, 1001, CN_TCP_RST, false, NULL, 0);
+	n = build_tcp(g, 2001, 1001, CN_TCP_RST, false, "", 0);
 	expect(f, g, n, CN_DROP_TCP_FLAGS);
 	assert_int_equal(h.n[CN_DROP_TCP_FLAGS], 3);
 	assert_int_equal(cn_net_stats(f->net)->rx_slow, 5);
 	cn_net_set_slow(f->net, NULL, NULL);
-	n = build_tcp(g, 2001, 1001, CN_TCP_RST, false, NULL, 0);
+	n = build_tcp(g, 2001, 1001, CN_TCP_RST, false, "", 0);
 	expect(f, g, n, CN_DROP_TCP_FLAGS);
 	assert_int_equal(h.n[CN_DROP_TCP_FLAGS], 3);
 }
