@@ -63,8 +63,10 @@ TARGET = 'tools/cord/' + PROG
 # section is dropped by the linker).
 EMPTY_LD = ('/* cachenet-cord fastpath.py: the baseline, nothing ordered */\n'
             'SECTIONS\n{\n  .text.cord : { }\n}\nINSERT BEFORE .text;\n')
+# -gdwarf-4: valgrind 3.19 cannot read clang 14's DWARF 5, and callgrind needs
+# the file names to keep same-named statics apart.
 MESON_OPTS = ['--buildtype=release', '-Ddebug=true', '-Db_lto=false', '-Dtests=false',
-              '-Dbenchmarks=false', '-Dpeers=disabled']
+              '-Dbenchmarks=false', '-Dpeers=disabled', '-Dc_args=-gdwarf-4']
 # Stated fallbacks when no memsig figure is at hand (TSC ticks).
 DEFAULT_L2, DEFAULT_MEM = 14.0, 250.0
 
@@ -114,19 +116,18 @@ def link(bdir, lo, script_text, dest, jobs):
 
 # ------------------------------------------------------------- profiling
 
-def profile(work, base, paths, packets):
-    profs = []
-    for p in paths:
-        out = os.path.join(work, f'prof-{p}.prof')
-        run(CORD + ['record', '-o', out, '--', base, p, str(packets)])
-        profs.append(out)
+def profile(work, base, paths, packets, jobs):
+    profs = [os.path.join(work, f'prof-{p}.prof') for p in paths]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        list(ex.map(lambda x: run(CORD + ['record', '-o', x[1], '--', base, x[0], str(packets)]),
+                    zip(paths, profs)))
     merged = os.path.join(work, 'merged.prof')
     run(CORD + ['merge'] + profs + ['--normalize', '-o', merged])
     return merged, dict(zip(paths, profs))
 
 
-def order(work, prof, base, algo):
-    out = os.path.join(work, f'{algo}.order')
+def order(work, prof, base, algo, tag):
+    out = os.path.join(work, f'{tag}-{algo}.order')
     run(CORD + ['order', prof, '--binary', base, '--algo', algo, '-o', out])
     return out
 
@@ -217,12 +218,17 @@ def main(argv=None):
     ap.add_argument('--geometries', default=':'.join(GEOMETRIES),
                     help='I1 geometries size,assoc,line separated by colons')
     ap.add_argument('--icache', default='warm,cold')
-    ap.add_argument('--algos', default='c3,ph')
+    ap.add_argument('--algos', default='c3-path,c3,ph',
+                    help='c3, ph, hotness: one order from all paths merged; with -path: '
+                         'an order (and a program) per path, as seed 000 CORDed each benchmark')
     ap.add_argument('--packets', type=int, default=2000, help='simulated packets (warm)')
-    ap.add_argument('--cold-packets', type=int, default=300,
+    ap.add_argument('--cold-packets', type=int, default=100,
                     help='simulated packets with the I-cache emptied before each')
+    ap.add_argument('--cold-geometries', default='16384,1,64',
+                    help='I1 geometries of the cold runs (emptied, the geometry matters little)')
     ap.add_argument('--profile-packets', type=int, default=2000)
     ap.add_argument('--time-packets', type=int, default=20000)
+    ap.add_argument('--cold-time-packets', type=int, default=300)
     ap.add_argument('--reps', type=int, default=7, help='timed runs of each binary (0: none)')
     ap.add_argument('--cpu', type=int, default=None, help='taskset -c CPU for the timings')
     ap.add_argument('--memsig', help="memsig JSON for the penalties (else memsig --quick)")
@@ -231,6 +237,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     paths = a.paths.split(',')
     geoms = a.geometries.split(':')
+    cold_geoms = [g for g in a.cold_geometries.split(':') if g]
     modes = a.icache.split(',')
     algos = a.algos.split(',')
     for t in ('valgrind', 'meson', 'ninja', 'readelf'):
@@ -246,40 +253,55 @@ def main(argv=None):
            'packets': {'warm': a.packets, 'cold': a.cold_packets},
            'meson': MESON_OPTS + ['-Dlink_order=WORK/link.ld'],
            'compiler': run(['cc', '--version']).stdout.splitlines()[0]}
-    merged, per_path = profile(work, bins['base'], paths, a.profile_packets)
+    merged, per_path = profile(work, bins['base'], paths, a.profile_packets, a.jobs)
     res['hot'] = {}
     for p, prof in per_path.items():
-        o = order(work, prof, bins['base'], 'hotness')
+        o = order(work, prof, bins['base'], 'hotness', p)
         n, b = order_header(o)
         res['hot'][p] = {'functions': n, 'bytes': b}
     res['verify'] = {}
     res['order'] = {}
-    for algo in algos:
-        o = order(work, merged, bins['base'], algo)
+
+    def apply(key, prof, algo, dest):
+        o = order(work, prof, bins['base'], algo, key.replace('/', '-'))
         n, b = order_header(o)
-        res['order'][algo] = {'functions': n, 'bytes': b}
-        script = os.path.join(work, f'{algo}.ld')
+        res['order'][key] = {'functions': n, 'bytes': b}
+        script = os.path.join(work, key.replace('/', '-') + '.ld')
         # the archive and the program's own objects: what the link reads
         run(CORD + ['emit', o, '--format', 'ld', '--objects',
                     os.path.join(bdir, 'src', 'libcachenet.a'),
                     os.path.join(bdir, 'tools', 'cord', PROG + '.p'), '-o', script])
         with open(script) as f:
-            bins[algo] = link(bdir, lo, f.read(), os.path.join(work, algo, PROG), a.jobs)
-        res['verify'][algo] = verify(o, bins[algo], bins['base'])
-        if not res['verify'][algo]['ok']:
-            raise SystemExit(f'fastpath: the {algo} order did not apply')
-    # leave the build dir linked with C3, as -Dlink_order would
-    shutil.copy(os.path.join(work, algos[0] + '.ld'), lo)
+            exe = link(bdir, lo, f.read(), dest, a.jobs)
+        res['verify'][key] = verify(o, exe, bins['base'])
+        if not res['verify'][key]['ok']:
+            raise SystemExit(f'fastpath: the {key} order did not apply')
+        return exe, script
+
+    for algo in algos:
+        if algo.endswith('-path'):
+            # seed 000's way: each benchmark its own CORDed program
+            bins[algo] = {p: apply(f'{algo}/{p}', per_path[p], algo[:-5],
+                                   os.path.join(work, algo, p, PROG))[0] for p in paths}
+        else:
+            bins[algo], last = apply(algo, merged, algo, os.path.join(work, algo, PROG))
+            res['build_order'] = last
+    # leave the build dir linked with the shared order, as -Dlink_order would
+    if res.get('build_order'):
+        shutil.copy(res['build_order'], lo)
     l2, mem, psrc = penalties(a.memsig, bdir, a.cpu, a.jobs)
     res['penalties'] = {'l2_tsc': l2, 'mem_tsc': mem, 'source': psrc}
+
+    def binary(k, p):
+        return bins[k][p] if isinstance(bins[k], dict) else bins[k]
 
     jobs = []
     for mode in modes:
         n = a.packets if mode == 'warm' else a.cold_packets
         for p in paths:
-            for g in geoms:
-                for k, b in bins.items():
-                    jobs.append((mode, p, g, k, b, n))
+            for g in (geoms if mode == 'warm' else cold_geoms):
+                for k in bins:
+                    jobs.append((mode, p, g, k, binary(k, p), n))
     sim = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         futs = {ex.submit(simulate, b, p, g, n, mode): (mode, p, g, k, n)
@@ -308,8 +330,8 @@ def main(argv=None):
     if a.reps > 0:
         for mode in modes:
             for p in paths:
-                n = a.time_packets if mode == 'warm' else max(a.time_packets // 10, 500)
-                med, allv = timing(bins, p, n, a.reps, a.cpu, mode)
+                n = a.time_packets if mode == 'warm' else a.cold_time_packets
+                med, allv = timing({k: binary(k, p) for k in bins}, p, n, a.reps, a.cpu, mode)
                 res['timing'].setdefault(mode, {})[p] = {'median': med, 'runs': allv,
                                                          'packets': n}
     res['timing_command'] = (f'taskset -c {a.cpu} ' if a.cpu is not None else '') + \

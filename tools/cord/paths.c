@@ -9,10 +9,12 @@
  *   PATH  tcp-send-on|off  cn_tcp_send of one MSS-sized write a segment
  *                          (on: CN_TCP_CSUM_SEPARATE, off: OFFLOAD), the
  *                          peer's ACKs processed every 16 writes
- *         tcp-recv-on|off  a peer sends in-order MSS segments; poll,
- *                          tcp_input, cn_tcp_recv into the application
- *                          buffer (on: software verification, off: the
- *                          NIC marked the checksum good)
+ *         tcp-recv-on|off  a peer sends in-order MSS segments; one frame
+ *                          from the RX ring, cn_net_input (tcp_input,
+ *                          kept by reference), cn_tcp_recv of the segment
+ *                          into the application buffer (on: software
+ *                          verification, off: the NIC marked the
+ *                          checksum good)
  *         udp-send-on|off  cn_udp_send with / without a UDP checksum
  *         udp-recv-on|off  cn_net_input of one datagram with / without a
  *                          checksum to verify
@@ -199,27 +201,23 @@ static int tcp_send(struct env *e, uint32_t payload, unsigned n, unsigned *write
 
 static int tcp_recv(struct env *e, uint32_t payload, unsigned n, bool measured)
 {
-	uint64_t segs = cn_tcp_stats(e->tcb)->segs_in + n;
-
-	while (cn_tcp_stats(e->tcb)->segs_in < segs) {
-		uint32_t got = 0;
-		while (got < payload) {
-			int k = cn_tcp_recv(e->tcb, e->app + got, payload - got, 1);
-			got += k > 0 ? (uint32_t)k : 0;
-			if (got >= payload)
-				break;
-			if (!cn_netdev_rx_pending(e->dev)) {
-				if (measured)
-					region_off(e);
-				cn_netdev_nic_tx(e->dev); /* our ACKs reach the peer */
-				cn_netdev_tx_reap(e->dev);
-				cn_peer_send(e->peer, 256);
-				if (measured)
-					region_on(e);
-			}
-			next_packet(e);
-			cn_netdev_poll(e->dev, e->net, 1);
+	for (unsigned i = 0; i < n; i++) {
+		if (!cn_netdev_rx_pending(e->dev)) {
+			if (measured)
+				region_off(e);
+			cn_netdev_nic_tx(e->dev); /* our ACKs reach the peer */
+			cn_netdev_tx_reap(e->dev);
+			cn_peer_send(e->peer, 256);
+			if (measured)
+				region_on(e);
 		}
+		next_packet(e);
+		struct cn_mbuf *mb;
+		if (cn_netdev_rx_burst(e->dev, &mb, 1) != 1)
+			return -1;
+		cn_net_input(e->net, mb, 1);
+		if (cn_tcp_recv(e->tcb, e->app, payload, 1) != (int)payload)
+			return -1;
 	}
 	return 0;
 }
