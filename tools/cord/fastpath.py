@@ -229,7 +229,7 @@ def main(argv=None):
     ap.add_argument('--profile-packets', type=int, default=2000)
     ap.add_argument('--time-packets', type=int, default=20000)
     ap.add_argument('--cold-time-packets', type=int, default=300)
-    ap.add_argument('--reps', type=int, default=7, help='timed runs of each binary (0: none)')
+    ap.add_argument('--reps', type=int, default=5, help='timed runs of each binary (0: none)')
     ap.add_argument('--cpu', type=int, default=None, help='taskset -c CPU for the timings')
     ap.add_argument('--memsig', help="memsig JSON for the penalties (else memsig --quick)")
     ap.add_argument('--jobs', type=int, default=2)
