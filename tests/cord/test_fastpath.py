@@ -30,7 +30,7 @@ def main():
         os.unlink(out)
     cmd = [sys.executable, os.path.join(ROOT, 'tools', 'cord', 'fastpath.py'), ROOT, WORK,
            '--paths', PATH, '--geometries', '16384,1,64', '--icache', 'warm',
-           '--algos', 'c3', '--packets', '300', '--profile-packets', '500', '--reps', '0',
+           '--algos', 'c3', '--packets', '300', '--profile-packets', '2000', '--reps', '0',
            '--json', out]
     print('+ ' + ' '.join(cmd), flush=True)
     r = subprocess.run(cmd)

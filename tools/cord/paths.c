@@ -268,7 +268,7 @@ static int udp_recv(struct env *e, unsigned n, bool measured)
 
 /* ---------------------------------------------------------- main */
 
-static void usage(void)
+_Noreturn static void usage(void)
 {
 	fprintf(stderr, "usage: cachenet-cord-paths [--payload=N] [--warmup=N] "
 			"[--icache=warm|cold] [--time] "
@@ -320,7 +320,7 @@ int main(int argc, char **argv)
 	bool csum = strcmp(on, "-on") == 0;
 	if (!csum && strcmp(on - 1, "-off") != 0)
 		usage();
-	enum { TCP_SEND, TCP_RECV, UDP_SEND, UDP_RECV } kind;
+	enum { TCP_SEND, TCP_RECV, UDP_SEND, UDP_RECV } kind = TCP_SEND;
 	if (strncmp(path, "tcp-send-", 9) == 0)
 		kind = TCP_SEND;
 	else if (strncmp(path, "tcp-recv-", 9) == 0)
