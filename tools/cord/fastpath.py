@@ -99,16 +99,16 @@ def build(src, work, jobs):
     return bdir, lo
 
 
-def link(bdir, lo, script_text, dest, jobs):
-    """Link cachenet-cord-paths with `script_text` as the link order and
-    copy it to dest.  The script is not a meson input: the program is
-    removed first so that ninja relinks it."""
+def link(bdir, lo, script_text, dest, jobs, target=TARGET):
+    """Link `target` with `script_text` as the link order and copy it to
+    dest.  The script is not a meson input: the program is removed first
+    so that ninja relinks it."""
     with open(lo, 'w') as f:
         f.write(script_text)
-    exe = os.path.join(bdir, TARGET)
+    exe = os.path.join(bdir, target)
     if os.path.exists(exe):
         os.unlink(exe)
-    run(['ninja', '-C', bdir, '-j', str(jobs), TARGET])
+    run(['ninja', '-C', bdir, '-j', str(jobs), target])
     os.makedirs(os.path.dirname(dest), exist_ok=True)
     shutil.copy2(exe, dest)
     return dest
@@ -207,6 +207,59 @@ def penalties(memsig_path, bdir, cpu, jobs):
     return DEFAULT_L2, DEFAULT_MEM, 'stated (memsig levels not found)'
 
 
+# --------------------------------------------------- cachenet-bench-tcp
+
+# cachenet-bench-tcp's cases for the eight paths (the same loops; TCP
+# receive there goes through the driver's burst poll).
+BENCH_CASES = {
+    'tcp-send-off': 'tcp_tx/offload-mbuf/1460', 'tcp-send-on': 'tcp_tx/separate-mbuf/1460',
+    'tcp-recv-off': 'tcp_rx/offload-mbuf-inject/1460',
+    'tcp-recv-on': 'tcp_rx/separate-mbuf-inject/1460',
+    'udp-send-off': 'udp_tx/nocsum/1472', 'udp-send-on': 'udp_tx/csum/1472',
+    'udp-recv-off': 'udp_rx/nocsum/1472', 'udp-recv-on': 'udp_rx/csum/1472',
+}
+BENCH = 'bench/cachenet-bench-tcp'
+
+
+def bench_tcp(a, bdir, lo, work, script, order_file):
+    """-Dlink_order on the benchmark program: it links libcachenet.a, so
+    the library's part of the order applies to it too.  Verify that, and
+    compare the two builds natively with the benchmark's own counters."""
+    out = {'cases': BENCH_CASES}
+    try:
+        run(['meson', 'configure', bdir, '-Dbenchmarks=true'])
+        base = link(bdir, lo, EMPTY_LD, os.path.join(work, 'base', 'cachenet-bench-tcp'),
+                    a.jobs, BENCH)
+        with open(script) as f:
+            new = link(bdir, lo, f.read(), os.path.join(work, 'c3', 'cachenet-bench-tcp'),
+                       a.jobs, BENCH)
+    except SystemExit as e:
+        out['error'] = str(e)[:500]
+        return out
+    # the order's functions that live in the library (not cachenet-cord-paths')
+    lib = os.path.join(work, 'bench.order')
+    with open(order_file) as f, open(lib, 'w') as g:
+        g.writelines(x for x in f if not x.startswith('paths.c:'))
+    out['verify'] = verify(lib, new, base)
+    filt = '^(' + '|'.join(BENCH_CASES.values()) + ')$'   # names need no escaping
+    pin = ['taskset', '-c', str(a.cpu)] if a.cpu is not None and shutil.which('taskset') else []
+    got = {'base': {}, 'c3': {}}
+    rounds = max(1, min(a.reps, 3))
+    for _ in range(rounds):
+        for k, b in (('base', base), ('c3', new)):
+            r = run(pin + [b, '--benchmark_filter=' + filt, '--benchmark_min_time=0.05',
+                           '--benchmark_repetitions=3', '--benchmark_format=json',
+                           '--cn_events=none'])
+            for x in json.loads(r.stdout).get('benchmarks', []):
+                if x.get('run_type') == 'iteration' and 'tsc_per_packet' in x:
+                    got[k].setdefault(x['run_name'], []).append(x['tsc_per_packet'])
+    out['median'] = {k: {c: statistics.median(v) for c, v in d.items()} for k, d in got.items()}
+    out['command'] = (' '.join(pin) + ' ' if pin else '') + \
+        f'cachenet-bench-tcp --benchmark_filter=... --benchmark_min_time=0.05 ' \
+        f'--benchmark_repetitions=3 --cn_events=none, {rounds} rounds of base and C3 alternated'
+    return out
+
+
 # ------------------------------------------------------------------ main
 
 def main(argv=None):
@@ -234,6 +287,9 @@ def main(argv=None):
     ap.add_argument('--memsig', help="memsig JSON for the penalties (else memsig --quick)")
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--json', help='write all results here')
+    ap.add_argument('--bench-tcp', action='store_true',
+                    help='also link cachenet-bench-tcp with the shared order (needs '
+                         'google-benchmark), verify it and time its eight cases natively')
     a = ap.parse_args(argv)
     paths = a.paths.split(',')
     geoms = a.geometries.split(':')
@@ -252,7 +308,7 @@ def main(argv=None):
     res = {'paths': paths, 'geometries': geoms, 'icache': modes, 'algos': algos,
            'packets': {'warm': a.packets, 'cold': a.cold_packets},
            'meson': MESON_OPTS + ['-Dlink_order=WORK/link.ld'],
-           'compiler': run(['cc', '--version']).stdout.splitlines()[0]}
+           'compiler': run(['cc', '--version']).stdout.splitlines()[0], 'phases': {}}
     merged, per_path = profile(work, bins['base'], paths, a.profile_packets, a.jobs)
     res['hot'] = {}
     for p, prof in per_path.items():
@@ -285,7 +341,13 @@ def main(argv=None):
                                    os.path.join(work, algo, p, PROG))[0] for p in paths}
         else:
             bins[algo], last = apply(algo, merged, algo, os.path.join(work, algo, PROG))
-            res['build_order'] = last
+            if 'build_order' not in res:
+                res['build_order'], res['build_algo'] = last, algo
+    res['phases']['build, profile, order, relink, verify'] = time.time() - t0
+    if a.bench_tcp and res.get('build_order'):
+        res['bench_tcp'] = bench_tcp(a, bdir, lo, work, res['build_order'],
+                                     os.path.join(work, f'{res["build_algo"]}-{res["build_algo"]}.order'))
+        res['phases']['cachenet-bench-tcp'] = time.time() - t0 - sum(res['phases'].values())
     # leave the build dir linked with the shared order, as -Dlink_order would
     if res.get('build_order'):
         shutil.copy(res['build_order'], lo)
@@ -325,6 +387,7 @@ def main(argv=None):
                     del v['out']
     res['sim'] = sim
     res['identical_instructions'] = identical
+    res['phases']['simulation'] = time.time() - t0 - sum(res['phases'].values())
 
     res['timing'] = {}
     if a.reps > 0:
@@ -336,6 +399,7 @@ def main(argv=None):
                                                          'packets': n}
     res['timing_command'] = (f'taskset -c {a.cpu} ' if a.cpu is not None else '') + \
         f'{PROG} PATH N --time --icache=MODE, {a.reps} runs of each binary alternated'
+    res['phases']['native timing'] = time.time() - t0 - sum(res['phases'].values())
     res['seconds'] = time.time() - t0
     if a.json:
         with open(a.json, 'w') as f:
@@ -382,8 +446,20 @@ def render_text(res):
             m = t['median']
             out.append(f'{p:14} base {m["base"]:>8.1f} ' + ''.join(
                 f'{a} {m[a]:>8.1f} ({m[a] / m["base"]:.3f}) ' for a in algos))
+    bt = res.get('bench_tcp')
+    if bt:
+        out.append('\ncachenet-bench-tcp linked with the shared order: ' + (
+            bt['error'] if 'error' in bt else
+            ('verify OK' if bt['verify']['ok'] else 'verify FAILED') +
+            f'; median tsc_per_packet ({bt["command"]})'))
+        for p, c in bt.get('cases', {}).items():
+            m = bt.get('median', {})
+            x, y = m.get('base', {}).get(c), m.get('c3', {}).get(c)
+            if x and y:
+                out.append(f'{p:14} {c:34} base {x:>8.1f} c3 {y:>8.1f} ({y / x:.3f})')
     out.append(f'\ninstructions identical in every layout: {res["identical_instructions"]}; '
-               f'{res["seconds"]:.0f} s')
+               f'{res["seconds"]:.0f} s (' + ', '.join(f'{k} {v:.0f} s' for k, v in
+                                                     res.get('phases', {}).items()) + ')')
     return '\n'.join(out)
 
 
