@@ -243,10 +243,10 @@ def bench_tcp(a, bdir, lo, work, script, order_file):
     out['verify'] = verify(lib, new, base)
     filt = '^(' + '|'.join(BENCH_CASES.values()) + ')$'   # names need no escaping
     pin = ['taskset', '-c', str(a.cpu)] if a.cpu is not None and shutil.which('taskset') else []
-    got = {'base': {}, 'c3': {}}
+    got = {'base': {}, 'c3': {}, 'base-again': {}}
     rounds = max(1, min(a.reps, 3))
     for _ in range(rounds):
-        for k, b in (('base', base), ('c3', new)):
+        for k, b in (('base', base), ('c3', new), ('base-again', base)):
             r = run(pin + [b, '--benchmark_filter=' + filt, '--benchmark_min_time=0.05',
                            '--benchmark_repetitions=3', '--benchmark_format=json',
                            '--cn_events=none'])
@@ -256,7 +256,7 @@ def bench_tcp(a, bdir, lo, work, script, order_file):
     out['median'] = {k: {c: statistics.median(v) for c, v in d.items()} for k, d in got.items()}
     out['command'] = (' '.join(pin) + ' ' if pin else '') + \
         f'cachenet-bench-tcp --benchmark_filter=... --benchmark_min_time=0.05 ' \
-        f'--benchmark_repetitions=3 --cn_events=none, {rounds} rounds of base and C3 alternated'
+        f'--benchmark_repetitions=3 --cn_events=none, {rounds} rounds of base, C3, base again'
     return out
 
 
@@ -394,11 +394,16 @@ def main(argv=None):
         for mode in modes:
             for p in paths:
                 n = a.time_packets if mode == 'warm' else a.cold_time_packets
-                med, allv = timing({k: binary(k, p) for k in bins}, p, n, a.reps, a.cpu, mode)
+                # the baseline a second time: the ratio of two runs of the
+                # same program is this machine's noise in that run
+                tb = {k: binary(k, p) for k in bins}
+                tb['base-again'] = tb['base']
+                med, allv = timing(tb, p, n, a.reps, a.cpu, mode)
                 res['timing'].setdefault(mode, {})[p] = {'median': med, 'runs': allv,
                                                          'packets': n}
     res['timing_command'] = (f'taskset -c {a.cpu} ' if a.cpu is not None else '') + \
-        f'{PROG} PATH N --time --icache=MODE, {a.reps} runs of each binary alternated'
+        f'{PROG} PATH N --time --icache=MODE, {a.reps} runs of each binary alternated, ' \
+        'the baseline twice'
     res['phases']['native timing'] = time.time() - t0 - sum(res['phases'].values())
     res['seconds'] = time.time() - t0
     if a.json:
@@ -445,7 +450,8 @@ def render_text(res):
         for p, t in bypath.items():
             m = t['median']
             out.append(f'{p:14} base {m["base"]:>8.1f} ' + ''.join(
-                f'{a} {m[a]:>8.1f} ({m[a] / m["base"]:.3f}) ' for a in algos))
+                f'{a} {m[a]:>8.1f} ({m[a] / m["base"]:.3f}) ' for a in algos + ['base-again']
+                if a in m))
     bt = res.get('bench_tcp')
     if bt:
         out.append('\ncachenet-bench-tcp linked with the shared order: ' + (
@@ -455,8 +461,10 @@ def render_text(res):
         for p, c in bt.get('cases', {}).items():
             m = bt.get('median', {})
             x, y = m.get('base', {}).get(c), m.get('c3', {}).get(c)
+            z = m.get('base-again', {}).get(c)
             if x and y:
-                out.append(f'{p:14} {c:34} base {x:>8.1f} c3 {y:>8.1f} ({y / x:.3f})')
+                out.append(f'{p:14} {c:34} base {x:>8.1f} c3 {y:>8.1f} ({y / x:.3f})'
+                           + (f' base again {z:>8.1f} ({z / x:.3f})' if z else ''))
     out.append(f'\ninstructions identical in every layout: {res["identical_instructions"]}; '
                f'{res["seconds"]:.0f} s (' + ', '.join(f'{k} {v:.0f} s' for k, v in
                                                      res.get('phases', {}).items()) + ')')
