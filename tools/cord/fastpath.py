@@ -94,7 +94,8 @@ def build(src, work, jobs):
             f.write(EMPTY_LD)
     if not os.path.exists(os.path.join(bdir, 'build.ninja')):
         env = dict(os.environ)
-        env.pop('CFLAGS', None)
+        for v in ('CFLAGS', 'CPPFLAGS', 'LDFLAGS'):   # the measured build is the project's own
+            env.pop(v, None)
         run(['meson', 'setup', bdir, src, '-Dlink_order=' + lo] + MESON_OPTS, env=env)
     return bdir, lo
 
@@ -275,7 +276,7 @@ def main(argv=None):
                     help='c3, ph, hotness: one order from all paths merged; with -path: '
                          'an order (and a program) per path, as seed 000 CORDed each benchmark')
     ap.add_argument('--packets', type=int, default=2000, help='simulated packets (warm)')
-    ap.add_argument('--cold-packets', type=int, default=100,
+    ap.add_argument('--cold-packets', type=int, default=50,
                     help='simulated packets with the I-cache emptied before each')
     ap.add_argument('--cold-geometries', default='16384,1,64',
                     help='I1 geometries of the cold runs (emptied, the geometry matters little)')
