@@ -188,7 +188,7 @@ def penalties(memsig_path, bdir, cpu, jobs):
     if memsig_path:
         with open(memsig_path) as f:
             d = json.load(f)
-        src = memsig_path
+        src = 'tools/memsig, ' + os.path.basename(memsig_path)
     else:
         try:
             run(['ninja', '-C', bdir, '-j', str(jobs), 'tools/memsig/memsig'])

@@ -152,9 +152,10 @@ def fastpath(ctx):
         raise NotMeasured("tools/cord/fastpath.py builds cachenet from the source tree, "
                           "which this installed report does not have")
     work = os.path.join(ctx.out, "cord-fastpath")
-    args = ["--reps", "3" if ctx.args.quick else "5", "--bench-tcp"]
+    args = ["--reps", "5", "--bench-tcp"]
     if ctx.args.quick:
-        args += ["--geometries", "16384,1,64", "--packets", "1000", "--cold-packets", "100"]
+        args = ["--reps", "3", "--geometries", "16384,1,64", "--packets", "1000",
+                "--cold-packets", "30"]
     if ctx.args.cpu is not None:
         args += ["--cpu", str(ctx.args.cpu)]
     ms = None
@@ -289,7 +290,7 @@ def fastpath(ctx):
            "machine's own caches, %s (ratio = after ÷ before, same run; the baseline's "
            "second series, *base again*, shows what two runs of one program differ by "
            "on this shared 2-core VM)." % (
-               pen["l2_tsc"], pen["mem_tsc"], pen["source"].replace("measured by /", "measured by "),
+               pen["l2_tsc"], pen["mem_tsc"], pen["source"],
                "`%s`" % d.get("timing_command", "?")), "",
            table(hdr, rows), ""]
     bt = d.get("bench_tcp")
