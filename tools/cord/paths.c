@@ -68,7 +68,8 @@ struct env {
 	uint8_t *app;
 	/* the measured region */
 	struct cn_sim_region sim;
-	bool cold, on;
+	bool cold;      /* empty the I-cache before every measured packet */
+	bool measuring; /* the measured packets (not the warm-up) are running */
 	uint64_t ticks, t0;
 };
 
@@ -143,15 +144,26 @@ static struct cn_peer_params peer_params(enum cn_peer_kind kind)
 static void region_on(struct env *e)
 {
 	cn_sim_collect(&e->sim, true);
-	e->on = true;
 	e->t0 = cn_tsc_begin();
 }
 
 static void region_off(struct env *e)
 {
 	e->ticks += cn_tsc_end() - e->t0;
-	e->on = false;
 	cn_sim_collect(&e->sim, false);
+}
+
+/* Device and peer work: outside the region while packets are measured. */
+static void device_begin(struct env *e)
+{
+	if (e->measuring)
+		region_off(e);
+}
+
+static void device_end(struct env *e)
+{
+	if (e->measuring)
+		region_on(e);
 }
 
 /* Before each measured packet: a cold instruction cache if asked for
@@ -159,19 +171,45 @@ static void region_off(struct env *e)
  * and ~20 ms under valgrind). */
 static void next_packet(struct env *e)
 {
-	if (!e->cold || !e->on)
+	if (!e->cold || !e->measuring)
 		return;
 	region_off(e);
 	cn_cache_evict_icache();
 	region_on(e);
 }
 
+/* The peer's next burst into our RX ring when it is empty (TCP: after our
+ * ACKs have reached the peer and opened its window). */
+static void refill(struct env *e, bool tcp)
+{
+	if (cn_netdev_rx_pending(e->dev))
+		return;
+	device_begin(e);
+	if (tcp) {
+		cn_netdev_nic_tx(e->dev);
+		cn_netdev_tx_reap(e->dev);
+	}
+	cn_peer_send(e->peer, tcp ? 256 : 512);
+	device_end(e);
+}
+
+/* One received frame through the stack: the receive paths' packet. */
+static int input_one(struct env *e, uint64_t now)
+{
+	struct cn_mbuf *mb;
+
+	next_packet(e);
+	if (cn_netdev_rx_burst(e->dev, &mb, 1) != 1)
+		return -1;
+	cn_net_input(e->net, mb, now);
+	return 0;
+}
+
 /* ---------------------------------------------------------- the paths */
 
-/* Each runs `n` packets; the measured region is on while it runs (the
- * caller switches it on for the measured packets only). */
+/* Each runs `n` packets, measured or not as e->measuring says. */
 
-static int tcp_send(struct env *e, uint32_t payload, unsigned n, unsigned *writes, bool measured)
+static int tcp_send(struct env *e, uint32_t payload, unsigned n, unsigned *writes)
 {
 	uint64_t segs = cn_tcp_stats(e->tcb)->segs_out + n;
 
@@ -182,12 +220,12 @@ static int tcp_send(struct env *e, uint32_t payload, unsigned n, unsigned *write
 			int k = cn_tcp_send(e->tcb, e->app + done, payload - done, 1);
 			done += k > 0 ? (uint32_t)k : 0;
 			if (done < payload || ++*writes % 16 == 0 || cn_netdev_tx_pending(e->dev) > 1024) {
-				if (measured)
-					region_off(e);
+				/* the NIC step: frames onto the wire, the peer ACKs */
+				device_begin(e);
 				cn_netdev_nic_tx(e->dev);
 				cn_peer_flush(e->peer);
-				if (measured)
-					region_on(e);
+				device_end(e);
+				/* ACK processing (measured) */
 				while (cn_netdev_rx_pending(e->dev))
 					cn_netdev_poll(e->dev, e->net, 1);
 				cn_netdev_tx_reap(e->dev);
@@ -197,41 +235,26 @@ static int tcp_send(struct env *e, uint32_t payload, unsigned n, unsigned *write
 	return 0;
 }
 
-static int tcp_recv(struct env *e, uint32_t payload, unsigned n, bool measured)
+static int tcp_recv(struct env *e, uint32_t payload, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		if (!cn_netdev_rx_pending(e->dev)) {
-			if (measured)
-				region_off(e);
-			cn_netdev_nic_tx(e->dev); /* our ACKs reach the peer */
-			cn_netdev_tx_reap(e->dev);
-			cn_peer_send(e->peer, 256);
-			if (measured)
-				region_on(e);
-		}
-		next_packet(e);
-		struct cn_mbuf *mb;
-		if (cn_netdev_rx_burst(e->dev, &mb, 1) != 1)
-			return -1;
-		cn_net_input(e->net, mb, 1);
-		if (cn_tcp_recv(e->tcb, e->app, payload, 1) != (int)payload)
+		refill(e, true);
+		if (input_one(e, 1) < 0 || cn_tcp_recv(e->tcb, e->app, payload, 1) != (int)payload)
 			return -1;
 	}
 	return 0;
 }
 
-static int udp_send(struct env *e, uint32_t payload, unsigned n, unsigned *k, bool measured)
+static int udp_send(struct env *e, uint32_t payload, unsigned n, unsigned *k)
 {
 	for (unsigned i = 0; i < n; i++) {
 		next_packet(e);
 		if (cn_udp_send(e->udp, e->app, payload, NULL, NULL) < 0)
 			return -1;
 		if (++*k % 32 == 0) {
-			if (measured)
-				region_off(e);
+			device_begin(e);
 			cn_netdev_nic_tx(e->dev);
-			if (measured)
-				region_on(e);
+			device_end(e);
 			cn_netdev_tx_reap(e->dev);
 		}
 	}
@@ -245,21 +268,12 @@ static void rx_free(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 	cn_mbuf_free_chain(m);
 }
 
-static int udp_recv(struct env *e, unsigned n, bool measured)
+static int udp_recv(struct env *e, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		if (!cn_netdev_rx_pending(e->dev)) {
-			if (measured)
-				region_off(e);
-			cn_peer_send(e->peer, 512);
-			if (measured)
-				region_on(e);
-		}
-		next_packet(e);
-		struct cn_mbuf *mb;
-		if (cn_netdev_rx_burst(e->dev, &mb, 1) != 1)
+		refill(e, false);
+		if (input_one(e, 0) < 0)
 			return -1;
-		cn_net_input(e->net, mb, 0);
 	}
 	return 0;
 }
@@ -384,16 +398,18 @@ int main(int argc, char **argv)
 		unsigned n = measured ? (unsigned)packets : (unsigned)warmup;
 		if (!n)
 			continue;
+		e.measuring = measured;
 		if (measured)
 			region_on(&e);
 		switch (kind) {
-		case TCP_SEND: rc = tcp_send(&e, (uint32_t)payload, n, &counter, measured); break;
-		case TCP_RECV: rc = tcp_recv(&e, (uint32_t)payload, n, measured); break;
-		case UDP_SEND: rc = udp_send(&e, (uint32_t)payload, n, &counter, measured); break;
-		case UDP_RECV: rc = udp_recv(&e, n, measured); break;
+		case TCP_SEND: rc = tcp_send(&e, (uint32_t)payload, n, &counter); break;
+		case TCP_RECV: rc = tcp_recv(&e, (uint32_t)payload, n); break;
+		case UDP_SEND: rc = udp_send(&e, (uint32_t)payload, n, &counter); break;
+		case UDP_RECV: rc = udp_recv(&e, n); break;
 		}
 		if (measured)
 			region_off(&e);
+		e.measuring = false;
 		if (rc < 0)
 			goto out;
 	}
