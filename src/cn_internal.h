@@ -8,4 +8,22 @@
  * them although they match the version script's cn_* pattern. */
 #define CN_INTERNAL __attribute__((visibility("hidden")))
 
+#include <stdint.h>
+#include <string.h>
+
+/* Loads from wire data at any alignment, in memory order (no swap). */
+static inline uint16_t cn__ld16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t cn__ld32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
 #endif

@@ -148,16 +148,16 @@ void cn__arp_input(struct cn_conn *c, struct cn_mbuf *m)
 	uint16_t op;
 	bool for_us;
 
-	if (m->len < CN_ETH_HLEN + ARP_LEN || cn__conn_ld16(a) != cn_hton16(ARP_HTYPE_ETH) ||
-	    cn__conn_ld16(a + 2) != cn_hton16(CN_ETH_TYPE_IPV4) || a[4] != CN_ETH_ALEN || a[5] != 4 ||
+	if (m->len < CN_ETH_HLEN + ARP_LEN || cn__ld16(a) != cn_hton16(ARP_HTYPE_ETH) ||
+	    cn__ld16(a + 2) != cn_hton16(CN_ETH_TYPE_IPV4) || a[4] != CN_ETH_ALEN || a[5] != 4 ||
 	    (a[8] & 1)) { /* a group address cannot be a sender's */
 		cn__conn_drop(c, CN_CONN_DROP_ARP_BAD);
 		goto out;
 	}
-	op = cn_ntoh16(cn__conn_ld16(a + 6));
+	op = cn_ntoh16(cn__ld16(a + 6));
 	memcpy(sha, a + 8, CN_ETH_ALEN);
-	spa = cn__conn_ld32(a + 14);
-	tpa = cn__conn_ld32(a + 24);
+	spa = cn__ld32(a + 14);
+	tpa = cn__ld32(a + 24);
 	if (op != ARP_OP_REQUEST && op != ARP_OP_REPLY) {
 		cn__conn_drop(c, CN_CONN_DROP_ARP_OP);
 		goto out;

@@ -394,7 +394,7 @@ static bool slow_hook(void *arg, struct cn_mbuf *m, enum cn_drop why)
 	switch (why) {
 	case CN_DROP_ETH_TYPE:
 		if (m->len >= CN_ETH_HLEN &&
-		    cn__conn_ld16(m->data + 12) == cn_hton16(CN_ETH_TYPE_ARP)) {
+		    cn__ld16(m->data + 12) == cn_hton16(CN_ETH_TYPE_ARP)) {
 			cn__arp_input(c, m);
 			return true;
 		}

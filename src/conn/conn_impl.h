@@ -92,19 +92,6 @@ static inline void cn__conn_drop(struct cn_conn *c, enum cn_conn_drop why)
 	c->st.drop[why]++;
 }
 
-static inline uint16_t cn__conn_ld16(const void *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static inline uint32_t cn__conn_ld32(const void *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
 
 /* arp.c */
 CN_INTERNAL void cn__arp_input(struct cn_conn *c, struct cn_mbuf *m);

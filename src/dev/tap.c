@@ -349,15 +349,16 @@ static void impaired_rx_out(void *arg, const uint8_t *frame, uint32_t len)
 /* Read one frame into the scratch buffer. @return its length, 0 when
  * there is nothing to read (or the read failed, counted), -1 when it was
  * too long (counted). */
-static ssize_t read_scratch(struct cn_tap *t)
+/* One timed, counted readv(2) (EINTR retried); a failure is counted as
+ * EAGAIN or an error and returned as -1. */
+static ssize_t tap_readv(struct cn_tap *t, const struct iovec *iov, int niov)
 {
-	ssize_t n;
-
 	uint64_t t0 = cn_tsc_begin();
+	ssize_t n;
 
 	t->st.rx_reads++;
 	do
-		n = read(t->fd, t->scratch, sizeof(t->scratch));
+		n = readv(t->fd, iov, niov);
 	while (n < 0 && errno == EINTR);
 	t->st.rx_tsc += cn_tsc_end() - t0;
 	if (n < 0) {
@@ -365,8 +366,17 @@ static ssize_t read_scratch(struct cn_tap *t)
 			t->st.rx_eagain++;
 		else
 			t->st.rx_errors++;
-		return 0;
 	}
+	return n;
+}
+
+static ssize_t read_scratch(struct cn_tap *t)
+{
+	struct iovec iov = {.iov_base = t->scratch, .iov_len = sizeof(t->scratch)};
+	ssize_t n = tap_readv(t, &iov, 1);
+
+	if (n < 0)
+		return 0;
 	if ((size_t)n > t->frame_max) {
 		t->st.rx_trunc++;
 		return -1;
@@ -396,17 +406,8 @@ static int read_direct(struct cn_tap *t, struct cn_mbuf **out)
 	iov[0].iov_len = t->frame_max;
 	iov[1].iov_base = t->scratch; /* catches the excess of a longer frame */
 	iov[1].iov_len = 64;
-	uint64_t t0 = cn_tsc_begin();
-	t->st.rx_reads++;
-	do
-		n = readv(t->fd, iov, 2);
-	while (n < 0 && errno == EINTR);
-	t->st.rx_tsc += cn_tsc_end() - t0;
+	n = tap_readv(t, iov, 2);
 	if (n < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			t->st.rx_eagain++;
-		else
-			t->st.rx_errors++;
 		cn_mbuf_free(m);
 		return 0;
 	}

@@ -170,18 +170,5 @@ static inline void cn__drop(struct cn_net *net, enum cn_drop why)
 	net->st.drop[why]++;
 }
 
-static inline uint32_t cn__ld32(const void *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static inline uint16_t cn__ld16(const void *p)
-{
-	uint16_t v;
-	memcpy(&v, p, 2);
-	return v;
-}
 
 #endif
