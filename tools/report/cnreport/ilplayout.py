@@ -118,12 +118,6 @@ def ilp(ctx):
 
 # Seed 000, Table 11: latency (µs) of the original and the CORDed x-kernel
 # (100 MHz R4400, 16 KB direct-mapped L1 I and D, 1 MB L2).
-NAHUM_T11 = {
-    "TCP Send Cksum Off": (76.61, 72.61), "TCP Send Cksum On": (147.80, 148.38),
-    "TCP Recv Cksum Off": (58.04, 54.33), "TCP Recv Cksum On": (190.42, 186.61),
-    "UDP Send Cksum Off": (20.92, 12.53), "UDP Send Cksum On": (77.45, 65.59),
-    "UDP Recv Cksum Off": (33.46, 27.03), "UDP Recv Cksum On": (160.15, 148.76),
-}
 GEOM_NAMES = {"16384,1,64": "16 KB direct-mapped", "32768,8,64": "32 KB 8-way",
               "8192,2,64": "8 KB 2-way"}
 
@@ -275,7 +269,7 @@ def fastpath(ctx):
                     ctx.metric("%s/%s/%s_native_ratio" % (mode, p, a), m[a] / m["base"])
             else:
                 r += ["—"] * (2 + len(algos))
-            pt = NAHUM_T11.get(paper_label(p))
+            pt = papers.NAHUM_T11.get(paper_label(p))
             r += ["%.2f → %.2f (%+.0f%%)" % (pt[0], pt[1], 100 * (pt[1] - pt[0]) / pt[0])
                   if pt and mode == "warm" else ""]
             rows.append(r)

@@ -36,6 +36,13 @@ NAHUM_T6 = {8: (0.144, 0.071, 0.0), 16: (0.083, 0.059, 0.0), 32: (0.041, 0.019, 
 # Table 7: TCP send, cksum off: miss rates vs associativity (16 KB L1).
 NAHUM_T7 = {1: (0.083, 0.059, 0.0), 2: (0.053, 0.004, 0.0), 4: (0.017, 0.0, 0.0),
             8: (0.005, 0.0, 0.0)}
+# Table 11: latency per packet in microseconds, (original, CORDed).
+NAHUM_T11 = {
+    "TCP Send Cksum Off": (76.61, 72.61), "TCP Send Cksum On": (147.80, 148.38),
+    "TCP Recv Cksum Off": (58.04, 54.33), "TCP Recv Cksum On": (190.42, 186.61),
+    "UDP Send Cksum Off": (20.92, 12.53), "UDP Send Cksum On": (77.45, 65.59),
+    "UDP Recv Cksum Off": (33.46, 27.03), "UDP Recv Cksum On": (160.15, 148.76),
+}
 # Table 12: CORDed protocols, miss rates.
 NAHUM_T12 = {
     "TCP Send Cksum Off": (0.061, 0.060, 0.007),
