@@ -35,7 +35,7 @@ def parse(argv, cfg):
         prog="cachenet-report", description=cfg["doc"],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help="fewer sizes and configurations, no repetitions (<= 2 min)")
+                    help="fewer sizes and configurations, no repetitions (about 3.5 min on 2 cores)")
     ap.add_argument("--out", default="cachenet-report",
                     help="directory for report.md, report.json, figure JSON and PNG "
                          "(default ./cachenet-report); measurements are cached in DIR/runs")
