@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Fuzz target for connection management (conn.h) behind the fast path:
+ * frames into cn_net_input() of a stack whose slow-path hook is a cn_conn
+ * with a listener on port 80 (connections accepted, echoed a little,
+ * closed after a while) and an active open in progress to 192.168.0.2:5555
+ * (its MAC known, so the SYN is out). ARP, ICMP, SYNs, handshake segments,
+ * RSTs, FINs: whatever a peer could send. Input: one flags byte, then
+ * frames, each a 2-byte big-endian length and that many bytes. Flags: bit
+ * 0 fix the IPv4, ICMP and L4 checksums of each frame (so the fuzzer
+ * reaches the state machines), bit 1 refuse timestamps, bit 2 refuse
+ * window scaling, bit 3 ring send buffers. Between frames the clock
+ * advances and cn_conn_poll() runs. After each input everything is
+ * destroyed and every pool must be back to its start counts: a leak aborts.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cachenet/conn.h"
+#include "cachenet/csum.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct cn_mbuf_pool *mp, *cp;
+static uint8_t wire[16384];
+
+static int xmit(void *arg, struct cn_pkt *p)
+{
+	(void)arg;
+	if (cn_pkt_len(p) <= sizeof(wire))
+		cn_pkt_gather(p, wire);
+	cn_pkt_free(p);
+	return 0;
+}
+
+static void fix_csums(uint8_t *f, uint32_t len)
+{
+	uint32_t ihl, tot;
+	uint8_t *ip = f + 14;
+	if (len < 34 || f[12] != 0x08 || f[13] != 0x00 || (ip[0] >> 4) != 4)
+		return;
+	ihl = (ip[0] & 0xfu) * 4u;
+	tot = (uint32_t)ip[2] << 8 | ip[3];
+	if (ihl < 20 || 14 + ihl > len)
+		return;
+	ip[10] = ip[11] = 0;
+	uint16_t c = cn_csum_ipv4_hdr(ip, ihl);
+	memcpy(ip + 10, &c, 2);
+	if (tot < ihl || 14 + tot > len)
+		return;
+	uint32_t l4 = tot - ihl;
+	uint32_t off = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : ip[9] == 1 ? 2 : 0;
+	if (!off || l4 < off + 2)
+		return;
+	uint32_t sa, da;
+	memcpy(&sa, ip + 12, 4);
+	memcpy(&da, ip + 16, 4);
+	ip[ihl + off] = ip[ihl + off + 1] = 0;
+	uint32_t s0 = ip[9] == 1 ? 0 : cn_csum_pseudo_ipv4(sa, da, ip[9], (uint16_t)l4);
+	c = (uint16_t)~cn_csum_fold(cn_csum_partial(ip + ihl, l4, s0));
+	memcpy(ip + ihl + off, &c, 2);
+}
+
+#define MAXS 16
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cn_mbuf_pool_stats a0, c0, a1, c1;
+	struct cn_sock *acc[MAXS];
+	unsigned nacc = 0;
+
+	if (size < 1 || size > 1 << 16)
+		return 0;
+	if (!mp) {
+		struct cn_mbuf_pool_params m = {.kind = CN_MBUF_POOL_SMALL, .count = 4096};
+		struct cn_mbuf_pool_params c = {.kind = CN_MBUF_POOL_CLUSTER, .count = 1024};
+		mp = cn_mbuf_pool_create(&m);
+		cp = cn_mbuf_pool_create(&c);
+		if (!mp || !cp)
+			abort();
+	}
+	cn_mbuf_pool_stats(mp, &a0);
+	cn_mbuf_pool_stats(cp, &c0);
+
+	uint8_t fl = data[0];
+	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+				   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 64,
+				   .max_conns = MAXS + 4};
+	struct cn_net *net = cn_net_create(&np);
+	if (!net)
+		abort();
+	struct cn_conn_params cpar = {
+		.tcp = {.rcvbuf_size = 32768, .ooo_max = 8, .delack_ticks = 5, .rto_init = 50,
+			.sndbuf = (fl & 8) ? CN_SOCKBUF_RING : CN_SOCKBUF_CHAIN,
+			.sndbuf_size = 1 << 16},
+		.no_ts = (fl & 2) != 0,
+		.no_wscale = (fl & 4) != 0,
+		.max_socks = MAXS + 4,
+		.syn_rto = 40,
+		.time_wait = 60,
+		.arp_retry = 40,
+		.orphan_timeout = 400,
+		.isn_secret = 0x0123456789abcdefull,
+	};
+	struct cn_conn *c = cn_conn_create(net, &cpar);
+	if (!c)
+		abort();
+	static const uint8_t peer_mac[6] = {2, 0, 0, 0, 0, 2};
+	uint64_t now = 1;
+	cn_conn_poll(c, now);
+	if (cn_conn_arp_add(c, cn_hton32(0xc0a80002), peer_mac) != 0)
+		abort();
+	struct cn_sock *l = cn_sock_listen(c, 80, 8);
+	struct cn_sock *cl = cn_sock_connect(c, cn_hton32(0xc0a80002), 5555, now);
+	if (!l || !cl)
+		abort();
+
+	size_t at = 1;
+	unsigned nframe = 0;
+	while (at + 2 <= size) {
+		uint32_t len = (uint32_t)data[at] << 8 | data[at + 1];
+		at += 2;
+		if (len > size - at)
+			len = (uint32_t)(size - at);
+		struct cn_mbuf *m = cn_mbuf_get_cluster(mp, cp);
+		if (!m)
+			abort(); /* a leak exhausted the pool */
+		if (len > m->buf_len - 2)
+			len = m->buf_len - 2;
+		m->data = m->buf + 2;
+		memcpy(m->data, data + at, len);
+		m->len = m->pkt_len = len;
+		at += len;
+		if (fl & 1)
+			fix_csums(m->data, len);
+		enum cn_drop r = cn_net_input(net, m, now);
+		if ((unsigned)r >= CN_DROP_MAX)
+			abort();
+		now += 7;
+		cn_conn_poll(c, now);
+		/* The application: accept, echo a little, close some. */
+		struct cn_sock *s;
+		while (nacc < MAXS && (s = cn_sock_accept(l)))
+			acc[nacc++] = s;
+		for (unsigned i = 0; i < nacc; i++) {
+			uint8_t buf[512];
+			int n = cn_sock_recv(acc[i], buf, sizeof(buf), now);
+			if (n > 0)
+				(void)cn_sock_send(acc[i], buf, (uint32_t)n, now);
+			if (n == 0 || (n < 0 && n != -EAGAIN) || (nframe + i) % 5 == 4) {
+				cn_sock_close(acc[i], now);
+				acc[i--] = acc[--nacc];
+			}
+		}
+		if (cl) {
+			uint8_t buf[512];
+			(void)cn_sock_send(cl, "hello", 5, now);
+			int n = cn_sock_recv(cl, buf, sizeof(buf), now);
+			if (n == 0 || (n < 0 && n != -EAGAIN && n != -ENOTCONN)) {
+				cn_sock_close(cl, now);
+				cl = NULL;
+			}
+		}
+		nframe++;
+	}
+	/* Every socket the application holds or gave back is freed here,
+	 * TCBs and buffers with it. */
+	cn_conn_destroy(c);
+	if (cn_net_destroy(net) != 0)
+		abort();
+	cn_mbuf_pool_stats(mp, &a1);
+	cn_mbuf_pool_stats(cp, &c1);
+	if (a1.in_use != a0.in_use || c1.in_use != c0.in_use) {
+		fprintf(stderr, "leak: mbufs %u -> %u, clusters %u -> %u\n", a0.in_use, a1.in_use,
+			c0.in_use, c1.in_use);
+		abort();
+	}
+	return 0;
+}
