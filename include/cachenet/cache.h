@@ -100,11 +100,31 @@ void cn_cache_warm_range(void *p, size_t len, bool for_write);
  * Empty the instruction caches and the uop cache: execute a generated block
  * of code (one 2-byte jump per cache line, so one fetch per line) that is
  * larger than the L2 (at least 2x L2, at least 4 MB) and is kept for later
- * calls. The data side is barely touched. ~0.2-1 ms per call.
+ * calls. The data side is barely touched. ~0.2-1 ms per call. Under
+ * valgrind, where only the simulated I1 is there to empty, it runs the
+ * block's last 256 KB (4x any I1 we simulate): the whole block would be
+ * retranslated by valgrind at every call (~0.5 s).
  * @return 0; -ENOMEM if the block cannot be mapped executable (a hardened
  *         kernel refusing PROT_EXEC anonymous memory); -ENOTSUP off x86.
  */
 int cn_cache_evict_icache(void);
+
+/**
+ * Empty the data caches of every level: read one byte of every line of an
+ * eviction buffer of max(CN_CACHE_EVICT_WORKING_SET, 2 x the reported
+ * last-level size), twice the largest cache, so that even a replacement
+ * policy that is not LRU keeps none of the old lines (test_cache checks
+ * that loads after it take memory latency). Dirty lines of the caller's
+ * data are written back on the way out; the TLB is emptied too. Use it
+ * with cn_cache_evict_icache() for seed 000's "cold cache" (everything the
+ * next packet touches comes from memory). The buffer (64 MB here) is
+ * mapped and faulted in on the first call and kept for the process.
+ * Costs ~5-15 ms per call natively (memory bandwidth); under valgrind it
+ * evicts the *simulated* D1 and LL (CN_SIM_GEOMETRY's) wholesale instead,
+ * reading (LL ways + D1 ways) lines per LL set. Not a fast-path function.
+ * @return 0, or -ENOMEM if the buffer cannot be mapped.
+ */
+int cn_cache_evict_data(void);
 
 /* ------------------------------------------------------ placement */
 

@@ -3,6 +3,7 @@
 #include "cachenet/cpu.h"
 #include "cache_impl.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,8 +79,10 @@ static void sim_evict_init(void)
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED || !sev.turn)
 		return;
+	/* No memset: the simulator caches virtual addresses, so untouched
+	 * (zero-page) lines evict as well as real ones, and faulting 100 MB
+	 * in under valgrind costs seconds. */
 	p = (uint8_t *)(((uintptr_t)p + sev.way - 1) & ~(uintptr_t)(sev.way - 1));
-	memset(p, 1, sev.len); /* real pages, not the shared zero page */
 	sev.buf = p;
 }
 
@@ -94,11 +97,13 @@ static int sim_evict(const void *p, size_t len)
 	uint8_t acc = 0;
 	size_t lines = (len + sev.line - 1) / sev.line + 1;
 	if (lines * sev.m >= sev.len / sev.line) {
-		/* Slot by slot across all sets: every set sees 2M distinct
-		 * lines in a row, so all of them reach the LL. */
-		for (size_t i = 0; i < sev.len; i += sev.line)
+		/* Slot by slot across all sets, the first half of the pool:
+		 * every set sees M distinct lines in a row, at most D1-ways of
+		 * them still in the D1 from an earlier call, so at least
+		 * LL-ways reach the LL and push everything else out. */
+		for (size_t i = 0; i < sev.len / 2; i += sev.line)
 			acc += e[i];
-		memset(sev.turn, 0, sev.sets);
+		memset(sev.turn, 1, sev.sets); /* the other half next */
 		sev_sink = acc;
 		return 1;
 	}
@@ -116,6 +121,50 @@ static int sim_evict(const void *p, size_t len)
 #endif
 
 static volatile uint8_t warm_sink;
+
+/* The native eviction buffer of cn_cache_evict_data(). */
+static uint8_t *evict_buf;
+static size_t evict_len;
+static pthread_once_t evict_once = PTHREAD_ONCE_INIT;
+
+static void evict_init(void)
+{
+	struct cn_cache_info info;
+	size_t len = CN_CACHE_EVICT_WORKING_SET;
+
+	if (cn_cache_geometry(&info) == 0) {
+		const struct cn_cache_level *ll = cn_cache_last_level(&info);
+		if (ll && 2 * ll->size > len)
+			len = (size_t)(2 * ll->size);
+	}
+	uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	memset(p, 1, len); /* real pages, not the shared zero page */
+	evict_buf = p;
+	evict_len = len;
+}
+
+int cn_cache_evict_data(void)
+{
+#ifdef CN_HAVE_VALGRIND_H
+	if (RUNNING_ON_VALGRIND) {
+		/* the whole simulated hierarchy: a range as large as the pool */
+		pthread_once(&sev_once, sim_evict_init);
+		if (sev.buf && sim_evict(sev.buf, sev.len))
+			return 0;
+	}
+#endif
+	pthread_once(&evict_once, evict_init);
+	if (!evict_buf)
+		return -ENOMEM;
+	const volatile uint8_t *e = evict_buf;
+	uint8_t acc = 0;
+	for (size_t i = 0; i < evict_len; i += LINE)
+		acc += e[i];
+	warm_sink = acc; /* used, so no compiler or JIT drops the loads */
+	return 0;
+}
 
 void cn_cache_flush_range(const void *p, size_t len)
 {

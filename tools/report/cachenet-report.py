@@ -8,7 +8,7 @@ Sections (--only NAME[,NAME...]), each a study of issue 8:
   kernels      2. checksum, copy+checksum, byte swaps, ciphers vs every peer
   buffers      3. mbuf pool vs contiguous sockbuf vs DPDK vs lwIP (seed 004)
   payload      4. per-payload TX/RX characterization (seed 001 Tables 1, 3)
-  caches       5. hot vs idealized caches, instructions vs data (seed 000 T3-5, Fig. 6)
+  caches       5. hot, cold and idealized caches, instructions vs data (seed 000 T3-5, Fig. 6)
   sensitivity  6. cache size and associativity (seed 000 Tables 6-7)
   dca          7. RX in flush/inject/prefetch modes (seed 002 Table 1, 4)
   ilp          8. sequential vs integrated loops (seed 003 Table II)
@@ -41,6 +41,7 @@ def locate():
             "memsig": os.path.join(root, "tools", "memsig", "memsig"),
             "bench": os.path.join(root, "bench"),
             "cord": os.path.join(SOURCE_ROOT, "tools", "cord", "cord.py"),
+            "cord_paths": os.path.join(root, "tools", "cord", "cachenet-cord-paths"),
             "ilp_model": os.path.join(SOURCE_ROOT, "ilp", "model.py"),
             "cord_test": os.path.join(SOURCE_ROOT, "tests", "cord", "test_link.py"),
             "tapnet": os.path.join(root, "tools", "tapnet", "cachenet-tapnet"),
@@ -51,6 +52,7 @@ def locate():
         "memsig": os.path.join(here, "memsig"),
         "bench": INSTALLED_LIBEXEC,
         "cord": os.path.join(here, "cachenet-cord"),
+        "cord_paths": os.path.join(INSTALLED_LIBEXEC, "cachenet-cord-paths"),
         "ilp_model": os.path.join(DATADIR, "ilp", "model.py"),
         "cord_test": None,
         "tapnet": os.path.join(here, "cachenet-tapnet"),

@@ -146,9 +146,9 @@ def fastpath(ctx):
         raise NotMeasured("tools/cord/fastpath.py builds cachenet from the source tree, "
                           "which this installed report does not have")
     work = os.path.join(ctx.out, "cord-fastpath")
-    args = ["--reps", "5", "--bench-tcp"]
+    args = ["--reps", "3", "--bench-tcp"]
     if ctx.args.quick:
-        args = ["--reps", "3", "--geometries", "16384,1,64", "--packets", "1000",
+        args = ["--reps", "1", "--geometries", "16384,1,64", "--packets", "1000",
                 "--cold-packets", "30"]
     if ctx.args.cpu is not None:
         args += ["--cpu", str(ctx.args.cpu)]
@@ -355,7 +355,7 @@ def layout(ctx):
     r = ctx.cached_run("cord-icache", cmd, [test, cord], produce)
     out = r["stdout"]
     lines = out.splitlines()
-    rows, hdr, series = [], None, []
+    rows, hdr = [], None
     for i, l in enumerate(lines):
         if l.startswith("I1 geometry"):
             hdr = l.split()[2:]

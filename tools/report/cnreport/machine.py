@@ -6,7 +6,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import tempfile
 
 from .util import NotMeasured, table

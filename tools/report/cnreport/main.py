@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from . import compare, ilplayout, machine, memkern, net, tap
+from . import caches, compare, ilplayout, machine, memkern, net, tap
 from .util import Ctx, NotMeasured, render
 
 # name, title, function
@@ -19,7 +19,7 @@ SECTIONS = [
     ("kernels", "2. Kernels", memkern.kernels),
     ("buffers", "3. Buffers", memkern.buffers),
     ("payload", "4. Per-payload characterization", net.payload),
-    ("caches", "5. Hot and idealized caches; instructions vs data", net.caches),
+    ("caches", "5. Hot, cold and idealized caches", caches.caches),
     ("sensitivity", "6. Cache size and associativity", net.sensitivity),
     ("dca", "7. DCA", net.dca),
     ("ilp", "8. ILP", ilplayout.ilp),
@@ -120,7 +120,6 @@ def main(argv, cfg):
         head += [plot_note, ""]
     summary = [[title, status[name]["status"], status[name]["seconds"]]
                for name, title, _ in SECTIONS if name in status]
-    from .util import table
     head += ["| section | status | seconds |", "|---|---|---|"] + \
         ["| %s | %s | %s |" % tuple(str(c) for c in r) for r in summary] + [""]
     parts = ["\n".join(head), mach_md]

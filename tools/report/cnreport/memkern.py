@@ -5,7 +5,7 @@ import json
 import os
 
 from . import papers
-from .util import NotMeasured, case_key, fmt, human_bytes, ratio, results, split, table
+from .util import NotMeasured, case_key, human_bytes, ratio, results, split, table
 
 
 # ------------------------------------------------------------ 1 memsig

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Studies 4-7 on the TCP/UDP fast path and the in-memory NIC
-(cachenet-bench-tcp, issue 5): per-payload characterization, hot and
-idealized caches, cache size/associativity, DCA. Each says "not measured"
+"""Studies 4, 6 and 7 on the TCP/UDP fast path and the in-memory NIC
+(cachenet-bench-tcp, issue 5): per-payload characterization, cache
+size/associativity, DCA (study 5 is caches.py). Each says "not measured"
 when the fast path has not been built; study 6 then falls back to the
 kernels, labelled as such."""
 import math
 import re
 
 from . import papers
-from .util import NotMeasured, fmt, pct, ratio, results, split, table
+from .util import NotMeasured, pct, ratio, results, table
 
 NOT_LANDED = "the fast path (issue 5) has not landed: cachenet-bench-tcp was not built"
 ALL_PAYLOADS = [64, 128, 256, 512, 1024, 1460, 2048, 4096, 8192, 16384, 32768, 65536]
@@ -160,110 +160,6 @@ def payload(ctx):
     if len(figs_i) > 2:
         md += [ctx.figure("fig-payload-instr", "Instructions per payload (simulated) vs seed 001",
                           "payload (bytes)", "instructions", figs_i, ylog=True), ""]
-    return "\n".join(md)
-
-
-# ------------------------------------------------------------ 5 caches
-
-CONFIGS5 = [  # paper row, benchmark
-    ("TCP Send Cksum Off", "tcp_tx/offload-mbuf/1460"),
-    ("TCP Send Cksum On", "tcp_tx/separate-mbuf/1460"),
-    ("TCP Recv Cksum Off", "tcp_rx/offload-mbuf-inject/1460"),
-    ("TCP Recv Cksum On", "tcp_rx/separate-mbuf-inject/1460"),
-    ("UDP Send Cksum Off", "udp_tx/nocsum/1024"),
-    ("UDP Send Cksum On", "udp_tx/csum/1024"),
-    ("UDP Recv Cksum Off", "udp_rx/nocsum/1024"),
-    ("UDP Recv Cksum On", "udp_rx/csum/1024"),
-]
-
-
-def caches(ctx):
-    need_tcp(ctx)
-    need_sim(ctx)
-    ms = get_memsig(ctx)
-    l2, dram = lat(ms, "L2"), lat(ms, "DRAM")
-    cfgs = CONFIGS5[:2] + CONFIGS5[4:6] if ctx.args.quick else CONFIGS5
-    filt = "|".join("^%s$" % esc(b) for _, b in cfgs)
-    timed = results(ctx.bench("tcp", ["--benchmark_filter=" + filt] + ctx.timed_args(0.01, 0.03), "caches"))
-    simd = ctx.bench("tcp", ["--benchmark_filter=" + filt] + SIM_MIN, "caches-sim", sim="")
-    sim = results(simd)
-    tsc_ghz = float(ctx.machine.get("tsc_hz") or ms["tsc_hz"]) / 1e9
-    md = ["## 5. Hot and idealized caches; instructions vs data (seed 000, Tables 3-5, Fig. 6)", "",
-          "TCP with 1460-byte writes, UDP with 1024-byte datagrams; *cksum on* = a separate "
-          "checksum pass (TCP) or a software checksum (UDP), *off* = offload / none. RX "
-          "uses `inject` (the NIC's lines left in cache, i.e. hot). Miss rates are "
-          "**%s**: I1 = I1 misses / instructions, D1 = D1 misses / data references, "
-          "LL = LL misses / LL accesses, as seed 000 defines them. Paper: 100 MHz R4400, "
-          "x-kernel, 16 KB direct-mapped L1s, 1 MB L2." % sim_label(simd), ""]
-    rows = []
-    for label, b in cfgs:
-        s = sim.get(b)
-        r = rates(s) if s else (None, None, None)
-        pp = papers.NAHUM_T3.get(label)
-        rows.append([label, "`%s`" % b, pct(r[0]), pct(r[1]), pct(r[2]),
-                     " / ".join(pct(x) for x in pp) if pp else "not in the text copy"])
-        if s:
-            for k, v in zip(("i1", "d1", "ll"), r):
-                ctx.metric("%s/%s_rate" % (b, k), v)
-    md += ["**Hot-cache miss rates** (Table 3):", "",
-           table(["configuration", "benchmark", "L1 I", "L1 D", "LL", "paper I / D / L2"], rows), ""]
-    # Latency split with the measured latencies: each L1 miss costs an L2
-    # hit, each LL miss a DRAM access on top (memsig's dependent-load
-    # latencies, so an upper bound: an out-of-order core overlaps misses).
-    rows, bars = [], {"measured (hot)": [], "ideal I-cache": [], "ideal D-cache": [], "ideal (both)": []}
-    names = []
-    for label, b in cfgs:
-        s, t = sim.get(b), timed.get(b)
-        if not s or not t or l2 is None or dram is None:
-            rows.append([label, None, None, None, None, None, None, "cold: not measured"])
-            continue
-        pk = s.get("packets_per_op") or 1
-        i_mem = (s.get("l1i_miss") or 0) * l2
-        d_mem = ((s.get("sim_d1mr") or 0) + (s.get("sim_d1mw") or 0)) * l2
-        ll_mem = ((s.get("sim_llmr") or 0) + (s.get("sim_llmw") or 0)) * (dram - l2)
-        ifrac = (s.get("l1i_miss") or 0) / max(1, (s.get("l1i_miss") or 0) + (s.get("sim_d1mr") or 0) + (s.get("sim_d1mw") or 0))
-        i_mem += ll_mem * ifrac
-        d_mem += ll_mem * (1 - ifrac)
-        meas = t.get("tsc_per_op")
-        cpu = max(0.0, meas - i_mem - d_mem)
-        us = lambda x: x / tsc_ghz / 1000.0 / pk  # noqa: E731  TSC per op → µs per packet
-        p4 = papers.NAHUM_T4.get(label)
-        p4 = papers.NAHUM_T4.get(label)
-        if i_mem + d_mem > meas:
-            # The dependent-load latencies overstate what an out-of-order core
-            # with prefetchers pays: no split is honest then.
-            rows.append([label, us(meas), us(i_mem + d_mem), "estimate > measured", None, None,
-                         s["instructions"] / max(1, (s.get("sim_dr") or 0) + (s.get("sim_dw") or 0)),
-                         "%s / %s / %s" % p4 if p4 else "—"])
-            ctx.metric("%s/us_per_packet" % b, us(meas))
-            continue
-        rows.append([label, us(meas), us(i_mem + d_mem), us(cpu), us(cpu + d_mem), us(cpu + i_mem),
-                     s["instructions"] / max(1, (s.get("sim_dr") or 0) + (s.get("sim_dw") or 0)),
-                     "%s / %s / %s" % p4 if p4 else "—"])
-        names.append(label.replace(" Cksum ", "\n"))
-        for k, v in (("measured (hot)", meas), ("ideal I-cache", cpu + d_mem),
-                     ("ideal D-cache", cpu + i_mem), ("ideal (both)", cpu)):
-            bars[k].append(us(v))
-        ctx.metric("%s/us_per_packet" % b, us(meas))
-    md += ["**Latency per packet, µs, hot caches, split into CPU and memory time** (Table 4, "
-           "Fig. 6). Memory time = I1 and D1 misses × memsig's L2 latency (%s TSC) + LL misses "
-           "× (DRAM − L2) (%s TSC), counted from the simulated misses; CPU time = measured − "
-           "memory (an estimate: the core overlaps misses that a dependent-load chain "
-           "cannot). Ideal I-cache drops the instruction misses' time, ideal D-cache the "
-           "data misses', ideal both. **Cold caches: not measured** — the fast-path "
-           "benchmark has no mode that flushes code and data between packets (only the "
-           "NIC's lines, study 7). Paper: cold / hot / ideal µs at 100 MHz." % (fmt(l2), fmt(dram)), "",
-           table(["configuration", "measured hot", "memory (est.)", "ideal (CPU)", "ideal I-cache",
-                  "ideal D-cache", "instr : data refs", "paper cold / hot / ideal"], rows), "",
-           "Seed 000 found instruction references outnumber data references 2:1 without and "
-           "3:1 with checksumming (Sec. 3.3).", ""]
-    if names:
-        md += [ctx.figure("fig-caches-latency", "Per-packet latency: measured and idealized caches",
-                          "configuration", "µs per packet",
-                          [{"label": k, "x": names, "y": v} for k, v in bars.items()],
-                          xlog=False, kind="bar", xticks=names), ""]
-    md += ["Cold-cache miss rates (Table 5, paper: TCP send off %s) are not measured for the "
-           "same reason." % " / ".join(pct(x) for x in papers.NAHUM_T5["TCP Send Cksum Off"]), ""]
     return "\n".join(md)
 
 

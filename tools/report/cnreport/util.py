@@ -45,11 +45,11 @@ class Ctx:
             return ["taskset", "-c", str(self.args.cpu)] + cmd
         return cmd
 
-    def run(self, cmd, timeout=1800, cwd=None):
+    def run(self, cmd, timeout=1800, cwd=None, env=None):
         """Run cmd, keep its stderr in the log; raise RuntimeError on failure."""
         print("  + " + " ".join(cmd), file=sys.stderr, flush=True)
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=timeout, cwd=cwd)
+                           text=True, timeout=timeout, cwd=cwd, env=env)
         self.log.write("$ " + " ".join(cmd) + "\n" + p.stderr + "\n")
         self.log.flush()
         if p.returncode != 0:
@@ -87,6 +87,14 @@ class Ctx:
         self.commands.append((self.section, " ".join(shown), False))
         self.log.write("# %s took %.1f s\n" % (tag, time.time() - t0))
         return d
+
+    @staticmethod
+    def save(path, d):
+        """Store a measurement at path (for cached_run's produce)."""
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(d, f)
+        os.replace(tmp, path)
 
     def bench(self, name, args, tag, sim=None, timeout=1800):
         """Run cachenet-bench-NAME with args (plus --cn_sim=sim when given);
