@@ -56,18 +56,44 @@ struct Env {
 	struct cn_udp_sock *udp = nullptr;
 	struct cn_peer *peer = nullptr;
 
-	bool init(enum cn_dca dca, uint32_t ring, uint32_t rx_flags)
+	// The pools outlive one run of a benchmark: google-benchmark calls it
+	// 3-5 times (iteration estimate, repetitions), and creating 98,304
+	// objects each time was half of every simulated run's instructions
+	// (valgrind: ~0.3 s a time). A new benchmark gets new pools, so its
+	// figures do not depend on which benchmarks ran before it, and so does
+	// a run that left buffers in use.
+	static struct cn_mbuf_pool *shared_pool(bool cluster, const std::string &who)
 	{
+		static struct cn_mbuf_pool *pools[2];
+		static std::string owner[2];
+		struct cn_mbuf_pool *&p = pools[cluster];
+		if (p && owner[cluster] != who) {
+			cn_mbuf_pool_destroy(p);
+			p = nullptr;
+		}
+		owner[cluster] = who;
+		if (p) {
+			struct cn_mbuf_pool_stats s;
+			cn_mbuf_pool_stats(p, &s);
+			if (s.in_use == 0)
+				return p;
+			std::fprintf(stderr, "bench_tcp: %u %s still in use after a run; new pool\n",
+				     s.in_use, cluster ? "clusters" : "mbufs");
+			cn_mbuf_pool_destroy(p); // frees the leaked objects with it
+		}
 		struct cn_mbuf_pool_params m = {};
-		m.kind = CN_MBUF_POOL_SMALL;
-		m.count = 65536;
+		m.kind = cluster ? CN_MBUF_POOL_CLUSTER : CN_MBUF_POOL_SMALL;
+		m.count = cluster ? 32768 : 65536;
 		m.cache_size = 256;
-		struct cn_mbuf_pool_params c = {};
-		c.kind = CN_MBUF_POOL_CLUSTER;
-		c.count = 32768;
-		c.cache_size = 256;
-		mp = cn_mbuf_pool_create(&m);
-		cp = cn_mbuf_pool_create(&c);
+		p = cn_mbuf_pool_create(&m);
+		return p;
+	}
+
+	bool init(benchmark::State &st, enum cn_dca dca, uint32_t ring, uint32_t rx_flags)
+	{
+		(void)st;
+		mp = shared_pool(false, cnbench::current_name());
+		cp = shared_pool(true, cnbench::current_name());
 		if (!mp || !cp)
 			return false;
 		struct cn_netdev_params dp = {};
@@ -140,10 +166,10 @@ struct Env {
 			cn_netdev_destroy(dev);
 		}
 		cn_net_destroy(net);
-		cn_mbuf_pool_thread_flush(mp);
-		cn_mbuf_pool_thread_flush(cp);
-		cn_mbuf_pool_destroy(mp);
-		cn_mbuf_pool_destroy(cp);
+		if (mp)
+			cn_mbuf_pool_thread_flush(mp);
+		if (cp)
+			cn_mbuf_pool_thread_flush(cp);
 	}
 };
 
@@ -166,7 +192,7 @@ void per_packet(benchmark::State &st, double packets)
 void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t payload)
 {
 	Env e;
-	if (!e.init(CN_DCA_INJECT, 4096, 0)) {
+	if (!e.init(st, CN_DCA_INJECT, 4096, 0)) {
 		st.SkipWithError("setup failed");
 		return;
 	}
@@ -224,7 +250,7 @@ void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca
 	       uint32_t payload)
 {
 	Env e;
-	if (!e.init(dca, 1024, csum == RX_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0)) {
+	if (!e.init(st, dca, 1024, csum == RX_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0)) {
 		st.SkipWithError("setup failed");
 		return;
 	}
@@ -283,7 +309,7 @@ void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca
 void bm_tcp_ack(benchmark::State &st)
 {
 	Env e;
-	if (!e.init(CN_DCA_INJECT, 4096, 0)) {
+	if (!e.init(st, CN_DCA_INJECT, 4096, 0)) {
 		st.SkipWithError("setup failed");
 		return;
 	}
@@ -338,7 +364,7 @@ const char *udp_name(udp_mode u)
 void bm_udp_tx(benchmark::State &st, udp_mode mode, uint32_t payload)
 {
 	Env e;
-	if (!e.init(CN_DCA_INJECT, 4096, 0)) {
+	if (!e.init(st, CN_DCA_INJECT, 4096, 0)) {
 		st.SkipWithError("setup failed");
 		return;
 	}
@@ -378,7 +404,7 @@ void rx_free(void *, struct cn_mbuf *m, const struct cn_pkt_info *)
 void bm_udp_rx(benchmark::State &st, udp_mode mode, uint32_t payload)
 {
 	Env e;
-	if (!e.init(CN_DCA_INJECT, 1024, mode == U_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0)) {
+	if (!e.init(st, CN_DCA_INJECT, 1024, mode == U_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0)) {
 		st.SkipWithError("setup failed");
 		return;
 	}

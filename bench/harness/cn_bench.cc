@@ -197,6 +197,11 @@ benchmark::internal::Benchmark *add(const std::string &name,
 	});
 }
 
+const std::string &current_name()
+{
+	return t_current;
+}
+
 Measure::Measure(benchmark::State &st, size_t bytes_per_op) : st_(st), bytes_(bytes_per_op)
 {
 	if (g_sim) {

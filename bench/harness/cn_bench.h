@@ -110,6 +110,10 @@ private:
 	struct cn_sim_region sim_ = {};
 };
 
+/** The name of the benchmark running on this thread (as given to add()),
+ *  "" outside one. */
+const std::string &current_name();
+
 /** A page-aligned buffer of @p len bytes (+ @p offset misalignment),
  *  filled with a deterministic pattern; freed with free_buffer(). */
 void *alloc_buffer(size_t len, size_t offset = 0);

@@ -163,7 +163,7 @@ def caches(ctx):
     quick = ctx.args.quick
     paths = [p for p in PATHS5 if "Send" in p[0]] if quick else PATHS5
     native_n = {"hot": 1000, "l1": 1000, "cold": 50} if quick else \
-        {"hot": 5000, "l1": 5000, "cold": 150}
+        {"hot": 5000, "l1": 5000, "cold": 60}
     sim_n = {"hot": 500, "l1": 300, "cold": 10} if quick else {"hot": 2000, "l1": 500, "cold": 20}
     reps = 1 if quick else 3
 

@@ -25,9 +25,13 @@ static inline uint64_t tsc(void)
 }
 int main(void)
 {
-	const long iters = 4000000; /* x 16 adds: ~64 M cycles, ~20 ms */
+	/* x 16 adds: ~3.2 M cycles, ~1 ms a sample. Short samples, many of
+	 * them, best taken: on a shared VM a 20 ms sample was rarely free of
+	 * preemption, and 15 of them gave 1.3-2.1 GHz under load for a core
+	 * that runs at 3.6. */
+	const long iters = 200000;
 	uint64_t best = ~0ull, x = 0;
-	for (int r = 0; r < 15; r++) {
+	for (int r = 0; r < 300; r++) {
 		uint64_t t0 = tsc();
 		for (long i = 0; i < iters; i++)
 			__asm__ volatile(
@@ -95,7 +99,7 @@ def describe(ctx, memsig=None):
             raise NotMeasured("TSC frequency unknown")
         info["core_ghz"] = core_clock(ctx, tsc_hz)
         clock_how = ("measured: a chain of dependent adds (1 per core cycle) timed "
-                     "against the TSC, best of 15 x ~20 ms, pinned")
+                     "against the TSC, best of 300 x ~1 ms, pinned")
     except (NotMeasured, RuntimeError) as e:
         l1 = ((memsig or {}).get("levels") or {}).get("L1")
         if l1 and tsc_hz:
