@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Studies 8 and 9: ILP (seed 003, through ilp/model.py, not a copy of it)
 and code layout (seed 000 Tables 11-12, through tools/cord)."""
+import concurrent.futures
 import json
 import os
 import re
@@ -92,8 +93,21 @@ def ilp(ctx):
         md += ["Model vs measurement: not run (ilp/model.py not found).", ""]
     else:
         ms = get_memsig(ctx)
-        sim = ctx.bench("ilp", [r"--benchmark_filter=^ilp/((copy\+)?(bswap32\+pes\+csum|syn\.n3\.s0_1_1[^-]*)|syn\.n[13]\.s[0-9]+\.a10)-(seq|int)(-scalar)?/1460-hot$"]
-                        + SIM_MIN, "model-sim", sim="")
+        # two simulations at once, one per CPU, the state sweep's even and
+        # odd s apart: counts do not care about the load, and this was the
+        # section's longest wait (under valgrind only the scalar and AVX2
+        # forms exist: valgrind has no AVX-512)
+        tail = r")-(seq|int)(-scalar)?/1460-hot$"
+        halves = {
+            "model-sim-a": r"^ilp/((copy\+)?bswap32\+pes\+csum|syn\.n[13]\.s[0-9]*[02468]\.a10" + tail,
+            "model-sim-b": r"^ilp/((copy\+)?syn\.n3\.s0_1_1[^-]*|syn\.n[13]\.s[0-9]*[13579]\.a10" + tail,
+        }
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            futs = [pool.submit(ctx.bench, "ilp", ["--benchmark_filter=" + f] + SIM_MIN, tag, sim="",
+                                cpu=ctx.other_cpu() if k else None)
+                    for k, (tag, f) in enumerate(halves.items())]
+            parts = [f.result() for f in futs]
+        sim = dict(parts[0], benchmarks=parts[0].get("benchmarks", []) + parts[1].get("benchmarks", []))
         with tempfile.TemporaryDirectory() as tmp:
             paths = {}
             for n, obj in (("memsig", ms), ("table", d), ("sim", sim)):

@@ -187,7 +187,7 @@ def kernels(ctx):
             if not any("/" in l and not l.startswith("cachenet:") for l in listed.splitlines()):
                 continue
         d = ctx.bench(prog, ["--benchmark_filter=" + filt]
-                      + ctx.timed_args(0.01, 0.02 if prog == "csum" else 0.03), "kernels")
+                      + ctx.timed_args(0.01, 0.01), "kernels")
         md += ["### cachenet-bench-%s" % prog, "", "Counters: %s." % d.get("context", {}).get("cn_counters", "?"), ""]
         md += family_tables(ctx, prog, d)
     if missing:

@@ -40,10 +40,19 @@ class Ctx:
         p = os.path.join(self.paths["bench"], "cachenet-bench-" + name)
         return p if os.path.isfile(p) and os.access(p, os.X_OK) else None
 
-    def pinned(self, cmd):
-        if self.args.cpu is not None and shutil.which("taskset"):
-            return ["taskset", "-c", str(self.args.cpu)] + cmd
+    def pinned(self, cmd, cpu=None):
+        cpu = self.args.cpu if cpu is None else cpu
+        if cpu is not None and shutil.which("taskset"):
+            return ["taskset", "-c", str(cpu)] + cmd
         return cmd
+
+    def other_cpu(self):
+        """A CPU other than the report's own (for a second simulation run
+        beside the first), or None on a one-CPU machine."""
+        n = os.cpu_count() or 1
+        if n < 2 or self.args.cpu is None:
+            return None
+        return (self.args.cpu - 1) % n
 
     def run(self, cmd, timeout=1800, cwd=None, env=None):
         """Run cmd, keep its stderr in the log; raise RuntimeError on failure."""
@@ -96,9 +105,10 @@ class Ctx:
             json.dump(d, f)
         os.replace(tmp, path)
 
-    def bench(self, name, args, tag, sim=None, timeout=1800):
-        """Run cachenet-bench-NAME with args (plus --cn_sim=sim when given);
-        return its JSON. Raises NotMeasured when the program is missing."""
+    def bench(self, name, args, tag, sim=None, timeout=1800, cpu=None):
+        """Run cachenet-bench-NAME with args (plus --cn_sim=sim when given),
+        pinned to the report's CPU (or cpu); return its JSON. Raises
+        NotMeasured when the program is missing."""
         exe = self.exe(name)
         if not exe:
             raise NotMeasured("cachenet-bench-%s was not built" % name)
@@ -111,14 +121,14 @@ class Ctx:
             tmp = path + ".tmp"
             cmd = self.pinned(shown + ["--benchmark_format=json",
                                        "--benchmark_out=" + tmp,
-                                       "--benchmark_out_format=json"])
+                                       "--benchmark_out_format=json"], cpu)
             self.run(cmd, timeout=timeout)
             with open(tmp) as f:
                 d = json.load(f)
             os.replace(tmp, path)
             return d
         return self.cached_run("%s-%s" % (name, tag), shown, [exe], produce,
-                               shown=["taskset -c %s" % self.args.cpu] + shown
+                               shown=["taskset -c %s" % (self.args.cpu if cpu is None else cpu)] + shown
                                if self.args.cpu is not None else shown)
 
     def timed_args(self, quick_min=0.01, full_min=0.03, reps=3):
