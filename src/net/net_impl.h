@@ -86,6 +86,7 @@ struct cn_tcb {
 	uint32_t sndbuf_max;
 	uint32_t ip_sum0;          /* template IPv4 header partial sum */
 	uint32_t tcp_sum0;         /* pseudo-header w/o length + ports + options kind */
+	uint32_t ph_sum0;          /* pseudo-header w/o length (offload: + l4len, fold) */
 	uint16_t hdr_len;          /* 54 or 66 */
 	uint8_t no_ts_clock, nodelay;
 	uint32_t laddr;
@@ -125,12 +126,16 @@ struct cn_net {
 	uint32_t nudp;
 };
 
+#define CN_NET_LIKELY(c) __builtin_expect(!!(c), 1)
+#define CN_NET_UNLIKELY(c) __builtin_expect(!!(c), 0)
+
 CN_INTERNAL struct cn_pkt *cn__pkt_get(struct cn_net *net);
 /* Offer a frame to the slow-path hook; true if it took it (counted). */
 CN_INTERNAL bool cn__net_slow(struct cn_net *net, struct cn_mbuf *m, enum cn_drop why);
 CN_INTERNAL enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
 			       struct cn_pkt_info *pi, uint64_t now);
 CN_INTERNAL struct cn_tcb *cn__tcp_lookup(struct cn_net *net, const struct cn_pkt_info *pi);
+CN_INTERNAL struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info *pi);
 CN_INTERNAL enum cn_drop cn__udp_input(struct cn_net *net, struct cn_mbuf *m, struct cn_pkt_info *pi);
 CN_INTERNAL int cn__tcp_output(struct cn_tcb *tcb, uint64_t now);
 CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now);
@@ -163,6 +168,41 @@ static inline bool cn__tcp_has_output(const struct cn_tcb *tcb)
 
 	return tcb->sb->cc > off ||
 	       ((tcb->flags & (TF_SNDFIN | TF_FINACKED)) == TF_SNDFIN && off == tcb->sb->cc);
+}
+
+/* The connection of a parsed segment: the last one found first (one
+ * compare of the three keys on a stream), then the hash table. */
+static inline struct cn_tcb *cn__tcp_find(struct cn_net *net, const struct cn_pkt_info *pi)
+{
+	struct cn_tcb *t = net->last;
+
+	if (CN_NET_LIKELY(t && t->raddr == pi->saddr && t->rport_n == pi->sport &&
+			  t->lport_n == pi->dport))
+		return t;
+	return cn__tcp_lookup_hash(net, pi);
+}
+
+/* cn_net_l4_hdr_sum, inline: pseudo-header plus L4 header (checksum field
+ * included) in 32-bit loads added in 64 bits. The two TCP header lengths
+ * of the fast path (20; 32 = NOP NOP TS) are unrolled; every L4 header
+ * length is a multiple of 4 (TCP: 4 * data offset, UDP: 8). */
+static inline uint32_t cn__l4_hdr_sum(const struct cn_pkt_info *pi)
+{
+	const uint8_t *h = pi->frame + pi->l4_off;
+	uint32_t hl = (uint32_t)(pi->pay_off - pi->l4_off);
+	uint64_t s = (uint64_t)pi->saddr + pi->daddr + cn__csum_be16(pi->proto) +
+		     cn__csum_be16(pi->l4_len);
+
+	if (CN_NET_LIKELY(hl == 20 || hl == 32)) {
+		s += (uint64_t)cn__ld32(h) + cn__ld32(h + 4) + cn__ld32(h + 8) + cn__ld32(h + 12) +
+		     cn__ld32(h + 16);
+		if (hl == 32)
+			s += (uint64_t)cn__ld32(h + 20) + cn__ld32(h + 24) + cn__ld32(h + 28);
+	} else {
+		for (uint32_t i = 0; i < hl; i += 4)
+			s += cn__ld32(h + i);
+	}
+	return cn__csum_fold32(s);
 }
 
 static inline void cn__drop(struct cn_net *net, enum cn_drop why)

@@ -73,8 +73,11 @@ static int attach_payload(struct cn_tcb *tcb, struct cn_pkt *p, uint32_t off, ui
 	}
 
 	if (tcb->sb_kind == CN_SOCKBUF_RING) {
-		for (uint32_t i = 0; i < seg.npieces; i++)
-			p->piece[i] = seg.piece[i];
+		/* Both pieces whatever npieces says (the ring view always
+		 * fills two): two 16-byte moves, where a loop up to npieces
+		 * became a call to memcpy. */
+		p->piece[0] = seg.piece[0];
+		p->piece[1] = seg.piece[1];
 		p->npieces = (uint16_t)seg.npieces;
 	} else {
 		/* References keep the clusters alive after the ACK frees the
@@ -181,8 +184,7 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 		if (tcb->csum_mode == CN_TCP_CSUM_OFFLOAD) {
 			/* The NIC sums header and payload; it wants the
 			 * pseudo-header sum, folded, not complemented. */
-			th->csum = cn_csum_fold(cn_csum_pseudo_ipv4(tcb->laddr, tcb->raddr,
-								     CN_IPV4_PROTO_TCP, l4len));
+			th->csum = cn_csum_fold((uint64_t)tcb->ph_sum0 + cn__csum_be16(l4len));
 			p->ol_flags = CN_PKT_TX_L4_CSUM;
 			p->csum_off = 16;
 		} else {
