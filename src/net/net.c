@@ -238,24 +238,6 @@ uint32_t cn_pkt_gather(const struct cn_pkt *p, void *dst)
 	return off;
 }
 
-struct cn_pkt *cn__pkt_get(struct cn_net *net)
-{
-	struct cn_pkt *p = net->pkt_free;
-
-	if (!p) {
-		net->st.tx_nodesc++;
-		return NULL;
-	}
-	net->pkt_free = p->next;
-	net->pkts_out++;
-	p->npieces = 0;
-	p->pay_len = 0;
-	p->ol_flags = 0;
-	p->ref = NULL;
-	p->done = NULL;
-	return p;
-}
-
 void cn_pkt_free(struct cn_pkt *p)
 {
 	struct cn_net *net;

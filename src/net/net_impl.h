@@ -129,7 +129,6 @@ struct cn_net {
 #define CN_NET_LIKELY(c) __builtin_expect(!!(c), 1)
 #define CN_NET_UNLIKELY(c) __builtin_expect(!!(c), 0)
 
-CN_INTERNAL struct cn_pkt *cn__pkt_get(struct cn_net *net);
 /* Offer a frame to the slow-path hook; true if it took it (counted). */
 CN_INTERNAL bool cn__net_slow(struct cn_net *net, struct cn_mbuf *m, enum cn_drop why);
 CN_INTERNAL enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
@@ -141,6 +140,27 @@ CN_INTERNAL int cn__tcp_output(struct cn_tcb *tcb, uint64_t now);
 CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now);
 CN_INTERNAL void cn__tcp_free_all(struct cn_net *net);
 CN_INTERNAL void cn__udp_free_all(struct cn_net *net);
+
+/* A TX descriptor from the stack's LIFO free list (the most recently
+ * freed is cache-hot), its per-packet fields reset; NULL (counted) when
+ * every descriptor is out. */
+static inline struct cn_pkt *cn__pkt_get(struct cn_net *net)
+{
+	struct cn_pkt *p = net->pkt_free;
+
+	if (CN_NET_UNLIKELY(!p)) {
+		net->st.tx_nodesc++;
+		return NULL;
+	}
+	net->pkt_free = p->next;
+	net->pkts_out++;
+	p->npieces = 0;
+	p->pay_len = 0;
+	p->ol_flags = 0;
+	p->ref = NULL;
+	p->done = NULL;
+	return p;
+}
 
 /* Hand a built frame of @p frame_len bytes to the device, counting it.
  * On the device's error the packet is released without its completion

@@ -34,6 +34,49 @@ static inline uint16_t rcv_window(struct cn_tcb *tcb)
 	return (uint16_t)w;
 }
 
+/* Partial sum of p's payload pieces, summed where they lie (SEPARATE, or
+ * STORED when the ring's chunk sums do not cover the range). */
+static uint32_t sum_pieces(const struct cn_pkt *p)
+{
+	uint32_t s = 0, at = 0;
+
+	for (uint32_t i = 0; i < p->npieces; i++) {
+		s = cn_csum_combine(s, cn_csum_partial(p->piece[i].base, p->piece[i].len, 0), at);
+		at += p->piece[i].len;
+	}
+	return s;
+}
+
+/* Ring send buffer, any mode but FUSED: the packet references the ring's
+ * bytes (1 piece, 2 across the ring's end). Inlined into send_segment:
+ * the common TX case pays no call and no second stack frame. */
+static inline __attribute__((always_inline)) int attach_ring(struct cn_tcb *tcb, struct cn_pkt *p,
+							      uint32_t off, uint32_t len,
+							      uint32_t *psum)
+{
+	struct cn_sb_seg seg;
+
+	cn_sbring_seg(tcb->ring, off, len, &seg);
+	len = seg.len;
+	if (len == 0)
+		return 0;
+	/* Both pieces whatever npieces says (the ring view always fills
+	 * two): two 16-byte moves, where a loop up to npieces became a call
+	 * to memcpy. */
+	p->piece[0] = seg.piece[0];
+	p->piece[1] = seg.piece[1];
+	p->npieces = (uint16_t)seg.npieces;
+	p->pay_len = len;
+	if (tcb->csum_mode == CN_TCP_CSUM_STORED && seg.csum_valid) {
+		*psum = seg.csum;
+	} else if (tcb->csum_mode != CN_TCP_CSUM_OFFLOAD) {
+		if (tcb->csum_mode == CN_TCP_CSUM_STORED)
+			tcb->st.csum_fallback++;
+		*psum = sum_pieces(p);
+	}
+	return (int)len;
+}
+
 /* Attach payload [off, off+len) of the send buffer to p. Returns the
  * number of bytes attached (<= len: a chain view holds at most
  * CN_PKT_PIECES pieces) and its partial sum in *psum when the mode needs
@@ -44,10 +87,13 @@ static int attach_payload(struct cn_tcb *tcb, struct cn_pkt *p, uint32_t off, ui
 	struct cn_sb_seg seg;
 	unsigned mode = tcb->csum_mode;
 
-	if (tcb->sb_kind == CN_SOCKBUF_RING)
+	if (tcb->sb_kind == CN_SOCKBUF_RING) {
+		if (mode != CN_TCP_CSUM_FUSED)
+			return attach_ring(tcb, p, off, len, psum);
 		cn_sbring_seg(tcb->ring, off, len, &seg);
-	else
+	} else {
 		cn_sbchain_seg(&tcb->chain, off, len, &seg);
+	}
 	len = seg.len;
 	if (len == 0)
 		return 0;
@@ -72,16 +118,9 @@ static int attach_payload(struct cn_tcb *tcb, struct cn_pkt *p, uint32_t off, ui
 		return (int)len;
 	}
 
-	if (tcb->sb_kind == CN_SOCKBUF_RING) {
-		/* Both pieces whatever npieces says (the ring view always
-		 * fills two): two 16-byte moves, where a loop up to npieces
-		 * became a call to memcpy. */
-		p->piece[0] = seg.piece[0];
-		p->piece[1] = seg.piece[1];
-		p->npieces = (uint16_t)seg.npieces;
-	} else {
-		/* References keep the clusters alive after the ACK frees the
-		 * sockbuf's own mbufs, until the device completes. */
+	{
+		/* Chain: references keep the clusters alive after the ACK
+		 * frees the sockbuf's own mbufs, until the device completes. */
 		struct cn_mbuf *r = cn_mbuf_copy_ref(seg.m, seg.moff, len), *x;
 		uint32_t n = 0;
 		if (!r)
@@ -97,19 +136,8 @@ static int attach_payload(struct cn_tcb *tcb, struct cn_pkt *p, uint32_t off, ui
 		p->npieces = (uint16_t)n;
 	}
 	p->pay_len = len;
-
-	if (mode == CN_TCP_CSUM_STORED && seg.csum_valid) {
-		*psum = seg.csum;
-	} else if (mode != CN_TCP_CSUM_OFFLOAD) {
-		uint32_t s = 0, at = 0;
-		if (mode == CN_TCP_CSUM_STORED)
-			tcb->st.csum_fallback++;
-		for (uint32_t i = 0; i < p->npieces; i++) {
-			s = cn_csum_combine(s, cn_csum_partial(p->piece[i].base, p->piece[i].len, 0), at);
-			at += p->piece[i].len;
-		}
-		*psum = s;
-	}
+	if (mode != CN_TCP_CSUM_OFFLOAD)
+		*psum = sum_pieces(p);
 	return (int)len;
 }
 
@@ -142,7 +170,11 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
 
 	if (len) {
-		rc = attach_payload(tcb, p, off, len, &paysum);
+		if (CN_NET_LIKELY(tcb->sb_kind == CN_SOCKBUF_RING &&
+				  tcb->csum_mode != CN_TCP_CSUM_FUSED))
+			rc = attach_ring(tcb, p, off, len, &paysum);
+		else
+			rc = attach_payload(tcb, p, off, len, &paysum);
 		if (rc < 0) {
 			cn_pkt_free(p);
 			return rc;
