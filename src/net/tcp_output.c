@@ -196,22 +196,18 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 		ip->total_len = tot;
 		ip->id = id;
 		ip->csum = (uint16_t)~cn_csum_fold((uint64_t)tcb->ip_sum0 + tot + id);
+		uint32_t tsv = 0, tse = 0;
+
 		th->seq = seq_n;
 		th->ack = ack_n;
 		th->win = win_n;
-		s = (uint64_t)seq_n + ack_n + win_n;
-		if (fin) {
-			/* The flags byte is in the template's summed words:
-			 * add the bit's memory-order weight. */
+		if (fin)
 			th->flags = CN_TCP_ACK | CN_TCP_FIN;
-			s += cn_hton16(CN_TCP_FIN);
-		}
 		if (tcb->ts_on) {
-			uint32_t tsv = cn_hton32(tcb->no_ts_clock ? 0 : (uint32_t)now);
-			uint32_t tse = cn_hton32(tcb->ts_recent);
+			tsv = cn_hton32(tcb->no_ts_clock ? 0 : (uint32_t)now);
+			tse = cn_hton32(tcb->ts_recent);
 			memcpy((uint8_t *)th + CN_TCP_HLEN + 4, &tsv, 4);
 			memcpy((uint8_t *)th + CN_TCP_HLEN + 8, &tse, 4);
-			s += (uint64_t)tsv + tse;
 		}
 		if (tcb->csum_mode == CN_TCP_CSUM_OFFLOAD) {
 			/* The NIC sums header and payload; it wants the
@@ -220,7 +216,14 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 			p->ol_flags = CN_PKT_TX_L4_CSUM;
 			p->csum_off = 16;
 		} else {
-			s += (uint64_t)tcb->tcp_sum0 + cn__csum_be16(l4len) + paysum;
+			/* The template's constant words are in tcp_sum0; the
+			 * words patched above are added here (zero TS words
+			 * when off). The FIN bit sits in the flags byte, one
+			 * of the summed words: add its memory-order weight. */
+			s = (uint64_t)tcb->tcp_sum0 + cn__csum_be16(l4len) + paysum + seq_n + ack_n +
+			    win_n + tsv + tse;
+			if (fin)
+				s += cn_hton16(CN_TCP_FIN);
 			th->csum = (uint16_t)~cn_csum_fold(s);
 		}
 	}
@@ -312,6 +315,8 @@ int cn__tcp_output(struct cn_tcb *tcb, uint64_t now)
 		if (cn_seq_gt(tcb->snd_nxt, tcb->snd_max))
 			tcb->snd_max = tcb->snd_nxt;
 		sent++;
+		if ((uint32_t)rc == avail)
+			break; /* all sent: the next pass would find avail == 0 */
 	}
 	if (rc >= 0 && fin_here(tcb, tcb->snd_nxt - tcb->snd_una, 0)) {
 		/* Every byte is out and the FIN is not: a bare FIN (it may
