@@ -133,6 +133,10 @@ struct cn_net {
 CN_INTERNAL bool cn__net_slow(struct cn_net *net, struct cn_mbuf *m, enum cn_drop why);
 CN_INTERNAL enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
 			       struct cn_pkt_info *pi, uint64_t now);
+/* cn_net_input for a frame of one mbuf: the TCP fast path, or
+ * cn__net_input_general() for anything it does not recognise. */
+CN_INTERNAL enum cn_drop cn__tcp_input_frame(struct cn_net *net, struct cn_mbuf *m, uint64_t now);
+CN_INTERNAL enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now);
 CN_INTERNAL struct cn_tcb *cn__tcp_lookup(struct cn_net *net, const struct cn_pkt_info *pi);
 CN_INTERNAL struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info *pi);
 CN_INTERNAL enum cn_drop cn__udp_input(struct cn_net *net, struct cn_mbuf *m, struct cn_pkt_info *pi);
@@ -223,6 +227,71 @@ static inline uint32_t cn__l4_hdr_sum(const struct cn_pkt_info *pi)
 			s += cn__ld32(h + i);
 	}
 	return cn__csum_fold32(s);
+}
+
+/* The frames of an established TCP stream, recognised with a few word
+ * compares: Ethernet II, IPv4 without options and not a fragment, to our
+ * address, its checksum right (or verified by the NIC), TCP with no
+ * options or exactly the NOP NOP TS block of RFC 7323 appendix A. For
+ * those it fills *pi exactly as cn_net_parse() would and returns true;
+ * anything else returns false and goes through cn_net_parse(), which finds
+ * and counts what differs, so every drop keeps its reason. */
+static inline bool cn__parse_fast(const struct cn_net *net, const uint8_t *f, uint32_t len,
+				  uint32_t flags, struct cn_pkt_info *pi)
+{
+	const uint8_t *ip = f + CN_ETH_HLEN, *th = ip + CN_IPV4_HLEN;
+	uint32_t w0, w1, w2, src, dst, tot, doff;
+
+	if (CN_NET_UNLIKELY(len < CN_ETH_HLEN + CN_IPV4_HLEN + CN_TCP_HLEN))
+		return false;
+	w0 = cn__ld32(ip);      /* version, IHL, TOS, total length */
+	w1 = cn__ld32(ip + 4);  /* id, flags, fragment offset */
+	w2 = cn__ld32(ip + 8);  /* TTL, protocol, checksum */
+	src = cn__ld32(ip + 12);
+	dst = cn__ld32(ip + 16);
+	/* Type 0x0800 and version 4, IHL 5 (bytes 12-14: 08 00 45). */
+	if ((cn__ld32(f + 12) & cn_hton32(0xffffff00u)) != cn_hton32(0x08004500u) ||
+	    (cn_ntoh32(w1) & (CN_IPV4_FLAG_MF | CN_IPV4_OFFMASK)) != 0 ||
+	    ip[9] != CN_IPV4_PROTO_TCP || dst != net->p.addr)
+		return false;
+	tot = cn_ntoh32(w0) & 0xffffu; /* bytes 2-3 */
+	if (CN_NET_UNLIKELY(tot < CN_IPV4_HLEN + CN_TCP_HLEN || tot > len - CN_ETH_HLEN))
+		return false;
+	if (!(flags & CN_PARSE_IP_CSUM_GOOD) &&
+	    CN_NET_UNLIKELY(cn_csum_fold((uint64_t)w0 + w1 + w2 + src + dst) != 0xffff))
+		return false;
+	doff = (uint32_t)(th[12] >> 4) * 4u;
+	if (doff == CN_TCP_HLEN) {
+		pi->has_ts = 0;
+	} else if (doff == CN_TCP_HLEN + CN_TCPOLEN_TSTAMP_APPA &&
+		   cn__ld32(th + CN_TCP_HLEN) == cn_hton32(0x0101080a)) {
+		pi->has_ts = 1;
+		pi->ts_val = cn_ntoh32(cn__ld32(th + CN_TCP_HLEN + 4));
+		pi->ts_ecr = cn_ntoh32(cn__ld32(th + CN_TCP_HLEN + 8));
+	} else {
+		return false;
+	}
+	if (CN_NET_UNLIKELY(doff > tot - CN_IPV4_HLEN))
+		return false;
+	pi->frame = f;
+	pi->frame_len = len;
+	pi->flags = (uint8_t)flags;
+	pi->has_mss = pi->has_ws = 0;
+	pi->l3_off = CN_ETH_HLEN;
+	pi->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
+	pi->l4_len = (uint16_t)(tot - CN_IPV4_HLEN);
+	pi->pay_off = (uint16_t)(CN_ETH_HLEN + CN_IPV4_HLEN + doff);
+	pi->pay_len = tot - CN_IPV4_HLEN - doff;
+	pi->saddr = src;
+	pi->daddr = dst;
+	pi->proto = CN_IPV4_PROTO_TCP;
+	pi->sport = cn__ld16(th);
+	pi->dport = cn__ld16(th + 2);
+	pi->seq = cn_ntoh32(cn__ld32(th + 4));
+	pi->ack = cn_ntoh32(cn__ld32(th + 8));
+	pi->tcp_flags = th[13];
+	pi->win = cn_ntoh16(cn__ld16(th + 14));
+	return true;
 }
 
 static inline void cn__drop(struct cn_net *net, enum cn_drop why)

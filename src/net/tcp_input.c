@@ -52,7 +52,20 @@ static void deliver(struct cn_tcb *tcb, struct cn_mbuf *m, uint32_t off, uint32_
  * by reference), or with a separate pass and then deliver. Returns false
  * (m freed, drop counted) on a bad checksum: the bytes copied past
  * post_done are then never seen. */
-static bool deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+/* The TCP checksum of a parsed segment, inline (cn_net_l4_csum_ok less
+ * the UDP case): a pointer to the parsed fields that never leaves this
+ * file's inlined fast path lets the compiler keep them in registers. */
+static inline bool tcp_csum_ok(const struct cn_pkt_info *pi)
+{
+	uint32_t s = cn__l4_hdr_sum(pi); /* even length: no swap below */
+
+	if (pi->pay_len)
+		s = cn_csum_partial(pi->frame + pi->pay_off, pi->pay_len, s);
+	return cn_csum_fold(s) == 0xffff;
+}
+
+static inline __attribute__((always_inline)) bool
+deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 {
 	uint32_t len = pi->pay_len;
 
@@ -60,7 +73,7 @@ static bool deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn
 	    !(pi->flags & CN_PARSE_L4_CSUM_GOOD)) {
 		const uint8_t *pay = pi->frame + pi->pay_off;
 		uint32_t k = tcb->post_len - tcb->post_done;
-		uint32_t s = cn_net_l4_hdr_sum(pi); /* even length: no swap below */
+		uint32_t s = cn__l4_hdr_sum(pi); /* even length: no swap below */
 		if (k > len)
 			k = len;
 		s = cn_csum_copy(tcb->post_buf + tcb->post_done, pay, k, s);
@@ -83,7 +96,7 @@ static bool deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn
 		return true;
 	}
 	/* Verified by the NIC: no call to find that out. */
-	if (!(pi->flags & CN_PARSE_L4_CSUM_GOOD) && !cn_net_l4_csum_ok(pi)) {
+	if (!(pi->flags & CN_PARSE_L4_CSUM_GOOD) && !tcp_csum_ok(pi)) {
 		cn__drop(tcb->net, CN_DROP_TCP_CSUM);
 		cn_mbuf_free_chain(m);
 		return false;
@@ -223,9 +236,10 @@ static enum cn_drop tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struc
 
 /* Header prediction here, the rest in tcp_input_slow(): kept apart so the
  * predicted cases pay for few registers saved and no stack frame of the
- * full path. */
-enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
-			   struct cn_pkt_info *pi, uint64_t now)
+ * full path. Inlined into both entries below. */
+static inline __attribute__((always_inline)) enum cn_drop
+tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct cn_pkt_info *pi,
+		  uint64_t now)
 {
 	uint32_t seq = pi->seq, ack = pi->ack, len = pi->pay_len;
 	uint32_t wnd = (uint32_t)pi->win << tcb->snd_wscale;
@@ -271,7 +285,41 @@ enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbu
 			return CN_DROP_NONE;
 		}
 	}
-	return tcp_input_slow(net, tcb, m, pi, now);
+	return CN_DROP_MAX; /* not predicted */
+}
+
+/* From cn__net_input_general(): a frame the general parser accepted. */
+enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
+			   struct cn_pkt_info *pi, uint64_t now)
+{
+	enum cn_drop r = tcp_input_predict(net, tcb, m, pi, now);
+
+	return r != CN_DROP_MAX ? r : tcp_input_slow(net, tcb, m, pi, now);
+}
+
+/* From cn_net_input(): parse, lookup and prediction in one frame, so the
+ * parsed fields reach the prediction in registers. A frame of another
+ * shape, or of no connection, goes to the general path, which parses it
+ * again and counts it there (rx_tcp included) exactly once. */
+enum cn_drop cn__tcp_input_frame(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+{
+	struct cn_pkt_info pi, slow;
+	struct cn_tcb *tcb;
+	enum cn_drop r;
+
+	if (CN_NET_UNLIKELY(!cn__parse_fast(net, m->data, m->len, net->p.rx_flags, &pi)))
+		return cn__net_input_general(net, m, now);
+	tcb = cn__tcp_find(net, &pi);
+	if (CN_NET_UNLIKELY(tcb == NULL))
+		return cn__net_input_general(net, m, now);
+	net->st.rx_tcp++;
+	r = tcp_input_predict(net, tcb, m, &pi, now);
+	if (CN_NET_LIKELY(r != CN_DROP_MAX))
+		return r;
+	/* The full path gets a copy: pi's address never escapes, so the
+	 * fast path above may keep its fields in registers. */
+	slow = pi;
+	return tcp_input_slow(net, tcb, m, &slow, now);
 }
 
 /* The full path, in the order of RFC 9293 3.10.7.4 for ESTABLISHED. */
