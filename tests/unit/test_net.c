@@ -377,7 +377,7 @@ static void test_malformed_corpus(void **state)
 /* A pure ACK for [1001, ack) built by build_tcp, with TS (TSval 7). */
 static uint32_t pure_ack(uint8_t *g, uint32_t ack, bool ts)
 {
-	return build_tcp(g, 2001, ack, CN_TCP_ACK, ts, NULL, 0);
+	return build_tcp(g, 2001, ack, CN_TCP_ACK, ts, "", 0);
 }
 
 /* The same frame with 4 bytes of IPv4 options (NOP x4): IHL 6. */
