@@ -184,24 +184,9 @@ enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struc
 	return CN_DROP_IP_PROTO;
 }
 
-/* Sum of a header whose length is a multiple of 4 (TCP: 4 * data offset,
- * UDP: 8): a few 32-bit loads added in 64 bits, no call into the
- * dispatched kernel, whose setup costs more than the work at this size. */
-static inline uint64_t hdr_sum32(const uint8_t *p, uint32_t len)
-{
-	uint64_t s = 0;
-
-	for (uint32_t i = 0; i < len; i += 4)
-		s += cn__ld32(p + i);
-	return s;
-}
-
 uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi)
 {
-	uint64_t s = cn_csum_pseudo_ipv4(pi->saddr, pi->daddr, pi->proto, pi->l4_len);
-
-	s += hdr_sum32(pi->frame + pi->l4_off, (uint32_t)(pi->pay_off - pi->l4_off));
-	return cn__csum_fold32(s);
+	return cn__l4_hdr_sum(pi);
 }
 
 bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi)
@@ -215,7 +200,7 @@ bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi)
 		return true; /* RFC 768: no checksum */
 	/* The L4 header length is even (TCP: 4*doff, UDP: 8), so the payload
 	 * sum needs no byte swap. */
-	s = cn_net_l4_hdr_sum(pi);
+	s = cn__l4_hdr_sum(pi);
 	if (pi->pay_len)
 		s = cn_csum_partial(pi->frame + pi->pay_off, pi->pay_len, s);
 	return cn_csum_fold(s) == 0xffff;
@@ -251,24 +236,6 @@ uint32_t cn_pkt_gather(const struct cn_pkt *p, void *dst)
 		off += p->piece[i].len;
 	}
 	return off;
-}
-
-struct cn_pkt *cn__pkt_get(struct cn_net *net)
-{
-	struct cn_pkt *p = net->pkt_free;
-
-	if (!p) {
-		net->st.tx_nodesc++;
-		return NULL;
-	}
-	net->pkt_free = p->next;
-	net->pkts_out++;
-	p->npieces = 0;
-	p->pay_len = 0;
-	p->ol_flags = 0;
-	p->ref = NULL;
-	p->done = NULL;
-	return p;
 }
 
 void cn_pkt_free(struct cn_pkt *p)
@@ -352,12 +319,23 @@ int cn_net_destroy(struct cn_net *net)
 	return rc;
 }
 
+/* A frame of one buffer goes to the TCP fast path first (parse, lookup
+ * and header prediction in one function: tcp_input.c), which hands back
+ * to cn__net_input_general() what it does not recognise. */
 enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+{
+	net->st.rx_frames++;
+	if (CN_NET_LIKELY(!m->next))
+		return cn__tcp_input_frame(net, m, now);
+	return cn__net_input_general(net, m, now);
+}
+
+/* Everything else: chains, other shapes, UDP, the slow-path hook, drops. */
+enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 {
 	struct cn_pkt_info pi;
 	enum cn_drop r;
 
-	net->st.rx_frames++;
 	if (m->next) {
 		/* Devices hand over one buffer per frame; a chain is only
 		 * accepted when it fits an inline mbuf after pullup. */

@@ -86,6 +86,7 @@ struct cn_tcb {
 	uint32_t sndbuf_max;
 	uint32_t ip_sum0;          /* template IPv4 header partial sum */
 	uint32_t tcp_sum0;         /* pseudo-header w/o length + ports + options kind */
+	uint32_t ph_sum0;          /* pseudo-header w/o length (offload: + l4len, fold) */
 	uint16_t hdr_len;          /* 54 or 66 */
 	uint8_t no_ts_clock, nodelay;
 	uint32_t laddr;
@@ -125,17 +126,45 @@ struct cn_net {
 	uint32_t nudp;
 };
 
-CN_INTERNAL struct cn_pkt *cn__pkt_get(struct cn_net *net);
+#define CN_NET_LIKELY(c) __builtin_expect(!!(c), 1)
+#define CN_NET_UNLIKELY(c) __builtin_expect(!!(c), 0)
+
 /* Offer a frame to the slow-path hook; true if it took it (counted). */
 CN_INTERNAL bool cn__net_slow(struct cn_net *net, struct cn_mbuf *m, enum cn_drop why);
 CN_INTERNAL enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
 			       struct cn_pkt_info *pi, uint64_t now);
+/* cn_net_input for a frame of one mbuf: the TCP fast path, or
+ * cn__net_input_general() for anything it does not recognise. */
+CN_INTERNAL enum cn_drop cn__tcp_input_frame(struct cn_net *net, struct cn_mbuf *m, uint64_t now);
+CN_INTERNAL enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now);
 CN_INTERNAL struct cn_tcb *cn__tcp_lookup(struct cn_net *net, const struct cn_pkt_info *pi);
+CN_INTERNAL struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info *pi);
 CN_INTERNAL enum cn_drop cn__udp_input(struct cn_net *net, struct cn_mbuf *m, struct cn_pkt_info *pi);
 CN_INTERNAL int cn__tcp_output(struct cn_tcb *tcb, uint64_t now);
 CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now);
 CN_INTERNAL void cn__tcp_free_all(struct cn_net *net);
 CN_INTERNAL void cn__udp_free_all(struct cn_net *net);
+
+/* A TX descriptor from the stack's LIFO free list (the most recently
+ * freed is cache-hot), its per-packet fields reset; NULL (counted) when
+ * every descriptor is out. */
+static inline struct cn_pkt *cn__pkt_get(struct cn_net *net)
+{
+	struct cn_pkt *p = net->pkt_free;
+
+	if (CN_NET_UNLIKELY(!p)) {
+		net->st.tx_nodesc++;
+		return NULL;
+	}
+	net->pkt_free = p->next;
+	net->pkts_out++;
+	p->npieces = 0;
+	p->pay_len = 0;
+	p->ol_flags = 0;
+	p->ref = NULL;
+	p->done = NULL;
+	return p;
+}
 
 /* Hand a built frame of @p frame_len bytes to the device, counting it.
  * On the device's error the packet is released without its completion
@@ -163,6 +192,106 @@ static inline bool cn__tcp_has_output(const struct cn_tcb *tcb)
 
 	return tcb->sb->cc > off ||
 	       ((tcb->flags & (TF_SNDFIN | TF_FINACKED)) == TF_SNDFIN && off == tcb->sb->cc);
+}
+
+/* The connection of a parsed segment: the last one found first (one
+ * compare of the three keys on a stream), then the hash table. */
+static inline struct cn_tcb *cn__tcp_find(struct cn_net *net, const struct cn_pkt_info *pi)
+{
+	struct cn_tcb *t = net->last;
+
+	if (CN_NET_LIKELY(t && t->raddr == pi->saddr && t->rport_n == pi->sport &&
+			  t->lport_n == pi->dport))
+		return t;
+	return cn__tcp_lookup_hash(net, pi);
+}
+
+/* cn_net_l4_hdr_sum, inline: pseudo-header plus L4 header (checksum field
+ * included) in 32-bit loads added in 64 bits. The two TCP header lengths
+ * of the fast path (20; 32 = NOP NOP TS) are unrolled; every L4 header
+ * length is a multiple of 4 (TCP: 4 * data offset, UDP: 8). */
+static inline uint32_t cn__l4_hdr_sum(const struct cn_pkt_info *pi)
+{
+	const uint8_t *h = pi->frame + pi->l4_off;
+	uint32_t hl = (uint32_t)(pi->pay_off - pi->l4_off);
+	uint64_t s = (uint64_t)pi->saddr + pi->daddr + cn__csum_be16(pi->proto) +
+		     cn__csum_be16(pi->l4_len);
+
+	if (CN_NET_LIKELY(hl == 20 || hl == 32)) {
+		s += (uint64_t)cn__ld32(h) + cn__ld32(h + 4) + cn__ld32(h + 8) + cn__ld32(h + 12) +
+		     cn__ld32(h + 16);
+		if (hl == 32)
+			s += (uint64_t)cn__ld32(h + 20) + cn__ld32(h + 24) + cn__ld32(h + 28);
+	} else {
+		for (uint32_t i = 0; i < hl; i += 4)
+			s += cn__ld32(h + i);
+	}
+	return cn__csum_fold32(s);
+}
+
+/* The frames of an established TCP stream, recognised with a few word
+ * compares: Ethernet II, IPv4 without options and not a fragment, to our
+ * address, its checksum right (or verified by the NIC), TCP with no
+ * options or exactly the NOP NOP TS block of RFC 7323 appendix A. For
+ * those it fills *pi exactly as cn_net_parse() would and returns true;
+ * anything else returns false and goes through cn_net_parse(), which finds
+ * and counts what differs, so every drop keeps its reason. */
+static inline bool cn__parse_fast(const struct cn_net *net, const uint8_t *f, uint32_t len,
+				  uint32_t flags, struct cn_pkt_info *pi)
+{
+	const uint8_t *ip = f + CN_ETH_HLEN, *th = ip + CN_IPV4_HLEN;
+	uint32_t w0, w1, w2, src, dst, tot, doff;
+
+	if (CN_NET_UNLIKELY(len < CN_ETH_HLEN + CN_IPV4_HLEN + CN_TCP_HLEN))
+		return false;
+	w0 = cn__ld32(ip);      /* version, IHL, TOS, total length */
+	w1 = cn__ld32(ip + 4);  /* id, flags, fragment offset */
+	w2 = cn__ld32(ip + 8);  /* TTL, protocol, checksum */
+	src = cn__ld32(ip + 12);
+	dst = cn__ld32(ip + 16);
+	/* Type 0x0800 and version 4, IHL 5 (bytes 12-14: 08 00 45). */
+	if ((cn__ld32(f + 12) & cn_hton32(0xffffff00u)) != cn_hton32(0x08004500u) ||
+	    (cn_ntoh32(w1) & (CN_IPV4_FLAG_MF | CN_IPV4_OFFMASK)) != 0 ||
+	    ip[9] != CN_IPV4_PROTO_TCP || dst != net->p.addr)
+		return false;
+	tot = cn_ntoh32(w0) & 0xffffu; /* bytes 2-3 */
+	if (CN_NET_UNLIKELY(tot < CN_IPV4_HLEN + CN_TCP_HLEN || tot > len - CN_ETH_HLEN))
+		return false;
+	if (!(flags & CN_PARSE_IP_CSUM_GOOD) &&
+	    CN_NET_UNLIKELY(cn_csum_fold((uint64_t)w0 + w1 + w2 + src + dst) != 0xffff))
+		return false;
+	doff = (uint32_t)(th[12] >> 4) * 4u;
+	if (doff == CN_TCP_HLEN) {
+		pi->has_ts = 0;
+	} else if (doff == CN_TCP_HLEN + CN_TCPOLEN_TSTAMP_APPA &&
+		   cn__ld32(th + CN_TCP_HLEN) == cn_hton32(0x0101080a)) {
+		pi->has_ts = 1;
+		pi->ts_val = cn_ntoh32(cn__ld32(th + CN_TCP_HLEN + 4));
+		pi->ts_ecr = cn_ntoh32(cn__ld32(th + CN_TCP_HLEN + 8));
+	} else {
+		return false;
+	}
+	if (CN_NET_UNLIKELY(doff > tot - CN_IPV4_HLEN))
+		return false;
+	pi->frame = f;
+	pi->frame_len = len;
+	pi->flags = (uint8_t)flags;
+	pi->has_mss = pi->has_ws = 0;
+	pi->l3_off = CN_ETH_HLEN;
+	pi->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
+	pi->l4_len = (uint16_t)(tot - CN_IPV4_HLEN);
+	pi->pay_off = (uint16_t)(CN_ETH_HLEN + CN_IPV4_HLEN + doff);
+	pi->pay_len = tot - CN_IPV4_HLEN - doff;
+	pi->saddr = src;
+	pi->daddr = dst;
+	pi->proto = CN_IPV4_PROTO_TCP;
+	pi->sport = cn__ld16(th);
+	pi->dport = cn__ld16(th + 2);
+	pi->seq = cn_ntoh32(cn__ld32(th + 4));
+	pi->ack = cn_ntoh32(cn__ld32(th + 8));
+	pi->tcp_flags = th[13];
+	pi->win = cn_ntoh16(cn__ld16(th + 14));
+	return true;
 }
 
 static inline void cn__drop(struct cn_net *net, enum cn_drop why)

@@ -16,10 +16,13 @@ static inline unsigned tcb_hash(uint32_t raddr, uint16_t rport_n, uint16_t lport
 
 struct cn_tcb *cn__tcp_lookup(struct cn_net *net, const struct cn_pkt_info *pi)
 {
-	struct cn_tcb *t = net->last;
+	return cn__tcp_find(net, pi);
+}
 
-	if (t && t->raddr == pi->saddr && t->rport_n == pi->sport && t->lport_n == pi->dport)
-		return t;
+struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info *pi)
+{
+	struct cn_tcb *t;
+
 	for (t = net->hash[tcb_hash(pi->saddr, pi->sport, pi->dport)]; t; t = t->hnext)
 		if (t->raddr == pi->saddr && t->rport_n == pi->sport && t->lport_n == pi->dport) {
 			net->last = t;
@@ -61,8 +64,8 @@ static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
 	/* Sums of the constant words; the variable ones are zero here and
 	 * get added per segment. */
 	tcb->ip_sum0 = cn_csum_partial(ip, CN_IPV4_HLEN, 0);
-	tcb->tcp_sum0 = cn_csum_partial(th, thl,
-					cn_csum_pseudo_ipv4(p->laddr, p->raddr, CN_IPV4_PROTO_TCP, 0));
+	tcb->ph_sum0 = cn_csum_pseudo_ipv4(p->laddr, p->raddr, CN_IPV4_PROTO_TCP, 0);
+	tcb->tcp_sum0 = cn_csum_partial(th, thl, tcb->ph_sum0);
 }
 
 struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)

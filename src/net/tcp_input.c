@@ -52,7 +52,20 @@ static void deliver(struct cn_tcb *tcb, struct cn_mbuf *m, uint32_t off, uint32_
  * by reference), or with a separate pass and then deliver. Returns false
  * (m freed, drop counted) on a bad checksum: the bytes copied past
  * post_done are then never seen. */
-static bool deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+/* The TCP checksum of a parsed segment, inline (cn_net_l4_csum_ok less
+ * the UDP case): a pointer to the parsed fields that never leaves this
+ * file's inlined fast path lets the compiler keep them in registers. */
+static inline bool tcp_csum_ok(const struct cn_pkt_info *pi)
+{
+	uint32_t s = cn__l4_hdr_sum(pi); /* even length: no swap below */
+
+	if (pi->pay_len)
+		s = cn_csum_partial(pi->frame + pi->pay_off, pi->pay_len, s);
+	return cn_csum_fold(s) == 0xffff;
+}
+
+static inline __attribute__((always_inline)) bool
+deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 {
 	uint32_t len = pi->pay_len;
 
@@ -60,7 +73,7 @@ static bool deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn
 	    !(pi->flags & CN_PARSE_L4_CSUM_GOOD)) {
 		const uint8_t *pay = pi->frame + pi->pay_off;
 		uint32_t k = tcb->post_len - tcb->post_done;
-		uint32_t s = cn_net_l4_hdr_sum(pi); /* even length: no swap below */
+		uint32_t s = cn__l4_hdr_sum(pi); /* even length: no swap below */
 		if (k > len)
 			k = len;
 		s = cn_csum_copy(tcb->post_buf + tcb->post_done, pay, k, s);
@@ -82,7 +95,8 @@ static bool deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn
 		}
 		return true;
 	}
-	if (!cn_net_l4_csum_ok(pi)) {
+	/* Verified by the NIC: no call to find that out. */
+	if (!(pi->flags & CN_PARSE_L4_CSUM_GOOD) && !tcp_csum_ok(pi)) {
 		cn__drop(tcb->net, CN_DROP_TCP_CSUM);
 		cn_mbuf_free_chain(m);
 		return false;
@@ -129,8 +143,10 @@ static void rtt_sample(struct cn_tcb *tcb, uint32_t r)
 }
 
 /* New data acknowledged (snd_una < ack <= snd_max): free it, time it,
- * grow the congestion window (RFC 5681 3.1), restart the timer. */
-static void ack_advance(struct cn_tcb *tcb, uint32_t ack, uint64_t now)
+ * grow the congestion window (RFC 5681 3.1), restart the timer. Inlined
+ * into the pure-ACK fast path, where a call's register saves would cost
+ * as much as the body. */
+static inline __attribute__((always_inline)) void ack_advance(struct cn_tcb *tcb, uint32_t ack, uint64_t now)
 {
 	uint32_t acked = ack - tcb->snd_una;
 
@@ -205,14 +221,29 @@ static void ooo_drain(struct cn_tcb *tcb)
 	}
 }
 
-enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
-			   struct cn_pkt_info *pi, uint64_t now)
+/* The frame of a segment consumed whole: it is one mbuf unless a chain
+ * was pulled up, so the common case skips the chain walk's call. */
+static inline void free_frame(struct cn_mbuf *m)
 {
-	uint32_t seq = pi->seq, ack = pi->ack, len = pi->pay_len, off = pi->pay_off;
+	struct cn_mbuf *n = cn_mbuf_free(m);
+
+	if (CN_NET_UNLIKELY(n != NULL))
+		cn_mbuf_free_chain(n);
+}
+
+static enum cn_drop tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
+				   struct cn_pkt_info *pi, uint64_t now);
+
+/* Header prediction here, the rest in tcp_input_slow(): kept apart so the
+ * predicted cases pay for few registers saved and no stack frame of the
+ * full path. Inlined into both entries below. */
+static inline __attribute__((always_inline)) enum cn_drop
+tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct cn_pkt_info *pi,
+		  uint64_t now)
+{
+	uint32_t seq = pi->seq, ack = pi->ack, len = pi->pay_len;
 	uint32_t wnd = (uint32_t)pi->win << tcb->snd_wscale;
 	uint8_t fl = pi->tcp_flags;
-	enum cn_drop ret = CN_DROP_NONE;
-	bool fin;
 
 	/* ---------------- header prediction ---------------- */
 	if ((fl & (CN_TCP_SYN | CN_TCP_FIN | CN_TCP_RST | CN_TCP_URG | CN_TCP_ACK)) == CN_TCP_ACK &&
@@ -221,15 +252,20 @@ enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbu
 	    (!tcb->ts_on || (pi->has_ts && cn_seq_geq(pi->ts_val, tcb->ts_recent)))) {
 		if (len == 0) {
 			if (cn_seq_gt(ack, tcb->snd_una) && cn_seq_leq(ack, tcb->snd_max)) {
-				if (!cn_net_l4_csum_ok(pi)) /* header only: ~20-32 bytes */
-					goto bad_csum;
+				/* Header only (20 or 32 bytes): summed inline. */
+				if (!(pi->flags & CN_PARSE_L4_CSUM_GOOD) &&
+				    CN_NET_UNLIKELY(cn_csum_fold(cn__l4_hdr_sum(pi)) != 0xffff)) {
+					cn__drop(net, CN_DROP_TCP_CSUM);
+					free_frame(m);
+					return CN_DROP_TCP_CSUM;
+				}
 				if (pi->has_ts)
 					tcb->ts_recent = pi->ts_val;
 				tcb->st.hp_ack++;
 				tcb->st.segs_in++;
 				tcb->dupacks = 0;
 				ack_advance(tcb, ack, now);
-				cn_mbuf_free_chain(m);
+				free_frame(m);
 				if (cn__tcp_has_output(tcb))
 					cn__tcp_output(tcb, now);
 				return CN_DROP_NONE;
@@ -249,8 +285,54 @@ enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbu
 			return CN_DROP_NONE;
 		}
 	}
+	return CN_DROP_MAX; /* not predicted */
+}
 
-	/* ---------------- full path ---------------- */
+/* From cn__net_input_general(): a frame the general parser accepted. */
+enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
+			   struct cn_pkt_info *pi, uint64_t now)
+{
+	enum cn_drop r = tcp_input_predict(net, tcb, m, pi, now);
+
+	return r != CN_DROP_MAX ? r : tcp_input_slow(net, tcb, m, pi, now);
+}
+
+/* From cn_net_input(): parse, lookup and prediction in one frame, so the
+ * parsed fields reach the prediction in registers. A frame of another
+ * shape, or of no connection, goes to the general path, which parses it
+ * again and counts it there (rx_tcp included) exactly once. */
+enum cn_drop cn__tcp_input_frame(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+{
+	struct cn_pkt_info pi, slow;
+	struct cn_tcb *tcb;
+	enum cn_drop r;
+
+	if (CN_NET_UNLIKELY(!cn__parse_fast(net, m->data, m->len, net->p.rx_flags, &pi)))
+		return cn__net_input_general(net, m, now);
+	tcb = cn__tcp_find(net, &pi);
+	if (CN_NET_UNLIKELY(tcb == NULL))
+		return cn__net_input_general(net, m, now);
+	net->st.rx_tcp++;
+	r = tcp_input_predict(net, tcb, m, &pi, now);
+	if (CN_NET_LIKELY(r != CN_DROP_MAX))
+		return r;
+	/* The full path gets a copy: pi's address never escapes, so the
+	 * fast path above may keep its fields in registers. */
+	slow = pi;
+	return tcp_input_slow(net, tcb, m, &slow, now);
+}
+
+/* The full path, in the order of RFC 9293 3.10.7.4 for ESTABLISHED. */
+static __attribute__((noinline)) enum cn_drop
+tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct cn_pkt_info *pi,
+	       uint64_t now)
+{
+	uint32_t seq = pi->seq, ack = pi->ack, len = pi->pay_len, off = pi->pay_off;
+	uint32_t wnd = (uint32_t)pi->win << tcb->snd_wscale;
+	uint8_t fl = pi->tcp_flags;
+	enum cn_drop ret = CN_DROP_NONE;
+	bool fin;
+
 	tcb->st.slow_path++;
 	if ((fl & (CN_TCP_SYN | CN_TCP_RST)) || !(fl & CN_TCP_ACK)) {
 		/* Connection management is the host stack's (the slow-path

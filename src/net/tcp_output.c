@@ -34,6 +34,49 @@ static inline uint16_t rcv_window(struct cn_tcb *tcb)
 	return (uint16_t)w;
 }
 
+/* Partial sum of p's payload pieces, summed where they lie (SEPARATE, or
+ * STORED when the ring's chunk sums do not cover the range). */
+static uint32_t sum_pieces(const struct cn_pkt *p)
+{
+	uint32_t s = 0, at = 0;
+
+	for (uint32_t i = 0; i < p->npieces; i++) {
+		s = cn_csum_combine(s, cn_csum_partial(p->piece[i].base, p->piece[i].len, 0), at);
+		at += p->piece[i].len;
+	}
+	return s;
+}
+
+/* Ring send buffer, any mode but FUSED: the packet references the ring's
+ * bytes (1 piece, 2 across the ring's end). Inlined into send_segment:
+ * the common TX case pays no call and no second stack frame. */
+static inline __attribute__((always_inline)) int attach_ring(struct cn_tcb *tcb, struct cn_pkt *p,
+							      uint32_t off, uint32_t len,
+							      uint32_t *psum)
+{
+	struct cn_sb_seg seg;
+
+	cn_sbring_seg(tcb->ring, off, len, &seg);
+	len = seg.len;
+	if (len == 0)
+		return 0;
+	/* Both pieces whatever npieces says (the ring view always fills
+	 * two): two 16-byte moves, where a loop up to npieces became a call
+	 * to memcpy. */
+	p->piece[0] = seg.piece[0];
+	p->piece[1] = seg.piece[1];
+	p->npieces = (uint16_t)seg.npieces;
+	p->pay_len = len;
+	if (tcb->csum_mode == CN_TCP_CSUM_STORED && seg.csum_valid) {
+		*psum = seg.csum;
+	} else if (tcb->csum_mode != CN_TCP_CSUM_OFFLOAD) {
+		if (tcb->csum_mode == CN_TCP_CSUM_STORED)
+			tcb->st.csum_fallback++;
+		*psum = sum_pieces(p);
+	}
+	return (int)len;
+}
+
 /* Attach payload [off, off+len) of the send buffer to p. Returns the
  * number of bytes attached (<= len: a chain view holds at most
  * CN_PKT_PIECES pieces) and its partial sum in *psum when the mode needs
@@ -44,10 +87,13 @@ static int attach_payload(struct cn_tcb *tcb, struct cn_pkt *p, uint32_t off, ui
 	struct cn_sb_seg seg;
 	unsigned mode = tcb->csum_mode;
 
-	if (tcb->sb_kind == CN_SOCKBUF_RING)
+	if (tcb->sb_kind == CN_SOCKBUF_RING) {
+		if (mode != CN_TCP_CSUM_FUSED)
+			return attach_ring(tcb, p, off, len, psum);
 		cn_sbring_seg(tcb->ring, off, len, &seg);
-	else
+	} else {
 		cn_sbchain_seg(&tcb->chain, off, len, &seg);
+	}
 	len = seg.len;
 	if (len == 0)
 		return 0;
@@ -72,13 +118,9 @@ static int attach_payload(struct cn_tcb *tcb, struct cn_pkt *p, uint32_t off, ui
 		return (int)len;
 	}
 
-	if (tcb->sb_kind == CN_SOCKBUF_RING) {
-		for (uint32_t i = 0; i < seg.npieces; i++)
-			p->piece[i] = seg.piece[i];
-		p->npieces = (uint16_t)seg.npieces;
-	} else {
-		/* References keep the clusters alive after the ACK frees the
-		 * sockbuf's own mbufs, until the device completes. */
+	{
+		/* Chain: references keep the clusters alive after the ACK
+		 * frees the sockbuf's own mbufs, until the device completes. */
 		struct cn_mbuf *r = cn_mbuf_copy_ref(seg.m, seg.moff, len), *x;
 		uint32_t n = 0;
 		if (!r)
@@ -94,19 +136,8 @@ static int attach_payload(struct cn_tcb *tcb, struct cn_pkt *p, uint32_t off, ui
 		p->npieces = (uint16_t)n;
 	}
 	p->pay_len = len;
-
-	if (mode == CN_TCP_CSUM_STORED && seg.csum_valid) {
-		*psum = seg.csum;
-	} else if (mode != CN_TCP_CSUM_OFFLOAD) {
-		uint32_t s = 0, at = 0;
-		if (mode == CN_TCP_CSUM_STORED)
-			tcb->st.csum_fallback++;
-		for (uint32_t i = 0; i < p->npieces; i++) {
-			s = cn_csum_combine(s, cn_csum_partial(p->piece[i].base, p->piece[i].len, 0), at);
-			at += p->piece[i].len;
-		}
-		*psum = s;
-	}
+	if (mode != CN_TCP_CSUM_OFFLOAD)
+		*psum = sum_pieces(p);
 	return (int)len;
 }
 
@@ -139,7 +170,11 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
 
 	if (len) {
-		rc = attach_payload(tcb, p, off, len, &paysum);
+		if (CN_NET_LIKELY(tcb->sb_kind == CN_SOCKBUF_RING &&
+				  tcb->csum_mode != CN_TCP_CSUM_FUSED))
+			rc = attach_ring(tcb, p, off, len, &paysum);
+		else
+			rc = attach_payload(tcb, p, off, len, &paysum);
 		if (rc < 0) {
 			cn_pkt_free(p);
 			return rc;
@@ -161,32 +196,34 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 		ip->total_len = tot;
 		ip->id = id;
 		ip->csum = (uint16_t)~cn_csum_fold((uint64_t)tcb->ip_sum0 + tot + id);
+		uint32_t tsv = 0, tse = 0;
+
 		th->seq = seq_n;
 		th->ack = ack_n;
 		th->win = win_n;
-		s = (uint64_t)seq_n + ack_n + win_n;
-		if (fin) {
-			/* The flags byte is in the template's summed words:
-			 * add the bit's memory-order weight. */
+		if (fin)
 			th->flags = CN_TCP_ACK | CN_TCP_FIN;
-			s += cn_hton16(CN_TCP_FIN);
-		}
 		if (tcb->ts_on) {
-			uint32_t tsv = cn_hton32(tcb->no_ts_clock ? 0 : (uint32_t)now);
-			uint32_t tse = cn_hton32(tcb->ts_recent);
+			tsv = cn_hton32(tcb->no_ts_clock ? 0 : (uint32_t)now);
+			tse = cn_hton32(tcb->ts_recent);
 			memcpy((uint8_t *)th + CN_TCP_HLEN + 4, &tsv, 4);
 			memcpy((uint8_t *)th + CN_TCP_HLEN + 8, &tse, 4);
-			s += (uint64_t)tsv + tse;
 		}
 		if (tcb->csum_mode == CN_TCP_CSUM_OFFLOAD) {
 			/* The NIC sums header and payload; it wants the
 			 * pseudo-header sum, folded, not complemented. */
-			th->csum = cn_csum_fold(cn_csum_pseudo_ipv4(tcb->laddr, tcb->raddr,
-								     CN_IPV4_PROTO_TCP, l4len));
+			th->csum = cn_csum_fold((uint64_t)tcb->ph_sum0 + cn__csum_be16(l4len));
 			p->ol_flags = CN_PKT_TX_L4_CSUM;
 			p->csum_off = 16;
 		} else {
-			s += (uint64_t)tcb->tcp_sum0 + cn__csum_be16(l4len) + paysum;
+			/* The template's constant words are in tcp_sum0; the
+			 * words patched above are added here (zero TS words
+			 * when off). The FIN bit sits in the flags byte, one
+			 * of the summed words: add its memory-order weight. */
+			s = (uint64_t)tcb->tcp_sum0 + cn__csum_be16(l4len) + paysum + seq_n + ack_n +
+			    win_n + tsv + tse;
+			if (fin)
+				s += cn_hton16(CN_TCP_FIN);
 			th->csum = (uint16_t)~cn_csum_fold(s);
 		}
 	}
@@ -278,6 +315,8 @@ int cn__tcp_output(struct cn_tcb *tcb, uint64_t now)
 		if (cn_seq_gt(tcb->snd_nxt, tcb->snd_max))
 			tcb->snd_max = tcb->snd_nxt;
 		sent++;
+		if ((uint32_t)rc == avail)
+			break; /* all sent: the next pass would find avail == 0 */
 	}
 	if (rc >= 0 && fin_here(tcb, tcb->snd_nxt - tcb->snd_una, 0)) {
 		/* Every byte is out and the FIN is not: a bare FIN (it may

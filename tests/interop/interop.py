@@ -282,7 +282,8 @@ class Tests:
         self.check(sink and sink[0]["rx_sha256"] == sink_tx["tx_sha256"] and sink[0]["rx_bytes"] == n,
                    "Linux sink's SHA-256 differs from what cachenet sent")
         srcl = [j for j in sc if j["kind"] == "source"]
-        self.check(srcl and srcl[0]["tx_sha256"] == src_rx["rx_sha256"], "Linux source's SHA-256 differs")
+        self.check(srcl and srcl[0].get("tx_sha256") == src_rx["rx_sha256"],
+                   "Linux source's SHA-256 differs: %s" % (srcl[:1],))
         echos = [j for j in sc if j["kind"] == "echo" and j.get("rx_bytes") == n]
         self.check(echos and echos[0]["rx_sha256"] == c["tx_sha256"], "Linux echo server's SHA-256 differs")
         return ("echo %d MB both ways %.0f Mbit/s; sink %.0f Mbit/s; source %.0f Mbit/s; "

@@ -215,8 +215,10 @@ def server(kind, port, total=0):
                     c.sendall(b)
                     tx.update(b)
                     ntx += len(b)
+                c.shutdown(socket.SHUT_WR)
             elif kind == "sink":
                 nrx = drain(c, rx)
+                c.shutdown(socket.SHUT_WR)
             else:
                 for ch in gen_chunks(total, seed):
                     c.sendall(ch)
@@ -224,7 +226,10 @@ def server(kind, port, total=0):
                     ntx += len(ch)
                 c.shutdown(socket.SHUT_WR)
                 nrx = drain(c, rx)
-            c.shutdown(socket.SHUT_WR)
+                # No second shutdown: writing is already shut, and once the
+                # peer's FIN has been read and ours acknowledged the socket
+                # may be closed, where shutdown() fails with ENOTCONN and the
+                # record lost its hashes (seen once: KeyError 'tx_sha256').
         except OSError as e:
             out(cmd="server-conn", kind=kind, error=str(e), rx_bytes=nrx, tx_bytes=ntx)
             c.close()
