@@ -5,6 +5,7 @@
 #define CN_BUF_IMPL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cachenet/mbuf.h"
@@ -131,10 +132,37 @@ static inline void cn__pool_put1(struct cn_mbuf_pool *p, void *o)
 	cn__pool_put_slow(p, c, &o, 1);
 }
 
+/* Segment objects (mbuf_core.h): [data mbuf][companion][shared][storage]. */
+static inline struct cn_mbuf_shared *cn__seg_shared(struct cn_mbuf *m0)
+{
+	return (struct cn_mbuf_shared *)((uint8_t *)m0 + 2 * sizeof(struct cn_mbuf));
+}
+
+/* Descriptor @p i (0 data mbuf, 1 companion) of the segment object whose
+ * storage header is @p sh. */
+static inline struct cn_mbuf *cn__seg_mbuf(const struct cn_mbuf_shared *sh, unsigned i)
+{
+	return (struct cn_mbuf *)((uintptr_t)sh - 2 * sizeof(struct cn_mbuf)) + i;
+}
+
+/* True when @p m is one of the two descriptors embedded in its own
+ * segment object (which never return to a pool by themselves). */
+static inline bool cn__seg_embedded(const struct cn_mbuf *m)
+{
+	const struct cn_mbuf_shared *sh = m->shared;
+
+	return sh != NULL && sh->kind == CN_MBUF_STORAGE_SEG &&
+	       (m == cn__seg_mbuf(sh, 0) || m == cn__seg_mbuf(sh, 1));
+}
+
 /* Debug hooks; empty in release builds. */
 void cn__dbg_mbuf_got(struct cn_mbuf *m);
 void cn__dbg_mbuf_put(struct cn_mbuf *m);
 void cn__dbg_cluster_got(struct cn_mbuf_shared *sh);
 void cn__dbg_cluster_put(struct cn_mbuf_shared *sh);
+void cn__dbg_seg_got(struct cn_mbuf_shared *sh);
+void cn__dbg_seg_put(struct cn_mbuf_shared *sh);
+void cn__dbg_embedded_got(struct cn_mbuf *m);
+void cn__dbg_embedded_put(struct cn_mbuf *m);
 
 #endif

@@ -267,14 +267,19 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	size_t hdr;
 
 	if (pp == NULL || pp->count == 0 ||
-	    (pp->kind != CN_MBUF_POOL_SMALL && pp->kind != CN_MBUF_POOL_CLUSTER)) {
+	    (pp->kind != CN_MBUF_POOL_SMALL && pp->kind != CN_MBUF_POOL_CLUSTER &&
+	     pp->kind != CN_MBUF_POOL_SEG) ||
+	    (pp->kind == CN_MBUF_POOL_SEG && (pp->small == NULL || pp->small->kind != CN_MBUF_POOL_SMALL))) {
 		errno = EINVAL;
 		return NULL;
 	}
 	q = *pp;
+	if (q.kind != CN_MBUF_POOL_SEG)
+		q.small = NULL;
 	if (q.data_size == 0)
-		q.data_size = q.kind == CN_MBUF_POOL_SMALL ? CN_MBUF_SMALL_DATA : CN_MBUF_CLUSTER_SIZE;
-	if (q.headroom == 0 && q.kind == CN_MBUF_POOL_SMALL)
+		q.data_size = q.kind == CN_MBUF_POOL_SMALL ? CN_MBUF_SMALL_DATA
+			      : q.kind == CN_MBUF_POOL_SEG ? CN_MBUF_SEG_DATA : CN_MBUF_CLUSTER_SIZE;
+	if (q.headroom == 0 && q.kind != CN_MBUF_POOL_CLUSTER)
 		q.headroom = CN_MBUF_SMALL_HEADROOM < q.data_size ? CN_MBUF_SMALL_HEADROOM : 0;
 	if (q.headroom == CN_MBUF_NO_HEADROOM)
 		q.headroom = 0;
@@ -285,7 +290,8 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 		errno = EINVAL;
 		return NULL;
 	}
-	hdr = q.kind == CN_MBUF_POOL_SMALL ? sizeof(struct cn_mbuf) : sizeof(struct cn_mbuf_shared);
+	hdr = q.kind == CN_MBUF_POOL_SMALL ? sizeof(struct cn_mbuf)
+	      : q.kind == CN_MBUF_POOL_SEG ? CN_MBUF_SEG_HDR_BYTES : sizeof(struct cn_mbuf_shared);
 
 	if (posix_memalign((void **)&p, 64, sizeof(*p)) != 0) {
 		errno = ENOMEM;
@@ -339,6 +345,26 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 			m->cookie = CN__COOKIE_FREE;
 			if (CN_MBUF_DEBUG)
 				memset(m->buf, CN__POISON, p->data_size);
+		} else if (q.kind == CN_MBUF_POOL_SEG) {
+			struct cn_mbuf_shared *sh = cn__seg_shared((struct cn_mbuf *)o);
+			memset(o, 0, CN_MBUF_SEG_HDR_BYTES);
+			sh->kind = CN_MBUF_STORAGE_SEG;
+			sh->size = p->data_size;
+			sh->base = o + CN_MBUF_SEG_HDR_BYTES;
+			sh->pool = p;
+			sh->cookie = CN__COOKIE_FREE;
+			for (unsigned k = 0; k < 2; k++) {
+				struct cn_mbuf *m = cn__seg_mbuf(sh, k);
+				/* Derived mbufs come from the small pool. */
+				m->pool = q.small;
+				m->pool_hdroom = (uint16_t)q.small->headroom;
+				m->shared = sh;
+				m->buf = sh->base;
+				m->buf_len = p->data_size;
+				m->cookie = CN__COOKIE_FREE;
+			}
+			if (CN_MBUF_DEBUG)
+				memset(sh->base, CN__POISON, p->data_size);
 		} else {
 			struct cn_mbuf_shared *sh = (struct cn_mbuf_shared *)o;
 			memset(sh, 0, sizeof(*sh));
@@ -487,4 +513,43 @@ void cn__dbg_cluster_put(struct cn_mbuf_shared *sh)
 	check_owner(sh->pool, sh, "cluster");
 	sh->cookie = CN__COOKIE_FREE;
 	memset(sh->base, CN__POISON, sh->size);
+}
+
+void cn__dbg_seg_got(struct cn_mbuf_shared *sh)
+{
+	if (sh->cookie != CN__COOKIE_FREE)
+		cn__mbuf_panic("segment %p handed out but not marked free (corrupted pool)", (void *)sh);
+	check_poison(sh->base, sh->size, "segment", sh);
+	sh->cookie = CN__COOKIE_LIVE;
+}
+
+void cn__dbg_seg_put(struct cn_mbuf_shared *sh)
+{
+	if (sh->cookie == CN__COOKIE_FREE)
+		cn__mbuf_panic("double free of segment %p", (void *)sh);
+	if (sh->cookie != CN__COOKIE_LIVE)
+		cn__mbuf_panic("free of segment %p, which is not live", (void *)sh);
+	check_owner(sh->pool, cn__seg_mbuf(sh, 0), "segment");
+	for (unsigned k = 0; k < 2; k++)
+		if (cn__seg_mbuf(sh, k)->cookie != CN__COOKIE_FREE)
+			cn__mbuf_panic("segment %p returns to its pool with descriptor %u still live "
+				       "(reference count wrong)", (void *)sh, k);
+	sh->cookie = CN__COOKIE_FREE;
+	memset(sh->base, CN__POISON, sh->size);
+}
+
+void cn__dbg_embedded_got(struct cn_mbuf *m)
+{
+	if (m->cookie != CN__COOKIE_FREE)
+		cn__mbuf_panic("segment descriptor %p taken while live", (void *)m);
+	m->cookie = CN__COOKIE_LIVE;
+}
+
+void cn__dbg_embedded_put(struct cn_mbuf *m)
+{
+	if (m->cookie == CN__COOKIE_FREE)
+		cn__mbuf_panic("double free of mbuf %p (segment descriptor)", (void *)m);
+	if (m->cookie != CN__COOKIE_LIVE)
+		cn__mbuf_panic("free of %p, which is not a live mbuf", (void *)m);
+	m->cookie = CN__COOKIE_FREE;
 }

@@ -91,7 +91,9 @@ int cn_sbchain_append_copy(struct cn_sbchain *sb, const void *src, uint32_t len)
 	while (rest > 0) {
 		struct cn_mbuf *n;
 		uint32_t room;
-		if (sb->cpool != NULL && rest > sb->mpool->data_size)
+		if (sb->cpool != NULL && sb->cpool->kind == CN_MBUF_POOL_SEG)
+			n = cn_mbuf_get(sb->cpool); /* one get: mbuf and storage */
+		else if (sb->cpool != NULL && rest > sb->mpool->data_size)
 			n = cn_mbuf_get_cluster(sb->mpool, sb->cpool);
 		else
 			n = cn_mbuf_get(sb->mpool);
@@ -241,6 +243,22 @@ static struct cn_mbuf *chain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint3
 struct cn_mbuf *cn_sbchain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len)
 {
 	return chain_copy_ref(sb, off, len, false);
+}
+
+struct cn_mbuf *cn_sbchain_tx(struct cn_sbchain *sb, uint32_t off, uint32_t len, uint32_t hdr_len)
+{
+	struct cn_mbuf *m, *r;
+	uint32_t moff;
+
+	if (len == 0 || off >= sb->sb.cc || len > sb->sb.cc - off) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = locate(sb, off, &moff, false);
+	r = cn_mbuf_copy_ref_hdr(m, moff, len, hdr_len);
+	if (r != NULL)
+		advance(sb, off + len);
+	return r;
 }
 
 struct cn_mbuf *cn_sbchain_naive_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len)
