@@ -8,7 +8,9 @@
 
 /* ------------------------------------------------------------ storage refs */
 
-static void storage_release(struct cn_mbuf_shared *sh)
+/* Out of line: kept out of the inlined free fast path, whose registers
+ * and stack frame it would otherwise set. */
+__attribute__((noinline)) static void storage_release(struct cn_mbuf_shared *sh)
 {
 	if (sh->kind == CN_MBUF_STORAGE_CLUSTER) {
 		if (CN_MBUF_DEBUG)

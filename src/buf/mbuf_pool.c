@@ -18,6 +18,7 @@
 #include "buf_impl.h"
 
 __thread struct cn__tls_ent cn__tls[CN__TLS_N] __attribute__((tls_model("initial-exec")));
+__thread struct cn__tls_ent cn__tls_mru[2] __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cn_mbuf_pool **reg;
@@ -150,6 +151,49 @@ void cn__pool_put_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void *const
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* Out of line, so that the inlined fast paths need no stack frame. */
+__attribute__((noinline)) void *cn__pool_get1_slow(struct cn_mbuf_pool *p, struct cn__mcache *c)
+{
+	void *o;
+
+	if (cn__pool_get_slow(p, c, &o, 1) < 0)
+		return NULL;
+	return o;
+}
+
+__attribute__((noinline)) void cn__pool_put1_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void *o)
+{
+	cn__pool_put_slow(p, c, &o, 1);
+}
+
+/* Forget @p uid in the MRU pair (its pool is going away from this thread). */
+static void mru_forget(uint64_t uid)
+{
+	for (unsigned i = 0; i < 2; i++)
+		if (cn__tls_mru[i].uid == uid) {
+			cn__tls_mru[i].uid = 0;
+			cn__tls_mru[i].pool = NULL;
+		}
+}
+
+/* Neither MRU entry: the direct-mapped table (then the probe), and the
+ * pool becomes the most recent. */
+__attribute__((noinline)) struct cn__mcache *cn__tcache_miss(struct cn_mbuf_pool *p)
+{
+	struct cn__tls_ent *e = &cn__tls[p->uid & (CN__TLS_N - 1)];
+	struct cn__mcache *c;
+
+	if (CN_LIKELY(e->uid == p->uid))
+		c = e->c;
+	else if (p->cache_size == 0 || (c = cn__tcache_slow(p)) == NULL)
+		return NULL;
+	cn__tls_mru[1] = cn__tls_mru[0];
+	cn__tls_mru[0].uid = p->uid;
+	cn__tls_mru[0].pool = p;
+	cn__tls_mru[0].c = c;
+	return c;
+}
+
 int cn__pool_get(struct cn_mbuf_pool *p, void **objs, unsigned n)
 {
 	struct cn__mcache *c = cn__tcache(p);
@@ -197,6 +241,7 @@ static void thread_exit(void *arg)
 			release_slot(e->pool, e->c);
 		e->uid = 0;
 	}
+	memset(cn__tls_mru, 0, sizeof(cn__tls_mru));
 	pthread_mutex_unlock(&reg_lock);
 }
 
@@ -221,8 +266,10 @@ struct cn__mcache *cn__tcache_slow(struct cn_mbuf_pool *p)
 		/* Full: forget entries of pools destroyed since. */
 		pthread_mutex_lock(&reg_lock);
 		for (unsigned i = 0; i < CN__TLS_N; i++)
-			if (!reg_has(cn__tls[i].pool, cn__tls[i].uid))
+			if (!reg_has(cn__tls[i].pool, cn__tls[i].uid)) {
+				mru_forget(cn__tls[i].uid);
 				cn__tls[i].uid = 0;
+			}
 		pthread_mutex_unlock(&reg_lock);
 		for (unsigned i = 0; i < CN__TLS_N && free_e == NULL; i++)
 			if (cn__tls[(p->uid + i) & (CN__TLS_N - 1)].uid == 0)
@@ -256,6 +303,7 @@ void cn_mbuf_pool_thread_flush(struct cn_mbuf_pool *p)
 			e->uid = 0;
 		}
 	}
+	mru_forget(p->uid);
 }
 
 /* ------------------------------------------------------------ create/destroy */
@@ -420,6 +468,7 @@ int cn_mbuf_pool_destroy(struct cn_mbuf_pool *p)
 	for (unsigned i = 0; i < CN__TLS_N; i++)
 		if (cn__tls[i].uid == p->uid)
 			cn__tls[i].uid = 0;
+	mru_forget(p->uid);
 	cn_mbuf_pool_stats(p, &st);
 	pthread_mutex_destroy(&p->lock);
 	free(p->caches);
