@@ -966,6 +966,65 @@ static void two_threads(void **state)
 	}
 }
 
+/* Companions freed on another thread (a TX completion elsewhere) while
+ * this one drops the data mbufs: the counts go atomic above 1, and every
+ * object returns exactly once whichever side lets go last. */
+struct seg_targ {
+	struct cn_mbuf **pk;
+	unsigned n;
+};
+
+static void *seg_completer(void *arg)
+{
+	struct seg_targ *t = arg;
+	for (unsigned i = 0; i < t->n; i++)
+		cn_mbuf_free_chain(t->pk[i]);
+	return NULL;
+}
+
+static void seg_two_threads(void **state)
+{
+	(void)state;
+	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 512, .cache_size = 16};
+	struct cn_mbuf_pool *small = cn_mbuf_pool_create(&mp);
+	struct cn_mbuf_pool_params sp = {.kind = CN_MBUF_POOL_SEG, .count = 256, .cache_size = 16,
+					 .small = small};
+	struct cn_mbuf_pool *seg = cn_mbuf_pool_create(&sp);
+	struct cn_mbuf *d[64], *pk[64];
+	struct cn_mbuf_pool_stats st;
+
+	assert_non_null(seg);
+	for (int round = 0; round < 300; round++) {
+		struct seg_targ t = {pk, 64};
+		pthread_t th;
+		for (int i = 0; i < 64; i++) {
+			d[i] = cn_mbuf_get(seg);
+			assert_non_null(d[i]);
+			memset(cn_mbuf_append(d[i], 100), i, 100);
+			/* every other one twice: companion + a fallback reference */
+			pk[i] = cn_mbuf_copy_ref_hdr(d[i], 0, 100, 54);
+			assert_non_null(pk[i]);
+			if (i & 1)
+				cn_mbuf_cat(pk[i], cn_mbuf_copy_ref_hdr(d[i], 0, 100, 54));
+		}
+		assert_int_equal(pthread_create(&th, NULL, seg_completer, &t), 0);
+		for (int i = 0; i < 64; i++)
+			cn_mbuf_free(d[i]);
+		assert_int_equal(pthread_join(th, NULL), 0);
+	}
+	cn_mbuf_pool_thread_flush(seg);
+	cn_mbuf_pool_thread_flush(small);
+	cn_mbuf_pool_stats(seg, &st);
+	assert_int_equal(st.in_use, 0);
+	assert_int_equal(st.avail, 256);
+	assert_int_equal(st.gets, 300 * 64);
+	cn_mbuf_pool_stats(small, &st);
+	assert_int_equal(st.in_use, 0);
+	assert_int_equal(st.avail, 512);
+	assert_int_equal(cn_mbuf_pool_destroy(seg), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(small), 0);
+}
+
 /* Many pools over a thread's life: stale cache entries must not pile up. */
 static void many_pools(void **state)
 {
@@ -1074,6 +1133,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(seg_companion, setup, teardown),
 		cmocka_unit_test(seg_exhaustion),
 		cmocka_unit_test(two_threads),
+		cmocka_unit_test(seg_two_threads),
 		cmocka_unit_test(many_pools),
 		cmocka_unit_test_setup_teardown(debug_checks, setup, teardown),
 	};
