@@ -175,15 +175,17 @@ bool cn_mbuf_debug_enabled(void);
 struct cn_mbuf *cn_mbuf_get(struct cn_mbuf_pool *pool);
 
 /**
- * Get @p n mbufs, all or none.
- * @return 0; -ENOBUFS (none taken); -EINVAL (not a small pool).
+ * Get @p n mbufs, all or none, from a small or a segment pool.
+ * @return 0; -ENOBUFS (none taken); -EINVAL (a cluster pool).
  */
 int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n);
 
 /**
  * Free one mbuf (not its chain): drop its storage reference (returning a
  * cluster at the last reference, or calling an external buffer's free_cb)
- * and return the descriptor to its pool.
+ * and return the descriptor to its pool. A segment object's own
+ * descriptor (its data mbuf or companion) only drops its reference: the
+ * whole object returns to its pool with the last reference to it.
  * @return m->next as it was. NULL is accepted (returns NULL).
  * Cost: O(1); an atomic only when the storage has other references.
  */
@@ -378,7 +380,8 @@ struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len);
  *         area) or ENOBUFS (nothing allocated or referenced remains).
  * Cost: fast path O(1), writes the companion's first line and the storage
  * header's refcount (plain store: it was 1); freeing it later is one
- * atomic decrement (two references then).
+ * atomic decrement while the data mbuf still holds its reference, a plain
+ * store when the ACK freed the data mbuf first.
  */
 struct cn_mbuf *cn_mbuf_copy_ref_hdr(struct cn_mbuf *m, uint32_t off, uint32_t len, uint32_t hdr_len);
 
