@@ -117,6 +117,8 @@ struct cn_sbchain {
 	struct cn_mbuf_pool *mpool;  /**< small mbufs for copy-in and references */
 	struct cn_mbuf_pool *cpool;  /**< clusters or segment objects for
 					  copy-in (may be NULL) */
+	uint32_t sent_hi;            /**< end of the furthest range referenced
+					  (copy_ref, tx), as an offset */
 };
 
 /** Small data up to this many bytes is copied into the tail's free room
@@ -147,7 +149,11 @@ void cn_sbchain_append(struct cn_sbchain *sb, struct cn_mbuf *m);
  * Copy @p len bytes from @p src in: the tail's free room first (when it is
  * writable: no reference to it is out), then new clusters (or an inline
  * mbuf for a remainder that fits one), or new segment objects when cpool
- * is a segment pool (one get per object, remainders included).
+ * is a segment pool (one get per object, remainders included). With a
+ * segment pool, a tail whose bytes were already referenced (copy_ref,
+ * tx) is not topped up: the next segment then starts at an
+ * object's first byte, where cn_sbchain_tx needs no allocation (Linux
+ * likewise never appends to a sent skb).
  * @return 0; -ENOBUFS (nothing appended). Touches each byte once; O(1) in
  * what is queued.
  */
@@ -177,8 +183,8 @@ struct cn_mbuf *cn_sbchain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_
  * per further mbuf the range spans; else one header mbuf plus one per
  * source mbuf (a retransmission while the first is still out, data
  * appended by cluster or inline mbufs, a range starting inside an mbuf).
- * A copy-in that tops up a tail already sent from moves later segment
- * starts off object boundaries; they then take the second path.
+ * Copy-in never tops up a segment object already sent from, so segments
+ * cut where the previous one ended start on object boundaries.
  * @return the packet (pkt_len = hdr_len + len); NULL with errno EINVAL
  *         (range past cc, len 0, hdr_len too large) or ENOBUFS.
  * Cost: O(1) at the send pointer; no payload byte read.
