@@ -72,8 +72,8 @@ static inline uint8_t *cn__mbuf_inline(struct cn_mbuf *m)
 	return (uint8_t *)(m + 1);
 }
 
-/* Thread-local map pool uid -> this thread's cache. Direct-mapped on the
- * fast path (one compare), probed on the slow path. */
+/* Thread-local map pool uid -> this thread's cache. Behind the two MRU
+ * entries below: direct-mapped (one compare), then probed. */
 #define CN__TLS_N 16
 struct cn__tls_ent {
 	uint64_t uid;
