@@ -15,7 +15,9 @@
 //                             segment, drop one ACKed), seg (locate the
 //                             newest segment), mcopy (reference it, free)
 //
-// impl: cachenet (mbuf pool), contig (ring sockbuf), mbuf (chain sockbuf),
+// impl: cachenet (mbuf pool), contig (ring sockbuf), mbuf (chain sockbuf
+// over segment objects, cn_sbchain_tx), mbuf4 (chain sockbuf over mbuf +
+// cluster, header mbuf + cn_sbchain_copy_ref: four gets per segment),
 // chain / naive (chain sockbuf with and without the tail and send pointers),
 // ring, dpdk (22.11 rte_mbuf), lwip (pbufs), glibc (malloc). Peers run when
 // found at build time and initialised at run time; otherwise the program
@@ -61,14 +63,15 @@ constexpr uint32_t REFILL = 64; // segments queued per (untimed) refill
 uint8_t g_hdr[128];
 uint8_t g_payload[MSS * REFILL];
 
-struct cn_mbuf_pool *g_mp, *g_cp;
+struct cn_mbuf_pool *g_mp, *g_cp, *g_sp;
 
 uint64_t pool_gets()
 {
-	struct cn_mbuf_pool_stats a, b;
+	struct cn_mbuf_pool_stats a, b, c;
 	cn_mbuf_pool_stats(g_mp, &a);
 	cn_mbuf_pool_stats(g_cp, &b);
-	return a.gets + b.gets;
+	cn_mbuf_pool_stats(g_sp, &c);
+	return a.gets + b.gets + c.gets;
 }
 
 // A packet in flight: what an ACK releases, and the sequence it acks.
@@ -199,7 +202,58 @@ void bm_tx_contig(benchmark::State &st, uint32_t window)
 	cn_sbring_destroy(sb);
 }
 
+// The chain sockbuf over segment objects: the application's data is one
+// segment object per MSS (one get: mbuf, companion and storage), and each
+// packet is cn_sbchain_tx's companion descriptor with the header written
+// into the storage in front of the payload: no get per packet.
 void bm_tx_mbuf(benchmark::State &st, uint32_t window)
+{
+	struct cn_sbchain sb;
+	std::vector<Flight<struct cn_mbuf *>> fl(window + 1);
+	uint32_t head = 0, n = 0, snd = 0;
+	uint64_t pkts = 0, gets0 = pool_gets();
+	cn_sbchain_init(&sb, g_mp, g_sp);
+	{
+		cnbench::Measure m(st, 0);
+		for (auto _ : st) {
+			if (cn_sockbuf_len(&sb.sb) - snd < MSS) {
+				// As in bm_tx_mbuf4: the data of a zero-copy
+				// write, one segment object per MSS; untimed,
+				// counted in allocs_per_seg.
+				m.pause();
+				for (uint32_t i = 0; i < REFILL; i++) {
+					struct cn_mbuf *d = cn_mbuf_get(g_sp);
+					d->len = d->pkt_len = MSS;
+					cn_sbchain_append(&sb, d);
+				}
+				m.resume();
+			}
+			struct cn_mbuf *h = cn_sbchain_tx(&sb, snd, MSS, HDR);
+			memcpy(h->data, g_hdr, HDR);
+			snd += MSS;
+			fl[(head + n) % (window + 1)] = {h, 0};
+			n++;
+			pkts++;
+			if (n > window) {
+				auto &o = fl[head];
+				head = (head + 1) % (window + 1);
+				n--;
+				cn_mbuf_free_chain(o.pkt);
+				cn_sbchain_drop(&sb, MSS);
+				snd -= MSS;
+			}
+		}
+		m.finish();
+	}
+	for (uint32_t i = 0; i < n; i++)
+		cn_mbuf_free_chain(fl[(head + i) % (window + 1)].pkt);
+	cn_sbchain_flush(&sb);
+	st.counters["allocs_per_seg"] = (double)(pool_gets() - gets0) / (double)pkts;
+}
+
+// The four-get TX of a BSD stack: data in an mbuf + cluster per MSS, a
+// header mbuf with the header prepended, a reference mbuf for the payload.
+void bm_tx_mbuf4(benchmark::State &st, uint32_t window)
 {
 	struct cn_sbchain sb;
 	std::vector<Flight<struct cn_mbuf *>> fl(window + 1);
@@ -540,11 +594,15 @@ void bm_tx_lwip(benchmark::State &st, uint32_t window)
 
 void register_all()
 {
-	struct cn_mbuf_pool_params mp = {"bench-small", CN_MBUF_POOL_SMALL, 65536, 0, 0, 256, 0};
-	struct cn_mbuf_pool_params cp = {"bench-clusters", CN_MBUF_POOL_CLUSTER, 32768, 0, 0, 256, 0};
+	struct cn_mbuf_pool_params mp = {"bench-small", CN_MBUF_POOL_SMALL, 65536, 0, 0, 256, 0, nullptr};
+	struct cn_mbuf_pool_params cp = {"bench-clusters", CN_MBUF_POOL_CLUSTER, 32768, 0, 0, 256, 0, nullptr};
 	g_mp = cn_mbuf_pool_create(&mp);
 	g_cp = cn_mbuf_pool_create(&cp);
-	if (!g_mp || !g_cp) {
+	// Segment objects sized for one MSS behind the default header room.
+	struct cn_mbuf_pool_params sp = {"bench-segments", CN_MBUF_POOL_SEG, 8192, CN_MBUF_SMALL_HEADROOM + MSS,
+					 0, 256, 0, g_mp};
+	g_sp = g_mp ? cn_mbuf_pool_create(&sp) : nullptr;
+	if (!g_mp || !g_cp || !g_sp) {
 		fprintf(stderr, "cannot create the mbuf pools: %s\n", strerror(errno));
 		exit(1);
 	}
@@ -566,6 +624,7 @@ void register_all()
 		std::string ws = "window" + std::to_string(w);
 		cnbench::add("txbuf/contig/" + ws, [w](S &st) { bm_tx_contig(st, w); });
 		cnbench::add("txbuf/mbuf/" + ws, [w](S &st) { bm_tx_mbuf(st, w); });
+		cnbench::add("txbuf/mbuf4/" + ws, [w](S &st) { bm_tx_mbuf4(st, w); });
 	}
 	const uint32_t queued[] = {1, 10, 100, 1000, 10000};
 	const std::pair<const char *, SbOp> ops[] = {{"append", SbOp::append}, {"seg", SbOp::seg},

@@ -14,6 +14,11 @@
  *    headers can be prepended in place. A *cluster* pool's objects are
  *    reference-counted storage (struct cn_mbuf_shared + data_size bytes:
  *    2048 for Ethernet, 9216 for jumbo frames) attached to small mbufs.
+ *    A *segment* pool's objects are an mbuf, a companion mbuf and their
+ *    own reference-counted storage in one object (mbuf_core.h): one get
+ *    yields an mbuf with data_size bytes of storage (headroom kept free),
+ *    and cn_mbuf_copy_ref_hdr() can later send its bytes with a header
+ *    through the companion without allocating (see that function).
  *    Exhaustion is never fatal: gets return NULL with errno ENOBUFS (or
  *    -ENOBUFS) and leave the pool exactly as it was.
  *
@@ -67,6 +72,7 @@ extern "C" {
 enum cn_mbuf_pool_kind {
 	CN_MBUF_POOL_SMALL = 1,   /**< mbuf descriptors with inline data */
 	CN_MBUF_POOL_CLUSTER = 2, /**< reference-counted clusters */
+	CN_MBUF_POOL_SEG = 3,     /**< mbuf + companion + own storage per object */
 };
 
 /** Default inline data bytes of a small mbuf, and its header room. The
@@ -76,6 +82,10 @@ enum cn_mbuf_pool_kind {
 /** Standard and jumbo cluster sizes. */
 #define CN_MBUF_CLUSTER_SIZE 2048
 #define CN_MBUF_JUMBO_SIZE 9216
+/** Default storage bytes of a segment object: its default header room
+ *  (CN_MBUF_SMALL_HEADROOM) plus 1536, which holds an Ethernet MSS (1460)
+ *  and makes the whole object 1920 bytes, 30 cache lines. */
+#define CN_MBUF_SEG_DATA (CN_MBUF_SMALL_HEADROOM + 1536)
 /** Per-thread cache slots a pool has by default. */
 #define CN_MBUF_MAX_THREADS 64
 
@@ -83,14 +93,21 @@ struct cn_mbuf_pool_params {
 	const char *name;       /**< for messages; copied (31 characters kept) */
 	enum cn_mbuf_pool_kind kind;
 	uint32_t count;         /**< objects, > 0 */
-	uint32_t data_size;     /**< inline bytes (small) or cluster bytes;
-				     0 = CN_MBUF_SMALL_DATA / CN_MBUF_CLUSTER_SIZE */
+	uint32_t data_size;     /**< inline bytes (small), cluster bytes or
+				     segment storage bytes; 0 = CN_MBUF_SMALL_DATA
+				     / CN_MBUF_CLUSTER_SIZE / CN_MBUF_SEG_DATA */
 	uint32_t headroom;      /**< bytes kept free in front of data at get
-				     (small: 0 = CN_MBUF_SMALL_HEADROOM, use
+				     (small and segment: 0 =
+				     CN_MBUF_SMALL_HEADROOM, use
 				     CN_MBUF_NO_HEADROOM for none) or at attach
 				     (cluster: default 0); < data_size */
 	uint32_t cache_size;    /**< per-thread cache objects, 0 = no caches */
 	uint32_t max_threads;   /**< cache slots, 0 = CN_MBUF_MAX_THREADS */
+	struct cn_mbuf_pool *small; /**< segment pools only, required: the
+				     small pool that mbufs derived from a
+				     segment's descriptors come from (prepend
+				     without room, split, copy_ref, pullup);
+				     must outlive this pool */
 };
 #define CN_MBUF_NO_HEADROOM UINT32_MAX
 
@@ -113,7 +130,8 @@ struct cn_mbuf_pool_stats {
  * Create a pool. All memory is allocated here (count x object size, cache
  * slots); nothing is allocated later.
  * @return the pool, or NULL with errno EINVAL (count 0, headroom >=
- *         data_size, unknown kind, cache_size > count) or ENOMEM.
+ *         data_size, unknown kind, cache_size > count, a segment pool
+ *         without a small pool) or ENOMEM.
  * Cost: touches every object once (O(count)).
  */
 struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *p);
@@ -145,23 +163,29 @@ bool cn_mbuf_debug_enabled(void);
 /**
  * Get one mbuf from a small pool: len 0, pkt_len 0, next NULL, data at
  * the pool's header room. Line 1 (user metadata) is not initialised.
+ * From a segment pool: the same, but the mbuf's storage is the segment
+ * object's own (shared != NULL, refcnt 1, writable, data_size bytes with
+ * the header room in front); one pool get, no cluster to attach.
  * @return the mbuf, or NULL with errno ENOBUFS (pool exhausted) or EINVAL
- *         (not a small pool).
+ *         (a cluster pool).
  * Cost: a cache hit writes the mbuf's first cache line and reads the
- * cache's top entry; no lock, no atomic.
+ * cache's top entry; no lock, no atomic. A segment get also writes the
+ * storage header's line.
  */
 struct cn_mbuf *cn_mbuf_get(struct cn_mbuf_pool *pool);
 
 /**
- * Get @p n mbufs, all or none.
- * @return 0; -ENOBUFS (none taken); -EINVAL (not a small pool).
+ * Get @p n mbufs, all or none, from a small or a segment pool.
+ * @return 0; -ENOBUFS (none taken); -EINVAL (a cluster pool).
  */
 int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n);
 
 /**
  * Free one mbuf (not its chain): drop its storage reference (returning a
  * cluster at the last reference, or calling an external buffer's free_cb)
- * and return the descriptor to its pool.
+ * and return the descriptor to its pool. A segment object's own
+ * descriptor (its data mbuf or companion) only drops its reference: the
+ * whole object returns to its pool with the last reference to it.
  * @return m->next as it was. NULL is accepted (returns NULL).
  * Cost: O(1); an atomic only when the storage has other references.
  */
@@ -261,7 +285,8 @@ void *cn_mbuf_append(struct cn_mbuf *m, uint32_t len);
 /**
  * Copy @p len bytes from @p src to the end of the packet @p m, filling the
  * last mbuf's tailroom and then new mbufs from m's pool, with clusters
- * from @p cpool when cpool is not NULL (else inline mbufs).
+ * from @p cpool when cpool is not NULL (else inline mbufs); when cpool is
+ * a segment pool, new segment objects from it instead (one get each).
  * @return 0; -ENOBUFS (the packet is unchanged). Touches each byte once.
  */
 int cn_mbuf_append_copy(struct cn_mbuf *m, const void *src, uint32_t len,
@@ -323,6 +348,42 @@ struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off);
  * Cost: walks from m to off, then O(mbufs in the range).
  */
 struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len);
+
+/**
+ * A packet to transmit: @p hdr_len bytes of writable header room followed
+ * by a reference to bytes [off, off + len) of the chain starting at @p m
+ * (m need not be a head). The returned head's data points at the
+ * (uninitialised) header room; pkt_len = hdr_len + len; no payload byte
+ * is read or copied (inline source bytes excepted, as in copy_ref).
+ *
+ * Fast path, no allocation at all: the source mbuf holding byte off is
+ * the data mbuf of a segment object (a get from a CN_MBUF_POOL_SEG pool),
+ * off is its first byte, its storage has no other reference (refcnt 1:
+ * the companion is idle and no earlier reference is in flight), and it
+ * has at least hdr_len bytes of storage in front of its data. The head is
+ * then the object's companion descriptor, whose window is that header
+ * room plus the source's bytes; the header is written into the storage in
+ * front of the payload, which nobody else can see (refcnt was 1). Bytes
+ * past the source mbuf's end are referenced with cn_mbuf_copy_ref (one
+ * new mbuf per further source mbuf).
+ *
+ * Otherwise (retransmission while the companion is still out, a range
+ * starting inside an mbuf, a cluster or external source): a new mbuf from
+ * the source's pool holding the header room at the end of its inline area,
+ * chained to cn_mbuf_copy_ref(range): 1 + (source mbufs touched) gets.
+ *
+ * Freeing the returned packet (cn_mbuf_free_chain, at TX completion)
+ * releases the companion again; its storage stays while the data mbuf (or
+ * any other reference) holds it.
+ * @return the head; NULL with errno EINVAL (len 0, the range passes the
+ *         end of the chain, hdr_len larger than a small mbuf's inline
+ *         area) or ENOBUFS (nothing allocated or referenced remains).
+ * Cost: fast path O(1), writes the companion's first line and the storage
+ * header's refcount (plain store: it was 1); freeing it later is one
+ * atomic decrement while the data mbuf still holds its reference, a plain
+ * store when the ACK freed the data mbuf first.
+ */
+struct cn_mbuf *cn_mbuf_copy_ref_hdr(struct cn_mbuf *m, uint32_t off, uint32_t len, uint32_t hdr_len);
 
 /**
  * Copy bytes [off, off + len) of the chain starting at @p m to @p dst.

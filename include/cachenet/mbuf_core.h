@@ -37,6 +37,8 @@ struct cn_mbuf_pool;
 enum cn_mbuf_storage {
 	CN_MBUF_STORAGE_CLUSTER = 1, /**< from a cluster pool; returns there */
 	CN_MBUF_STORAGE_EXT = 2,     /**< caller's memory; free_cb on last reference */
+	CN_MBUF_STORAGE_SEG = 3,     /**< a segment object's own storage (below);
+					  the whole object returns to its pool */
 };
 
 /** Storage flag: bytes may be read but never written (e.g. application
@@ -69,6 +71,28 @@ struct cn_mbuf_shared {
 } __attribute__((aligned(64)));
 
 CN__STATIC_ASSERT(sizeof(struct cn_mbuf_shared) == 64, "cn_mbuf_shared is one cache line");
+
+/**
+ * A segment object (a pool of kind CN_MBUF_POOL_SEG) is one pool object
+ * holding everything a TCP sender needs for one MSS of queued data and its
+ * transmission, so that both cost one pool get (Linux's fast-clone skbs
+ * make the same trade):
+ *
+ *   bytes 0..127    struct cn_mbuf  the data mbuf (what a get hands out)
+ *   bytes 128..255  struct cn_mbuf  the companion: a second descriptor a
+ *                                   sender takes, without allocating, to
+ *                                   transmit the data mbuf's bytes
+ *   bytes 256..319  struct cn_mbuf_shared  storage header, kind SEG
+ *   bytes 320..     data_size bytes of storage (header room, then payload)
+ *
+ * Both descriptors always reference the object's storage (never inline
+ * bytes, never other storage); refcnt counts them and any other mbuf that
+ * references the storage, and the object returns to its pool when it
+ * drops to 0. The companion is free for use exactly when refcnt is 1 and
+ * the data mbuf holds that reference. The header comes before the storage
+ * so that neither descriptor's "inline area" (m + 1) is its buffer.
+ */
+#define CN_MBUF_SEG_HDR_BYTES (2 * 128 + 64)
 
 /** mbuf flag: the head's metadata (line 1) was set by the user. Free for
  *  callers; the library never reads flags other than its own below. */

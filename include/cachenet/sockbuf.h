@@ -115,7 +115,10 @@ struct cn_sbchain {
 	struct cn_mbuf *snd_m;       /**< cached send pointer: an mbuf of the list */
 	uint32_t snd_m_off;          /**< offset of snd_m's first byte */
 	struct cn_mbuf_pool *mpool;  /**< small mbufs for copy-in and references */
-	struct cn_mbuf_pool *cpool;  /**< clusters for copy-in (may be NULL) */
+	struct cn_mbuf_pool *cpool;  /**< clusters or segment objects for
+					  copy-in (may be NULL) */
+	uint32_t sent_hi;            /**< end of the furthest range referenced
+					  (copy_ref, tx), as an offset */
 };
 
 /** Small data up to this many bytes is copied into the tail's free room
@@ -123,7 +126,12 @@ struct cn_sbchain {
 #define CN_SBCHAIN_COMPRESS_MAX 512
 
 /** Initialise an empty chain sockbuf. @p cpool may be NULL (copy-in then
- *  uses inline mbufs only). */
+ *  uses inline mbufs only), a cluster pool (copy-in takes an mbuf and a
+ *  cluster per cluster's worth of bytes), or a segment pool
+ *  (CN_MBUF_POOL_SEG, whose small pool should be @p mpool): copy-in then
+ *  takes one object per (data_size - headroom) bytes, and cn_sbchain_tx
+ *  sends each object's bytes without allocating. Size the segment pool's
+ *  storage as headroom + MSS so that one object is one segment. */
 void cn_sbchain_init(struct cn_sbchain *sb, struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool);
 
 /** Free every mbuf held; the sockbuf is empty (and reusable) after. */
@@ -138,8 +146,14 @@ void cn_sbchain_flush(struct cn_sbchain *sb);
 void cn_sbchain_append(struct cn_sbchain *sb, struct cn_mbuf *m);
 
 /**
- * Copy @p len bytes from @p src in: the tail's free room first, then new
- * clusters (or an inline mbuf for a remainder that fits one).
+ * Copy @p len bytes from @p src in: the tail's free room first (when it is
+ * writable: no reference to it is out), then new clusters (or an inline
+ * mbuf for a remainder that fits one), or new segment objects when cpool
+ * is a segment pool (one get per object, remainders included). With a
+ * segment pool, a tail whose bytes were already referenced (copy_ref,
+ * tx) is not topped up: the next segment then starts at an
+ * object's first byte, where cn_sbchain_tx needs no allocation (Linux
+ * likewise never appends to a sent skb).
  * @return 0; -ENOBUFS (nothing appended). Touches each byte once; O(1) in
  * what is queued.
  */
@@ -156,6 +170,26 @@ int cn_sbchain_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, struct cn_
  *         ENOBUFS.
  */
 struct cn_mbuf *cn_sbchain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len);
+
+/**
+ * The packet to transmit bytes [off, off + len): @p hdr_len bytes of
+ * header room (at the head's data, uninitialised) followed by references
+ * to the payload, using and advancing the send pointer like
+ * cn_sbchain_copy_ref (cn_mbuf_copy_ref_hdr on the located mbuf).
+ *
+ * Allocations: none when off is the first byte of a segment object that
+ * has no reference in flight (the first transmission of data copied in
+ * through a segment pool, segments cut at object boundaries), plus one
+ * per further mbuf the range spans; else one header mbuf plus one per
+ * source mbuf (a retransmission while the first is still out, data
+ * appended by cluster or inline mbufs, a range starting inside an mbuf).
+ * Copy-in never tops up a segment object already sent from, so segments
+ * cut where the previous one ended start on object boundaries.
+ * @return the packet (pkt_len = hdr_len + len); NULL with errno EINVAL
+ *         (range past cc, len 0, hdr_len too large) or ENOBUFS.
+ * Cost: O(1) at the send pointer; no payload byte read.
+ */
+struct cn_mbuf *cn_sbchain_tx(struct cn_sbchain *sb, uint32_t off, uint32_t len, uint32_t hdr_len);
 
 /** Chain form of cn_sockbuf_drop(). */
 uint32_t cn_sbchain_drop(struct cn_sbchain *sb, uint32_t len);

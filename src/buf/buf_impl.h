@@ -5,6 +5,7 @@
 #define CN_BUF_IMPL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cachenet/mbuf.h"
@@ -71,8 +72,8 @@ static inline uint8_t *cn__mbuf_inline(struct cn_mbuf *m)
 	return (uint8_t *)(m + 1);
 }
 
-/* Thread-local map pool uid -> this thread's cache. Direct-mapped on the
- * fast path (one compare), probed on the slow path. */
+/* Thread-local map pool uid -> this thread's cache. Behind the two MRU
+ * entries below: direct-mapped (one compare), then probed. */
 #define CN__TLS_N 16
 struct cn__tls_ent {
 	uint64_t uid;
@@ -86,49 +87,105 @@ struct cn__tls_ent {
 extern __thread struct cn__tls_ent cn__tls[CN__TLS_N]
 	__attribute__((visibility("hidden"), tls_model("initial-exec")));
 
+/* The two pools this thread used last, most recent first, at fixed TLS
+ * addresses. A free finds its pool through the mbuf (m->pool), so with
+ * the direct-mapped table its cache pointer would wait for two dependent
+ * loads (m->pool, then p->uid for the index) before c->len could even be
+ * addressed; here the entries' loads do not depend on p at all, and p
+ * only feeds a compare the branch predictor runs ahead of. The uid
+ * compare keeps a pool created at a destroyed pool's address from
+ * matching a stale entry. Two entries: a packet's work alternates between
+ * a small pool and a cluster pool. */
+extern __thread struct cn__tls_ent cn__tls_mru[2]
+	__attribute__((visibility("hidden"), tls_model("initial-exec")));
+
 struct cn__mcache *cn__tcache_slow(struct cn_mbuf_pool *p);
+struct cn__mcache *cn__tcache_miss(struct cn_mbuf_pool *p);
 int cn__pool_get_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void **objs, unsigned n);
 void cn__pool_put_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void *const *objs, unsigned n);
+void *cn__pool_get1_slow(struct cn_mbuf_pool *p, struct cn__mcache *c);
+void cn__pool_put1_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void *o);
 
 #define CN__RELAXED_ADD(x, v) __atomic_store_n(&(x), (x) + (v), __ATOMIC_RELAXED)
 
 static inline struct cn__mcache *cn__tcache(struct cn_mbuf_pool *p)
 {
-	struct cn__tls_ent *e = &cn__tls[p->uid & (CN__TLS_N - 1)];
+	struct cn__mcache *c;
 
-	if (CN_LIKELY(e->uid == p->uid))
-		return e->c;
-	if (p->cache_size == 0)
-		return NULL;
-	return cn__tcache_slow(p);
+	/* An MRU entry always has a cache: telling the compiler so drops the
+	 * NULL test from the callers' fast paths. */
+	if (CN_LIKELY(cn__tls_mru[0].pool == p && cn__tls_mru[0].uid == p->uid)) {
+		c = cn__tls_mru[0].c;
+		if (c == NULL)
+			__builtin_unreachable();
+		return c;
+	}
+	if (CN_LIKELY(cn__tls_mru[1].pool == p && cn__tls_mru[1].uid == p->uid)) {
+		c = cn__tls_mru[1].c;
+		if (c == NULL)
+			__builtin_unreachable();
+		return c;
+	}
+	return cn__tcache_miss(p);
 }
 
-/* One object: a cache hit is a pop from the LIFO, no lock, no atomic RMW. */
+/* One object: a cache hit is a pop from the LIFO, no lock, no atomic RMW.
+ * len is read once: reading it back after the store would put a
+ * store-to-load forwarding (~5 cycles) on the get -> free -> get chain. */
 static inline void *cn__pool_get1(struct cn_mbuf_pool *p)
 {
 	struct cn__mcache *c = cn__tcache(p);
-	void *o;
 
-	if (CN_LIKELY(c != NULL && c->len > 0)) {
-		__atomic_store_n(&c->len, c->len - 1, __ATOMIC_RELAXED);
-		CN__RELAXED_ADD(c->gets, 1);
-		return c->objs[c->len];
+	if (CN_LIKELY(c != NULL)) {
+		uint32_t n = c->len;
+		if (CN_LIKELY(n > 0)) {
+			void *o = c->objs[n - 1];
+			__atomic_store_n(&c->len, n - 1, __ATOMIC_RELAXED);
+			CN__RELAXED_ADD(c->gets, 1);
+			if (o == NULL) /* caches hold objects only */
+				__builtin_unreachable();
+			return o;
+		}
 	}
-	if (cn__pool_get_slow(p, c, &o, 1) < 0)
-		return NULL;
-	return o;
+	return cn__pool_get1_slow(p, c);
 }
 
 static inline void cn__pool_put1(struct cn_mbuf_pool *p, void *o)
 {
 	struct cn__mcache *c = cn__tcache(p);
 
-	if (CN_LIKELY(c != NULL && c->len < p->flush_thresh)) {
-		c->objs[c->len] = o;
-		__atomic_store_n(&c->len, c->len + 1, __ATOMIC_RELAXED);
-		return; /* puts are not counted: puts == gets - in_use */
+	if (CN_LIKELY(c != NULL)) {
+		uint32_t n = c->len;
+		if (CN_LIKELY(n < p->flush_thresh)) {
+			c->objs[n] = o;
+			__atomic_store_n(&c->len, n + 1, __ATOMIC_RELAXED);
+			return; /* puts are not counted: puts == gets - in_use */
+		}
 	}
-	cn__pool_put_slow(p, c, &o, 1);
+	cn__pool_put1_slow(p, c, o);
+}
+
+/* Segment objects (mbuf_core.h): [data mbuf][companion][shared][storage]. */
+static inline struct cn_mbuf_shared *cn__seg_shared(struct cn_mbuf *m0)
+{
+	return (struct cn_mbuf_shared *)((uint8_t *)m0 + 2 * sizeof(struct cn_mbuf));
+}
+
+/* Descriptor @p i (0 data mbuf, 1 companion) of the segment object whose
+ * storage header is @p sh. */
+static inline struct cn_mbuf *cn__seg_mbuf(const struct cn_mbuf_shared *sh, unsigned i)
+{
+	return (struct cn_mbuf *)((uintptr_t)sh - 2 * sizeof(struct cn_mbuf)) + i;
+}
+
+/* True when @p m is one of the two descriptors embedded in its own
+ * segment object (which never return to a pool by themselves). */
+static inline bool cn__seg_embedded(const struct cn_mbuf *m)
+{
+	const struct cn_mbuf_shared *sh = m->shared;
+
+	return sh != NULL && sh->kind == CN_MBUF_STORAGE_SEG &&
+	       (m == cn__seg_mbuf(sh, 0) || m == cn__seg_mbuf(sh, 1));
 }
 
 /* Debug hooks; empty in release builds. */
@@ -136,5 +193,9 @@ void cn__dbg_mbuf_got(struct cn_mbuf *m);
 void cn__dbg_mbuf_put(struct cn_mbuf *m);
 void cn__dbg_cluster_got(struct cn_mbuf_shared *sh);
 void cn__dbg_cluster_put(struct cn_mbuf_shared *sh);
+void cn__dbg_seg_got(struct cn_mbuf_shared *sh);
+void cn__dbg_seg_put(struct cn_mbuf_shared *sh);
+void cn__dbg_embedded_got(struct cn_mbuf *m);
+void cn__dbg_embedded_put(struct cn_mbuf *m);
 
 #endif

@@ -8,12 +8,20 @@
 
 /* ------------------------------------------------------------ storage refs */
 
-static void storage_release(struct cn_mbuf_shared *sh)
+/* Out of line: kept out of the inlined free fast path, whose registers
+ * and stack frame it would otherwise set. */
+__attribute__((noinline)) static void storage_release(struct cn_mbuf_shared *sh)
 {
 	if (sh->kind == CN_MBUF_STORAGE_CLUSTER) {
 		if (CN_MBUF_DEBUG)
 			cn__dbg_cluster_put(sh);
 		cn__pool_put1(sh->pool, sh);
+	} else if (sh->kind == CN_MBUF_STORAGE_SEG) {
+		/* Both descriptors are idle (each holds a reference while
+		 * live): the whole object goes back. */
+		if (CN_MBUF_DEBUG)
+			cn__dbg_seg_put(sh);
+		cn__pool_put1(sh->pool, cn__seg_mbuf(sh, 0));
 	} else if (sh->free_cb != NULL) {
 		sh->free_cb(sh->base, sh->opaque);
 	}
@@ -56,14 +64,49 @@ static inline void mbuf_reset(struct cn_mbuf *m)
 		cn__dbg_mbuf_got(m);
 }
 
+/* A segment object's data mbuf, as handed out by a get. Only data and the
+ * chain fields move during its life; buf, shared and pool are fixed at
+ * pool creation. */
+static inline void seg_reset(struct cn_mbuf_pool *pool, struct cn_mbuf *m)
+{
+	struct cn_mbuf_shared *sh = cn__seg_shared(m);
+
+	if (CN_MBUF_DEBUG) {
+		cn__dbg_seg_got(sh);
+		cn__dbg_embedded_got(m);
+	}
+	sh->refcnt = 1;
+	m->data = sh->base + pool->headroom;
+	m->next = NULL;
+	m->len = 0;
+	m->pkt_len = 0;
+	m->flags = 0;
+	m->nextpkt = NULL;
+}
+
+static struct cn_mbuf *seg_get(struct cn_mbuf_pool *pool)
+{
+	struct cn_mbuf *m;
+
+	if (pool->kind != CN_MBUF_POOL_SEG) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = cn__pool_get1(pool);
+	if (m == NULL) {
+		errno = ENOBUFS;
+		return NULL;
+	}
+	seg_reset(pool, m);
+	return m;
+}
+
 struct cn_mbuf *cn_mbuf_get(struct cn_mbuf_pool *pool)
 {
 	struct cn_mbuf *m;
 
-	if (CN_UNLIKELY(pool->kind != CN_MBUF_POOL_SMALL)) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (CN_UNLIKELY(pool->kind != CN_MBUF_POOL_SMALL))
+		return seg_get(pool);
 	m = cn__pool_get1(pool);
 	if (CN_UNLIKELY(m == NULL)) {
 		errno = ENOBUFS;
@@ -77,29 +120,47 @@ int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n)
 {
 	int rc;
 
-	if (pool->kind != CN_MBUF_POOL_SMALL)
+	if (pool->kind == CN_MBUF_POOL_CLUSTER)
 		return -EINVAL;
 	if (n == 0)
 		return 0;
 	rc = cn__pool_get_slow(pool, cn__tcache(pool), (void **)m, n);
 	if (rc < 0)
 		return rc;
+	if (pool->kind == CN_MBUF_POOL_SEG) {
+		for (unsigned i = 0; i < n; i++)
+			seg_reset(pool, m[i]);
+		return 0;
+	}
 	for (unsigned i = 0; i < n; i++)
 		mbuf_reset(m[i]);
 	return 0;
 }
 
-/* Give the descriptor back its own inline storage. */
-static inline void mbuf_prefree(struct cn_mbuf *m)
+/* Give the descriptor back its own inline storage. Returns false for a
+ * segment object's own descriptor: it is released with its storage
+ * reference (the object returns when the last one goes) and must not be
+ * put into a pool by itself. */
+static inline bool mbuf_prefree(struct cn_mbuf *m)
 {
-	if (m->shared != NULL) {
-		storage_unref(m->shared);
+	struct cn_mbuf_shared *sh = m->shared;
+
+	if (sh != NULL) {
+		if (CN_UNLIKELY(sh->kind == CN_MBUF_STORAGE_SEG) && cn__seg_embedded(m)) {
+			/* Mark it idle first: the unref may recycle the object. */
+			if (CN_MBUF_DEBUG)
+				cn__dbg_embedded_put(m);
+			storage_unref(sh);
+			return false;
+		}
+		storage_unref(sh);
 		m->shared = NULL;
 		m->buf = cn__mbuf_inline(m);
 		m->buf_len = m->pool->data_size;
 	}
 	if (CN_MBUF_DEBUG)
 		cn__dbg_mbuf_put(m);
+	return true;
 }
 
 struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
@@ -109,8 +170,8 @@ struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
 	if (m == NULL)
 		return NULL;
 	next = m->next;
-	mbuf_prefree(m);
-	cn__pool_put1(m->pool, m);
+	if (CN_LIKELY(mbuf_prefree(m)))
+		cn__pool_put1(m->pool, m);
 	return next;
 }
 
@@ -127,7 +188,8 @@ void cn_mbuf_free_bulk(struct cn_mbuf **m, unsigned n)
 	unsigned k = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		mbuf_prefree(m[i]);
+		if (!mbuf_prefree(m[i]))
+			continue;
 		if (m[i]->pool != rp || k == 64) {
 			if (k)
 				cn__pool_put(rp, run, k);
@@ -279,7 +341,9 @@ int cn_mbuf_append_copy(struct cn_mbuf *m, const void *src, uint32_t len,
 	s += k;
 	len -= k;
 	while (len > 0) {
-		struct cn_mbuf *n = cpool ? cn_mbuf_get_cluster(m->pool, cpool) : cn_mbuf_get(m->pool);
+		struct cn_mbuf *n = !cpool ? cn_mbuf_get(m->pool)
+				    : cpool->kind == CN_MBUF_POOL_SEG ? cn_mbuf_get(cpool)
+				    : cn_mbuf_get_cluster(m->pool, cpool);
 		if (n == NULL) {
 			/* Undo: the packet must be as it was. */
 			cn_mbuf_free_chain(first_new);
@@ -527,6 +591,60 @@ struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len)
 	}
 	head->pkt_len = len;
 	return head;
+}
+
+struct cn_mbuf *cn_mbuf_copy_ref_hdr(struct cn_mbuf *m, uint32_t off, uint32_t len, uint32_t hdr_len)
+{
+	struct cn_mbuf_shared *sh;
+	struct cn_mbuf *src, *h, *r = NULL;
+	uint32_t moff;
+
+	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sh = src->shared;
+	/* refcnt 1 is src's own reference: nobody else sees the storage, so
+	 * the bytes in front of src's data are ours to write the header
+	 * into, and the companion (which would hold a reference) is idle.
+	 * The acquire pairs with the release of whoever dropped to 1. */
+	if (moff == 0 && sh != NULL && sh->kind == CN_MBUF_STORAGE_SEG && src == cn__seg_mbuf(sh, 0) &&
+	    (uint32_t)(src->data - src->buf) >= hdr_len &&
+	    __atomic_load_n(&sh->refcnt, __ATOMIC_ACQUIRE) == 1) {
+		uint32_t first = src->len < len ? src->len : len;
+		if (first < len && (r = cn_mbuf_copy_ref(src->next, 0, len - first)) == NULL)
+			return NULL; /* errno set; nothing taken */
+		h = cn__seg_mbuf(sh, 1);
+		if (CN_MBUF_DEBUG)
+			cn__dbg_embedded_got(h);
+		__atomic_store_n(&sh->refcnt, 2, __ATOMIC_RELAXED);
+		h->data = src->data - hdr_len;
+		h->len = hdr_len + first;
+		h->pkt_len = hdr_len + len;
+		h->next = r;
+		h->flags = 0;
+		h->nextpkt = NULL;
+		return h;
+	}
+	if (hdr_len > src->pool->data_size) {
+		errno = EINVAL;
+		return NULL;
+	}
+	h = cn_mbuf_get(src->pool);
+	if (h == NULL)
+		return NULL;
+	r = cn_mbuf_copy_ref(src, moff, len);
+	if (r == NULL) {
+		int e = errno;
+		cn_mbuf_free(h);
+		errno = e;
+		return NULL;
+	}
+	h->data = h->buf + h->buf_len - hdr_len;
+	h->len = hdr_len;
+	h->pkt_len = hdr_len + len;
+	h->next = r;
+	return h;
 }
 
 int cn_mbuf_copy_out(const struct cn_mbuf *m, uint32_t off, uint32_t len, void *dst)

@@ -18,6 +18,7 @@
 #include "buf_impl.h"
 
 __thread struct cn__tls_ent cn__tls[CN__TLS_N] __attribute__((tls_model("initial-exec")));
+__thread struct cn__tls_ent cn__tls_mru[2] __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cn_mbuf_pool **reg;
@@ -150,6 +151,49 @@ void cn__pool_put_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void *const
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* Out of line, so that the inlined fast paths need no stack frame. */
+__attribute__((noinline)) void *cn__pool_get1_slow(struct cn_mbuf_pool *p, struct cn__mcache *c)
+{
+	void *o;
+
+	if (cn__pool_get_slow(p, c, &o, 1) < 0)
+		return NULL;
+	return o;
+}
+
+__attribute__((noinline)) void cn__pool_put1_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void *o)
+{
+	cn__pool_put_slow(p, c, &o, 1);
+}
+
+/* Forget @p uid in the MRU pair (its pool is going away from this thread). */
+static void mru_forget(uint64_t uid)
+{
+	for (unsigned i = 0; i < 2; i++)
+		if (cn__tls_mru[i].uid == uid) {
+			cn__tls_mru[i].uid = 0;
+			cn__tls_mru[i].pool = NULL;
+		}
+}
+
+/* Neither MRU entry: the direct-mapped table (then the probe), and the
+ * pool becomes the most recent. */
+__attribute__((noinline)) struct cn__mcache *cn__tcache_miss(struct cn_mbuf_pool *p)
+{
+	struct cn__tls_ent *e = &cn__tls[p->uid & (CN__TLS_N - 1)];
+	struct cn__mcache *c;
+
+	if (CN_LIKELY(e->uid == p->uid))
+		c = e->c;
+	else if (p->cache_size == 0 || (c = cn__tcache_slow(p)) == NULL)
+		return NULL;
+	cn__tls_mru[1] = cn__tls_mru[0];
+	cn__tls_mru[0].uid = p->uid;
+	cn__tls_mru[0].pool = p;
+	cn__tls_mru[0].c = c;
+	return c;
+}
+
 int cn__pool_get(struct cn_mbuf_pool *p, void **objs, unsigned n)
 {
 	struct cn__mcache *c = cn__tcache(p);
@@ -197,6 +241,7 @@ static void thread_exit(void *arg)
 			release_slot(e->pool, e->c);
 		e->uid = 0;
 	}
+	memset(cn__tls_mru, 0, sizeof(cn__tls_mru));
 	pthread_mutex_unlock(&reg_lock);
 }
 
@@ -221,8 +266,10 @@ struct cn__mcache *cn__tcache_slow(struct cn_mbuf_pool *p)
 		/* Full: forget entries of pools destroyed since. */
 		pthread_mutex_lock(&reg_lock);
 		for (unsigned i = 0; i < CN__TLS_N; i++)
-			if (!reg_has(cn__tls[i].pool, cn__tls[i].uid))
+			if (!reg_has(cn__tls[i].pool, cn__tls[i].uid)) {
+				mru_forget(cn__tls[i].uid);
 				cn__tls[i].uid = 0;
+			}
 		pthread_mutex_unlock(&reg_lock);
 		for (unsigned i = 0; i < CN__TLS_N && free_e == NULL; i++)
 			if (cn__tls[(p->uid + i) & (CN__TLS_N - 1)].uid == 0)
@@ -256,6 +303,7 @@ void cn_mbuf_pool_thread_flush(struct cn_mbuf_pool *p)
 			e->uid = 0;
 		}
 	}
+	mru_forget(p->uid);
 }
 
 /* ------------------------------------------------------------ create/destroy */
@@ -267,14 +315,19 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	size_t hdr;
 
 	if (pp == NULL || pp->count == 0 ||
-	    (pp->kind != CN_MBUF_POOL_SMALL && pp->kind != CN_MBUF_POOL_CLUSTER)) {
+	    (pp->kind != CN_MBUF_POOL_SMALL && pp->kind != CN_MBUF_POOL_CLUSTER &&
+	     pp->kind != CN_MBUF_POOL_SEG) ||
+	    (pp->kind == CN_MBUF_POOL_SEG && (pp->small == NULL || pp->small->kind != CN_MBUF_POOL_SMALL))) {
 		errno = EINVAL;
 		return NULL;
 	}
 	q = *pp;
+	if (q.kind != CN_MBUF_POOL_SEG)
+		q.small = NULL;
 	if (q.data_size == 0)
-		q.data_size = q.kind == CN_MBUF_POOL_SMALL ? CN_MBUF_SMALL_DATA : CN_MBUF_CLUSTER_SIZE;
-	if (q.headroom == 0 && q.kind == CN_MBUF_POOL_SMALL)
+		q.data_size = q.kind == CN_MBUF_POOL_SMALL ? CN_MBUF_SMALL_DATA
+			      : q.kind == CN_MBUF_POOL_SEG ? CN_MBUF_SEG_DATA : CN_MBUF_CLUSTER_SIZE;
+	if (q.headroom == 0 && q.kind != CN_MBUF_POOL_CLUSTER)
 		q.headroom = CN_MBUF_SMALL_HEADROOM < q.data_size ? CN_MBUF_SMALL_HEADROOM : 0;
 	if (q.headroom == CN_MBUF_NO_HEADROOM)
 		q.headroom = 0;
@@ -285,7 +338,8 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 		errno = EINVAL;
 		return NULL;
 	}
-	hdr = q.kind == CN_MBUF_POOL_SMALL ? sizeof(struct cn_mbuf) : sizeof(struct cn_mbuf_shared);
+	hdr = q.kind == CN_MBUF_POOL_SMALL ? sizeof(struct cn_mbuf)
+	      : q.kind == CN_MBUF_POOL_SEG ? CN_MBUF_SEG_HDR_BYTES : sizeof(struct cn_mbuf_shared);
 
 	if (posix_memalign((void **)&p, 64, sizeof(*p)) != 0) {
 		errno = ENOMEM;
@@ -339,6 +393,26 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 			m->cookie = CN__COOKIE_FREE;
 			if (CN_MBUF_DEBUG)
 				memset(m->buf, CN__POISON, p->data_size);
+		} else if (q.kind == CN_MBUF_POOL_SEG) {
+			struct cn_mbuf_shared *sh = cn__seg_shared((struct cn_mbuf *)o);
+			memset(o, 0, CN_MBUF_SEG_HDR_BYTES);
+			sh->kind = CN_MBUF_STORAGE_SEG;
+			sh->size = p->data_size;
+			sh->base = o + CN_MBUF_SEG_HDR_BYTES;
+			sh->pool = p;
+			sh->cookie = CN__COOKIE_FREE;
+			for (unsigned k = 0; k < 2; k++) {
+				struct cn_mbuf *m = cn__seg_mbuf(sh, k);
+				/* Derived mbufs come from the small pool. */
+				m->pool = q.small;
+				m->pool_hdroom = (uint16_t)q.small->headroom;
+				m->shared = sh;
+				m->buf = sh->base;
+				m->buf_len = p->data_size;
+				m->cookie = CN__COOKIE_FREE;
+			}
+			if (CN_MBUF_DEBUG)
+				memset(sh->base, CN__POISON, p->data_size);
 		} else {
 			struct cn_mbuf_shared *sh = (struct cn_mbuf_shared *)o;
 			memset(sh, 0, sizeof(*sh));
@@ -394,6 +468,7 @@ int cn_mbuf_pool_destroy(struct cn_mbuf_pool *p)
 	for (unsigned i = 0; i < CN__TLS_N; i++)
 		if (cn__tls[i].uid == p->uid)
 			cn__tls[i].uid = 0;
+	mru_forget(p->uid);
 	cn_mbuf_pool_stats(p, &st);
 	pthread_mutex_destroy(&p->lock);
 	free(p->caches);
@@ -487,4 +562,43 @@ void cn__dbg_cluster_put(struct cn_mbuf_shared *sh)
 	check_owner(sh->pool, sh, "cluster");
 	sh->cookie = CN__COOKIE_FREE;
 	memset(sh->base, CN__POISON, sh->size);
+}
+
+void cn__dbg_seg_got(struct cn_mbuf_shared *sh)
+{
+	if (sh->cookie != CN__COOKIE_FREE)
+		cn__mbuf_panic("segment %p handed out but not marked free (corrupted pool)", (void *)sh);
+	check_poison(sh->base, sh->size, "segment", sh);
+	sh->cookie = CN__COOKIE_LIVE;
+}
+
+void cn__dbg_seg_put(struct cn_mbuf_shared *sh)
+{
+	if (sh->cookie == CN__COOKIE_FREE)
+		cn__mbuf_panic("double free of segment %p", (void *)sh);
+	if (sh->cookie != CN__COOKIE_LIVE)
+		cn__mbuf_panic("free of segment %p, which is not live", (void *)sh);
+	check_owner(sh->pool, cn__seg_mbuf(sh, 0), "segment");
+	for (unsigned k = 0; k < 2; k++)
+		if (cn__seg_mbuf(sh, k)->cookie != CN__COOKIE_FREE)
+			cn__mbuf_panic("segment %p returns to its pool with descriptor %u still live "
+				       "(reference count wrong)", (void *)sh, k);
+	sh->cookie = CN__COOKIE_FREE;
+	memset(sh->base, CN__POISON, sh->size);
+}
+
+void cn__dbg_embedded_got(struct cn_mbuf *m)
+{
+	if (m->cookie != CN__COOKIE_FREE)
+		cn__mbuf_panic("segment descriptor %p taken while live", (void *)m);
+	m->cookie = CN__COOKIE_LIVE;
+}
+
+void cn__dbg_embedded_put(struct cn_mbuf *m)
+{
+	if (m->cookie == CN__COOKIE_FREE)
+		cn__mbuf_panic("double free of mbuf %p (segment descriptor)", (void *)m);
+	if (m->cookie != CN__COOKIE_LIVE)
+		cn__mbuf_panic("free of %p, which is not a live mbuf", (void *)m);
+	m->cookie = CN__COOKIE_FREE;
 }

@@ -24,6 +24,21 @@ void cn_sbchain_flush(struct cn_sbchain *sb)
 	sb->snd_m_off = 0;
 	sb->nmbufs = 0;
 	sb->sb.cc = 0;
+	sb->sent_hi = 0;
+}
+
+/* May copy-in add bytes to the tail @p t? Over segment objects, not once
+ * any of its bytes went out: the next segment must start at an object's
+ * first byte for cn_sbchain_tx to send it without allocating. */
+static inline bool tail_open(const struct cn_sbchain *sb, const struct cn_mbuf *t)
+{
+	return sb->cpool == NULL || sb->cpool->kind != CN_MBUF_POOL_SEG || sb->sent_hi <= sb->sb.cc - t->len;
+}
+
+static inline void note_sent(struct cn_sbchain *sb, uint32_t end)
+{
+	if (end > sb->sent_hi)
+		sb->sent_hi = end;
 }
 
 static inline void link_tail(struct cn_sbchain *sb, struct cn_mbuf *n)
@@ -45,7 +60,8 @@ static void append_one(struct cn_sbchain *sb, struct cn_mbuf *t, struct cn_mbuf 
 		cn_mbuf_free(n);
 		return;
 	}
-	if (t != NULL && n->len <= CN_SBCHAIN_COMPRESS_MAX && cn_mbuf_tailroom(t) >= n->len) {
+	if (t != NULL && n->len <= CN_SBCHAIN_COMPRESS_MAX && cn_mbuf_tailroom(t) >= n->len &&
+	    tail_open(sb, t)) {
 		memcpy(t->data + t->len, n->data, n->len);
 		t->len += n->len;
 		sb->sb.cc += n->len;
@@ -83,7 +99,7 @@ int cn_sbchain_append_copy(struct cn_sbchain *sb, const void *src, uint32_t len)
 	struct cn_mbuf *t = sb->tail, *first = NULL, *last = NULL;
 	uint32_t k = 0, rest, nnew = 0, added;
 
-	if (t != NULL) {
+	if (t != NULL && tail_open(sb, t)) {
 		k = cn_mbuf_tailroom(t);
 		k = k < len ? k : len;
 	}
@@ -91,7 +107,9 @@ int cn_sbchain_append_copy(struct cn_sbchain *sb, const void *src, uint32_t len)
 	while (rest > 0) {
 		struct cn_mbuf *n;
 		uint32_t room;
-		if (sb->cpool != NULL && rest > sb->mpool->data_size)
+		if (sb->cpool != NULL && sb->cpool->kind == CN_MBUF_POOL_SEG)
+			n = cn_mbuf_get(sb->cpool); /* one get: mbuf and storage */
+		else if (sb->cpool != NULL && rest > sb->mpool->data_size)
 			n = cn_mbuf_get_cluster(sb->mpool, sb->cpool);
 		else
 			n = cn_mbuf_get(sb->mpool);
@@ -235,12 +253,32 @@ static struct cn_mbuf *chain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint3
 	r = cn_mbuf_copy_ref(m, moff, len);
 	if (r != NULL && !naive)
 		advance(sb, off + len);
+	if (r != NULL)
+		note_sent(sb, off + len);
 	return r;
 }
 
 struct cn_mbuf *cn_sbchain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len)
 {
 	return chain_copy_ref(sb, off, len, false);
+}
+
+struct cn_mbuf *cn_sbchain_tx(struct cn_sbchain *sb, uint32_t off, uint32_t len, uint32_t hdr_len)
+{
+	struct cn_mbuf *m, *r;
+	uint32_t moff;
+
+	if (len == 0 || off >= sb->sb.cc || len > sb->sb.cc - off) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = locate(sb, off, &moff, false);
+	r = cn_mbuf_copy_ref_hdr(m, moff, len, hdr_len);
+	if (r != NULL) {
+		advance(sb, off + len);
+		note_sent(sb, off + len);
+	}
+	return r;
 }
 
 struct cn_mbuf *cn_sbchain_naive_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len)
@@ -270,6 +308,7 @@ uint32_t cn_sbchain_drop(struct cn_sbchain *sb, uint32_t len)
 	if (sb->head == NULL)
 		sb->tail = NULL;
 	sb->sb.cc -= dropped;
+	sb->sent_hi = sb->sent_hi > dropped ? sb->sent_hi - dropped : 0;
 	if (snd_gone || sb->snd_m == NULL || sb->snd_m == sb->head) {
 		sb->snd_m = sb->head;
 		sb->snd_m_off = 0;

@@ -18,7 +18,7 @@
 #include "cachenet/mbuf.h"
 
 struct fx {
-	struct cn_mbuf_pool *mp, *cp;
+	struct cn_mbuf_pool *mp, *cp, *sp;
 };
 
 static int setup(void **state)
@@ -31,6 +31,11 @@ static int setup(void **state)
 	f->mp = cn_mbuf_pool_create(&mp);
 	f->cp = cn_mbuf_pool_create(&cp);
 	if (!f->mp || !f->cp)
+		return -1;
+	struct cn_mbuf_pool_params sp = {.name = "segments", .kind = CN_MBUF_POOL_SEG,
+					 .count = 128, .cache_size = 8, .small = f->mp};
+	f->sp = cn_mbuf_pool_create(&sp);
+	if (!f->sp)
 		return -1;
 	*state = f;
 	return 0;
@@ -53,9 +58,13 @@ static int teardown(void **state)
 
 	expect_empty(f->mp);
 	expect_empty(f->cp);
+	expect_empty(f->sp);
 	cn_mbuf_pool_thread_flush(f->mp);
 	cn_mbuf_pool_thread_flush(f->cp);
+	cn_mbuf_pool_thread_flush(f->sp);
 	expect_empty(f->mp);
+	expect_empty(f->sp);
+	assert_int_equal(cn_mbuf_pool_destroy(f->sp), 0);
 	assert_int_equal(cn_mbuf_pool_destroy(f->mp), 0);
 	assert_int_equal(cn_mbuf_pool_destroy(f->cp), 0);
 	free(f);
@@ -127,6 +136,7 @@ static void params_rejected(void **state)
 {
 	(void)state;
 	struct cn_mbuf_pool_params p = {.kind = CN_MBUF_POOL_SMALL, .count = 0};
+	struct cn_mbuf *m;
 	errno = 0;
 	assert_null(cn_mbuf_pool_create(&p));
 	assert_int_equal(errno, EINVAL);
@@ -141,6 +151,11 @@ static void params_rejected(void **state)
 	p.headroom = 0;
 	assert_null(cn_mbuf_pool_create(&p));
 	assert_null(cn_mbuf_pool_create(NULL));
+	/* A segment pool needs a small pool for derived mbufs. */
+	struct cn_mbuf_pool_params g = {.kind = CN_MBUF_POOL_SEG, .count = 4};
+	errno = 0;
+	assert_null(cn_mbuf_pool_create(&g));
+	assert_int_equal(errno, EINVAL);
 	/* Jumbo clusters: a configurable size. */
 	struct cn_mbuf_pool_params j = {.kind = CN_MBUF_POOL_CLUSTER, .count = 4,
 					.data_size = CN_MBUF_JUMBO_SIZE};
@@ -150,7 +165,23 @@ static void params_rejected(void **state)
 	struct cn_mbuf_pool *sp = cn_mbuf_pool_create(&s);
 	assert_non_null(jp);
 	assert_non_null(sp);
-	struct cn_mbuf *m = cn_mbuf_get_cluster(sp, jp);
+	g.small = jp; /* not a small pool */
+	assert_null(cn_mbuf_pool_create(&g));
+	g.small = sp;
+	g.data_size = 100;
+	g.headroom = 100;
+	assert_null(cn_mbuf_pool_create(&g));
+	g.headroom = 0;
+	struct cn_mbuf_pool *gp = cn_mbuf_pool_create(&g);
+	assert_non_null(gp);
+	assert_int_equal(cn_mbuf_pool_params(gp)->headroom, 0); /* 100 bytes: no default room */
+	assert_null(cn_mbuf_get_cluster(sp, gp));
+	assert_int_equal(errno, EINVAL);
+	m = cn_mbuf_get(sp);
+	assert_int_equal(cn_mbuf_attach_cluster(m, gp), -EINVAL);
+	cn_mbuf_free(m);
+	assert_int_equal(cn_mbuf_pool_destroy(gp), 0);
+	m = cn_mbuf_get_cluster(sp, jp);
 	assert_non_null(m);
 	assert_int_equal(cn_mbuf_tailroom(m), CN_MBUF_JUMBO_SIZE);
 	cn_mbuf_free(m);
@@ -373,6 +404,9 @@ static void compare(struct model *x)
 	assert_memory_equal(out, x->b, x->n);
 }
 
+/* copy_ref_hdr calls that took no mbuf from the small pool, and that did. */
+static unsigned seg_fast, seg_slow;
+
 static void random_ops(struct fx *f, uint64_t seed, int steps)
 {
 	struct model pk[NPKT];
@@ -387,9 +421,9 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 	for (int s = 0; s < steps; s++) {
 		struct model *x = &pk[cn_test_rndn(NPKT)];
 		struct model *y = &pk[cn_test_rndn(NPKT)];
-		uint32_t op = cn_test_rndn(11);
+		uint32_t op = cn_test_rndn(12);
 		if (x->m == NULL) {
-			x->m = cn_mbuf_get(f->mp);
+			x->m = cn_mbuf_get(cn_test_rndn(3) ? f->mp : f->sp);
 			x->n = 0;
 			if (x->m == NULL) {
 				assert_int_equal(errno, ENOBUFS);
@@ -402,7 +436,8 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 			if (x->n + k > MAXLEN)
 				break;
 			cn_test_fill_rand(tmp, k);
-			if (cn_mbuf_append_copy(x->m, tmp, k, cn_test_rndn(2) ? f->cp : NULL) == 0) {
+			struct cn_mbuf_pool *cp[3] = {f->cp, NULL, f->sp};
+			if (cn_mbuf_append_copy(x->m, tmp, k, cp[cn_test_rndn(3)]) == 0) {
 				memcpy(x->b + x->n, tmp, k);
 				x->n += k;
 			}
@@ -515,6 +550,31 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 			}
 			break;
 		}
+		case 11: { /* copy_ref_hdr into y: header room + reference */
+			if (y == x || x->n == 0)
+				break;
+			uint32_t off = cn_test_rndn(2) ? 0 : cn_test_rndn(x->n);
+			uint32_t len = 1 + cn_test_rndn(x->n - off), hl = cn_test_rndn(CN_MBUF_SMALL_DATA + 1);
+			struct cn_mbuf_pool_stats a, b;
+			cn_mbuf_pool_stats(f->mp, &a);
+			struct cn_mbuf *r = cn_mbuf_copy_ref_hdr(x->m, off, len, hl);
+			if (r == NULL) {
+				assert_true(errno == ENOBUFS);
+				break;
+			}
+			cn_mbuf_pool_stats(f->mp, &b);
+			seg_fast += b.gets == a.gets;
+			seg_slow += b.gets != a.gets;
+			assert_int_equal(r->pkt_len, hl + len);
+			assert_true(r->len >= hl);
+			cn_test_fill_rand(r->data, hl);
+			cn_mbuf_free_chain(y->m);
+			y->m = r;
+			memcpy(y->b, r->data, hl);
+			memcpy(y->b + hl, x->b + off, len);
+			y->n = hl + len;
+			break;
+		}
 		case 10: /* free and forget */
 			cn_mbuf_free_chain(x->m);
 			x->m = NULL;
@@ -532,8 +592,12 @@ static void random_ops(struct fx *f, uint64_t seed, int steps)
 
 static void model_random(void **state)
 {
+	seg_fast = seg_slow = 0;
 	for (uint64_t seed = 1; seed <= 12; seed++)
 		random_ops(*state, seed * 0x9e3779b97f4a7c15ull, 3000);
+	/* Both paths of copy_ref_hdr were taken. */
+	assert_true(seg_fast > 20);
+	assert_true(seg_slow > 20);
 }
 
 /* A tiny pool so that the random sequences also run into exhaustion. */
@@ -542,16 +606,284 @@ static void model_random_tight(void **state)
 	(void)state;
 	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 24, .cache_size = 4};
 	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 6};
-	struct fx f = {cn_mbuf_pool_create(&mp), cn_mbuf_pool_create(&cp)};
+	struct fx f = {cn_mbuf_pool_create(&mp), cn_mbuf_pool_create(&cp), NULL};
+	struct cn_mbuf_pool_params sp = {.kind = CN_MBUF_POOL_SEG, .count = 5, .small = f.mp};
 	struct cn_mbuf_pool_stats st;
+	f.sp = cn_mbuf_pool_create(&sp);
+	assert_non_null(f.sp);
 	for (uint64_t seed = 100; seed < 106; seed++)
 		random_ops(&f, seed, 3000);
 	cn_mbuf_pool_thread_flush(f.mp);
 	cn_mbuf_pool_stats(f.mp, &st);
 	assert_true(st.fails > 0); /* the sequences did hit exhaustion */
 	assert_int_equal(st.in_use, 0);
+	cn_mbuf_pool_stats(f.sp, &st);
+	assert_true(st.fails > 0);
+	assert_int_equal(st.in_use, 0);
+	assert_int_equal(cn_mbuf_pool_destroy(f.sp), 0);
 	assert_int_equal(cn_mbuf_pool_destroy(f.mp), 0);
 	assert_int_equal(cn_mbuf_pool_destroy(f.cp), 0);
+}
+
+/* ---------------------------------------------------------------- segments */
+
+static uint64_t all_gets(struct fx *f)
+{
+	struct cn_mbuf_pool_stats a, b, c;
+	cn_mbuf_pool_stats(f->mp, &a);
+	cn_mbuf_pool_stats(f->cp, &b);
+	cn_mbuf_pool_stats(f->sp, &c);
+	return a.gets + b.gets + c.gets;
+}
+
+static uint32_t in_use(struct cn_mbuf_pool *p)
+{
+	struct cn_mbuf_pool_stats st;
+	cn_mbuf_pool_stats(p, &st);
+	return st.in_use;
+}
+
+static struct cn_mbuf *seg_with(struct fx *f, const uint8_t *d, uint32_t n)
+{
+	struct cn_mbuf *m = cn_mbuf_get(f->sp);
+	assert_non_null(m);
+	memcpy(cn_mbuf_append(m, n), d, n);
+	return m;
+}
+
+/* The companion: a transmission without allocation, sharing with the data
+ * mbuf in both free orders, reuse, and every reason to fall back. */
+static void seg_companion(void **state)
+{
+	struct fx *f = *state;
+	uint8_t d[3000], hdr[64], out[3100];
+	uint64_t g;
+
+	cn_test_seed(77);
+	cn_test_fill_rand(d, sizeof(d));
+	cn_test_fill_rand(hdr, sizeof(hdr));
+
+	struct cn_mbuf *m = cn_mbuf_get(f->sp);
+	assert_non_null(m);
+	assert_non_null(m->shared);
+	assert_int_equal(m->shared->kind, CN_MBUF_STORAGE_SEG);
+	assert_int_equal(cn_mbuf_refcnt(m), 1);
+	assert_true(cn_mbuf_writable(m));
+	assert_int_equal(cn_mbuf_headroom(m), CN_MBUF_SMALL_HEADROOM);
+	assert_int_equal(cn_mbuf_tailroom(m), CN_MBUF_SEG_DATA - CN_MBUF_SMALL_HEADROOM);
+	assert_int_equal((uintptr_t)m % 64, 0);
+	memcpy(cn_mbuf_append(m, 1460), d, 1460);
+	assert_int_equal(cn_mbuf_check(m), 0);
+
+	g = all_gets(f);
+	struct cn_mbuf *t = cn_mbuf_copy_ref_hdr(m, 0, 1460, 54);
+	assert_non_null(t);
+	assert_int_equal(all_gets(f), g); /* no pool touched */
+	assert_int_equal(t->pkt_len, 1514);
+	assert_int_equal(t->len, 1514);
+	assert_null(t->next);
+	assert_ptr_equal(t->data + 54, m->data);
+	assert_int_equal(cn_mbuf_check(t), 0);
+	assert_int_equal(cn_mbuf_refcnt(m), 2);
+	assert_false(cn_mbuf_writable(m));
+	assert_int_equal(cn_mbuf_headroom(t), 0);
+	memcpy(t->data, hdr, 54);
+	assert_int_equal(cn_mbuf_copy_out(t, 0, 1514, out), 0);
+	assert_memory_equal(out, hdr, 54);
+	assert_memory_equal(out + 54, d, 1460);
+	assert_int_equal(cn_mbuf_copy_out(m, 0, 1460, out), 0);
+	assert_memory_equal(out, d, 1460);
+
+	/* Retransmission while the companion is out: header mbuf + reference. */
+	g = all_gets(f);
+	struct cn_mbuf *t2 = cn_mbuf_copy_ref_hdr(m, 0, 1460, 54);
+	assert_non_null(t2);
+	assert_int_equal(all_gets(f), g + 2);
+	assert_int_equal(cn_mbuf_chain_count(t2), 2);
+	assert_int_equal(cn_mbuf_refcnt(m), 3);
+	assert_int_equal(t2->pkt_len, 1514);
+	assert_int_equal(t2->len, 54);
+	assert_int_equal(cn_mbuf_check(t2), 0);
+	/* A prepend on the shared data mbuf must not write the storage. */
+	struct cn_mbuf *p = cn_mbuf_prepend(m, 20);
+	assert_non_null(p);
+	assert_ptr_not_equal(p, m);
+	assert_int_equal(cn_mbuf_copy_out(t, 0, 54, out), 0);
+	assert_memory_equal(out, hdr, 54);
+	m = cn_mbuf_free(p); /* drop the new head again */
+
+	/* The ACK before the TX completion: the companion keeps the storage. */
+	cn_mbuf_free(m);
+	assert_int_equal(cn_mbuf_refcnt(t), 2);
+	assert_int_equal(in_use(f->sp), 1);
+	assert_int_equal(cn_mbuf_copy_out(t, 0, 1514, out), 0);
+	assert_memory_equal(out + 54, d, 1460);
+	cn_mbuf_free_chain(t2);
+	assert_int_equal(cn_mbuf_refcnt(t), 1);
+	assert_int_equal(in_use(f->sp), 1);
+	cn_mbuf_free_chain(t);
+	assert_int_equal(in_use(f->sp), 0);
+
+	/* The other order, and the companion taken again once it is back. */
+	m = seg_with(f, d, 1000);
+	t = cn_mbuf_copy_ref_hdr(m, 0, 1000, 40);
+	struct cn_mbuf *first = t;
+	cn_mbuf_free_chain(t);
+	assert_int_equal(cn_mbuf_refcnt(m), 1);
+	assert_true(cn_mbuf_writable(m));
+	g = all_gets(f);
+	t = cn_mbuf_copy_ref_hdr(m, 0, 600, 0);
+	assert_ptr_equal(t, first);
+	assert_int_equal(all_gets(f), g);
+	assert_int_equal(t->pkt_len, 600);
+	cn_mbuf_free_chain(t);
+	cn_mbuf_free(m);
+	assert_int_equal(in_use(f->sp), 0);
+
+	/* A range over two objects: the companion, then one reference. */
+	m = seg_with(f, d, 1460);
+	struct cn_mbuf *m2 = seg_with(f, d + 1460, 1000);
+	cn_mbuf_cat(m, m2);
+	g = all_gets(f);
+	t = cn_mbuf_copy_ref_hdr(m, 0, 2000, 54);
+	assert_non_null(t);
+	assert_int_equal(all_gets(f), g + 1);
+	assert_int_equal(cn_mbuf_chain_count(t), 2);
+	assert_int_equal(cn_mbuf_check(t), 0);
+	assert_int_equal(cn_mbuf_copy_out(t, 54, 2000, out), 0);
+	assert_memory_equal(out, d, 2000);
+	/* m2's storage is referenced by t now: no companion for it. */
+	g = all_gets(f);
+	t2 = cn_mbuf_copy_ref_hdr(m, 1460, 500, 54);
+	assert_non_null(t2);
+	assert_int_equal(all_gets(f), g + 2);
+	assert_int_equal(cn_mbuf_copy_out(t2, 54, 500, out), 0);
+	assert_memory_equal(out, d + 1460, 500);
+	cn_mbuf_free_chain(m);
+	cn_mbuf_free_chain(t);
+	cn_mbuf_free_chain(t2);
+	assert_int_equal(in_use(f->sp), 0);
+
+	/* Fallbacks: a range starting inside, too little room in front, a
+	 * cluster source; and the errors. */
+	m = seg_with(f, d, 100);
+	g = all_gets(f);
+	t = cn_mbuf_copy_ref_hdr(m, 10, 50, 54);
+	assert_int_equal(all_gets(f), g + 2);
+	assert_int_equal(cn_mbuf_copy_out(t, 54, 50, out), 0);
+	assert_memory_equal(out, d + 10, 50);
+	cn_mbuf_free_chain(t);
+	assert_non_null(cn_mbuf_prepend(m, CN_MBUF_SMALL_HEADROOM - 8));
+	g = all_gets(f);
+	t = cn_mbuf_copy_ref_hdr(m, 0, 100, 54);
+	assert_int_equal(all_gets(f), g + 2);
+	cn_mbuf_free_chain(t);
+	g = all_gets(f);
+	t = cn_mbuf_copy_ref_hdr(m, 0, 100, 8); /* exactly the room left */
+	assert_int_equal(all_gets(f), g);
+	cn_mbuf_free_chain(t);
+	errno = 0;
+	assert_null(cn_mbuf_copy_ref_hdr(m, 0, 0, 54));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(cn_mbuf_copy_ref_hdr(m, 0, m->pkt_len + 1, 54));
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_null(cn_mbuf_copy_ref_hdr(m, 5, 10, CN_MBUF_SMALL_DATA + 1));
+	assert_int_equal(errno, EINVAL);
+	cn_mbuf_free(m);
+	m = cn_mbuf_get_cluster(f->mp, f->cp);
+	memcpy(cn_mbuf_append(m, 500), d, 500);
+	g = all_gets(f);
+	t = cn_mbuf_copy_ref_hdr(m, 0, 500, 54);
+	assert_int_equal(all_gets(f), g + 2);
+	assert_int_equal(cn_mbuf_copy_out(t, 54, 500, out), 0);
+	assert_memory_equal(out, d, 500);
+	cn_mbuf_free_chain(t);
+	cn_mbuf_free(m);
+
+	/* Bulk get and free of segment objects. */
+	struct cn_mbuf *b[8];
+	assert_int_equal(cn_mbuf_get_bulk(f->sp, b, 8), 0);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(cn_mbuf_refcnt(b[i]), 1);
+		assert_int_equal(b[i]->len, 0);
+		assert_int_equal(cn_mbuf_check(b[i]), 0);
+	}
+	assert_int_equal(in_use(f->sp), 8);
+	cn_mbuf_free_bulk(b, 8);
+	assert_int_equal(in_use(f->sp), 0);
+	assert_int_equal(cn_mbuf_get_bulk(f->cp, b, 2), -EINVAL);
+}
+
+/* Exhaustion of the segment pool and of the small pool behind it: NULL or
+ * -ENOBUFS, reference counts and pools as they were. */
+static void seg_exhaustion(void **state)
+{
+	(void)state;
+	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 2};
+	struct cn_mbuf_pool *small = cn_mbuf_pool_create(&mp);
+	struct cn_mbuf_pool_params sp = {.kind = CN_MBUF_POOL_SEG, .count = 3, .small = small};
+	struct cn_mbuf_pool *seg = cn_mbuf_pool_create(&sp);
+	struct cn_mbuf *s[3], *a, *b, *t, *t2;
+	uint8_t d[200] = {1, 2, 3};
+
+	assert_non_null(seg);
+	for (int i = 0; i < 3; i++) {
+		s[i] = cn_mbuf_get(seg);
+		assert_non_null(s[i]);
+		memcpy(cn_mbuf_append(s[i], 200), d, 200);
+	}
+	errno = 0;
+	assert_null(cn_mbuf_get(seg));
+	assert_int_equal(errno, ENOBUFS);
+	assert_int_equal(in_use(seg), 3);
+	a = cn_mbuf_get(small);
+	b = cn_mbuf_get(small);
+	assert_null(cn_mbuf_get(small));
+	/* The companion needs no pool at all. */
+	t = cn_mbuf_copy_ref_hdr(s[0], 0, 200, 54);
+	assert_non_null(t);
+	/* The fallback does: nothing is taken or referenced on failure. */
+	errno = 0;
+	assert_null(cn_mbuf_copy_ref_hdr(s[0], 0, 200, 54));
+	assert_int_equal(errno, ENOBUFS);
+	assert_int_equal(cn_mbuf_refcnt(s[0]), 2);
+	cn_mbuf_free(b); /* one left: the header mbuf fits, the reference not */
+	errno = 0;
+	assert_null(cn_mbuf_copy_ref_hdr(s[0], 0, 200, 54));
+	assert_int_equal(errno, ENOBUFS);
+	assert_int_equal(cn_mbuf_refcnt(s[0]), 2);
+	assert_int_equal(in_use(small), 1);
+	/* Over two objects, the companion of the first and no mbuf for the
+	 * second: nothing taken either. */
+	cn_mbuf_cat(s[1], s[2]);
+	b = cn_mbuf_get(small);
+	assert_non_null(b);
+	errno = 0;
+	assert_null(cn_mbuf_copy_ref_hdr(s[1], 0, 300, 54));
+	assert_int_equal(errno, ENOBUFS);
+	assert_int_equal(cn_mbuf_refcnt(s[1]), 1);
+	assert_int_equal(cn_mbuf_refcnt(s[2]), 1);
+	cn_mbuf_free(a);
+	cn_mbuf_free(b);
+	t2 = cn_mbuf_copy_ref_hdr(s[1], 0, 300, 54);
+	assert_non_null(t2);
+	assert_int_equal(cn_mbuf_refcnt(s[1]), 2);
+	assert_int_equal(cn_mbuf_refcnt(s[2]), 2);
+	cn_mbuf_free_chain(s[1]);
+	cn_mbuf_free(s[0]);
+	assert_int_equal(in_use(seg), 3); /* all held by the packets */
+	cn_mbuf_free_chain(t);
+	cn_mbuf_free_chain(t2);
+	assert_int_equal(in_use(seg), 0);
+	assert_int_equal(in_use(small), 0);
+	/* And recovery. */
+	t = cn_mbuf_get(seg);
+	assert_non_null(t);
+	cn_mbuf_free(t);
+	assert_int_equal(cn_mbuf_pool_destroy(seg), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(small), 0);
 }
 
 /* ---------------------------------------------------------------- threads */
@@ -634,6 +966,65 @@ static void two_threads(void **state)
 	}
 }
 
+/* Companions freed on another thread (a TX completion elsewhere) while
+ * this one drops the data mbufs: the counts go atomic above 1, and every
+ * object returns exactly once whichever side lets go last. */
+struct seg_targ {
+	struct cn_mbuf **pk;
+	unsigned n;
+};
+
+static void *seg_completer(void *arg)
+{
+	struct seg_targ *t = arg;
+	for (unsigned i = 0; i < t->n; i++)
+		cn_mbuf_free_chain(t->pk[i]);
+	return NULL;
+}
+
+static void seg_two_threads(void **state)
+{
+	(void)state;
+	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 512, .cache_size = 16};
+	struct cn_mbuf_pool *small = cn_mbuf_pool_create(&mp);
+	struct cn_mbuf_pool_params sp = {.kind = CN_MBUF_POOL_SEG, .count = 256, .cache_size = 16,
+					 .small = small};
+	struct cn_mbuf_pool *seg = cn_mbuf_pool_create(&sp);
+	struct cn_mbuf *d[64], *pk[64];
+	struct cn_mbuf_pool_stats st;
+
+	assert_non_null(seg);
+	for (int round = 0; round < 300; round++) {
+		struct seg_targ t = {pk, 64};
+		pthread_t th;
+		for (int i = 0; i < 64; i++) {
+			d[i] = cn_mbuf_get(seg);
+			assert_non_null(d[i]);
+			memset(cn_mbuf_append(d[i], 100), i, 100);
+			/* every other one twice: companion + a fallback reference */
+			pk[i] = cn_mbuf_copy_ref_hdr(d[i], 0, 100, 54);
+			assert_non_null(pk[i]);
+			if (i & 1)
+				cn_mbuf_cat(pk[i], cn_mbuf_copy_ref_hdr(d[i], 0, 100, 54));
+		}
+		assert_int_equal(pthread_create(&th, NULL, seg_completer, &t), 0);
+		for (int i = 0; i < 64; i++)
+			cn_mbuf_free(d[i]);
+		assert_int_equal(pthread_join(th, NULL), 0);
+	}
+	cn_mbuf_pool_thread_flush(seg);
+	cn_mbuf_pool_thread_flush(small);
+	cn_mbuf_pool_stats(seg, &st);
+	assert_int_equal(st.in_use, 0);
+	assert_int_equal(st.avail, 256);
+	assert_int_equal(st.gets, 300 * 64);
+	cn_mbuf_pool_stats(small, &st);
+	assert_int_equal(st.in_use, 0);
+	assert_int_equal(st.avail, 512);
+	assert_int_equal(cn_mbuf_pool_destroy(seg), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(small), 0);
+}
+
 /* Many pools over a thread's life: stale cache entries must not pile up. */
 static void many_pools(void **state)
 {
@@ -683,6 +1074,34 @@ static void do_use_after_free(struct cn_mbuf_pool *p)
 	cn_mbuf_get(p); /* LIFO: the same object, found written */
 }
 
+static void do_companion_double_free(struct cn_mbuf_pool *sp)
+{
+	struct cn_mbuf *m = cn_mbuf_get(sp);
+	cn_mbuf_append(m, 10);
+	struct cn_mbuf *t = cn_mbuf_copy_ref_hdr(m, 0, 10, 20);
+	cn_mbuf_free(t);
+	cn_mbuf_free(t);
+}
+
+static void do_seg_double_free(struct cn_mbuf_pool *sp)
+{
+	struct cn_mbuf *m = cn_mbuf_get(sp);
+	cn_mbuf_free(m);
+	cn_mbuf_free(m);
+}
+
+static void do_seg_use_after_free(struct cn_mbuf_pool *sp)
+{
+	struct cn_mbuf *m = cn_mbuf_get(sp);
+	uint8_t *d = m->data;
+	cn_mbuf_append(m, 10);
+	struct cn_mbuf *t = cn_mbuf_copy_ref_hdr(m, 0, 10, 20);
+	cn_mbuf_free(m);
+	cn_mbuf_free(t); /* the object goes back here */
+	d[700] = 1;
+	cn_mbuf_get(sp); /* LIFO: the same object, found written */
+}
+
 static void debug_checks(void **state)
 {
 	struct fx *f = *state;
@@ -691,6 +1110,12 @@ static void debug_checks(void **state)
 	int st = child_status(do_double_free, f->mp);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	st = child_status(do_use_after_free, f->mp);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	st = child_status(do_companion_double_free, f->sp);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	st = child_status(do_seg_double_free, f->sp);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	st = child_status(do_seg_use_after_free, f->sp);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 }
 
@@ -705,7 +1130,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(surgery_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(model_random, setup, teardown),
 		cmocka_unit_test(model_random_tight),
+		cmocka_unit_test_setup_teardown(seg_companion, setup, teardown),
+		cmocka_unit_test(seg_exhaustion),
 		cmocka_unit_test(two_threads),
+		cmocka_unit_test(seg_two_threads),
 		cmocka_unit_test(many_pools),
 		cmocka_unit_test_setup_teardown(debug_checks, setup, teardown),
 	};

@@ -216,6 +216,229 @@ static void chain_send_pointer_is_o1(void **state)
 	cn_sbchain_flush(&sb);
 }
 
+/* ---------------------------------------------------------------- segments */
+
+static uint64_t gets_of(struct cn_mbuf_pool *p)
+{
+	struct cn_mbuf_pool_stats st;
+	cn_mbuf_pool_stats(p, &st);
+	return st.gets;
+}
+
+static uint32_t in_use_of(struct cn_mbuf_pool *p)
+{
+	struct cn_mbuf_pool_stats st;
+	cn_mbuf_pool_stats(p, &st);
+	return st.in_use;
+}
+
+#define SEG_MSS 1460
+#define SEG_HDR 54
+
+/* A bulk write and a window of MSS segments: one get per segment, for the
+ * copy-in; the transmissions take none; the storage outlives the ACK
+ * while a packet still holds it. */
+static void chain_seg_one_get_per_segment(void **state)
+{
+	struct fx *f = *state;
+	struct cn_mbuf_pool_params spp = {.kind = CN_MBUF_POOL_SEG, .count = 128, .cache_size = 16,
+					  .data_size = CN_MBUF_SMALL_HEADROOM + SEG_MSS, .small = f->mp};
+	struct cn_mbuf_pool *sp = cn_mbuf_pool_create(&spp);
+	static uint8_t data[100 * SEG_MSS], out[SEG_HDR + SEG_MSS];
+	struct cn_mbuf *pk[100];
+	struct cn_sbchain sb;
+
+	assert_non_null(sp);
+	cn_test_seed(4242);
+	cn_test_fill_rand(data, sizeof(data));
+	cn_sbchain_init(&sb, f->mp, sp);
+	uint64_t g0 = gets_of(f->mp) + gets_of(f->cp) + gets_of(sp);
+	assert_int_equal(cn_sbchain_append_copy(&sb, data, sizeof(data)), 0);
+	assert_int_equal(sb.nmbufs, 100);
+	for (uint32_t i = 0; i < 100; i++) {
+		pk[i] = cn_sbchain_tx(&sb, i * SEG_MSS, SEG_MSS, SEG_HDR);
+		assert_non_null(pk[i]);
+		assert_int_equal(pk[i]->pkt_len, SEG_HDR + SEG_MSS);
+		assert_null(pk[i]->next);
+		memset(pk[i]->data, (int)i, SEG_HDR);
+	}
+	assert_int_equal(gets_of(f->mp) + gets_of(f->cp) + gets_of(sp) - g0, 100);
+	/* All acknowledged before any TX completion. */
+	assert_int_equal(cn_sbchain_drop(&sb, sizeof(data)), sizeof(data));
+	assert_int_equal(in_use_of(sp), 100);
+	for (uint32_t i = 0; i < 100; i++) {
+		assert_int_equal(cn_mbuf_copy_out(pk[i], 0, SEG_HDR + SEG_MSS, out), 0);
+		for (int k = 0; k < SEG_HDR; k++)
+			assert_int_equal(out[k], (uint8_t)i);
+		assert_memory_equal(out + SEG_HDR, data + i * SEG_MSS, SEG_MSS);
+		cn_mbuf_free_chain(pk[i]);
+	}
+	assert_int_equal(in_use_of(sp), 0);
+	/* Small writes, each sent at once and completed before the next: a
+	 * tail already sent from is not topped up, so every segment starts an
+	 * object and goes out through its companion. An unsent tail is. */
+	uint32_t snd = 0;
+	for (uint32_t i = 0; i < 50; i++) {
+		uint64_t gs = gets_of(sp), gm = gets_of(f->mp);
+		assert_int_equal(cn_sbchain_append_copy(&sb, data + snd, 300), 0);
+		struct cn_mbuf *r = cn_sbchain_tx(&sb, snd, 300, SEG_HDR);
+		assert_non_null(r);
+		assert_int_equal(gets_of(sp) - gs, 1);
+		assert_int_equal(gets_of(f->mp) - gm, 0);
+		assert_int_equal(cn_mbuf_copy_out(r, SEG_HDR, 300, out), 0);
+		assert_memory_equal(out, data + snd, 300);
+		cn_mbuf_free_chain(r);
+		snd += 300;
+	}
+	assert_int_equal(sb.nmbufs, 50);
+	uint64_t gs = gets_of(sp);
+	assert_int_equal(cn_sbchain_append_copy(&sb, data, 100), 0);
+	assert_int_equal(cn_sbchain_append_copy(&sb, data + 100, 100), 0); /* topped up */
+	assert_int_equal(gets_of(sp) - gs, 1);
+	assert_int_equal(sb.nmbufs, 51);
+	assert_int_equal(cn_sbchain_drop(&sb, snd + 200), snd + 200);
+	assert_int_equal(sb.sent_hi, 0);
+	assert_int_equal(in_use_of(sp), 0);
+	/* Exhaustion: a copy-in that does not fit appends nothing. */
+	assert_int_equal(cn_sbchain_append_copy(&sb, data, 50 * SEG_MSS), 0);
+	uint64_t g1 = gets_of(sp);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(cn_sbchain_append_copy(&sb, data, sizeof(data)), -ENOBUFS);
+	assert_int_equal(cn_sockbuf_len(&sb.sb), 50 * SEG_MSS);
+	assert_int_equal(gets_of(sp) - g1, 5 * 78); /* all there were, given back */
+	assert_int_equal(in_use_of(sp), 50);
+	cn_sbchain_flush(&sb);
+	assert_int_equal(in_use_of(sp), 0);
+	cn_mbuf_pool_thread_flush(sp);
+	assert_int_equal(cn_mbuf_pool_destroy(sp), 0);
+}
+
+/* Random writes, transmissions, retransmissions, ACKs and TX completions
+ * in any order against the flat model; every packet's bytes are checked
+ * when it is built and again when it completes. */
+#define FLIGHT 48
+struct flight {
+	struct cn_mbuf *m;
+	uint8_t *want;
+	uint32_t n;
+};
+
+static void chain_seg_random(void **state)
+{
+	struct fx *f = *state;
+	struct cn_mbuf_pool_params spp = {.kind = CN_MBUF_POOL_SEG, .count = 1024, .cache_size = 32,
+					  .data_size = CN_MBUF_SMALL_HEADROOM + SEG_MSS, .small = f->mp};
+	struct cn_mbuf_pool *sp = cn_mbuf_pool_create(&spp);
+	struct model x = {malloc(MODEL_MAX), 0};
+	uint8_t *tmp = malloc(65536);
+	struct flight fl[FLIGHT] = {{0}};
+	unsigned fast = 0, slow = 0;
+
+	assert_non_null(sp);
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		struct cn_sbchain sb;
+		uint32_t snd = 0;
+		cn_test_seed(seed * 0x9e3779b97f4a7c15ull);
+		cn_sbchain_init(&sb, f->mp, sp);
+		x.n = 0;
+		for (int step = 0; step < 4000; step++) {
+			uint32_t op = cn_test_rndn(7);
+			switch (op) {
+			case 0: { /* write: whole segments mostly, odd sizes too */
+				uint32_t k = cn_test_rndn(3) ? SEG_MSS * (1 + cn_test_rndn(4)) : cn_test_rndn(4000);
+				if (x.n + k > MODEL_MAX || x.n - snd > 200 * SEG_MSS)
+					break;
+				cn_test_fill_rand(tmp, k);
+				if (cn_sbchain_append_copy(&sb, tmp, k) < 0)
+					break; /* pool held by packets in flight */
+				memcpy(x.b + x.n, tmp, k);
+				x.n += k;
+				break;
+			}
+			case 1: case 2: case 3: { /* transmit the next segment, or retransmit */
+				uint32_t off = op == 3 && snd ? cn_test_rndn(snd) : snd;
+				uint32_t len = x.n - off < SEG_MSS ? x.n - off : SEG_MSS;
+				uint32_t hl = cn_test_rndn(2) ? SEG_HDR : cn_test_rndn(129);
+				struct flight *q = &fl[cn_test_rndn(FLIGHT)];
+				if (len == 0)
+					break;
+				if (q->m) { /* its TX completes first */
+					assert_int_equal(cn_mbuf_copy_out(q->m, 0, q->n, tmp), 0);
+					assert_memory_equal(tmp, q->want, q->n);
+					cn_mbuf_free_chain(q->m);
+					q->m = NULL;
+				}
+				uint64_t g = gets_of(f->mp);
+				struct cn_mbuf *r = cn_sbchain_tx(&sb, off, len, hl);
+				if (r == NULL) {
+					assert_int_equal(errno, ENOBUFS);
+					break;
+				}
+				fast += gets_of(f->mp) == g;
+				slow += gets_of(f->mp) != g;
+				assert_int_equal(cn_mbuf_check(r), 0);
+				assert_int_equal(r->pkt_len, hl + len);
+				cn_test_fill_rand(r->data, hl);
+				q->m = r;
+				q->n = hl + len;
+				q->want = realloc(q->want, q->n);
+				memcpy(q->want, r->data, hl);
+				memcpy(q->want + hl, x.b + off, len);
+				assert_int_equal(cn_mbuf_copy_out(r, 0, q->n, tmp), 0);
+				assert_memory_equal(tmp, q->want, q->n);
+				if (off == snd)
+					snd += len;
+				break;
+			}
+			case 4: { /* ACK */
+				uint32_t k = cn_test_rndn(snd + 1);
+				assert_int_equal(cn_sockbuf_drop(&sb.sb, k), k);
+				model_drop(&x, k);
+				snd -= k;
+				break;
+			}
+			case 5: { /* a TX completion */
+				struct flight *q = &fl[cn_test_rndn(FLIGHT)];
+				if (q->m) {
+					assert_int_equal(cn_mbuf_copy_out(q->m, 0, q->n, tmp), 0);
+					assert_memory_equal(tmp, q->want, q->n);
+					cn_mbuf_free_chain(q->m);
+					q->m = NULL;
+				}
+				break;
+			}
+			case 6: { /* the view still matches */
+				struct cn_sb_seg s;
+				uint32_t off = cn_test_rndn(x.n + 1);
+				assert_int_equal(cn_sbchain_seg(&sb, off, 1 + cn_test_rndn(5000), &s), 0);
+				seg_matches(&s, &x, off);
+				break;
+			}
+			}
+			assert_int_equal(cn_sockbuf_len(&sb.sb), x.n);
+		}
+		cn_sbchain_flush(&sb);
+		for (int i = 0; i < FLIGHT; i++) {
+			if (fl[i].m) {
+				assert_int_equal(cn_mbuf_copy_out(fl[i].m, 0, fl[i].n, tmp), 0);
+				assert_memory_equal(tmp, fl[i].want, fl[i].n);
+				cn_mbuf_free_chain(fl[i].m);
+				fl[i].m = NULL;
+			}
+		}
+		assert_int_equal(in_use_of(sp), 0);
+	}
+	print_message("chain_seg_random: %u transmissions without allocation, %u with\n", fast, slow);
+	assert_true(fast > 1000);
+	assert_true(slow > 100);
+	for (int i = 0; i < FLIGHT; i++)
+		free(fl[i].want);
+	free(x.b);
+	free(tmp);
+	cn_mbuf_pool_thread_flush(sp);
+	assert_int_equal(cn_mbuf_pool_destroy(sp), 0);
+}
+
 /* ---------------------------------------------------------------- ring */
 
 static void ring_params_rejected(void **state)
@@ -498,6 +721,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(chain_random, setup, teardown),
 		cmocka_unit_test_setup_teardown(chain_send_pointer_is_o1, setup, teardown),
 		cmocka_unit_test(chain_exhaustion),
+		cmocka_unit_test_setup_teardown(chain_seg_one_get_per_segment, setup, teardown),
+		cmocka_unit_test_setup_teardown(chain_seg_random, setup, teardown),
 		cmocka_unit_test(ring_params_rejected),
 		cmocka_unit_test(ring_wrap_every_offset),
 		cmocka_unit_test(ring_random),

@@ -223,7 +223,7 @@ def buffers(ctx):
     # txbuf: per-segment cost and allocations per segment
     rows = []
     cases = sorted({split(n)[2] for n in res if n.startswith("txbuf/")}, key=lambda c: int(c.replace("window", "")) if c.replace("window", "").isdigit() else 0)
-    timp = ["contig", "mbuf", "dpdk", "lwip"]
+    timp = ["contig", "mbuf", "mbuf4", "dpdk", "lwip"]
     for c in cases:
         row = [c]
         for i in timp:
