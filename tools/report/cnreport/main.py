@@ -35,7 +35,8 @@ def parse(argv, cfg):
         prog="cachenet-report", description=cfg["doc"],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help="fewer sizes and configurations, no repetitions (about 3.5 min on 2 cores)")
+                    help="fewer sizes and configurations, no repetitions (about 2 min on 2 cores; "
+                         "the default run about 8)")
     ap.add_argument("--out", default="cachenet-report",
                     help="directory for report.md, report.json, figure JSON and PNG "
                          "(default ./cachenet-report); measurements are cached in DIR/runs")
