@@ -202,34 +202,31 @@ void bm_tx_contig(benchmark::State &st, uint32_t window)
 	cn_sbring_destroy(sb);
 }
 
-// The chain sockbuf over segment objects: the application's data is one
-// segment object per MSS (one get: mbuf, companion and storage), and each
-// packet is cn_sbchain_tx's companion descriptor with the header written
-// into the storage in front of the payload: no get per packet.
-void bm_tx_mbuf(benchmark::State &st, uint32_t window)
+// One TX packet's buffer work over a chain sockbuf with N packets in
+// flight: data() queues one MSS of the application's data (not timed, but
+// its gets count in allocs_per_seg, as a zero-copy write would queue it),
+// pkt(sb, off) builds the packet for [off, off+MSS) with its header.
+template <class Data, class Pkt>
+void tx_chain(benchmark::State &st, uint32_t window, struct cn_mbuf_pool *cpool, Data data, Pkt pkt)
 {
 	struct cn_sbchain sb;
 	std::vector<Flight<struct cn_mbuf *>> fl(window + 1);
 	uint32_t head = 0, n = 0, snd = 0;
 	uint64_t pkts = 0, gets0 = pool_gets();
-	cn_sbchain_init(&sb, g_mp, g_sp);
+	cn_sbchain_init(&sb, g_mp, cpool);
 	{
 		cnbench::Measure m(st, 0);
 		for (auto _ : st) {
 			if (cn_sockbuf_len(&sb.sb) - snd < MSS) {
-				// As in bm_tx_mbuf4: the data of a zero-copy
-				// write, one segment object per MSS; untimed,
-				// counted in allocs_per_seg.
 				m.pause();
 				for (uint32_t i = 0; i < REFILL; i++) {
-					struct cn_mbuf *d = cn_mbuf_get(g_sp);
+					struct cn_mbuf *d = data();
 					d->len = d->pkt_len = MSS;
 					cn_sbchain_append(&sb, d);
 				}
 				m.resume();
 			}
-			struct cn_mbuf *h = cn_sbchain_tx(&sb, snd, MSS, HDR);
-			memcpy(h->data, g_hdr, HDR);
+			struct cn_mbuf *h = pkt(&sb, snd);
 			snd += MSS;
 			fl[(head + n) % (window + 1)] = {h, 0};
 			n++;
@@ -251,55 +248,32 @@ void bm_tx_mbuf(benchmark::State &st, uint32_t window)
 	st.counters["allocs_per_seg"] = (double)(pool_gets() - gets0) / (double)pkts;
 }
 
+// The chain sockbuf over segment objects: the application's data is one
+// segment object per MSS (one get: mbuf, companion and storage), and each
+// packet is cn_sbchain_tx's companion descriptor with the header written
+// into the storage in front of the payload: no get per packet.
+void bm_tx_mbuf(benchmark::State &st, uint32_t window)
+{
+	tx_chain(st, window, g_sp, [] { return cn_mbuf_get(g_sp); },
+		 [](struct cn_sbchain *sb, uint32_t off) {
+			 struct cn_mbuf *h = cn_sbchain_tx(sb, off, MSS, HDR);
+			 memcpy(h->data, g_hdr, HDR);
+			 return h;
+		 });
+}
+
 // The four-get TX of a BSD stack: data in an mbuf + cluster per MSS, a
 // header mbuf with the header prepended, a reference mbuf for the payload.
 void bm_tx_mbuf4(benchmark::State &st, uint32_t window)
 {
-	struct cn_sbchain sb;
-	std::vector<Flight<struct cn_mbuf *>> fl(window + 1);
-	uint32_t head = 0, n = 0, snd = 0;
-	uint64_t pkts = 0, gets0 = pool_gets();
-	cn_sbchain_init(&sb, g_mp, g_cp);
-	{
-		cnbench::Measure m(st, 0);
-		for (auto _ : st) {
-			if (cn_sockbuf_len(&sb.sb) - snd < MSS) {
-				// The application's data, one cluster per MSS
-				// (as a zero-copy write would queue it). Not timed,
-				// but its allocations count in allocs_per_seg.
-				m.pause();
-				for (uint32_t i = 0; i < REFILL; i++) {
-					struct cn_mbuf *d = cn_mbuf_get_cluster(g_mp, g_cp);
-					d->len = d->pkt_len = MSS;
-					cn_sbchain_append(&sb, d);
-				}
-				m.resume();
-			}
-			struct cn_mbuf *h = cn_mbuf_get(g_mp);
-			h = cn_mbuf_prepend(h, HDR);
-			memcpy(h->data, g_hdr, HDR);
-			struct cn_mbuf *r = cn_sbchain_copy_ref(&sb, snd, MSS);
-			h->next = r;
-			h->pkt_len += MSS;
-			snd += MSS;
-			fl[(head + n) % (window + 1)] = {h, 0};
-			n++;
-			pkts++;
-			if (n > window) {
-				auto &o = fl[head];
-				head = (head + 1) % (window + 1);
-				n--;
-				cn_mbuf_free_chain(o.pkt);
-				cn_sbchain_drop(&sb, MSS);
-				snd -= MSS;
-			}
-		}
-		m.finish();
-	}
-	for (uint32_t i = 0; i < n; i++)
-		cn_mbuf_free_chain(fl[(head + i) % (window + 1)].pkt);
-	cn_sbchain_flush(&sb);
-	st.counters["allocs_per_seg"] = (double)(pool_gets() - gets0) / (double)pkts;
+	tx_chain(st, window, g_cp, [] { return cn_mbuf_get_cluster(g_mp, g_cp); },
+		 [](struct cn_sbchain *sb, uint32_t off) {
+			 struct cn_mbuf *h = cn_mbuf_prepend(cn_mbuf_get(g_mp), HDR);
+			 memcpy(h->data, g_hdr, HDR);
+			 h->next = cn_sbchain_copy_ref(sb, off, MSS);
+			 h->pkt_len += MSS;
+			 return h;
+		 });
 }
 
 // ---------------------------------------------------------------- sockbuf/
