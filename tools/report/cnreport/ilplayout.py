@@ -304,7 +304,8 @@ def fastpath(ctx):
            "second series, *base again*, shows what two runs of one program differ by "
            "on this shared 2-core VM)." % (
                pen["l2_tsc"], pen["mem_tsc"], pen["source"],
-               "`%s`" % d.get("timing_command", "?")), "",
+               "`%s`" % d.get("timing_command", "?") if any(d.get("timing", {}).values())
+               else "not run in this mode"), "",
            table(hdr, rows), ""]
     if not any(d.get("timing", {}).values()):
         md += ["Native timing: not run in this mode (`--quick` runs the simulations only).", ""]
