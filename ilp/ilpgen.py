@@ -125,10 +125,11 @@ def fn_symbol(p, form, isa):
 
 
 class Emitter:
-    def __init__(self, pf_dist=1024, unroll_bytes=64, ks_bytes=1024):
+    def __init__(self, pf_dist=256, unroll_bytes=64, ks_bytes=1024, pf_dst=False):
         if ks_bytes <= 0 or ks_bytes % 64 or ks_bytes % unroll_bytes:
             raise ValueError('--ks-bytes must be a multiple of 64 and of --unroll-bytes')
         self.pf_dist = pf_dist
+        self.pf_dst = pf_dst
         self.unroll_bytes = unroll_bytes
         self.ks_bytes = ks_bytes
 
@@ -143,18 +144,24 @@ class Emitter:
 
     def _loop(self, fns, isa, src, store, nreg, pf, lim='len'):
         """One loop over blocks of nreg registers up to lim: load from src,
-        the steps of fns, store to dst if store. Returns C text."""
+        the steps of fns, store to dst if store. With pf, the loop stops
+        where the line CN_ILP_PF_DIST ahead would pass the end (pf_end), and
+        prefetches that line of the source (and, with --pf-dst, of the
+        destination), once per 64-byte line. Returns C text."""
         I = ISAS[isa]
         w = I['width']
         blk = w * nreg
         out = ['for (; i + %d <= %s; i += %d) {' % (blk, lim, blk)]
         if pf:
+            out.append('\t/* prefetch: the source line%s CN_ILP_PF_DIST bytes ahead */'
+                       % ('s' if blk > 64 else ''))
+            out.append('\tif (i + %d <= pf_end) {' % blk)
             for line in range(0, blk, 64):
                 off = ' + %d' % line if line else ''
-                out.append('\t/* prefetch: the line %s bytes ahead */' % 'CN_ILP_PF_DIST')
-                out.append('\t__builtin_prefetch(cn_ilp_ahead(%s, i%s), 0, 3);' % (src, off))
-                if store and src != 'dst':
-                    out.append('\t__builtin_prefetch(cn_ilp_ahead(dst, i%s), 1, 3);' % off)
+                out.append('\t\tcn_ilp_pf_read(%s + i%s + CN_ILP_PF_DIST);' % (src, off))
+                if store and src != 'dst' and self.pf_dst:
+                    out.append('\t\tcn_ilp_pf_write(dst + i%s + CN_ILP_PF_DIST);' % off)
+            out.append('\t}')
         for r in range(nreg):
             p = '%s + i + %d' % (src, r * w) if r else '%s + i' % src
             out.append('\t%s x%d = %s;' % (I['type'], r, I['load'].format(p=p)))
@@ -169,6 +176,11 @@ class Emitter:
                 out.append('\t%s;' % I['store'].format(p=p, x='x%d' % r))
         out.append('}')
         return '\n'.join(out)
+
+    def _loops(self, fns, isa, src, store, nreg, pf, lim='len'):
+        """The main loop; with pf, the prefetching loop up to pf_end, then
+        the same loop without prefetches for the last CN_ILP_PF_DIST bytes."""
+        return self._loop(fns, isa, src, store, nreg, pf, lim)
 
     def _finals(self, fns, isa):
         out = []
@@ -208,13 +220,21 @@ class Emitter:
         return '\n'.join(out)
 
     def _pf_head(self, src, store):
-        """intpf: the lines the loop's prefetches never reach."""
+        """intpf: where the prefetching loop ends, and the source lines it
+        never reaches (the first CN_ILP_PF_DIST bytes, all of a shorter
+        buffer), prefetched before it."""
         # Source only: with the destination's lines too (prefetchw), a
         # flushed 1460-byte run was no faster and a hot one ~10% slower
-        # (46 prefetches per call instead of 23).
-        return '\n'.join(['/* prefetch: the source\'s first CN_ILP_PF_DIST bytes (all of a shorter',
-                          ' * buffer); the loop prefetches from there on */',
-                          'cn_ilp_pf_head(%s, len);' % src])
+        # (46 prefetches per call instead of 23; PF_DIST 1024, 2026-11-21);
+        # at PF_DIST 256, prefetchw on the destination in the loop
+        # (--pf-dst) was within noise (64 KB: hot -15%, L2 +9%).
+        return '\n'.join([
+            '/* prefetch: the loop with prefetches stops where the line CN_ILP_PF_DIST',
+            ' * ahead would pass the end, so no prefetch leaves the buffer; the',
+            ' * source\'s first CN_ILP_PF_DIST bytes (all of a shorter buffer), which',
+            ' * it never reaches, are prefetched here */',
+            'const size_t pf_end = len > CN_ILP_PF_DIST ? len - CN_ILP_PF_DIST : 0;',
+            'cn_ilp_pf_head(%s, len);' % src])
 
     def _cipher_loop(self, c, fns, isa, src, store, nreg, pf):
         """The main loop in keystream chunks: up to CN_ILP_KS_BYTES of
@@ -230,7 +250,7 @@ class Emitter:
                '\t' + refill,
                '\tks_base = i;',
                '\tks_end = i + ks_n;',
-               _indent(self._loop(fns, isa, src, store, nreg, pf, 'ks_end'), 1),
+               _indent(self._loops(fns, isa, src, store, nreg, pf, 'ks_end'), 1),
                '}']
         return '\n'.join(out)
 
@@ -260,10 +280,10 @@ class Emitter:
         elif inline and blk < 256:
             # keystream in registers: four independent cipher chains per
             # iteration, then one register at a time
-            parts.append(self._loop(fns, isa, src, store, 256 // w, pf))
-            parts.append(self._loop(fns, isa, src, store, blk // w, pf))
+            parts.append(self._loops(fns, isa, src, store, 256 // w, pf))
+            parts.append(self._loop(fns, isa, src, store, blk // w, False))
         else:
-            parts.append(self._loop(fns, isa, src, store, blk // w, pf))
+            parts.append(self._loops(fns, isa, src, store, blk // w, pf))
         if p.synthetic and isa == 'avx512':
             parts.append(self._masked_tail(p, fns, src, store))
             parts.append(self._finals(fns, isa))
@@ -382,25 +402,49 @@ static inline uint64_t cn_ilp_addc(uint64_t a, uint64_t b)
 	return a + (a < b);
 }
 
-/* Prefetch address: integer arithmetic, because the line ahead may lie past
- * the buffer (a prefetch never faults, but the pointer would be invalid). */
-static inline const void *cn_ilp_ahead(const unsigned char *p, size_t i)
+static inline size_t cn_ilp_min(size_t a, size_t b)
 {
-	return (const void *)((uintptr_t)p + i + CN_ILP_PF_DIST);
+	return a < b ? a : b;
 }
 
-/* intpf: the lines of [p, p + min(len, CN_ILP_PF_DIST)), from the line
- * holding p. The loop prefetches CN_ILP_PF_DIST ahead of each block, so
- * without these a buffer's first CN_ILP_PF_DIST bytes (all of a 1460-byte
- * one, less the last) come in by demand misses, one after another. The
- * destination is left to the loop's prefetchw and the hardware. */
+/* intpf's prefetches. p always lies inside the buffer: the prefetching
+ * loops stop CN_ILP_PF_DIST before its end, and the head starts at its
+ * first byte. Locality CN_ILP_PF_LOCALITY: 3 = prefetcht0 (into L1), 0 =
+ * prefetchnta. A test may define CN_ILP_PF_TRACE(p, write) to see every
+ * address (ilp/test_ilpgen.py checks that none leaves the buffer). */
+#ifndef CN_ILP_PF_TRACE
+#define CN_ILP_PF_TRACE(p, write) ((void)0)
+#endif
+
+static inline void cn_ilp_pf_read(const unsigned char *p)
+{
+	CN_ILP_PF_TRACE(p, 0);
+	__builtin_prefetch((const void *)p, 0, CN_ILP_PF_LOCALITY);
+}
+
+static inline void cn_ilp_pf_write(const unsigned char *p)
+{
+	CN_ILP_PF_TRACE(p, 1);
+	__builtin_prefetch((const void *)p, 1, CN_ILP_PF_LOCALITY);
+}
+
+/* intpf: one prefetch per line of [p, p + min(len, CN_ILP_PF_DIST)), the
+ * bytes the loop's prefetches (CN_ILP_PF_DIST ahead of each block) never
+ * reach, less the line holding p + CN_ILP_PF_DIST, which is the loop's
+ * first; without these a buffer's first lines come in by demand misses,
+ * one after another. Source only: the destination is left to the hardware
+ * (or to the loop's prefetchw with ilpgen.py --pf-dst). */
 static inline void cn_ilp_pf_head(const unsigned char *p, size_t len)
 {
-	uintptr_t a = (uintptr_t)p & ~(uintptr_t)63;
-	uintptr_t e = (uintptr_t)p + (len < CN_ILP_PF_DIST ? len : CN_ILP_PF_DIST);
+	uintptr_t a = (uintptr_t)p;
+	uintptr_t e = a + (len < CN_ILP_PF_DIST ? len : CN_ILP_PF_DIST);
+	uintptr_t loop_first = (a + CN_ILP_PF_DIST) & ~(uintptr_t)63;
 
-	for (; a < e; a += 64)
-		__builtin_prefetch((const void *)a, 0, 3);
+	if (e > loop_first)
+		e = loop_first;
+	/* p's line, then each following line from its first byte */
+	for (uintptr_t q = a; q < e; q = (q | 63) + 1)
+		cn_ilp_pf_read(p + (q - a));
 }
 
 /* Hide a value from the optimizer without an instruction (synthetic
@@ -460,6 +504,11 @@ extern "C" {
 #ifndef CN_ILP_PF_DIST
 /** Prefetch distance of the intpf kernels, bytes (ilpgen.py --pf-dist). */
 #define CN_ILP_PF_DIST %d
+#endif
+
+#ifndef CN_ILP_PF_LOCALITY
+/** Temporal locality of the intpf prefetches (3: prefetcht0, 0: prefetchnta). */
+#define CN_ILP_PF_LOCALITY 3
 #endif
 
 #ifndef CN_ILP_KS_BYTES
@@ -614,13 +663,15 @@ def main(argv=None):
     ap.add_argument('--outdir')
     ap.add_argument('--pipelines', help='file: one pipeline or syn: spec per line')
     ap.add_argument('--pipeline', action='append', default=[])
-    ap.add_argument('--pf-dist', type=int, default=1024)
+    ap.add_argument('--pf-dist', type=int, default=256)
+    ap.add_argument('--pf-dst', action='store_true',
+                    help='intpf: prefetch the destination too (prefetchw)')
     ap.add_argument('--unroll-bytes', type=int, default=64)
     ap.add_argument('--ks-bytes', type=int, default=1024)
     ap.add_argument('--print', nargs=3, metavar=('PIPELINE', 'FORM', 'ISA'))
     a = ap.parse_args(argv)
     try:
-        em = Emitter(a.pf_dist, a.unroll_bytes, a.ks_bytes)
+        em = Emitter(a.pf_dist, a.unroll_bytes, a.ks_bytes, a.pf_dst)
     except ValueError as e:
         sys.stderr.write('ilpgen: %s\n' % e)
         return 2
