@@ -231,43 +231,71 @@ _add(_cipher('chacha20', 64,
 _AES_REV = '15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0'
 # AVX-512 + VAES: the keystream never leaves registers. aes_ctr holds the
 # next four counter blocks as 128-bit little-endian integers (low qword
-# first), so the +4 per register is a 64-bit add with the carry moved into
-# the high qword by a mask; one byte reversal per 128-bit lane gives the
-# big-endian counter blocks, ten rounds (round keys broadcast once) their
-# keystream, one XOR the cipher. The generator unrolls this loop to four
-# registers (256 B: four independent AES chains) and follows it with a
-# one-register loop; the last bytes (fewer than 64) take one more register
-# of keystream through a 64-byte ks, so no library call is made at all.
+# first), advanced by 4 (a 64-bit add) per register; one byte reversal per 128-bit lane gives the big-endian counter blocks, ten
+# rounds (round keys broadcast once) their keystream, one XOR the cipher.
+# The rounds are emitted round by round across the block's registers
+# (block_step), so that every round has as many independent VAESENC ready
+# as there are registers (the library's cn_aes128ctr_xor_vaes does the
+# same with eight): written register by register, each register's chain of
+# ten dependent rounds filled the scheduler and the loop ran at 1.5x the
+# library's time. The generator unrolls this loop to four registers
+# (256 B) and follows it with a one-register loop; the last bytes (fewer
+# than 64) take one more register of keystream through a 64-byte ks, so no
+# library call is made at all.
+#
+# No carry from the low into the high qword: the counter always starts at
+# the study IV (every call does), whose low qword is more than 2^56 blocks
+# from wrapping, and a kernel's length is below 2^33 bytes (cn_ilp.h), so
+# it cannot wrap within a call. aes_no_wrap_check() verifies that at
+# generation time; a different IV would need the carry back.
+AES_MAX_BLOCKS = (1 << 33) // 16 + 8
+
+
+def aes_no_wrap_check(iv):
+    lo = int.from_bytes(iv[8:16], 'big')
+    if lo + AES_MAX_BLOCKS >= 1 << 64:
+        raise ValueError('the study IV\'s low qword can wrap within a call: '
+                         'the inline AES-CTR step has no carry')
+
+
+def _aes_block_step(xs):
+    """Round-major AES-CTR of the registers xs (each 64 B = four blocks):
+    (keystream, apply). The generator emits the keystream part before the
+    block's loads, so no data register is live across the rounds (eight
+    registers, 8 data + 8 keystream + 11 round keys, spilled otherwise)."""
+    n = len(xs)
+    ks = ['/* counter blocks of the %d register%s, big-endian, XORed with round key 0 */'
+          % (n, 's' if n > 1 else '')]
+    for r in range(n):
+        ks.append('__m512i k%d = _mm512_xor_si512(_mm512_shuffle_epi8(aes_ctr, aes_rev), aes_rk0);'
+                  % r)
+        ks.append('aes_ctr = _mm512_add_epi64(aes_ctr, aes_inc);')
+    for rnd in range(1, 10):
+        ks.append(' '.join('k%d = _mm512_aesenc_epi128(k%d, aes_rk%d);' % (r, r, rnd)
+                           for r in range(n)))
+    ks.append(' '.join('k%d = _mm512_aesenclast_epi128(k%d, aes_rk10);' % (r, r)
+                       for r in range(n)))
+    apply = ['%s = _mm512_xor_si512(%s, k%d);' % (x, x, r) for r, x in enumerate(xs)]
+    return '\n'.join(ks), '\n'.join(apply)
+
+
 _AES_INLINE = dict(
     features='CN_CPU_VAES',
     decl='const __m512i aes_rev = _mm512_broadcast_i32x4(_mm_setr_epi8(%s));\n'
          'const __m512i aes_inc = _mm512_setr_epi64(4, 0, 4, 0, 4, 0, 4, 0);\n'
-         'const __m512i aes_one = _mm512_setr_epi64(0, 1, 0, 1, 0, 1, 0, 1);\n'
          '%s\n'
          '__m512i aes_ctr;\n'
          '{\n'
          '\tuint64_t hi = __builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv));\n'
          '\tuint64_t lo = __builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv + 8));\n'
-         '\taes_ctr = _mm512_setr_epi64((long long)lo, (long long)hi,\n'
-         '\t\t\t\t   (long long)(lo + 1), (long long)(hi + (lo + 1 < lo)),\n'
-         '\t\t\t\t   (long long)(lo + 2), (long long)(hi + (lo + 2 < lo)),\n'
-         '\t\t\t\t   (long long)(lo + 3), (long long)(hi + (lo + 3 < lo)));\n'
+         '\taes_ctr = _mm512_setr_epi64((long long)lo, (long long)hi, (long long)(lo + 1),\n'
+         '\t\t\t\t   (long long)hi, (long long)(lo + 2), (long long)hi,\n'
+         '\t\t\t\t   (long long)(lo + 3), (long long)hi);\n'
          '}' % (_AES_REV, '\n'.join(
              'const __m512i aes_rk%d = _mm512_broadcast_i32x4(_mm_loadu_si128('
              '(const __m128i *)(const void *)cn_ilp_study_aes_sched.rk[%d]));' % (k, k)
              for k in range(11))),
-    step='__m512i k = _mm512_xor_si512(_mm512_shuffle_epi8(aes_ctr, aes_rev), aes_rk0);\n'
-         + '\n'.join('k = _mm512_aesenc_epi128(k, aes_rk%d);' % k for k in range(1, 10))
-         + '\nk = _mm512_aesenclast_epi128(k, aes_rk10);\n'
-         '{x} = _mm512_xor_si512({x}, k);\n'
-         'aes_ctr = _mm512_add_epi64(aes_ctr, aes_inc);\n'
-         '{\n'
-         '\t/* a low qword wrapped (once in 2^64 blocks): carry into the high one;\n'
-         '\t * a branch, so that the loop-carried chain is the one add */\n'
-         '\t__mmask8 c = _mm512_mask_cmplt_epu64_mask(0x55, aes_ctr, aes_inc);\n'
-         '\tif (__builtin_expect(c != 0, 0))\n'
-         '\t\taes_ctr = _mm512_mask_add_epi64(aes_ctr, (__mmask8)(c << 1), aes_ctr, aes_one);\n'
-         '}',
+    block_step=_aes_block_step,
     # the keystream of the last bytes (fewer than 64): four more blocks
     tailks='if (i < len) {\n'
            '\t__m512i k = _mm512_xor_si512(_mm512_shuffle_epi8(aes_ctr, aes_rev), aes_rk0);\n'

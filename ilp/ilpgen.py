@@ -48,6 +48,10 @@ import synthetic  # noqa: E402
 
 FORMS = ('seq', 'int', 'intpf')
 
+# Inline cipher steps (keystream in registers): bytes per main-loop
+# iteration, i.e. independent cipher chains in flight.
+INLINE_BYTES = 512
+
 ISAS = {
     'scalar': dict(width=8, type='uint64_t',
                    load='cn_ilp_ld64({p})', store='cn_ilp_st64({p}, {x})',
@@ -142,16 +146,18 @@ class Emitter:
         code = code.replace('{x}', x).replace('{off}', off)
         return '{ /* %s */\n%s\n}' % (f.name, _indent(code, 1))
 
-    def _loop(self, fns, isa, src, store, nreg, pf, lim='len'):
+    def _loop(self, fns, isa, src, store, nreg, pf, lim='len', once=False):
         """One loop over blocks of nreg registers up to lim: load from src,
-        the steps of fns, store to dst if store. With pf, the loop stops
+        the steps of fns, store to dst if store (once: a single block if
+        one fits, an if instead of a for). With pf, the loop stops
         where the line CN_ILP_PF_DIST ahead would pass the end (pf_end), and
         prefetches that line of the source (and, with --pf-dst, of the
         destination), once per 64-byte line. Returns C text."""
         I = ISAS[isa]
         w = I['width']
         blk = w * nreg
-        out = ['for (; i + %d <= %s; i += %d) {' % (blk, lim, blk)]
+        out = ['if (i + %d <= %s) {' % (blk, lim) if once else
+               'for (; i + %d <= %s; i += %d) {' % (blk, lim, blk)]
         if pf:
             out.append('\t/* prefetch: the source line%s CN_ILP_PF_DIST bytes ahead */'
                        % ('s' if blk > 64 else ''))
@@ -162,10 +168,21 @@ class Emitter:
                 if store and src != 'dst' and self.pf_dst:
                     out.append('\t\tcn_ilp_pf_write(dst + i%s + CN_ILP_PF_DIST);' % off)
             out.append('\t}')
+        # a step over all the block's registers (functions.py: block_step)
+        # computes what needs no data before the loads, applies it after
+        multi = {f.name: f.forms[isa]['block_step'](['x%d' % r for r in range(nreg)])
+                 for f in fns if f.forms[isa].get('block_step')}
+        for f in fns:
+            if f.name in multi:
+                out.append('\t/* %s, before the loads */' % f.name)
+                out.append(_indent(multi[f.name][0], 1))
         for r in range(nreg):
             p = '%s + i + %d' % (src, r * w) if r else '%s + i' % src
             out.append('\t%s x%d = %s;' % (I['type'], r, I['load'].format(p=p)))
         for f in fns:
+            if f.name in multi:
+                out.append(_indent('{ /* %s */\n%s\n}' % (f.name, _indent(multi[f.name][1], 1)), 1))
+                continue
             for r in range(nreg):
                 s = self._step(f, isa, 'x%d' % r, 'i + %d' % (r * w) if r else 'i')
                 if s:
@@ -174,6 +191,8 @@ class Emitter:
             for r in range(nreg):
                 p = 'dst + i + %d' % (r * w) if r else 'dst + i'
                 out.append('\t%s;' % I['store'].format(p=p, x='x%d' % r))
+        if once:
+            out.append('\ti += %d;' % blk)
         out.append('}')
         return '\n'.join(out)
 
@@ -277,10 +296,16 @@ class Emitter:
         parts = [self._pf_head(src, store)] if pf else []
         if c and not inline:
             parts.append(self._cipher_loop(c, fns, isa, src, store, blk // w, pf))
-        elif inline and blk < 256:
-            # keystream in registers: four independent cipher chains per
-            # iteration, then one register at a time
-            parts.append(self._loops(fns, isa, src, store, 256 // w, pf))
+        elif inline and blk < INLINE_BYTES:
+            # keystream in registers: INLINE_BYTES // w independent cipher
+            # chains per iteration, then at most one pass of each halving
+            # (a 1460-byte buffer: 512, 512, 256, 64, 64), so that the last
+            # bytes are not one register's chain of rounds after another
+            parts.append(self._loops(fns, isa, src, store, INLINE_BYTES // w, pf))
+            b = INLINE_BYTES // 2
+            while b > blk:
+                parts.append(self._loop(fns, isa, src, store, b // w, False, once=True))
+                b //= 2
             parts.append(self._loop(fns, isa, src, store, blk // w, False))
         else:
             parts.append(self._loops(fns, isa, src, store, blk // w, pf))
@@ -329,6 +354,8 @@ class Emitter:
             body.append('size_t i = 0;')  # a cipher-only seq is one library call
         body.append('uint64_t r = 0;')
         if p.cipher and form != 'seq' and p.cipher.forms[isa].get('inline'):
+            if p.cipher.name == 'aes128ctr':
+                functions.aes_no_wrap_check(functions.STUDY_AES_IV)
             body.append('/* %s: keystream in registers; ks holds that of the last bytes */\n'
                         'unsigned char ks[64] __attribute__((aligned(64)));\n'
                         'size_t ks_base = 0;\n%s' % (p.cipher.name, p.cipher.forms[isa]['decl']))
