@@ -30,7 +30,9 @@ Field meanings (all strings are C; '{x}' is the data register):
   result     C expression of the function's result (or None)
   forms      per form: decl (vector state/constants), step, final (reduce
              vector state into the scalar state), ops (computation
-             instructions per register, a_i of the model)
+             instructions per register, a_i of the model), chain (core
+             cycles of the loop-carried dependency per register step, for
+             model.py's overlap form; absent = 0: no state carried)
   tail       C run on the last bytes (fewer than the composition's
              remainder granule) in place: p (unsigned char *), n (size_t)
   cipher     stream ciphers only (see below), else None
@@ -171,21 +173,21 @@ _add(Fn('pes', block=8, writes=True, state=0, consts=1, decl='', result=None,
 _add(Fn('csum', block=2, writes=False, state=1, consts=0,
         decl='uint64_t csum_acc = 0;', result='csum_acc',
         forms={
-            'scalar': dict(step='csum_acc += {x}; csum_acc += csum_acc < {x};', ops=2),
+            'scalar': dict(step='csum_acc += {x}; csum_acc += csum_acc < {x};', ops=2, chain=2),
             'avx2': dict(decl='__m256i csum_v = _mm256_setzero_si256();\n'
                               '__m256i csum_hv = _mm256_setzero_si256();',
                          step='csum_v = _mm256_add_epi64(csum_v, {x});\n'
                               'csum_hv = _mm256_add_epi64(csum_hv, _mm256_srli_epi64({x}, 32));',
                          final='csum_acc = cn_ilp_addc(csum_acc, cn_ilp_hsum256(_mm256_add_epi64(\n'
                                '\t_mm256_sub_epi64(csum_v, _mm256_slli_epi64(csum_hv, 32)), csum_hv)));',
-                         ops=3),
+                         ops=3, chain=1),
             'avx512': dict(decl='__m512i csum_v = _mm512_setzero_si512();\n'
                                 '__m512i csum_hv = _mm512_setzero_si512();',
                            step='csum_v = _mm512_add_epi64(csum_v, {x});\n'
                                 'csum_hv = _mm512_add_epi64(csum_hv, _mm512_srli_epi64({x}, 32));',
                            final='csum_acc = cn_ilp_addc(csum_acc, cn_ilp_hsum512(_mm512_add_epi64(\n'
                                  '\t_mm512_sub_epi64(csum_v, _mm512_slli_epi64(csum_hv, 32)), csum_hv)));',
-                           ops=3),
+                           ops=3, chain=1),
         },
         # Fewer than 8 bytes at an even offset: zero padding adds nothing.
         tail='{\n'
@@ -304,7 +306,7 @@ _AES_INLINE = dict(
            '\t_mm512_store_si512((void *)ks, k);\n'
            '\tks_base = i;\n'
            '}',
-    ops=14)
+    ops=14, chain=1)
 
 
 _add(_cipher('aes128ctr', 16,

@@ -159,7 +159,7 @@ class Emitter:
         out = ['if (i + %d <= %s) {' % (blk, lim) if once else
                'for (; i + %d <= %s; i += %d) {' % (blk, lim, blk)]
         if pf:
-            out.append('\t/* prefetch: the source line%s CN_ILP_PF_DIST bytes ahead */'
+            out.append('\t/* prefetch: the input line%s CN_ILP_PF_DIST bytes ahead */'
                        % ('s' if blk > 64 else ''))
             out.append('\tif (i + %d <= pf_end) {' % blk)
             for line in range(0, blk, 64):
@@ -250,7 +250,7 @@ class Emitter:
         return '\n'.join([
             '/* prefetch: the loop with prefetches stops where the line CN_ILP_PF_DIST',
             ' * ahead would pass the end, so no prefetch leaves the buffer; the',
-            ' * source\'s first CN_ILP_PF_DIST bytes (all of a shorter buffer), which',
+            ' * input\'s first CN_ILP_PF_DIST bytes (all of a shorter buffer), which',
             ' * it never reaches, are prefetched here */',
             'const size_t pf_end = len > CN_ILP_PF_DIST ? len - CN_ILP_PF_DIST : 0;',
             'cn_ilp_pf_head(%s, len);' % src])

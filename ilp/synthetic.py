@@ -9,9 +9,9 @@ useful, but its register demand is exactly what the parameters say:
  - every state word is read and written once per block (s_j += x), so a
    spilled state word costs one load and one store per block, the "2" of
    equation (1);
- - the state words start from distinct constants and are all folded into
-   the return value, so the compiler can neither merge two of them nor
-   drop one;
+ - the state words start from constants distinct within and across
+   functions and are all folded into the return value, so the compiler can
+   neither merge two of them nor drop one;
  - the computation instructions alternate passes over the state:
    s_j += x for every j, then x ^= s_j for every j, and so on until a
    instructions are emitted (at least s, so every word is updated);
@@ -43,6 +43,23 @@ def _ops(a, s, out):
     return ops
 
 
+def chain(ops):
+    """Loop-carried dependency per block, in instructions of latency 1 (add,
+    xor, and their vector forms): the longest path from a state word at the
+    start of a block to a state word at its end. The data word is loaded
+    fresh every block, so paths through it alone carry nothing over."""
+    NONE = float('-inf')
+    depth, x = {}, NONE
+    for kind, j in ops:
+        if kind == 'add':
+            depth[j] = max(depth.get(j, 0), x) + 1
+        elif kind == 'xor':
+            x = max(x, depth.get(j, 0)) + 1
+        else:
+            x = x + 1
+    return max(depth.values(), default=0)
+
+
 def synth_fn(idx, s, a, out=True):
     """Fn for synthetic function number idx (names syn<idx>_*)."""
     f = 'syn%d' % idx
@@ -65,17 +82,25 @@ def synth_fn(idx, s, a, out=True):
             sc.append('%s += 0x%x; CN_ILP_OPAQUE_R(%s);' % (xs, _IMM[j], xs))
             vc.append('%s = _mm512_ror_epi64(%s, %d); CN_ILP_OPAQUE_V(%s);'
                       % (xs, xs, 1 + j, xs))
-    decl = ' '.join('uint64_t %s_s%d = 0x%xull;' % (f, j, 0x9E3779B97F4A7C15 * (j + 1) & (2**64 - 1))
+    # Initial values and result multipliers distinct across functions too:
+    # with the same ones, functions whose steps coincide (s >= a: every
+    # instruction is s_j += x, x unchanged) computed identical state, which
+    # gcc merged into one function's worth (n = 6, s = 10 ran as fast as
+    # n = 1), and equal words cancelled in the XOR of the result.
+    decl = ' '.join('uint64_t %s_s%d = 0x%xull;' % (
+        f, j, 0x9E3779B97F4A7C15 * (64 * idx + j + 1) & (2**64 - 1))
                     for j in range(s))
     vdecl = ' '.join('__m512i %s_s%dv = _mm512_set1_epi64((long long)%s_s%d);' % (f, j, f, j)
                      for j in range(s))
     vfinal = ' '.join('%s_s%d = cn_ilp_hsum512(%s_s%dv);' % (f, j, f, j)
                       for j in range(s))
-    res = ' ^ '.join('(%s_s%d * 0x%xull)' % (f, j, 2 * j + 3) for j in range(s)) or None
+    res = ' ^ '.join('(%s_s%d * 0x%xull)' % (f, j, 2 * (64 * idx + j) + 3)
+                     for j in range(s)) or None
     return Fn(f, block=8, writes=out, state=s, consts=0, decl=decl, result=res,
               forms={
-                  'scalar': dict(step='\n'.join(sc), ops=len(ops)),
-                  'avx512': dict(decl=vdecl, step='\n'.join(vc), final=vfinal, ops=len(ops)),
+                  'scalar': dict(step='\n'.join(sc), ops=len(ops), chain=chain(ops)),
+                  'avx512': dict(decl=vdecl, step='\n'.join(vc), final=vfinal, ops=len(ops),
+                                 chain=chain(ops)),
               },
               tail='(void)p; (void)n; /* whole words only */',
               doc='synthetic: %d state words, %d instructions, %s output'

@@ -69,6 +69,26 @@ class TestCipher(unittest.TestCase):
         aes = em.function(ilpgen.Pipeline('aes128ctr,csum'), 'intpf', 'scalar')
         self.assertIn('cn_aes128ctr_keystream(', aes)
 
+    def test_aes_inline_round_major(self):
+        import functions
+        em = ilpgen.Emitter()
+        text = em.function(ilpgen.Pipeline('copy,aes128ctr,csum'), 'int', 'avx512')
+        main = text[text.index('for (; i + %d <= len' % ilpgen.INLINE_BYTES):]
+        main = main[:main.index('\n\t}\n')]
+        n = ilpgen.INLINE_BYTES // 64
+        # every round issued across all n registers before the next round
+        for rnd in range(1, 10):
+            line = [ln for ln in main.split('\n') if 'aes_rk%d)' % rnd in ln]
+            self.assertEqual(len(line), 1)
+            self.assertEqual(line[0].count('_mm512_aesenc_epi128'), n)
+        # the keystream before the block's loads, no carry compare per register
+        self.assertLess(main.index('aes_rk10'), main.index('_mm512_loadu_si512'))
+        self.assertNotIn('cmplt', text)
+        # the no-carry contract is checked against the IV
+        functions.aes_no_wrap_check(functions.STUDY_AES_IV)
+        with self.assertRaises(ValueError):
+            functions.aes_no_wrap_check(bytes(8) + (2**64 - 1000).to_bytes(8, 'big'))
+
     def test_ks_bytes_checked(self):
         with self.assertRaises(ValueError):
             ilpgen.Emitter(ks_bytes=100)
@@ -163,13 +183,6 @@ class TestModel(unittest.TestCase):
         self.assertEqual(R, 9)
         self.assertIn('9 <= R <= 10', note)
 
-    def test_overlap_variant(self):
-        # max(compute + spills, memory), never more than the additive model
-        self.assertAlmostEqual(model.clocks_overlap(0.5, 2.0, 0.3, 0.0, 1.0), 1.0)
-        self.assertAlmostEqual(model.clocks_overlap(0.1, 1.0, 0.3, 0.0, 1.0), 0.3)
-        self.assertLessEqual(model.clocks_overlap(0.5, 2.0, 0.3, 0.1, 1.0),
-                             model.clocks(0.5, 2.0, 0.3, 0.1, 1.0))
-
     def test_data_accesses(self):
         # copy,f,g,csum with W = 8: seq reads 4x, writes 3x; int reads 1, writes 1
         fns = [('copy', True), ('f', True), ('g', True), ('csum', False)]
@@ -177,6 +190,184 @@ class TestModel(unittest.TestCase):
         self.assertAlmostEqual(model.da_ilp(fns, 8), 2 / 8)
         # in place, checksum only: one read per word
         self.assertAlmostEqual(model.da_ilp([('csum', False)], 8), 1 / 8)
+
+
+def _machine(bw_read=64.0, bw_write=32.0, dram_read=8.0, dram_write=8.0):
+    """A memsig result with round numbers: bytes per TSC tick per level."""
+    rows = []
+    for size, r, w in ((16 << 10, bw_read, bw_write), (256 << 10, bw_read, bw_write),
+                       (4 << 20, bw_read, bw_write), (64 << 20, dram_read, dram_write)):
+        rows += [dict(bytes=size, op='read', bytes_per_tsc=r),
+                 dict(bytes=size, op='write', bytes_per_tsc=w)]
+    lv = {k: dict(tsc=t, by_order=dict(page=dict(tsc=t)))
+          for k, t in (('L2', 10.0), ('LLC', 20.0), ('DRAM', 200.0))}
+    return model.Machine(dict(bandwidth=rows, levels=lv))
+
+
+# A core with round numbers (per TSC tick; 2 core cycles per tick): issue 8,
+# ALU 4, loads 2 and stores 1 per cycle, vector ALU 4, vector loads 2,
+# vector stores 1, store->load round trip 3 cycles.
+PROBE = dict(dep_add=2.0, mix_issue=16.0, int_add=8.0, int_load=4.0, int_store=2.0,
+             st_fwd=2.0 / 3.0, vec_add=8.0, vec_load=4.0, vec_store=2.0, avx512=1)
+
+
+class _F:
+    """A function spec for the model only: ops/chain per form."""
+
+    def __init__(self, name, ops, chain=0, state=0, writes=True):
+        self.name, self.state, self.consts, self.writes = name, state, 0, writes
+        self.block = 8
+        self.cipher = None
+        self.forms = {isa: dict(ops=ops, chain=chain) for isa in ('scalar', 'avx2', 'avx512')}
+
+
+class _P:
+    """A pipeline for the model only."""
+
+    def __init__(self, fns, copy=False):
+        self.fns, self.copy, self.synthetic = fns, copy, False
+        self.all_fns = fns
+        self.name = '+'.join(f.name for f in fns)
+
+    def block(self):
+        return 8
+
+    def writes(self):
+        return self.copy or any(f.writes for f in self.fns)
+
+
+class TestOverlapModel(unittest.TestCase):
+    """The overlap form on constructed machines and functions, answers
+    worked out by hand."""
+
+    def setUp(self):
+        self.core = model.Core(PROBE)
+        self.m = _machine()
+
+    def test_core_rates(self):
+        c = self.core
+        self.assertEqual(c.cyc_per_tick, 2.0)
+        self.assertEqual((c.issue, c.alu, c.load, c.store), (8.0, 4.0, 2.0, 1.0))
+        self.assertAlmostEqual(c.st_fwd, 3.0)
+        self.assertEqual(c.ports('scalar'), (4.0, 2.0, 1.0))
+        self.assertEqual(c.ports('avx512'), (4.0, 2.0, 1.0))
+        self.assertEqual(c.eff, {'scalar': 1.0, 'avx2': 1.0, 'avx512': 1.0})
+
+    def test_loop_terms_compute_bound(self):
+        # scalar, 8-byte words, 64-byte iterations; one function with 20 ops
+        # per word, hot in L1: ALU (20 + 3/8) / 8 per byte / 4 ALUs
+        f = _F('f', ops=20)
+        t = model.loop_terms(self.core, self.m, [f], 'scalar', 64, 11, 'L1', 'L1')
+        self.assertAlmostEqual(t['compute'], (20 / 8 + 3 / 64) / 4)
+        self.assertAlmostEqual(t['issue'], (20 / 8 + 3 / 64 + 1 / 8 + 1 / 8) / 8)
+        self.assertAlmostEqual(t['load'], 1 / 8 / 2)
+        self.assertAlmostEqual(t['store'], 1 / 8 / 1)
+        self.assertEqual(t['chain'], 0)
+        # memory: a 64 B/tick read and a 32 B/tick write, 2 cycles per tick
+        self.assertAlmostEqual(t['mem-L1'], (1 / 64 + 1 / 32) * 2)
+        self.assertEqual(max(t, key=t.get), 'compute')
+
+    def test_loop_terms_chain_and_spill(self):
+        # a 6-cycle recurrence per 8-byte word: 0.75 cycles per byte
+        f = _F('f', ops=2, chain=6, state=4)
+        t = model.loop_terms(self.core, self.m, [f], 'scalar', 64, 11, 'L1', None)
+        self.assertAlmostEqual(t['chain'], 6 / 8)
+        self.assertEqual(max(t, key=t.get), 'chain')
+        self.assertAlmostEqual(t['store'], 0.0)  # no output, no spill
+        # R = 1: 3 words spill (eq. 1): a load and a store each per word,
+        # and the recurrence goes through memory once (3 more cycles)
+        t = model.loop_terms(self.core, self.m, [f], 'scalar', 64, 1, 'L1', None)
+        self.assertAlmostEqual(t['load'], (1 + 3) / 8 / 2)
+        self.assertAlmostEqual(t['store'], 3 / 8 / 1)
+        self.assertAlmostEqual(t['chain'], (6 + 3) / 8)
+
+    def test_integrated_is_max_sequential_is_sum(self):
+        # two compute-bound functions: the integrated loop overlaps them
+        # (one max over the summed work), the sequential runs two loops
+        f, g = _F('f', ops=12), _F('g', ops=12)
+        p = _P([f, g])
+        seq, dom_s, terms_s = model.predict_overlap(self.core, self.m, p, 'seq', 'scalar',
+                                                     65536, 'hot', 11)
+        integ, dom_i, _ = model.predict_overlap(self.core, self.m, p, 'int', 'scalar',
+                                                65536, 'hot', 11)
+        one = (12 / 8 + 3 / 64) / 4                     # cycles/B of one loop
+        both = (24 / 8 + 3 / 64) / 4                    # the integrated loop
+        self.assertEqual((dom_s, dom_i), ('compute', 'compute'))
+        self.assertAlmostEqual(seq, 2 * one / 2.0)      # TSC ticks: / 2 cycles per tick
+        self.assertAlmostEqual(integ, both / 2.0)
+        self.assertAlmostEqual(terms_s['compute'], seq)
+        # a chain-bound function and a compute-bound one: the integrated
+        # loop takes the larger, the sequential pays both
+        h = _F('h', ops=1, chain=16)
+        p = _P([f, h])
+        seq, _, terms = model.predict_overlap(self.core, self.m, p, 'seq', 'scalar',
+                                              65536, 'hot', 11)
+        integ, dom, _ = model.predict_overlap(self.core, self.m, p, 'int', 'scalar',
+                                              65536, 'hot', 11)
+        self.assertEqual(dom, 'chain')
+        self.assertAlmostEqual(integ, 16 / 8 / 2.0)
+        self.assertAlmostEqual(seq, (one + 16 / 8) / 2.0)
+        self.assertEqual(sorted(terms), ['chain', 'compute'])
+
+    def test_memory_bound_and_first_miss(self):
+        # a flushed 64 KB buffer read at 8 B/tick: memory dominates; the
+        # first miss adds one DRAM latency (200 ticks) per stream
+        f = _F('f', ops=1, writes=False)
+        p = _P([f])
+        t, dom, _ = model.predict_overlap(self.core, self.m, p, 'int', 'scalar', 65536, 'cold', 11)
+        self.assertEqual(dom, 'mem')
+        self.assertAlmostEqual(t, 1 / 8 + 200 / 65536)
+        t2, _, _ = model.predict_overlap(self.core, self.m, p, 'int', 'scalar', 65536, 'cold', 11,
+                                         cold_latency=False)
+        self.assertAlmostEqual(t - t2, 200 / 65536)
+
+    def test_efficiency_scales_throughput_only(self):
+        f = _F('f', ops=20, chain=1)
+        self.core.eff['scalar'] = 2.0
+        t = model.loop_terms(self.core, self.m, [f], 'scalar', 64, 11, 'L1', 'L1')
+        self.assertAlmostEqual(t['compute'], 2 * (20 / 8 + 3 / 64) / 4)
+        self.assertAlmostEqual(t['chain'], 1 / 8)
+        self.assertAlmostEqual(t['mem-L1'], (1 / 64 + 1 / 32) * 2)
+
+    def test_calibrate_efficiency(self):
+        # the calibration row measured at 1.5x its peak-rate bound -> 1.5
+        p = model.pipeline_of(model.CALIB_ROW)
+        t, _, terms = model.predict_overlap(self.core, self.m, p, 'int', 'scalar', 1460, 'hot',
+                                            11, cold_latency=False)
+        bound = max(v for k, v in terms.items() if k in ('issue', 'compute', 'load', 'store'))
+        k = (p.name, 'int', 'scalar', 1460, 'hot', False)
+        e = model.calibrate_efficiency(self.core, self.m, {k: 1.5 * bound}, ({}, {}, {}),
+                                       'scalar', 11)
+        self.assertAlmostEqual(e, 1.5)
+        self.assertIsNone(model.calibrate_efficiency(self.core, self.m, {}, ({}, {}, {}),
+                                                     'scalar', 11))
+
+    def test_synthetic_chain(self):
+        import synthetic
+        # s=1, a=10: s0 += x; x ^= s0; ... five adds, the last at depth 9
+        self.assertEqual(synthetic.chain(synthetic._ops(10, 1, True)), 9)
+        # s=5, a=10: five independent s_j += x, then the xors feed no state
+        self.assertEqual(synthetic.chain(synthetic._ops(10, 5, True)), 1)
+        self.assertEqual(synthetic.chain(synthetic._ops(4, 0, True)), 0)
+        self.assertEqual(synthetic.chain([('add', 0), ('xor', 0), ('add', 0), ('add', 1)]), 3)
+
+    def test_R_from_disassembly(self):
+        def fn(n, s, stack_in_loop):
+            body = ['%08x <cn_ilp_syn_n%d_s%d_a10_int_avx512>:' % (0x1000 * n + s, n, s),
+                    '    10:\tvmovdqa64 %zmm1,0x40(%rsp)',        # before the loop
+                    '    20:\tvpaddq %zmm0,%zmm1,%zmm1']
+            if stack_in_loop:
+                body.append('    24:\tvpaddq 0x40(%rsp),%zmm1,%zmm1')
+            body += ['    28:\tlea    0x40(%rsp),%rax',           # not an access
+                     '    30:\tjae    20 <cn_ilp_syn_n%d_s%d_a10_int_avx512+0x20>' % (n, s),
+                     '    34:\tvmovdqa64 0x40(%rsp),%zmm1', '']
+            return '\n'.join(body)
+        text = fn(2, 4, False) + fn(2, 8, False) + fn(3, 6, True) + fn(4, 6, True)
+        R, rows = model.probe_R_objdump(text)
+        self.assertEqual(R, 17)
+        self.assertEqual(rows, [(8, 2, 4, 0), (16, 2, 8, 0), (18, 3, 6, 1), (24, 4, 6, 1)])
+        R, _ = model.probe_R_objdump(fn(2, 4, False))
+        self.assertIsNone(R)
 
 
 def _cpu_flags():

@@ -5,6 +5,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 
@@ -66,9 +67,11 @@ def ilp(ctx):
                       [{"label": k, "x": states, "y": v} for k, v in bars.items()],
                       xlog=False, kind="bar", xticks=states), ""]
     # register knee: the state sweep (hot, 1460 B)
+    sweep = {}
     if not ctx.args.quick:
-        sw = results(ctx.bench("ilp", [r"--benchmark_filter=^ilp/syn\.n[0-9]\.s[0-9]+\.a10-(seq|int)(-scalar)?/1460-hot$"]
-                               + ctx.timed_args(0.01, 0.02), "sweep"))
+        sweep = ctx.bench("ilp", [r"--benchmark_filter=^ilp/syn\.n[0-9]\.s[0-9]+\.a10-(seq|int)(-scalar)?/1460-hot$"]
+                          + ctx.timed_args(0.01, 0.02), "sweep")
+        sw = results(sweep)
         ser = {}
         for name, b in sw.items():
             m = re.match(r"ilp/syn\.n(\d+)\.s(\d+)\.a10-(seq|int)(-scalar)?/", name)
@@ -99,8 +102,8 @@ def ilp(ctx):
         # forms exist: valgrind has no AVX-512)
         tail = r")-(seq|int)(-scalar)?/1460-hot$"
         halves = {
-            "model-sim-a": r"^ilp/((copy\+)?bswap32\+pes\+csum|syn\.n[13]\.s[0-9]*[02468]\.a10" + tail,
-            "model-sim-b": r"^ilp/((copy\+)?syn\.n3\.s0_1_1[^-]*|syn\.n[13]\.s[0-9]*[13579]\.a10" + tail,
+            "model-sim-a": r"^ilp/((copy\+)?bswap32\+pes\+csum|syn\.n[0-9]\.s[0-9]*[02468]\.a10" + tail,
+            "model-sim-b": r"^ilp/((copy\+)?syn\.n3\.s0_1_1[^-]*|syn\.n[0-9]\.s[0-9]*[13579]\.a10" + tail,
         }
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
             futs = [pool.submit(ctx.bench, "ilp", ["--benchmark_filter=" + f] + SIM_MIN, tag, sim="",
@@ -110,21 +113,47 @@ def ilp(ctx):
         sim = dict(parts[0], benchmarks=parts[0].get("benchmarks", []) + parts[1].get("benchmarks", []))
         with tempfile.TemporaryDirectory() as tmp:
             paths = {}
-            for n, obj in (("memsig", ms), ("table", d), ("sim", sim)):
+            for n, obj in (("memsig", ms), ("table", d), ("sweep", sweep), ("sim", sim)):
                 paths[n] = os.path.join(tmp, n + ".json")
                 with open(paths[n], "w") as f:
                     json.dump(obj, f)
+            extra, shown = [], ""
+            if sweep.get("benchmarks"):
+                extra += ["--bench", paths["sweep"]]
+                shown += " --bench <ilp-sweep>"
+            # the overlap form's core rates (ilp/probe.py, pinned like the
+            # benchmarks) and AVX-512's R from the sweep's disassembly
+            probe = os.path.join(os.path.dirname(model), "probe.py")
+            try:
+                paths["probe"] = os.path.join(tmp, "probe.json")
+                ctx.run(ctx.pinned([sys.executable, probe, "--json", paths["probe"]]))
+                extra += ["--probe", paths["probe"]]
+                shown += " --probe probe.json"
+            except (RuntimeError, OSError) as e:
+                md += ["Overlap form not run: ilp/probe.py failed (%s)." % e, ""]
+            lib = os.path.join(ctx.paths["root"], "ilp", "libcn_ilp_avx512.a") \
+                if ctx.paths.get("root") else None
+            if lib and os.path.exists(lib) and shutil.which("objdump"):
+                extra += ["--objdump", lib]
+                shown += " --objdump build/ilp/libcn_ilp_avx512.a"
             try:
                 out = ctx.run([sys.executable, model, "--memsig", paths["memsig"], "--bench",
-                               paths["table"], "--sim", paths["sim"]])
-                ctx.commands.append((ctx.section, "python3 ilp/model.py --memsig memsig.json "
-                                     "--bench <ilp-table> --sim <ilp-model-sim>", False))
+                               paths["table"], "--sim", paths["sim"]] + extra)
+                ctx.commands.append((ctx.section, "taskset -c 0 python3 ilp/probe.py --json "
+                                     "probe.json; python3 ilp/model.py --memsig memsig.json "
+                                     "--bench <ilp-table> --sim <ilp-model-sim>" + shown, False))
                 md += ["**Model (equations (1)-(3)) vs measurement**, `ilp/model.py` on this run's "
-                       "memsig, timed table and callgrind counts (parameters measured here, see "
-                       "ilp/README.md):", "", "```", out.strip(), "```", ""]
+                       "memsig, timed table, state sweep and callgrind counts, and the core's "
+                       "rates from `ilp/probe.py` (parameters measured here, see ilp/README.md). "
+                       "`model` is eq. (3) as the paper adds it; `overlap` combines the same "
+                       "terms per loop by max() (an out-of-order core), `bound` names the term "
+                       "that sets the pace:", "", "```", out.strip(), "```", ""]
                 m = re.search(r"(\d+) of (\d+) within 20%", out)
                 if m:
                     ctx.metric("model_within_20pct", int(m.group(1)) / int(m.group(2)))
+                m = re.search(r"overlap \(eq\. 3 terms, max per loop\): (\d+) of (\d+) within", out)
+                if m:
+                    ctx.metric("overlap_model_within_20pct", int(m.group(1)) / int(m.group(2)))
             except RuntimeError as e:
                 md += ["Model vs measurement: FAILED: %s" % e, ""]
     return "\n".join(md)
