@@ -131,6 +131,16 @@ class TestEmit(unittest.TestCase):
         # the head the loop's prefetches never reach, before the loop
         self.assertLess(pf.index('cn_ilp_pf_head(src, len);'), pf.index('for (; i + 64'))
 
+    def test_pf_dst_inside_the_guard(self):
+        em = ilpgen.Emitter(pf_dst=True)
+        text = em.function(ilpgen.Pipeline('copy,bswap32,pes,csum'), 'intpf', 'avx512')
+        guard = text[text.index('if (i + 64 <= pf_end) {'):]
+        guard = guard[:guard.index('}')]
+        self.assertIn('cn_ilp_pf_read(src + i + CN_ILP_PF_DIST);', guard)
+        self.assertIn('cn_ilp_pf_write(dst + i + CN_ILP_PF_DIST);', guard)
+        self.assertIn('cn_ilp_pf_write(', em.prelude('avx512'))
+        self.assertNotIn('cn_ilp_pf_write(', ilpgen.Emitter().prelude('avx512'))
+
     def test_pf_dist_in_header(self):
         self.assertIn('#define CN_ILP_PF_DIST 512', self.gen(pf_dist=512)['cn_ilp.h'])
 
