@@ -30,6 +30,7 @@
 #define AVX512_NEED (CN_CPU_AVX512F | CN_CPU_AVX512BW | CN_CPU_AVX512DQ | CN_CPU_AVX512VL | \
 		     CN_CPU_AVX2 | CN_CPU_BMI2)
 #define AVX2_NEED (CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2)
+#define VNNI_NEED (AVX512_NEED | CN_CPU_AVX512VNNI)
 
 /* Variants under test: the runnable ones plus the dispatcher itself. */
 struct variant {
@@ -372,19 +373,21 @@ static void test_single_byte(void **state)
 
 static void test_large_lengths(void **state)
 {
+	/* Past 1 MB the VNNI kernel works in 1 MB pieces whose 32-bit lanes
+	 * must not overflow: all-0x00 and all-0xFF words are its extremes. */
 	static const size_t lens[] = { 65535, 65536, 65537, 100000, 100001, (size_t)1 << 20,
-				       ((size_t)1 << 20) + 3 };
+				       ((size_t)1 << 20) + 3, ((size_t)3 << 20) + 5 };
 	static const size_t aligns[] = { 0, 1, 2, 7, 32, 63 };
-	size_t cap = ((size_t)1 << 20) + 128;
+	size_t cap = ((size_t)3 << 20) + 128;
 	unsigned char *buf = xmalloc(cap), *dst = xmalloc(cap);
 
 	(void)state;
 	rng_seed(2);
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 0)
 			fill_random(buf, cap);
 		else
-			memset(buf, 0xff, cap);
+			memset(buf, pass == 1 ? 0xff : 0x00, cap);
 		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 			for (size_t j = 0; j < sizeof(aligns) / sizeof(aligns[0]); j++) {
 				const unsigned char *p = buf + aligns[j];
@@ -665,7 +668,9 @@ static void test_impl_list(void **state)
 	assert_null(cn_csum_impl_find("no-such-variant"));
 	/* What the CPU detects decides the first choice. */
 	uint64_t f = cn_cpu_features();
-	if ((f & AVX512_NEED) == AVX512_NEED)
+	if ((f & VNNI_NEED) == VNNI_NEED)
+		assert_string_equal(im[0]->name, "avx512vnni");
+	else if ((f & AVX512_NEED) == AVX512_NEED)
 		assert_string_equal(im[0]->name, "avx512");
 	else if ((f & AVX2_NEED) == AVX2_NEED)
 		assert_string_equal(im[0]->name, "avx2");
@@ -730,6 +735,14 @@ static void test_dispatch_fallback(void **state)
 	assert_string_equal(out, "generic: generic\n");
 
 	run_child("vaes", out, sizeof(out), &status);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if ((det & VNNI_NEED) == VNNI_NEED)
+		assert_string_equal(out, "avx512vnni: avx512vnni avx512 avx2 generic\n");
+	else if ((det & AVX512_NEED) == AVX512_NEED)
+		assert_string_equal(out, "avx512: avx512 avx2 generic\n");
+
+	/* Without VNNI the plain AVX-512 kernel is chosen. */
+	run_child("avx512vnni", out, sizeof(out), &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	if ((det & AVX512_NEED) == AVX512_NEED)
 		assert_string_equal(out, "avx512: avx512 avx2 generic\n");
