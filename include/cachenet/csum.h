@@ -164,11 +164,11 @@ static inline uint16_t cn_csum(const void *buf, size_t len)
  *         folding) to cn_csum_partial(src, len, sum).
  * Cost: dispatched like cn_csum_partial (scalar up to copy_small_max, 47 B
  * for AVX-512); touches each byte once (one load, one store), aligns the
- * stores. With AVX-512, L1/L2-hot, on the EPYC VM: ~19 ticks for 576 B,
- * ~27 for 1460 B, ~117 for 9000 B, against glibc memcpy alone ~7, ~18 and
- * ~160, and memcpy followed by cn_csum_partial() ~23, ~59 and ~330: faster
- * than memcpy from 4 KB up, up to 2.7x memcpy's time below (a fixed ~13
- * ticks of setup and lane reduction).
+ * stores. With AVX-512, L1/L2-hot, on the EPYC VM: ~17 ticks for 576 B,
+ * ~23-29 for 1460 B, ~118 for 9000 B, against glibc memcpy alone ~7, ~19
+ * and ~170, and memcpy followed by cn_csum_partial() ~23, ~59 and ~330:
+ * faster than memcpy from 4 KB up, 1.2-2.4x memcpy's time below (a fixed
+ * ~10 ticks of setup and lane reduction).
  */
 uint32_t cn_csum_copy(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_RESTRICT src, size_t len,
 		      uint32_t sum);
