@@ -2,10 +2,9 @@
 /*
  * ChaCha20, AVX-512: thirty-two blocks (2 KB) per pass in two interleaved
  * groups of sixteen (chacha20_x32 says why), one state word of 16 blocks
- * per ZMM register, rotations by VPROLD; one group of sixteen for a
- * remaining 1 KB. The last < 1 KB goes through the 8-block YMM code of
- * chacha20_x8.h (EVEX-encoded here, VPROLD too): a whole 16-block pass for
- * a 576-byte packet would cost twice as much.
+ * per ZMM register, rotations by VPROLD; what is left after the last
+ * whole 2 KB takes one more pass of 32 or 16 blocks (chacha20_x16_tail says
+ * why a partly used pass is the cheaper choice).
  *
  * Compiled with -mavx512f/bw/vl/dq -mavx2 -mbmi -mbmi2 (src/meson.build);
  * crypto.c requires all of those.
@@ -13,7 +12,7 @@
 #include "crypto_impl.h"
 
 #if defined(__x86_64__)
-#include "chacha20_x8.h"
+#include <immintrin.h>
 
 #define CN_X16_QR(a, b, c, d)                                                             \
 	do {                                                                              \
@@ -205,6 +204,51 @@ static inline void chacha20_x32(const struct cn_chacha20 *st, uint32_t counter, 
 }
 #undef CN_X32_PIN
 
+/* out = in ^ ks for n bytes, whole 64-byte blocks then byte-exactly. */
+static inline void xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
+{
+	size_t full = n & ~(size_t)63;
+
+	for (size_t i = 0; i < full; i += 64)
+		put64(out + i, in ? in + i : NULL, _mm512_load_si512((const void *)(ks + i)));
+	cn__xor_tail(out + full, in ? in + full : NULL, ks + full, n - full);
+}
+
+/*
+ * The rounds are latency-bound (see chacha20_x32), so a pass costs about
+ * the same whatever part of its keystream is used: a short input takes one
+ * pass of 16 blocks (0 < len < 1024) or of 32 (1024 < len < 2048, a
+ * 1460-byte segment: about 1.2 times a pass of 16, where 16 blocks and
+ * then 8 would cost about 1.7 times). The unused keystream goes to a stack
+ * buffer and the XOR stops at len, so nothing past len is touched.
+ */
+static void chacha20_x16_tail(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
+			      uint8_t *out, size_t len)
+{
+	__m512i x[16];
+	uint8_t ks[1024] __attribute__((aligned(64)));
+
+	x16_init(st, counter, x);
+	for (int i = 0; i < 10; i++)
+		CN_X16_DOUBLE_ROUND(x);
+	x16_finish(st, counter, x, NULL, ks);
+	xor_ks(out, in, ks, len);
+}
+
+static void chacha20_x32_tail(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
+			      uint8_t *out, size_t len)
+{
+	__m512i xs[16], ys[16];
+	uint8_t ks[1024] __attribute__((aligned(64)));
+
+	x16_init(st, counter, xs);
+	x16_init(st, counter + 16, ys);
+	x32_rounds(xs, ys);
+	x16_finish(st, counter, xs, in, out);
+	x16_finish(st, counter + 16, ys, NULL, ks);
+	xor_ks(out + 1024, in ? in + 1024 : NULL, ks, len - 1024);
+}
+
 void cn_chacha20_xor_avx512(const struct cn_chacha20 *st, const void *in, void *out, size_t len)
 {
 	const uint8_t *ip = in;
@@ -220,23 +264,11 @@ void cn_chacha20_xor_avx512(const struct cn_chacha20 *st, const void *in, void *
 		op += 2048;
 		len -= 2048;
 	}
-	if (len >= 1024) {
+	if (len > 1024)
+		chacha20_x32_tail(st, counter, ip, op, len);
+	else if (len == 1024)
 		chacha20_x16(st, counter, ip, op);
-		counter += 16;
-		if (ip)
-			ip += 1024;
-		op += 1024;
-		len -= 1024;
-	}
-	if (len >= 512) {
-		cn__chacha20_x8(st, counter, ip, op);
-		counter += 8;
-		if (ip)
-			ip += 512;
-		op += 512;
-		len -= 512;
-	}
-	if (len)
-		cn__chacha20_x8_tail(st, counter, ip, op, len);
+	else if (len)
+		chacha20_x16_tail(st, counter, ip, op, len);
 }
 #endif
