@@ -108,15 +108,7 @@ sum_chunk(const unsigned char *buf, size_t len)
  * the same address parity and all of them sum in the same frame. */
 static __attribute__((noinline, cold)) uint64_t sum_huge(const unsigned char *p, size_t len)
 {
-	uint64_t acc = 0;
-
-	while (len) {
-		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
-		acc = cn__csum_add64(acc, sum_chunk(p, n));
-		p += n;
-		len -= n;
-	}
-	return acc;
+	return cn__csum_pieces(p, len, CN_CSUM_CHUNK_MAX, sum_chunk);
 }
 
 uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
@@ -211,16 +203,7 @@ reduce:
 static __attribute__((noinline, cold)) uint64_t
 copy_huge(unsigned char *d, const unsigned char *s, size_t len)
 {
-	uint64_t acc = 0;
-
-	while (len) {
-		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
-		acc = cn__csum_add64(acc, copy_chunk(d, s, n));
-		d += n;
-		s += n;
-		len -= n;
-	}
-	return acc;
+	return cn__csum_copy_pieces(d, s, len, CN_CSUM_CHUNK_MAX, copy_chunk);
 }
 
 uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_t len,

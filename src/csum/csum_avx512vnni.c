@@ -128,15 +128,7 @@ sum_piece(const unsigned char *buf, size_t len)
 
 static __attribute__((noinline, cold)) uint64_t sum_pieces(const unsigned char *p, size_t len)
 {
-	uint64_t acc = 0;
-
-	while (len) {
-		size_t n = len < CN_CSUM_VNNI_PIECE ? len : CN_CSUM_VNNI_PIECE;
-		acc = cn__csum_add64(acc, sum_piece(p, n));
-		p += n;
-		len -= n;
-	}
-	return acc;
+	return cn__csum_pieces(p, len, CN_CSUM_VNNI_PIECE, sum_piece);
 }
 
 uint32_t cn_csum_partial_avx512vnni(const void *buf, size_t len, uint32_t sum)
