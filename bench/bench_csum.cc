@@ -16,7 +16,7 @@
 // all cache levels before each call, untimed (Measure::pause/resume).
 //
 // impl: cachenet (dispatched: cn_csum_partial / cn_csum_copy),
-//       cachenet-<variant> (cn_csum_impls(): avx512, avx2, generic),
+//       cachenet-<variant> (cn_csum_impls(): avx512vnni, avx512, avx2, generic),
 //       cachenet-memcpy+csum (csum_copy only: memcpy, then cn_csum_partial,
 //       the unfused baseline the fused kernel must beat),
 //       dpdk (rte_raw_cksum inline from rte_ip.h in this file, which is
@@ -279,6 +279,11 @@ void register_all()
 		return cn_csum_fold(cn_csum_copy(d, s, n, 0));
 	});
 #if defined(__x86_64__)
+	// VNNI has a partial sum of its own only; its copy is avx512's.
+	if (cn_csum_impl_find("avx512vnni"))
+		add_sum("cachenet-avx512vnni", [](const void *b, size_t n) {
+			return cn_csum_fold(cn_csum_partial_avx512vnni(b, n, 0));
+		});
 	add_variant(
 		"avx512", [](const void *b, size_t n) { return cn_csum_fold(cn_csum_partial_avx512(b, n, 0)); },
 		[](void *d, const void *s, size_t n) { return cn_csum_fold(cn_csum_copy_avx512(d, s, n, 0)); });

@@ -74,7 +74,7 @@ void remove_sim_dir()
 void init(int *argc, char **argv)
 {
 	std::string events;
-	bool events_given = false, sim = false;
+	bool events_given = false, sim = false, sim_keep = false;
 	std::string sim_geom, sim_dir;
 	std::vector<char *> keep;
 	std::vector<char *> orig(argv, argv + *argc);
@@ -91,10 +91,12 @@ void init(int *argc, char **argv)
 			sim_geom = a + 9;
 		} else if (i > 0 && std::strncmp(a, "--cn_sim_dir=", 13) == 0) {
 			sim_dir = a + 13;
+		} else if (i > 0 && std::strcmp(a, "--cn_sim_keep") == 0) {
+			sim_keep = true;
 
 		} else if (i > 0 && std::strncmp(a, "--cn_", 5) == 0) {
 			std::string m = std::string("unknown flag ") + a +
-					" (known: --cn_events=SPEC, --cn_sim[=GEOM], --cn_sim_dir=DIR)";
+					" (known: --cn_events=SPEC, --cn_sim[=GEOM], --cn_sim_dir=DIR, --cn_sim_keep)";
 			usage_error(m.c_str());
 		} else {
 			keep.push_back(argv[i]);
@@ -106,6 +108,8 @@ void init(int *argc, char **argv)
 	argv[*argc] = nullptr;
 
 	g_sim = cn_sim_active();
+	if (sim_keep && !sim && !g_sim)
+		usage_error("--cn_sim_keep needs --cn_sim");
 	if (sim && !g_sim) {
 		struct cn_sim_geometry g;
 		char err[160];
@@ -121,9 +125,14 @@ void init(int *argc, char **argv)
 				usage_error("--cn_sim: cannot create a directory for the dumps");
 			sim_dir = t.data();
 		}
+		if (sim_keep)
+			setenv("CN_SIM_KEEP", "1", 1);
 		orig.push_back(nullptr);
 		int rc = cn_sim_exec((int)orig.size() - 1, orig.data(), &g, sim_dir.c_str());
-		if (made_dir) {
+		if (sim_keep)
+			std::fprintf(stderr, "cachenet bench: callgrind dumps kept in %s\n",
+				     sim_dir.c_str());
+		else if (made_dir) {
 			g_sim_dir_to_remove = sim_dir;
 			remove_sim_dir();
 		}

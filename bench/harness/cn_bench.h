@@ -30,6 +30,10 @@
  *                      host's when omitted)
  *   --cn_sim_dir=DIR   where the simulator's dump files go (default: a new
  *                      directory under $TMPDIR, removed at exit)
+ *   --cn_sim_keep      keep each benchmark's callgrind dump (its last run)
+ *                      as DIR/<name with '/' as '_'>.callgrind for
+ *                      callgrind_annotate; the directory is then kept too
+ *                      and its path printed
  *
  * Typical benchmark:
  *

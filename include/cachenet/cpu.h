@@ -58,11 +58,12 @@ enum cn_cpu_feature {
 	CN_CPU_RDTSCP      = 1ull << 20,
 	CN_CPU_INVARIANT_TSC = 1ull << 21, /**< TSC ticks at a constant rate in all P/C states */
 	CN_CPU_HYPERVISOR  = 1ull << 22, /**< running under a hypervisor (CPUID.1:ECX[31]) */
+	CN_CPU_AVX512VNNI  = 1ull << 23, /**< VPDPWSSD/VPDPBUSD on 512-bit vectors */
 };
 
 /** All AVX-512 subsets cachenet knows, for masks. */
 #define CN_CPU_AVX512_ALL (CN_CPU_AVX512F | CN_CPU_AVX512DQ | CN_CPU_AVX512BW | \
-			   CN_CPU_AVX512VL | CN_CPU_AVX512VBMI)
+			   CN_CPU_AVX512VL | CN_CPU_AVX512VBMI | CN_CPU_AVX512VNNI)
 
 /**
  * Features usable now: detected, OS-enabled, minus CACHENET_CPU_DISABLE.

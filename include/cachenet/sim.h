@@ -124,7 +124,11 @@ void cn_sim_collect(struct cn_sim_region *r, bool on);
 
 /**
  * Stop collecting, have callgrind dump the counts collected since the last
- * dump, labelled @p label, and parse them into @p out.
+ * dump, labelled @p label, and parse them into @p out. The dump file is
+ * then deleted, unless CN_SIM_KEEP is set in the environment: then it is
+ * renamed to CN_SIM_DIR/LABEL.callgrind (LABEL with every character but
+ * letters, digits and ".-+" made '_'), replacing an earlier one of the same
+ * label, for callgrind_annotate (a bench's --cn_sim_keep sets it).
  * @return 0; -ENOTSUP when !cn_sim_active(); -EIO/-EBADMSG if the dump file
  *         could not be found or parsed.
  */

@@ -33,7 +33,7 @@ static const struct {
 	{ CN_CPU_VAES, "vaes" },         { CN_CPU_VPCLMULQDQ, "vpclmulqdq" },
 	{ CN_CPU_CLFLUSHOPT, "clflushopt" }, { CN_CPU_CLWB, "clwb" },
 	{ CN_CPU_RDTSCP, "rdtscp" },     { CN_CPU_INVARIANT_TSC, "invariant_tsc" },
-	{ CN_CPU_HYPERVISOR, "hypervisor" },
+	{ CN_CPU_HYPERVISOR, "hypervisor" }, { CN_CPU_AVX512VNNI, "avx512vnni" },
 };
 
 #define N_FEATURES (sizeof(feature_names) / sizeof(feature_names[0]))
@@ -125,6 +125,7 @@ static uint64_t detect(void)
 			if (b & bit_AVX512BW)  f |= CN_CPU_AVX512BW;
 			if (b & bit_AVX512VL)  f |= CN_CPU_AVX512VL;
 			if (c & bit_AVX512VBMI) f |= CN_CPU_AVX512VBMI;
+			if (c & bit_AVX512VNNI) f |= CN_CPU_AVX512VNNI;
 		}
 	}
 	if (__get_cpuid(0x80000000u, &a, &b, &c, &d)) {

@@ -110,15 +110,7 @@ sum_chunk(const unsigned char *p, size_t n)
 /* Inputs above CN_CSUM_CHUNK_MAX, out of line (see csum_avx512.c). */
 static __attribute__((noinline, cold)) uint64_t sum_huge(const unsigned char *p, size_t len)
 {
-	uint64_t acc = 0;
-
-	while (len) {
-		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
-		acc = cn__csum_add64(acc, sum_chunk(p, n));
-		p += n;
-		len -= n;
-	}
-	return acc;
+	return cn__csum_pieces(p, len, CN_CSUM_CHUNK_MAX, sum_chunk);
 }
 
 uint32_t cn_csum_partial_avx2(const void *buf, size_t len, uint32_t sum)
@@ -192,16 +184,7 @@ copy_chunk(unsigned char *d, const unsigned char *s, size_t n)
 static __attribute__((noinline, cold)) uint64_t
 copy_huge(unsigned char *d, const unsigned char *s, size_t len)
 {
-	uint64_t acc = 0;
-
-	while (len) {
-		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
-		acc = cn__csum_add64(acc, copy_chunk(d, s, n));
-		d += n;
-		s += n;
-		len -= n;
-	}
-	return acc;
+	return cn__csum_copy_pieces(d, s, len, CN_CSUM_CHUNK_MAX, copy_chunk);
 }
 
 uint32_t cn_csum_copy_avx2(void *restrict dst, const void *restrict src, size_t len,

@@ -27,7 +27,7 @@
  * scalar helpers); csum.h declares the variant only there. */
 #if defined(__x86_64__)
 
-#include <immintrin.h>
+#include "csum_avx512_util.h"
 
 /*
  * Value modulo 0xffff of F/H lane pairs, as a 64-bit scalar. L = F - (H << 32)
@@ -44,36 +44,6 @@ static inline uint64_t reduce512(__m512i f, __m512i h)
 	return (uint64_t)_mm512_reduce_add_epi64(t);
 }
 
-/*
- * One aligned 64-byte load into a register. The empty asm pins the value in
- * a register: without it gcc 12 folds the load into both the add and the
- * shift as memory operands, two loads of the same line per block, and the
- * loop becomes bound by the one 512-bit load per cycle Zen 4 can issue.
- */
-static inline __m512i load64(const unsigned char *p)
-{
-	__m512i x = _mm512_load_si512(p);
-	__asm__("" : "+v"(x));
-	return x;
-}
-
-static inline __m512i loadu64(const unsigned char *p)
-{
-	__m512i x = _mm512_loadu_si512(p);
-	__asm__("" : "+v"(x));
-	return x;
-}
-
-static inline __mmask64 mask_from(size_t off) /* bytes off..63 */
-{
-	return _cvtu64_mask64(~0ull << off);
-}
-
-static inline __mmask64 mask_below(size_t n) /* bytes 0..n-1, 1 <= n <= 64 */
-{
-	return _cvtu64_mask64(~0ull >> (64 - n));
-}
-
 /* Address-frame sum of [buf, buf+len), 1 <= len <= CN_CSUM_CHUNK_MAX. */
 static inline __attribute__((always_inline)) uint64_t
 sum_chunk(const unsigned char *buf, size_t len)
@@ -83,11 +53,11 @@ sum_chunk(const unsigned char *buf, size_t len)
 	 * bytes are ever read there. */
 	const unsigned char *p = (const unsigned char *)((uintptr_t)buf - off);
 	size_t n = off + len; /* bytes from p to the end */
-	__mmask64 m = mask_from(off);
+	__mmask64 m = cn__mask_from(off);
 	__m512i x, y, z, w;
 
 	if (n <= 64) {
-		x = _mm512_maskz_loadu_epi8(m & mask_below(n), p);
+		x = _mm512_maskz_loadu_epi8(m & cn__mask_below(n), p);
 		return reduce512(x, _mm512_srli_epi64(x, 32));
 	}
 	x = _mm512_maskz_loadu_epi8(m, p);
@@ -98,10 +68,10 @@ sum_chunk(const unsigned char *buf, size_t len)
 	/* Two accumulator pairs so that consecutive adds do not wait on each
 	 * other; 256 bytes per iteration amortise the loop branch. */
 	while (n >= 256) {
-		x = load64(p);
-		y = load64(p + 64);
-		z = load64(p + 128);
-		w = load64(p + 192);
+		x = cn__load64(p);
+		y = cn__load64(p + 64);
+		z = cn__load64(p + 128);
+		w = cn__load64(p + 192);
 		f0 = _mm512_add_epi64(f0, x);
 		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(x, 32));
 		f1 = _mm512_add_epi64(f1, y);
@@ -118,14 +88,14 @@ sum_chunk(const unsigned char *buf, size_t len)
 		n -= 256;
 	}
 	while (n >= 64) {
-		x = load64(p);
+		x = cn__load64(p);
 		f0 = _mm512_add_epi64(f0, x);
 		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(x, 32));
 		p += 64;
 		n -= 64;
 	}
 	if (n) {
-		x = _mm512_maskz_loadu_epi8(mask_below(n), p);
+		x = _mm512_maskz_loadu_epi8(cn__mask_below(n), p);
 		f1 = _mm512_add_epi64(f1, x);
 		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(x, 32));
 	}
@@ -138,15 +108,7 @@ sum_chunk(const unsigned char *buf, size_t len)
  * the same address parity and all of them sum in the same frame. */
 static __attribute__((noinline, cold)) uint64_t sum_huge(const unsigned char *p, size_t len)
 {
-	uint64_t acc = 0;
-
-	while (len) {
-		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
-		acc = cn__csum_add64(acc, sum_chunk(p, n));
-		p += n;
-		len -= n;
-	}
-	return acc;
+	return cn__csum_pieces(p, len, CN_CSUM_CHUNK_MAX, sum_chunk);
 }
 
 uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
@@ -176,27 +138,31 @@ copy_chunk(unsigned char *dst, const unsigned char *src, size_t len)
 	unsigned char *d = (unsigned char *)((uintptr_t)dst - off);
 	const unsigned char *s = (const unsigned char *)((uintptr_t)src - off);
 	size_t n = off + len;
-	__mmask64 m = mask_from(off);
 	__m512i x, y, z, w;
+	__m512i f0 = _mm512_setzero_si512(), h0 = f0, f1 = f0, h1 = f0;
 
-	if (n <= 64) {
-		m &= mask_below(n);
+	/* A destination that starts mid-line gets a masked first block; an
+	 * aligned one goes straight to full stores (a masked store costs more
+	 * than a plain one, and a 576-byte copy has only nine blocks). */
+	if (off) {
+		__mmask64 m = cn__mask_from(off);
+		if (n < 64)
+			m &= cn__mask_below(n);
 		x = _mm512_maskz_loadu_epi8(m, s);
 		_mm512_mask_storeu_epi8(d, m, x);
-		return reduce512(x, _mm512_srli_epi64(x, 32));
+		f0 = x;
+		h0 = _mm512_srli_epi64(x, 32);
+		if (n <= 64)
+			goto reduce;
+		d += 64;
+		s += 64;
+		n -= 64;
 	}
-	x = _mm512_maskz_loadu_epi8(m, s);
-	_mm512_mask_storeu_epi8(d, m, x);
-	__m512i f0 = x, h0 = _mm512_srli_epi64(x, 32);
-	__m512i f1 = _mm512_setzero_si512(), h1 = _mm512_setzero_si512();
-	d += 64;
-	s += 64;
-	n -= 64;
 	while (n >= 256) {
-		x = loadu64(s);
-		y = loadu64(s + 64);
-		z = loadu64(s + 128);
-		w = loadu64(s + 192);
+		x = cn__loadu64(s);
+		y = cn__loadu64(s + 64);
+		z = cn__loadu64(s + 128);
+		w = cn__loadu64(s + 192);
 		_mm512_store_si512(d, x);
 		_mm512_store_si512(d + 64, y);
 		_mm512_store_si512(d + 128, z);
@@ -215,7 +181,7 @@ copy_chunk(unsigned char *dst, const unsigned char *src, size_t len)
 		n -= 256;
 	}
 	while (n >= 64) {
-		x = loadu64(s);
+		x = cn__loadu64(s);
 		_mm512_store_si512(d, x);
 		f0 = _mm512_add_epi64(f0, x);
 		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(x, 32));
@@ -224,28 +190,20 @@ copy_chunk(unsigned char *dst, const unsigned char *src, size_t len)
 		n -= 64;
 	}
 	if (n) {
-		m = mask_below(n);
+		__mmask64 m = cn__mask_below(n);
 		x = _mm512_maskz_loadu_epi8(m, s);
 		_mm512_mask_storeu_epi8(d, m, x);
 		f1 = _mm512_add_epi64(f1, x);
 		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(x, 32));
 	}
+reduce:
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
 }
 
 static __attribute__((noinline, cold)) uint64_t
 copy_huge(unsigned char *d, const unsigned char *s, size_t len)
 {
-	uint64_t acc = 0;
-
-	while (len) {
-		size_t n = len < CN_CSUM_CHUNK_MAX ? len : CN_CSUM_CHUNK_MAX;
-		acc = cn__csum_add64(acc, copy_chunk(d, s, n));
-		d += n;
-		s += n;
-		len -= n;
-	}
-	return acc;
+	return cn__csum_copy_pieces(d, s, len, CN_CSUM_CHUNK_MAX, copy_chunk);
 }
 
 uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_t len,

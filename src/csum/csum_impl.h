@@ -289,6 +289,47 @@ static inline uint64_t cn__csum_copy_scalar(unsigned char *dst, const unsigned c
 	return cn__csum_add64(acc64, t);
 }
 
+/*
+ * A vector kernel's input of any length as pieces of at most @p piece bytes
+ * (the bound under which its lanes stay exact), summed by @p fn and added
+ * with end-around carry. @p piece is a power of two, so every piece starts
+ * at the same address parity and all of them sum in the same frame. Meant
+ * for a kernel's out-of-line path beyond one piece: with a constant @p fn,
+ * always_inline lets the compiler inline the piece kernel here.
+ */
+typedef uint64_t (*cn__csum_piece_fn)(const unsigned char *p, size_t n);
+typedef uint64_t (*cn__csum_copy_piece_fn)(unsigned char *d, const unsigned char *s, size_t n);
+
+static inline __attribute__((always_inline)) uint64_t
+cn__csum_pieces(const unsigned char *p, size_t len, size_t piece, cn__csum_piece_fn fn)
+{
+	uint64_t acc = 0;
+
+	while (len) {
+		size_t n = len < piece ? len : piece;
+		acc = cn__csum_add64(acc, fn(p, n));
+		p += n;
+		len -= n;
+	}
+	return acc;
+}
+
+static inline __attribute__((always_inline)) uint64_t
+cn__csum_copy_pieces(unsigned char *d, const unsigned char *s, size_t len, size_t piece,
+		     cn__csum_copy_piece_fn fn)
+{
+	uint64_t acc = 0;
+
+	while (len) {
+		size_t n = len < piece ? len : piece;
+		acc = cn__csum_add64(acc, fn(d, s, n));
+		d += n;
+		s += n;
+		len -= n;
+	}
+	return acc;
+}
+
 /* Finish a kernel: fold its 64-bit address-frame sum to 32 bits, move it to
  * the buffer frame, add the caller's sum. */
 static inline uint32_t cn__csum_finish(uint64_t acc, bool odd_start, uint32_t sum)

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,7 +321,23 @@ int cn_sim_dump(struct cn_sim_region *r, const char *label, struct cn_sim_counts
 	if (!strstr(trigger, label))
 		return -EIO;
 	/* The file has served its purpose; the directory would otherwise grow
-	 * by one dump per benchmark run. */
+	 * by one dump per benchmark run. With CN_SIM_KEEP set it stays, for
+	 * callgrind_annotate, under the region's label: a later dump of the
+	 * same label (google-benchmark's final run) replaces an earlier one. */
+	if (getenv("CN_SIM_KEEP")) {
+		char kept[PATH_MAX], name[128];
+		size_t i;
+		for (i = 0; label[i] && i + 1 < sizeof(name); i++) {
+			char c = label[i];
+			bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				     (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+';
+			name[i] = plain ? c : '_';
+		}
+		name[i] = '\0';
+		int w = snprintf(kept, sizeof(kept), "%s/%s.callgrind", getenv("CN_SIM_DIR"), name);
+		if (w > 0 && (size_t)w < sizeof(kept) && rename(path, kept) == 0)
+			return 0;
+	}
 	unlink(path);
 	return 0;
 }

@@ -116,6 +116,19 @@ def main():
         check(abs(cold["instructions"] - hot["instructions"]) < 0.05 * hot["instructions"],
               "flushing changed the instruction count: %s vs %s" %
               (cold["instructions"], hot["instructions"]))
+        # --cn_sim_keep: each benchmark's last dump stays, named after it,
+        # readable by callgrind_annotate, with the benchmark's own region.
+        with tempfile.TemporaryDirectory() as keep:
+            run(exe, ["--cn_sim", "--cn_sim_keep", "--cn_sim_dir=" + keep])
+            for name in ("load-hot_c_4096", "load-flushed_c_4096"):
+                path = os.path.join(keep, name + ".callgrind")
+                check(os.path.isfile(path), "--cn_sim_keep: no %s" % path)
+                if os.path.isfile(path):
+                    with open(path) as f:
+                        text = f.read()
+                    check("Trigger: Client Request: " + name.replace("_", "/") in text,
+                          "kept dump %s is not that benchmark's" % path)
+                    check("\nfn=" in text, "kept dump %s has no functions" % path)
     if failures:
         sys.exit("%d check(s) failed" % len(failures))
     print("harness checks passed")

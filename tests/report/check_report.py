@@ -16,7 +16,60 @@ def check(cond, what):
         sys.exit(1)
 
 
+def check_kernel_goals():
+    """Issue 3's goal table judged on constructed numbers with known verdicts."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "..", "tools", "report"))
+    from cnreport import memkern
+
+    class Ctx:
+        class args:
+            quick = False
+        metrics = {}
+
+        def metric(self, k, v):
+            self.metrics[k] = v
+
+    def b(**kw):
+        return dict(kw)
+    got = {
+        "csum": {
+            "csum/cachenet/1460": b(tsc_per_byte=0.015), "csum/dpdk/1460": b(tsc_per_byte=0.07),
+            "csum/cachenet/9000": b(tsc_per_byte=0.017), "csum/dpdk/9000": b(tsc_per_byte=0.07),
+            "csum/cachenet/20": b(tsc_per_op=5.0), "csum/dpdk/20": b(tsc_per_op=4.0),
+            "csum/cachenet-cold/4096": b(tsc_per_op=900), "csum/loadsum512-cold/4096": b(tsc_per_op=800),
+            "csum_copy/cachenet/576": b(tsc_per_op=19), "copy/glibc/576": b(tsc_per_op=7),
+            "csum_copy/cachenet-memcpy+csum/576": b(tsc_per_op=23),
+        },
+        "crypto": {"aes128ctr/cachenet/16384": b(tsc_per_byte=0.06),
+                   "aes128ctr/openssl/16384": b(tsc_per_byte=0.23)},
+    }
+    ctx = Ctx()
+    md = "\n".join(memkern.kernel_goals(ctx, got))
+    want = {
+        "csum hot 1460 B, TSC/B": "met",               # 0.015 <= 0.020
+        "csum hot 1460 B, DPDK / cachenet": "met",     # 4.67 >= 3.4
+        "csum hot 9000 B, TSC/B": "NOT met",           # 0.017 > 0.016
+        "csum hot 9000 B, DPDK / cachenet": "met",
+        "csum 20 B per call, cachenet / DPDK (inlined)": "NOT met",   # 1.25
+        "csum cold 4096 B, cachenet / 512-bit load loop": "met",      # 1.125
+        "csum cold 9000 B, cachenet / 512-bit load loop": "not run",
+        "copy+csum hot 576 B, cachenet / memcpy": "NOT met",          # 2.7
+        "copy+csum hot 576 B, fused / memcpy then csum": "met",       # 0.83
+        "aes128ctr 16 KB, TSC/B": "met",
+        "chacha20 16 KB, TSC/B": "not run",
+    }
+    for goal, status in want.items():
+        row = [l for l in md.splitlines() if l.startswith("| " + goal + " |")]
+        check(len(row) == 1 and row[0].split(" | ")[3] == status,
+              "goal %r: want %s, row %s" % (goal, status, row))
+    check("6 of 9 judged goals met" in md, "goal count line: " + md.splitlines()[2])
+    check(abs(ctx.metrics.get("goals/kernels/csum hot 1460 B, DPDK / cachenet", 0) - 0.07 / 0.015)
+          < 1e-9, "goal metric recorded")
+
+
 def main():
+    check_kernel_goals()
     report = sys.argv[1]
     bench = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(report)))),
                          "bench")

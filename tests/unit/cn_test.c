@@ -5,8 +5,33 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+void cn_test_guarded_map(struct cn_test_guarded *g, unsigned regions, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	assert_true(regions >= 1 && regions <= CN_TEST_GUARDED_MAX);
+	assert_true(len > 0 && len % pg == 0);
+	/* guard | region 0 | guard | region 1 | ... | guard */
+	g->map_len = regions * (len + pg) + pg;
+	g->map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(g->map != MAP_FAILED);
+	for (unsigned i = 0; i <= regions; i++)
+		assert_int_equal(mprotect(g->map + i * (len + pg), pg, PROT_NONE), 0);
+	for (unsigned i = 0; i < regions; i++) {
+		g->lo[i] = g->map + i * (len + pg) + pg;
+		g->hi[i] = g->lo[i] + len;
+	}
+}
+
+void cn_test_guarded_free(struct cn_test_guarded *g)
+{
+	munmap(g->map, g->map_len);
+	g->map = NULL;
+}
 
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen)
 {

@@ -30,6 +30,24 @@
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen);
 
 /*
+ * @regions read-write regions of @len bytes each (a whole number of pages),
+ * each between two PROT_NONE pages, for tests that a kernel reads and writes
+ * nothing outside [p, p+len): put a buffer's first byte at lo[i] or its last
+ * byte just before hi[i], and any access past that end faults. Sanitizers
+ * cannot see what a masked vector load reads; the MMU can. Fails the test
+ * if the mapping cannot be made. Release with cn_test_guarded_free().
+ */
+#define CN_TEST_GUARDED_MAX 4
+struct cn_test_guarded {
+	unsigned char *map;
+	size_t map_len;
+	unsigned char *lo[CN_TEST_GUARDED_MAX]; /* first byte of region i */
+	unsigned char *hi[CN_TEST_GUARDED_MAX]; /* one past its last byte */
+};
+void cn_test_guarded_map(struct cn_test_guarded *g, unsigned regions, size_t len);
+void cn_test_guarded_free(struct cn_test_guarded *g);
+
+/*
  * xorshift64*: fixed seeds give the same sequence on every machine. One
  * state per test program (static in each file that includes this header);
  * seed it with cn_test_seed() — a zero seed would stay zero.

@@ -394,17 +394,12 @@ static void test_composed_loop(void **state)
 static void test_guard_pages(void **state)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	/* guard | 2 pages (source) | guard | 2 pages (destination) | guard */
-	unsigned char *m = mmap(NULL, 7 * pg, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct cn_test_guarded g;
 
 	(void)state;
-	assert_true(m != MAP_FAILED);
-	assert_int_equal(mprotect(m, pg, PROT_NONE), 0);
-	assert_int_equal(mprotect(m + 3 * pg, pg, PROT_NONE), 0);
-	assert_int_equal(mprotect(m + 6 * pg, pg, PROT_NONE), 0);
-	unsigned char *s_lo = m + pg, *s_hi = m + 3 * pg;
-	unsigned char *d_lo = m + 4 * pg, *d_hi = m + 6 * pg;
+	cn_test_guarded_map(&g, 2, 2 * pg); /* source, destination */
+	unsigned char *s_lo = g.lo[0], *s_hi = g.hi[0];
+	unsigned char *d_lo = g.lo[1], *d_hi = g.hi[1];
 	unsigned char want[600];
 
 	rng_seed(6);
@@ -426,7 +421,7 @@ static void test_guard_pages(void **state)
 			}
 		}
 	}
-	munmap(m, 7 * pg);
+	cn_test_guarded_free(&g);
 }
 
 static void test_impl_lists(void **state)

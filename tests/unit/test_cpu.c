@@ -60,6 +60,7 @@ static void detection_matches_cpuinfo(void **state)
 		{ CN_CPU_VAES, "vaes" },           { CN_CPU_VPCLMULQDQ, "vpclmulqdq" },
 		{ CN_CPU_CLFLUSHOPT, "clflushopt" }, { CN_CPU_CLWB, "clwb" },
 		{ CN_CPU_RDTSCP, "rdtscp" },       { CN_CPU_HYPERVISOR, "hypervisor" },
+		{ CN_CPU_AVX512VNNI, "avx512_vnni" },
 	};
 	uint64_t det = cn_cpu_features_detected();
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {

@@ -776,23 +776,15 @@ static void test_bad_input(void **state)
  * [p, p+len) faults. Every variant of both ciphers, in and out of place. */
 static void test_guard_pages(void **state)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t span = 3 * (size_t)pg; /* guard | 3 pages of data | guard */
-	uint8_t *in_map = mmap(NULL, span + 2 * (size_t)pg, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint8_t *out_map = mmap(NULL, span + 2 * (size_t)pg, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t span = 3 * (size_t)sysconf(_SC_PAGESIZE);
 	static const size_t big[] = { 1023, 1024, 1025, 4095, 4096, 4097, 9000, 3 * 4096 - 1 };
 	uint8_t key[32];
+	struct cn_test_guarded g;
 
 	(void)state;
-	assert_true(in_map != MAP_FAILED && out_map != MAP_FAILED);
-	assert_int_equal(mprotect(in_map, (size_t)pg, PROT_NONE), 0);
-	assert_int_equal(mprotect(in_map + (size_t)pg + span, (size_t)pg, PROT_NONE), 0);
-	assert_int_equal(mprotect(out_map, (size_t)pg, PROT_NONE), 0);
-	assert_int_equal(mprotect(out_map + (size_t)pg + span, (size_t)pg, PROT_NONE), 0);
-	uint8_t *in_lo = in_map + pg, *in_hi = in_map + pg + span;
-	uint8_t *out_lo = out_map + pg, *out_hi = out_map + pg + span;
+	cn_test_guarded_map(&g, 2, span); /* input, output */
+	uint8_t *in_lo = g.lo[0], *in_hi = g.hi[0];
+	uint8_t *out_lo = g.lo[1], *out_hi = g.hi[1];
 	rng_seed(41);
 	fill_random(in_lo, span);
 	fill_random(key, 32);
@@ -825,8 +817,7 @@ static void test_guard_pages(void **state)
 			}
 		}
 	}
-	munmap(in_map, span + 2 * (size_t)pg);
-	munmap(out_map, span + 2 * (size_t)pg);
+	cn_test_guarded_free(&g);
 }
 
 /* ------------------------------------------------------------ dispatch */

@@ -4,7 +4,8 @@
  * dispatcher, against the byte-pair reference (cn_csum_partial_ref) on
  * random data with fixed seeds at all lengths 0..2048 and all alignments
  * 0..63, carry storms (all-0xff), large lengths, known vectors, combining
- * at odd split points, copy+checksum with guard bytes, RFC 1624 updates,
+ * at odd split points, copy+checksum with guard bytes, buffers against
+ * PROT_NONE pages, RFC 1624 updates,
  * and dispatcher fallback under CACHENET_CPU_DISABLE (the program re-runs
  * itself with the variable set, since cpu.h reads it once per process).
  *
@@ -30,6 +31,7 @@
 #define AVX512_NEED (CN_CPU_AVX512F | CN_CPU_AVX512BW | CN_CPU_AVX512DQ | CN_CPU_AVX512VL | \
 		     CN_CPU_AVX2 | CN_CPU_BMI2)
 #define AVX2_NEED (CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2)
+#define VNNI_NEED (AVX512_NEED | CN_CPU_AVX512VNNI)
 
 /* Variants under test: the runnable ones plus the dispatcher itself. */
 struct variant {
@@ -372,19 +374,21 @@ static void test_single_byte(void **state)
 
 static void test_large_lengths(void **state)
 {
+	/* Past 1 MB the VNNI kernel works in 1 MB pieces whose 32-bit lanes
+	 * must not overflow: all-0x00 and all-0xFF words are its extremes. */
 	static const size_t lens[] = { 65535, 65536, 65537, 100000, 100001, (size_t)1 << 20,
-				       ((size_t)1 << 20) + 3 };
+				       ((size_t)1 << 20) + 3, ((size_t)3 << 20) + 5 };
 	static const size_t aligns[] = { 0, 1, 2, 7, 32, 63 };
-	size_t cap = ((size_t)1 << 20) + 128;
+	size_t cap = ((size_t)3 << 20) + 128;
 	unsigned char *buf = xmalloc(cap), *dst = xmalloc(cap);
 
 	(void)state;
 	rng_seed(2);
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 0)
 			fill_random(buf, cap);
 		else
-			memset(buf, 0xff, cap);
+			memset(buf, pass == 1 ? 0xff : 0x00, cap);
 		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 			for (size_t j = 0; j < sizeof(aligns) / sizeof(aligns[0]); j++) {
 				const unsigned char *p = buf + aligns[j];
@@ -647,6 +651,44 @@ static void test_update_random(void **state)
 	}
 }
 
+/*
+ * Buffers whose first byte is the first after a PROT_NONE page, or whose
+ * last byte is the last before one, for the sum and both sides of the copy:
+ * the vector kernels load whole aligned 64-byte blocks with byte masks at
+ * both ends, and a mask that let one byte too many through would fault
+ * here. Every variant, lengths 0..600 and larger ones up to the region.
+ */
+static void test_guard_pages(void **state)
+{
+	size_t span = 4 * (size_t)sysconf(_SC_PAGESIZE);
+	static const size_t big[] = { 1023, 1024, 1025, 1460, 4095, 4096, 4097, 9000, 16383 };
+	struct cn_test_guarded g;
+
+	(void)state;
+	cn_test_guarded_map(&g, 2, span); /* source, destination */
+	rng_seed(43);
+	fill_random(g.lo[0], span);
+	for (size_t i = 0; i <= 600 + sizeof(big) / sizeof(big[0]); i++) {
+		size_t n = i <= 600 ? i : big[i - 601];
+		if (n > span)
+			continue;
+		const unsigned char *srcs[2] = { g.lo[0], g.hi[0] - n };
+		unsigned char *dsts[2] = { g.hi[1] - n, g.lo[1] };
+		for (int e = 0; e < 2; e++) {
+			uint16_t want = cn_csum_fold(cn_csum_partial_ref(srcs[e], n, 0));
+			for (size_t v = 0; v < n_variants; v++) {
+				if (cn_csum_fold(variants[v].partial(srcs[e], n, 0)) != want)
+					fail_msg("%s partial at a guard: len %zu end %d", variants[v].name,
+						 n, e);
+				if (cn_csum_fold(variants[v].copy(dsts[e], srcs[e], n, 0)) != want)
+					fail_msg("%s copy at a guard: len %zu end %d", variants[v].name, n, e);
+				assert_memory_equal(dsts[e], srcs[e], n);
+			}
+		}
+	}
+	cn_test_guarded_free(&g);
+}
+
 static void test_impl_list(void **state)
 {
 	const struct cn_csum_impl *im[MAX_IMPLS];
@@ -665,7 +707,9 @@ static void test_impl_list(void **state)
 	assert_null(cn_csum_impl_find("no-such-variant"));
 	/* What the CPU detects decides the first choice. */
 	uint64_t f = cn_cpu_features();
-	if ((f & AVX512_NEED) == AVX512_NEED)
+	if ((f & VNNI_NEED) == VNNI_NEED)
+		assert_string_equal(im[0]->name, "avx512vnni");
+	else if ((f & AVX512_NEED) == AVX512_NEED)
 		assert_string_equal(im[0]->name, "avx512");
 	else if ((f & AVX2_NEED) == AVX2_NEED)
 		assert_string_equal(im[0]->name, "avx2");
@@ -731,6 +775,14 @@ static void test_dispatch_fallback(void **state)
 
 	run_child("vaes", out, sizeof(out), &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if ((det & VNNI_NEED) == VNNI_NEED)
+		assert_string_equal(out, "avx512vnni: avx512vnni avx512 avx2 generic\n");
+	else if ((det & AVX512_NEED) == AVX512_NEED)
+		assert_string_equal(out, "avx512: avx512 avx2 generic\n");
+
+	/* Without VNNI the plain AVX-512 kernel is chosen. */
+	run_child("avx512vnni", out, sizeof(out), &status);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	if ((det & AVX512_NEED) == AVX512_NEED)
 		assert_string_equal(out, "avx512: avx512 avx2 generic\n");
 }
@@ -762,6 +814,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_copy_alignment_pairs),
 		cmocka_unit_test(test_update_rfc1624),
 		cmocka_unit_test(test_update_random),
+		cmocka_unit_test(test_guard_pages),
 		cmocka_unit_test(test_impl_list),
 		cmocka_unit_test(test_dispatch_fallback),
 	};
