@@ -39,7 +39,7 @@ Field meanings (all strings are C; '{x}' is the data register):
 
 Stream ciphers (chacha20, aes128ctr; cachenet/crypto.h). The keystream is
 not computed inside the step: the integrated loop asks the library for the
-keystream of up to CN_ILP_KS_BYTES at a time (16 ChaCha20 blocks, 64 AES
+keystream of up to CN_ILP_KS_BYTES at a time (32 ChaCha20 blocks, 128 AES
 blocks: the dispatched, vectorised cn_*_keystream()) into a buffer `ks` that
 stays in L1, and the step XORs the matching keystream word into the data
 register, beside the other functions' steps. `ks + ({off} - ks_base)` is

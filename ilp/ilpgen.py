@@ -139,7 +139,7 @@ def fn_symbol(p, form, isa):
 
 
 class Emitter:
-    def __init__(self, pf_dist=256, unroll_bytes=64, ks_bytes=1024, pf_dst=False):
+    def __init__(self, pf_dist=256, unroll_bytes=64, ks_bytes=2048, pf_dst=False):
         if ks_bytes <= 0 or ks_bytes % 64 or ks_bytes % unroll_bytes:
             raise ValueError('--ks-bytes must be a multiple of 64 and of --unroll-bytes')
         self.pf_dist = pf_dist
@@ -693,7 +693,7 @@ def main(argv=None):
     ap.add_argument('--pf-dst', action='store_true',
                     help='intpf: prefetch the destination too (prefetchw)')
     ap.add_argument('--unroll-bytes', type=int, default=64)
-    ap.add_argument('--ks-bytes', type=int, default=1024)
+    ap.add_argument('--ks-bytes', type=int, default=2048)
     ap.add_argument('--print', nargs=3, metavar=('PIPELINE', 'FORM', 'ISA'))
     a = ap.parse_args(argv)
     try:
