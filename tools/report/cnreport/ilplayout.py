@@ -66,6 +66,8 @@ def ilp(ctx):
                       "cache state before each op", "TSC ticks per byte",
                       [{"label": k, "x": states, "y": v} for k, v in bars.items()],
                       xlog=False, kind="bar", xticks=states), ""]
+    if not ctx.args.quick:
+        md += goals(ctx, res, key)
     # register knee: the state sweep (hot, 1460 B)
     sweep = {}
     if not ctx.args.quick:
@@ -157,6 +159,46 @@ def ilp(ctx):
             except RuntimeError as e:
                 md += ["Model vs measurement: FAILED: %s" % e, ""]
     return "\n".join(md)
+
+
+# Issue 6's speed goals: (pipeline, size, cache state, bound) for the
+# prefetching integrated loop against the sequential one (seq / intpf, at
+# least), and the cipher pipelines' integrated loop against the cipher alone
+# (int / the library's whole-buffer kernel, at most).
+PF_GOALS = [("1460", "hot", 1.5), ("65536", "l2", 2.5), ("1460", "cold", 1.2),
+            ("65536", "cold", 1.2)]
+CIPHER_GOALS = [("1460", "hot"), ("65536", "hot"), ("65536", "l2")]
+
+
+def goals(ctx, res, key):
+    """Issue 6's goals from the table just run (intpf) and a cipher run."""
+    pipe = "copy+bswap32+pes+csum"
+    rows = []
+    for size, st, bound in PF_GOALS:
+        s = res.get("ilp/%s-seq/%s-%s" % (pipe, size, st), {}).get(key)
+        f = res.get("ilp/%s-intpf/%s-%s" % (pipe, size, st), {}).get(key)
+        r = ratio(s, f)
+        if r:
+            ctx.metric("goal/intpf/%s-%s/seq_over_intpf" % (size, st), r)
+        rows.append(["%s-intpf, %s %s" % (pipe, size, st), "seq ÷ intpf ≥ %.1f" % bound, r,
+                     "met" if r and r >= bound else "NOT met" if r else "not measured"])
+    ciphers = "aes128ctr|chacha20"
+    filt = r"^ilp/(copy\+(%s)\+csum-int|(%s)-seq)/(1460|65536)-(hot|l2)(/|$)" % (ciphers, ciphers)
+    cres = results(ctx.bench("ilp", ["--benchmark_filter=" + filt,
+                                     "--benchmark_enable_random_interleaving=true"]
+                             + ctx.timed_args(0.01, 0.02, reps=5), "ciphers"))
+    for c in ciphers.split("|"):
+        for size, st in CIPHER_GOALS:
+            i = cres.get("ilp/copy+%s+csum-int/%s-%s" % (c, size, st), {}).get(key)
+            a = cres.get("ilp/%s-seq/%s-%s" % (c, size, st), {}).get(key)
+            r = ratio(i, a)
+            if r:
+                ctx.metric("goal/%s/%s-%s/int_over_alone" % (c, size, st), r)
+            rows.append(["copy+%s+csum-int, %s %s" % (c, size, st), "int ÷ %s alone ≤ 1.1" % c, r,
+                         "met" if r and r <= 1.1 else "NOT met" if r else "not measured"])
+    return ["**Issue 6's goals** (same-run medians of `%s`; the cipher alone is the library's "
+            "whole-buffer kernel, `ilp/<cipher>-seq`):" % key, "",
+            table(["kernel", "goal", "measured", "verdict"], rows), ""]
 
 
 # Seed 000, Table 11: latency (µs) of the original and the CORDed x-kernel
