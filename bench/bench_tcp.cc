@@ -48,6 +48,14 @@ const uint8_t MAC_US[6] = {2, 0, 0, 0, 0, 1}, MAC_PEER[6] = {2, 0, 0, 0, 0, 2};
 const uint32_t IP_US = __builtin_bswap32(0x0a000001), IP_PEER = __builtin_bswap32(0x0a000002);
 constexpr uint16_t MSS = 1460;
 
+// The driver's knobs the RX sweep varies (the defaults are the device's,
+// and batch 32 is every other benchmark's).
+struct rx_knobs {
+	uint32_t batch = 32;
+	uint32_t prefetch_k = 0; // 0: CN_NETDEV_PREFETCH_K_DEFAULT
+	enum cn_prefetch_hint hint = CN_PREFETCH_L1;
+};
+
 struct Env {
 	struct cn_mbuf_pool *mp = nullptr, *cp = nullptr;
 	struct cn_netdev *dev = nullptr;
@@ -89,7 +97,8 @@ struct Env {
 		return p;
 	}
 
-	bool init(benchmark::State &st, enum cn_dca dca, uint32_t ring, uint32_t rx_flags)
+	bool init(benchmark::State &st, enum cn_dca dca, uint32_t ring, uint32_t rx_flags,
+		  const struct rx_knobs &kn = rx_knobs())
 	{
 		(void)st;
 		mp = shared_pool(false, cnbench::current_name());
@@ -98,8 +107,10 @@ struct Env {
 			return false;
 		struct cn_netdev_params dp = {};
 		dp.ring_size = ring;
-		dp.batch = 32;
+		dp.batch = kn.batch;
 		dp.dca = dca;
+		dp.prefetch_k = kn.prefetch_k;
+		dp.prefetch_hint = kn.hint;
 		dp.mpool = mp;
 		dp.cpool = cp;
 		dev = cn_netdev_create(&dp);
@@ -247,10 +258,10 @@ void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t 
 enum rx_csum { RX_OFFLOAD, RX_SEPARATE, RX_FUSED };
 
 void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca dca,
-	       uint32_t payload)
+	       uint32_t payload, const rx_knobs &kn = rx_knobs())
 {
 	Env e;
-	if (!e.init(st, dca, 1024, csum == RX_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0)) {
+	if (!e.init(st, dca, 1024, csum == RX_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0, kn)) {
 		st.SkipWithError("setup failed");
 		return;
 	}
@@ -468,6 +479,28 @@ void register_all()
 					     [=](benchmark::State &st) {
 						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p);
 					     });
+	// The sweep behind CN_NETDEV_PREFETCH_K_DEFAULT: prefetch distance and
+	// level, and the driver's batch (the burst shape) for all three modes.
+	for (auto &r : rx)
+		for (uint32_t b : {4u, 8u, 32u})
+			for (int d = 0; d < 3; d++)
+				for (uint32_t k : {1u, 2u, 4u, 8u, 16u, 32u, 64u})
+					for (int h = 0; h < 4; h++) {
+						if (d != CN_DCA_PREFETCH && (k != 1 || h != 0))
+							continue; // one run per batch
+						rx_knobs kn;
+						kn.batch = b;
+						kn.prefetch_k = k;
+						kn.hint = (enum cn_prefetch_hint)h;
+						std::string n = std::string("tcp_rx_pf/") + r.name + "-" +
+								cn_dca_name((enum cn_dca)d) + "-b" + std::to_string(b);
+						if (d == CN_DCA_PREFETCH)
+							n += "-k" + std::to_string(k) + "-" +
+							     cn_prefetch_hint_name((enum cn_prefetch_hint)h);
+						cnbench::add(n + "/1460", [=](benchmark::State &st) {
+							bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, 1460, kn);
+						});
+					}
 	cnbench::add("tcp_ack/cachenet/pure", bm_tcp_ack);
 	const uint32_t UDP_PAYLOADS[] = {64, 128, 256, 512, 1024, 1472};
 	for (int u = 0; u < 3; u++)
