@@ -12,6 +12,30 @@
 //       bytes (MSS 1460); csum: offload, stored, fused, separate; buffer:
 //       mbuf (chain sockbuf), contig (ring sockbuf). The peer ACKs every
 //       other segment; ACK processing is inside the measurement.
+//   tcp_tx/offload-<buffer>-proto/<payload>  the same writes with the
+//       application's copy-in (cn_tcp_write: the bytes into the send
+//       buffer) paused and cn_tcp_output measured: tcp_output's decision,
+//       the header from the template, the payload attached by reference,
+//       the TX ring enqueue, the driver's RX refill and TX reap, and the
+//       ACKs' processing (parse, prediction, release of acknowledged
+//       bytes, the frame's free), amortized per segment. This is the
+//       protocol + buffering figure Clark et al. (1989) counted (~371
+//       instructions, the data copy excluded). Under --cn_sim the
+//       copy-in's instructions per segment are
+//       instructions_per_packet(tcp_tx/offload-<buffer>/P) minus
+//       instructions_per_packet(tcp_tx/offload-<buffer>-proto/P), both from
+//       one run, e.g.
+//         CACHENET_CPU_DISABLE=avx512 cachenet-bench-tcp --cn_sim
+//           --benchmark_filter='^tcp_tx/offload-contig(-proto)?/1460$'
+//       The pause and resume themselves execute instructions inside the
+//       counted region; tcp_tx/harness/pause-resume counts them alone, to
+//       be subtracted from -proto: protocol + buffering per segment =
+//       proto - pause-resume (one pause per write of <= MSS bytes).
+//   tcp_tx/harness/pause-resume              an empty pause + resume.
+//   tcp_rx_pf/<csum>-<buffer>-<dca>-b<batch>[-k<k>-<hint>]/1460  the
+//       RX benchmark with the driver's batch (frames per poll) and, for
+//       prefetch, the distance k and the payload lines' level varied: the
+//       sweep behind CN_NETDEV_PREFETCH_K_DEFAULT.
 //   tcp_rx/<csum>-<buffer>-<dca>/<payload>  application reads of <payload>
 //       bytes from a peer sending MSS segments (or <payload>-byte segments
 //       below the MSS); csum: offload (NIC verified), separate (a pass,
@@ -200,7 +224,8 @@ void per_packet(benchmark::State &st, double packets)
 
 // ---------------------------------------------------------------- TX
 
-void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t payload)
+void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t payload,
+	       bool proto = false)
 {
 	Env e;
 	if (!e.init(st, CN_DCA_INJECT, 4096, 0)) {
@@ -227,7 +252,18 @@ void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t 
 	for (auto _ : st) {
 		uint32_t done = 0;
 		while (done < payload) {
-			int n = cn_tcp_send(e.tcb, app + done, payload - done, now);
+			int n;
+			if (proto) {
+				// the application's copy-in paused: what is left is
+				// tcp_output and everything after it
+				m.pause();
+				n = cn_tcp_write(e.tcb, app + done, payload - done);
+				m.resume();
+				if (n > 0)
+					cn_tcp_output(e.tcb, now);
+			} else {
+				n = cn_tcp_send(e.tcb, app + done, payload - done, now);
+			}
 			done += n > 0 ? (uint32_t)n : 0;
 			if (done < payload || ++writes % 16 == 0 ||
 			    cn_netdev_tx_pending(e.dev) > 1024) {
@@ -251,6 +287,18 @@ void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t 
 		cn_netdev_tx_reap(e.dev);
 	}
 	cnbench::free_buffer(app);
+}
+
+// The harness's pause + resume alone: what tcp_tx/offload-*-proto counts
+// besides the protocol (the toggles' own instructions under --cn_sim).
+void bm_pause_resume(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		m.pause();
+		m.resume();
+	}
+	m.finish();
 }
 
 // ---------------------------------------------------------------- RX
@@ -459,10 +507,18 @@ void register_all()
 		{CN_TCP_CSUM_SEPARATE, true},
 	};
 	for (auto &t : tx)
-		for (uint32_t p : PAYLOADS)
-			cnbench::add(std::string("tcp_tx/") + cn_tcp_csum_name(t.csum) + "-" +
-					     (t.ring ? "contig" : "mbuf") + "/" + std::to_string(p),
+		for (uint32_t p : PAYLOADS) {
+			std::string n = std::string("tcp_tx/") + cn_tcp_csum_name(t.csum) + "-" +
+					(t.ring ? "contig" : "mbuf");
+			cnbench::add(n + "/" + std::to_string(p),
 				     [=](benchmark::State &st) { bm_tcp_tx(st, t.csum, t.ring, p); });
+			// Offloaded checksum: the copy-in is the only pass over
+			// the payload, so pausing it leaves protocol + buffering.
+			if (t.csum == CN_TCP_CSUM_OFFLOAD)
+				cnbench::add(n + "-proto/" + std::to_string(p), [=](benchmark::State &st) {
+					bm_tcp_tx(st, t.csum, t.ring, p, true);
+				});
+		}
 	struct {
 		rx_csum csum;
 		bool contig;
@@ -502,6 +558,7 @@ void register_all()
 						});
 					}
 	cnbench::add("tcp_ack/cachenet/pure", bm_tcp_ack);
+	cnbench::add("tcp_tx/harness/pause-resume", bm_pause_resume);
 	const uint32_t UDP_PAYLOADS[] = {64, 128, 256, 512, 1024, 1472};
 	for (int u = 0; u < 3; u++)
 		for (uint32_t p : UDP_PAYLOADS) {
