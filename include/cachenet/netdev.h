@@ -75,6 +75,11 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
 /** Largest accepted prefetch distance. */
 #define CN_NETDEV_PREFETCH_K_MAX 256
 
+/** Default copybreak: pure ACKs and other frames of up to 128 bytes. */
+#define CN_NETDEV_COPYBREAK_DEFAULT 128
+/** copybreak value that turns copying off. */
+#define CN_NETDEV_COPYBREAK_OFF 0xffffffffu
+
 /** Name of a DCA mode ("inject", "flush", "prefetch"). */
 const char *cn_dca_name(enum cn_dca mode);
 
@@ -91,6 +96,13 @@ struct cn_netdev_params {
 	uint32_t prefetch_k;         /**< PREFETCH: frames ahead; 0 = CN_NETDEV_PREFETCH_K_DEFAULT;
 	                                  at most CN_NETDEV_PREFETCH_K_MAX and below ring_size */
 	enum cn_prefetch_hint prefetch_hint; /**< PREFETCH: level for payload lines */
+	uint32_t copybreak;          /**< frames of at most this many bytes are copied
+	                                  into a small mbuf from mpool and their posted
+	                                  buffer stays posted (Linux's rx_copybreak):
+	                                  a pure ACK costs no cluster free and refill;
+	                                  0 = CN_NETDEV_COPYBREAK_DEFAULT,
+	                                  CN_NETDEV_COPYBREAK_OFF = never; capped to
+	                                  what a small mbuf holds */
 	struct cn_mbuf_pool *mpool;  /**< RX buffers: an mbuf ... */
 	struct cn_mbuf_pool *cpool;  /**< ... with a cluster of >= 1516 bytes */
 	struct cn_pcap *pcap;        /**< capture both directions; may be NULL */
@@ -104,6 +116,7 @@ struct cn_netdev_stats {
 	uint64_t rx_too_long;        /**< frame lost: longer than the buffer */
 	uint64_t rx_refill_fail;     /**< buffer pool empty at refill */
 	uint64_t polls;
+	uint64_t rx_copybreak;       /**< frames copied into a small mbuf */
 };
 
 struct cn_netdev;
@@ -165,7 +178,8 @@ void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
  * Driver: reap TX completions and hand up to `batch` received frames to
  * @p net (cn_net_input), refilling their descriptors.
  * @return frames received.
- * Cost: per frame, a status read, a buffer swap, the stack's input; in
+ * Cost: per frame, a status read, a buffer swap (or, at most copybreak
+ * bytes, a small mbuf and a copy of the frame), the stack's input; in
  * PREFETCH mode, before frame i goes to the stack, the lines of frame
  * i + k (taken in this poll, or still in the ring with its status done)
  * are prefetched, each frame once: about len / 64 + 1 prefetch

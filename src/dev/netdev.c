@@ -99,6 +99,17 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
 		errno = ENOBUFS;
 		return NULL;
 	}
+	dev->copybreak = p->copybreak ? p->copybreak : CN_NETDEV_COPYBREAK_DEFAULT;
+	if (p->copybreak == CN_NETDEV_COPYBREAK_OFF) {
+		dev->copybreak = 0;
+	} else {
+		/* No larger than a small mbuf holds at the 2-byte offset. */
+		struct cn_mbuf *s = cn_mbuf_get(dev->p.mpool);
+		uint32_t cap = s && s->buf_len > 2 ? s->buf_len - 2u : 0;
+		cn_mbuf_free(s);
+		if (dev->copybreak > cap)
+			dev->copybreak = cap;
+	}
 	return dev;
 }
 
@@ -301,6 +312,28 @@ static void prefetch_ring(struct cn_netdev *dev, uint32_t limit)
 	}
 }
 
+/* Copybreak: a small frame copied into a small mbuf. Only with the ring
+ * full: then the descriptor just read is also the next one to refill, so
+ * its buffer stays where it is (rx_drv and rx_fill both advance). */
+static inline struct cn_mbuf *copy_small(struct cn_netdev *dev, struct rx_desc *d)
+{
+	struct cn_mbuf *s;
+
+	if (d->len > dev->copybreak || d->len == 0 || dev->rx_fill - dev->rx_drv != dev->size)
+		return NULL;
+	s = cn_mbuf_get(dev->p.mpool);
+	if (!s)
+		return NULL;
+	s->data = s->buf + 2;
+	memcpy(s->data, d->m->buf + 2, d->len);
+	s->len = s->pkt_len = d->len;
+	d->len = 0;
+	d->status = 0;
+	dev->rx_fill++;
+	dev->st.rx_copybreak++;
+	return s;
+}
+
 /* Take up to n written frames off the ring; with @p pf, prefetch k ahead
  * of each as its status is read. */
 static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf)
@@ -314,6 +347,12 @@ static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n,
 			break;
 		if (pf)
 			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1);
+		m = copy_small(dev, d);
+		if (m) {
+			out[got++] = m;
+			dev->rx_drv++;
+			continue;
+		}
 		m = d->m;
 		m->data = m->buf + 2;
 		m->len = m->pkt_len = d->len;

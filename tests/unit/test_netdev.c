@@ -392,6 +392,47 @@ static void test_prefetch_params(void **state)
 	assert_string_equal(cn_prefetch_hint_name(CN_PREFETCH_NTA), "nta");
 }
 
+/* Copybreak: frames up to the threshold arrive in small mbufs holding the
+ * same bytes, their clusters stay posted (no cluster leaves the pool),
+ * larger frames and a device with copybreak off hand up the cluster. */
+static void test_copybreak(void **state)
+{
+	struct fx *f = *state;
+	struct cn_netdev_params dp = {.ring_size = 8, .batch = 8, .mpool = f->mp, .cpool = f->cp};
+	struct cn_mbuf_pool_stats c0, c1;
+	struct cn_mbuf *m[8];
+	uint8_t frame[1514];
+
+	for (int off = 0; off < 2; off++) {
+		dp.copybreak = off ? CN_NETDEV_COPYBREAK_OFF : 0;
+		struct cn_netdev *d = cn_netdev_create(&dp);
+		assert_non_null(d);
+		cn_mbuf_pool_stats(f->cp, &c0);
+		static const uint32_t lens[] = {54, 60, 66, 128, 129, 1514};
+		for (unsigned i = 0; i < 6; i++) {
+			for (uint32_t b = 0; b < lens[i]; b++)
+				frame[b] = (uint8_t)(b * 7 + i);
+			assert_int_equal(cn_netdev_nic_rx(d, frame, lens[i]), 0);
+		}
+		assert_int_equal(cn_netdev_rx_burst(d, m, 8), 6);
+		cn_mbuf_pool_stats(f->cp, &c1);
+		for (unsigned i = 0; i < 6; i++) {
+			bool small = !off && lens[i] <= CN_NETDEV_COPYBREAK_DEFAULT;
+			assert_int_equal(m[i]->len, lens[i]);
+			if ((m[i]->shared == NULL) != small)
+				fail_msg("off %d frame %u (%u bytes): small %d", off, i, lens[i], (int)small);
+			assert_int_equal((uintptr_t)(m[i]->data + 14) % 4, 0);
+			for (uint32_t b = 0; b < lens[i]; b++)
+				assert_int_equal(m[i]->data[b], (uint8_t)(b * 7 + i));
+			cn_mbuf_free(m[i]);
+		}
+		assert_int_equal(cn_netdev_stats(d)->rx_copybreak, off ? 0 : 4);
+		/* clusters handed up were replaced; copied ones never left */
+		assert_int_equal(c1.in_use, c0.in_use + (off ? 6 : 2));
+		cn_netdev_destroy(d);
+	}
+}
+
 static void test_prefetch_stream(void **state)
 {
 	struct fx *f = *state;
@@ -551,6 +592,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pcap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefetch_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefetch_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copybreak, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
