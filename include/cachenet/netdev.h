@@ -70,7 +70,15 @@ enum cn_prefetch_hint {
 const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
 
 /** PREFETCH mode's default distance in frames, chosen from the sweep in
- *  bench_tcp.cc (tcp_rx_pf/...) on the 2-core Zen 4 machine. */
+ *  bench_tcp.cc (tcp_rx_pf/..., 1460-byte segments, batch 32, medians of
+ *  7, Zen 4 VM shared by three jobs): k 4..16 recovered 80-85% of the
+ *  flush-inject gap where the poll itself reads the payload (fused-contig,
+ *  separate-mbuf) and k 2..8 52-60% where the payload is read later by
+ *  the application (offload-*), k 1-2 less; the l2 hint was never better
+ *  than l1. What bounds the offload cases: all 32 frames' lines must come
+ *  from DRAM during one short poll (about 190 TSC ticks per 1514-byte
+ *  frame even with software prefetch, measured), with nothing to overlap;
+ *  at batch 4 the same k recovers ~84%. */
 #define CN_NETDEV_PREFETCH_K_DEFAULT 8
 /** Largest accepted prefetch distance. */
 #define CN_NETDEV_PREFETCH_K_MAX 256

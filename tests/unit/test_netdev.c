@@ -266,6 +266,29 @@ static void test_rings(void **state)
 	cn_netdev_destroy(d);
 }
 
+/* Receive @p n bytes from a TCP source peer into @p rbuf (the peer
+ * writing up to @p burst frames per round), check every byte against the
+ * peer's stream and that nothing was dropped. */
+static void receive_source(struct host *h, struct cn_peer *src, uint8_t *rbuf, uint32_t n,
+			   unsigned burst)
+{
+	uint32_t got = 0;
+
+	for (unsigned it = 0; it < 100000 && got < n; it++) {
+		cn_peer_send(src, burst);
+		cn_netdev_poll(h->dev, h->net, it);
+		cn_netdev_nic_tx(h->dev);
+		got += (uint32_t)cn_tcp_recv(h->tcb, rbuf + got, n - got, it);
+		if (it % 16 == 0)
+			cn_net_timer(h->net, it);
+	}
+	assert_int_equal(got, n);
+	for (uint32_t i = 0; i < n; i++)
+		if (rbuf[i] != cn_peer_stream_byte(src, i))
+			fail_msg("stream byte %u", i);
+	assert_int_equal(cn_net_drops(h->net), 0);
+}
+
 /* Peers: a TCP sink ACKing every other segment, then a TCP source; the
  * stack's ACK count and the stream contents checked. */
 static void test_peers(void **state)
@@ -318,20 +341,7 @@ static void test_peers(void **state)
 	struct cn_peer *src = cn_peer_create(h.dev, &pp);
 	assert_non_null(src);
 	static uint8_t rbuf[1 << 20];
-	uint32_t got = 0;
-	for (unsigned it = 0; it < 100000 && got < sizeof(rbuf); it++) {
-		cn_peer_send(src, 32);
-		cn_netdev_poll(h.dev, h.net, it);
-		cn_netdev_nic_tx(h.dev);
-		got += (uint32_t)cn_tcp_recv(h.tcb, rbuf + got, sizeof(rbuf) - got, it);
-		if (it % 16 == 0)
-			cn_net_timer(h.net, it);
-	}
-	assert_int_equal(got, sizeof(rbuf));
-	for (uint32_t i = 0; i < sizeof(rbuf); i++)
-		if (rbuf[i] != cn_peer_stream_byte(src, i))
-			fail_msg("stream byte %u", i);
-	assert_int_equal(cn_net_drops(h.net), 0);
+	receive_source(&h, src, rbuf, sizeof(rbuf), 32);
 	assert_true(cn_tcp_stats(h.tcb)->hp_data * 10 > cn_tcp_stats(h.tcb)->segs_in * 9);
 	cn_peer_destroy(src);
 	cn_tcp_close(h.tcb);
@@ -466,20 +476,7 @@ static void test_prefetch_stream(void **state)
 			memcpy(pp.rmac, MAC_A, 6);
 			struct cn_peer *src = cn_peer_create(h.dev, &pp);
 			assert_non_null(src);
-			uint32_t got = 0;
-			for (unsigned it = 0; it < 100000 && got < sizeof(rbuf); it++) {
-				cn_peer_send(src, 200);
-				cn_netdev_poll(h.dev, h.net, it);
-				cn_netdev_nic_tx(h.dev);
-				got += (uint32_t)cn_tcp_recv(h.tcb, rbuf + got, sizeof(rbuf) - got, it);
-				if (it % 16 == 0)
-					cn_net_timer(h.net, it);
-			}
-			assert_int_equal(got, sizeof(rbuf));
-			for (uint32_t i = 0; i < sizeof(rbuf); i++)
-				if (rbuf[i] != cn_peer_stream_byte(src, i))
-					fail_msg("k %u batch %u: stream byte %u", ks[ki], batches[bi], i);
-			assert_int_equal(cn_net_drops(h.net), 0);
+			receive_source(&h, src, rbuf, sizeof(rbuf), 200);
 			cn_peer_destroy(src);
 			cn_tcp_close(h.tcb);
 			host_fini(&h);
