@@ -334,12 +334,34 @@ static inline struct cn_mbuf *copy_small(struct cn_netdev *dev, struct rx_desc *
 	return s;
 }
 
+/* PREFETCH mode, cn_netdev_poll: a frame copybreak will copy is read here,
+ * at take, before the interleaved prefetches; so the frame k ahead of the
+ * one taken is prefetched now if it is that small. */
+static inline void prefetch_small(struct cn_netdev *dev, uint32_t j)
+{
+	const struct rx_desc *a;
+
+	if ((int32_t)(dev->rx_nic - j) <= 0)
+		return;
+	a = &dev->rx[j & dev->mask];
+	if ((a->status & DD) && a->len <= dev->copybreak)
+		prefetch_frame(a->m->buf + 2, a->len, CN_PREFETCH_L1);
+}
+
 /* Take up to n written frames off the ring; with @p pf, prefetch k ahead
- * of each as its status is read. */
-static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf)
+ * of each as its status is read; with @p pf_small, only the frames
+ * copybreak copies. */
+static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf,
+			bool pf_small)
 {
 	unsigned got = 0;
 
+	/* Small frames come in runs (ACKs, small writes): look ahead only
+	 * from a small one, so a stream of full frames pays nothing here. */
+	if (pf_small && dev->rx_drv != dev->rx_nic &&
+	    dev->rx[dev->rx_drv & dev->mask].len <= dev->copybreak)
+		for (uint32_t j = 0; j < dev->p.prefetch_k; j++)
+			prefetch_small(dev, dev->rx_drv + j);
 	while (got < n && dev->rx_drv != dev->rx_nic) {
 		struct rx_desc *d = &dev->rx[dev->rx_drv & dev->mask];
 		struct cn_mbuf *m;
@@ -349,6 +371,8 @@ static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n,
 			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1);
 		m = copy_small(dev, d);
 		if (m) {
+			if (pf_small)
+				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k);
 			out[got++] = m;
 			dev->rx_drv++;
 			continue;
@@ -367,7 +391,7 @@ static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n,
 
 unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n)
 {
-	return rx_take(dev, out, n, dev->p.dca == CN_DCA_PREFETCH);
+	return rx_take(dev, out, n, dev->p.dca == CN_DCA_PREFETCH, false);
 }
 
 unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
@@ -380,7 +404,7 @@ unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
 	dev->now_ns = now;
 	cn_netdev_tx_reap(dev);
 	if (dev->p.dca != CN_DCA_PREFETCH) {
-		n = rx_take(dev, m, batch, false);
+		n = rx_take(dev, m, batch, false, false);
 		for (unsigned i = 0; i < n; i++)
 			cn_net_input(net, m[i], now);
 		return n;
@@ -389,7 +413,7 @@ unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
 	 * i goes up, so they have k frames of protocol work to arrive in;
 	 * frames past this poll's batch are prefetched from the ring for
 	 * the next poll. */
-	n = rx_take(dev, m, batch, false);
+	n = rx_take(dev, m, batch, false, dev->copybreak != 0);
 	if ((int32_t)(dev->rx_pf - base) < 0)
 		dev->rx_pf = base;
 	for (unsigned i = 0; i < n; i++) {

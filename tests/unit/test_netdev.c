@@ -450,11 +450,16 @@ static void test_prefetch_stream(void **state)
 	static const uint32_t batches[] = {1, 5, 32};
 	static uint8_t rbuf[256 << 10];
 
-	for (unsigned ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+	/* 1460-byte segments, and 48-byte ones (114-byte frames: copybreak
+	 * copies them at take, where PREFETCH looks ahead for small frames) */
+	for (unsigned ki = 0; ki < 2 * sizeof(ks) / sizeof(ks[0]); ki++)
 		for (unsigned bi = 0; bi < sizeof(batches) / sizeof(batches[0]); bi++) {
+			uint16_t mss = ki < sizeof(ks) / sizeof(ks[0]) ? 1460 : 48;
+			uint32_t want = mss == 1460 ? sizeof(rbuf) : sizeof(rbuf) / 8;
 			enum cn_prefetch_hint hint = (enum cn_prefetch_hint)((ki + bi) % 4);
 			struct cn_netdev_params dp = {.ring_size = 256, .batch = batches[bi],
-						      .dca = CN_DCA_PREFETCH, .prefetch_k = ks[ki],
+						      .dca = CN_DCA_PREFETCH,
+						      .prefetch_k = ks[ki % (sizeof(ks) / sizeof(ks[0]))],
 						      .prefetch_hint = hint, .mpool = f->mp,
 						      .cpool = f->cp};
 			struct host h;
@@ -471,12 +476,14 @@ static void test_prefetch_stream(void **state)
 			assert_non_null(h.tcb);
 			struct cn_peer_params pp = {.kind = CN_PEER_TCP_SOURCE, .laddr = IP_B,
 						    .raddr = IP_A, .lport = 2222, .rport = 1111,
-						    .iss = 2000, .irs = 1000, .mss = 1460, .ts = true};
+						    .iss = 2000, .irs = 1000, .mss = mss, .ts = true};
 			memcpy(pp.lmac, MAC_B, 6);
 			memcpy(pp.rmac, MAC_A, 6);
 			struct cn_peer *src = cn_peer_create(h.dev, &pp);
 			assert_non_null(src);
-			receive_source(&h, src, rbuf, sizeof(rbuf), 200);
+			receive_source(&h, src, rbuf, want, 200);
+			if (mss == 48)
+				assert_true(cn_netdev_stats(h.dev)->rx_copybreak > 0);
 			cn_peer_destroy(src);
 			cn_tcp_close(h.tcb);
 			host_fini(&h);
