@@ -12,6 +12,30 @@
 //       bytes (MSS 1460); csum: offload, stored, fused, separate; buffer:
 //       mbuf (chain sockbuf), contig (ring sockbuf). The peer ACKs every
 //       other segment; ACK processing is inside the measurement.
+//   tcp_tx/offload-<buffer>-proto/<payload>  the same writes with the
+//       application's copy-in (cn_tcp_write: the bytes into the send
+//       buffer) paused and cn_tcp_output measured: tcp_output's decision,
+//       the header from the template, the payload attached by reference,
+//       the TX ring enqueue, the driver's RX refill and TX reap, and the
+//       ACKs' processing (parse, prediction, release of acknowledged
+//       bytes, the frame's free), amortized per segment. This is the
+//       protocol + buffering figure Clark et al. (1989) counted (~371
+//       instructions, the data copy excluded). Under --cn_sim the
+//       copy-in's instructions per segment are
+//       instructions_per_packet(tcp_tx/offload-<buffer>/P) minus
+//       instructions_per_packet(tcp_tx/offload-<buffer>-proto/P), both from
+//       one run, e.g.
+//         CACHENET_CPU_DISABLE=avx512 cachenet-bench-tcp --cn_sim
+//           --benchmark_filter='^tcp_tx/offload-contig(-proto)?/1460$'
+//       The pause and resume themselves execute instructions inside the
+//       counted region; tcp_tx/harness/pause-resume counts them alone, to
+//       be subtracted from -proto: protocol + buffering per segment =
+//       proto - pause-resume (one pause per write of <= MSS bytes).
+//   tcp_tx/harness/pause-resume              an empty pause + resume.
+//   tcp_rx_pf/<csum>-<buffer>-<dca>-b<batch>[-k<k>-<hint>]/1460  the
+//       RX benchmark with the driver's batch (frames per poll) and, for
+//       prefetch, the distance k and the payload lines' level varied: the
+//       sweep behind CN_NETDEV_PREFETCH_K_DEFAULT.
 //   tcp_rx/<csum>-<buffer>-<dca>/<payload>  application reads of <payload>
 //       bytes from a peer sending MSS segments (or <payload>-byte segments
 //       below the MSS); csum: offload (NIC verified), separate (a pass,
@@ -47,6 +71,14 @@ namespace {
 const uint8_t MAC_US[6] = {2, 0, 0, 0, 0, 1}, MAC_PEER[6] = {2, 0, 0, 0, 0, 2};
 const uint32_t IP_US = __builtin_bswap32(0x0a000001), IP_PEER = __builtin_bswap32(0x0a000002);
 constexpr uint16_t MSS = 1460;
+
+// The driver's knobs the RX sweep varies (the defaults are the device's,
+// and batch 32 is every other benchmark's).
+struct rx_knobs {
+	uint32_t batch = 32;
+	uint32_t prefetch_k = 0; // 0: CN_NETDEV_PREFETCH_K_DEFAULT
+	enum cn_prefetch_hint hint = CN_PREFETCH_L1;
+};
 
 struct Env {
 	struct cn_mbuf_pool *mp = nullptr, *cp = nullptr;
@@ -89,7 +121,8 @@ struct Env {
 		return p;
 	}
 
-	bool init(benchmark::State &st, enum cn_dca dca, uint32_t ring, uint32_t rx_flags)
+	bool init(benchmark::State &st, enum cn_dca dca, uint32_t ring, uint32_t rx_flags,
+		  const struct rx_knobs &kn = rx_knobs())
 	{
 		(void)st;
 		mp = shared_pool(false, cnbench::current_name());
@@ -98,8 +131,10 @@ struct Env {
 			return false;
 		struct cn_netdev_params dp = {};
 		dp.ring_size = ring;
-		dp.batch = 32;
+		dp.batch = kn.batch;
 		dp.dca = dca;
+		dp.prefetch_k = kn.prefetch_k;
+		dp.prefetch_hint = kn.hint;
 		dp.mpool = mp;
 		dp.cpool = cp;
 		dev = cn_netdev_create(&dp);
@@ -189,7 +224,8 @@ void per_packet(benchmark::State &st, double packets)
 
 // ---------------------------------------------------------------- TX
 
-void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t payload)
+void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t payload,
+	       bool proto = false)
 {
 	Env e;
 	if (!e.init(st, CN_DCA_INJECT, 4096, 0)) {
@@ -216,7 +252,18 @@ void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t 
 	for (auto _ : st) {
 		uint32_t done = 0;
 		while (done < payload) {
-			int n = cn_tcp_send(e.tcb, app + done, payload - done, now);
+			int n;
+			if (proto) {
+				// the application's copy-in paused: what is left is
+				// tcp_output and everything after it
+				m.pause();
+				n = cn_tcp_write(e.tcb, app + done, payload - done);
+				m.resume();
+				if (n > 0)
+					cn_tcp_output(e.tcb, now);
+			} else {
+				n = cn_tcp_send(e.tcb, app + done, payload - done, now);
+			}
 			done += n > 0 ? (uint32_t)n : 0;
 			if (done < payload || ++writes % 16 == 0 ||
 			    cn_netdev_tx_pending(e.dev) > 1024) {
@@ -242,15 +289,27 @@ void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t 
 	cnbench::free_buffer(app);
 }
 
+// The harness's pause + resume alone: what tcp_tx/offload-*-proto counts
+// besides the protocol (the toggles' own instructions under --cn_sim).
+void bm_pause_resume(benchmark::State &st)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		m.pause();
+		m.resume();
+	}
+	m.finish();
+}
+
 // ---------------------------------------------------------------- RX
 
 enum rx_csum { RX_OFFLOAD, RX_SEPARATE, RX_FUSED };
 
 void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca dca,
-	       uint32_t payload)
+	       uint32_t payload, const rx_knobs &kn = rx_knobs())
 {
 	Env e;
-	if (!e.init(st, dca, 1024, csum == RX_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0)) {
+	if (!e.init(st, dca, 1024, csum == RX_OFFLOAD ? CN_PARSE_L4_CSUM_GOOD : 0, kn)) {
 		st.SkipWithError("setup failed");
 		return;
 	}
@@ -448,10 +507,18 @@ void register_all()
 		{CN_TCP_CSUM_SEPARATE, true},
 	};
 	for (auto &t : tx)
-		for (uint32_t p : PAYLOADS)
-			cnbench::add(std::string("tcp_tx/") + cn_tcp_csum_name(t.csum) + "-" +
-					     (t.ring ? "contig" : "mbuf") + "/" + std::to_string(p),
+		for (uint32_t p : PAYLOADS) {
+			std::string n = std::string("tcp_tx/") + cn_tcp_csum_name(t.csum) + "-" +
+					(t.ring ? "contig" : "mbuf");
+			cnbench::add(n + "/" + std::to_string(p),
 				     [=](benchmark::State &st) { bm_tcp_tx(st, t.csum, t.ring, p); });
+			// Offloaded checksum: the copy-in is the only pass over
+			// the payload, so pausing it leaves protocol + buffering.
+			if (t.csum == CN_TCP_CSUM_OFFLOAD)
+				cnbench::add(n + "-proto/" + std::to_string(p), [=](benchmark::State &st) {
+					bm_tcp_tx(st, t.csum, t.ring, p, true);
+				});
+		}
 	struct {
 		rx_csum csum;
 		bool contig;
@@ -468,7 +535,30 @@ void register_all()
 					     [=](benchmark::State &st) {
 						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p);
 					     });
+	// The sweep behind CN_NETDEV_PREFETCH_K_DEFAULT: prefetch distance and
+	// level, and the driver's batch (the burst shape) for all three modes.
+	for (auto &r : rx)
+		for (uint32_t b : {4u, 8u, 32u})
+			for (int d = 0; d < 3; d++)
+				for (uint32_t k : {1u, 2u, 4u, 8u, 16u, 32u, 64u})
+					for (int h = 0; h < 4; h++) {
+						if (d != CN_DCA_PREFETCH && (k != 1 || h != 0))
+							continue; // one run per batch
+						rx_knobs kn;
+						kn.batch = b;
+						kn.prefetch_k = k;
+						kn.hint = (enum cn_prefetch_hint)h;
+						std::string n = std::string("tcp_rx_pf/") + r.name + "-" +
+								cn_dca_name((enum cn_dca)d) + "-b" + std::to_string(b);
+						if (d == CN_DCA_PREFETCH)
+							n += "-k" + std::to_string(k) + "-" +
+							     cn_prefetch_hint_name((enum cn_prefetch_hint)h);
+						cnbench::add(n + "/1460", [=](benchmark::State &st) {
+							bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, 1460, kn);
+						});
+					}
 	cnbench::add("tcp_ack/cachenet/pure", bm_tcp_ack);
+	cnbench::add("tcp_tx/harness/pause-resume", bm_pause_resume);
 	const uint32_t UDP_PAYLOADS[] = {64, 128, 256, 512, 1024, 1472};
 	for (int u = 0; u < 3; u++)
 		for (uint32_t p : UDP_PAYLOADS) {

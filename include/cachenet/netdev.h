@@ -50,10 +50,46 @@ enum cn_dca {
 	 *  clflushopt, as a DMA write snooping the caches leaves them. */
 	CN_DCA_FLUSH = 1,
 	/** Flushed as FLUSH, then the driver prefetches the header and
-	 *  payload lines of the next prefetch_k frames when it reads their
-	 *  status (the prefetch-hint variant). */
+	 *  payload lines of the frame prefetch_k ahead of the one it hands
+	 *  to the stack (the prefetch-hint variant): cn_netdev_poll
+	 *  interleaves the prefetches with the stack's processing, so each
+	 *  frame's lines have k frames of protocol work to arrive in. */
 	CN_DCA_PREFETCH = 2,
 };
+
+/** Where PREFETCH mode asks for a frame's payload lines (the header line
+ *  always goes to L1: the stack reads it first). */
+enum cn_prefetch_hint {
+	CN_PREFETCH_L1 = 0,  /**< prefetcht0 */
+	CN_PREFETCH_L2 = 1,  /**< prefetcht1 */
+	CN_PREFETCH_LLC = 2, /**< prefetcht2 */
+	CN_PREFETCH_NTA = 3, /**< prefetchnta */
+};
+
+/** Name of a prefetch hint ("l1", "l2", "llc", "nta"). */
+const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
+
+/** PREFETCH mode's default distance in frames, chosen from the sweep in
+ *  bench_tcp.cc (tcp_rx_pf/..., 1460-byte segments, batch 32, medians of
+ *  7, Zen 4 VM shared by three jobs): k 4..16 recovered 80-85% of the
+ *  flush-inject gap where the poll itself reads the payload (fused-contig,
+ *  separate-mbuf) and k 2..8 52-60% where the payload is read later by
+ *  the application (offload-*), k 1-2 less; the l2 hint was never better
+ *  than l1. What bounds the offload cases: all 32 frames' lines must come
+ *  from DRAM during one short poll (about 190 TSC ticks per 1514-byte
+ *  frame even with software prefetch, measured), with nothing to overlap;
+ *  at batch 4 the same k recovers ~84%. Default k 8, l1, 11 interleaved
+ *  repetitions (tcp_rx/...-{inject,flush,prefetch}/1460, batch 32):
+ *  offload-contig 49%, offload-mbuf 48%, fused-contig 83%, separate-mbuf
+ *  81%; batch 4 (tcp_rx_pf/offload-*-b4): 89%, 89%. */
+#define CN_NETDEV_PREFETCH_K_DEFAULT 8
+/** Largest accepted prefetch distance. */
+#define CN_NETDEV_PREFETCH_K_MAX 256
+
+/** Default copybreak: pure ACKs and other frames of up to 128 bytes. */
+#define CN_NETDEV_COPYBREAK_DEFAULT 128
+/** copybreak value that turns copying off. */
+#define CN_NETDEV_COPYBREAK_OFF 0xffffffffu
 
 /** Name of a DCA mode ("inject", "flush", "prefetch"). */
 const char *cn_dca_name(enum cn_dca mode);
@@ -68,7 +104,16 @@ struct cn_netdev_params {
 	uint32_t ring_size;          /**< descriptors per ring, power of two; 0 = 512 */
 	uint32_t batch;              /**< frames per driver poll; 0 = 32 */
 	enum cn_dca dca;
-	uint32_t prefetch_k;         /**< PREFETCH: frames ahead; 0 = 4 */
+	uint32_t prefetch_k;         /**< PREFETCH: frames ahead; 0 = CN_NETDEV_PREFETCH_K_DEFAULT;
+	                                  at most CN_NETDEV_PREFETCH_K_MAX and below ring_size */
+	enum cn_prefetch_hint prefetch_hint; /**< PREFETCH: level for payload lines */
+	uint32_t copybreak;          /**< frames of at most this many bytes are copied
+	                                  into a small mbuf from mpool and their posted
+	                                  buffer stays posted (Linux's rx_copybreak):
+	                                  a pure ACK costs no cluster free and refill;
+	                                  0 = CN_NETDEV_COPYBREAK_DEFAULT,
+	                                  CN_NETDEV_COPYBREAK_OFF = never; capped to
+	                                  what a small mbuf holds */
 	struct cn_mbuf_pool *mpool;  /**< RX buffers: an mbuf ... */
 	struct cn_mbuf_pool *cpool;  /**< ... with a cluster of >= 1516 bytes */
 	struct cn_pcap *pcap;        /**< capture both directions; may be NULL */
@@ -82,6 +127,7 @@ struct cn_netdev_stats {
 	uint64_t rx_too_long;        /**< frame lost: longer than the buffer */
 	uint64_t rx_refill_fail;     /**< buffer pool empty at refill */
 	uint64_t polls;
+	uint64_t rx_copybreak;       /**< frames copied into a small mbuf */
 };
 
 struct cn_netdev;
@@ -89,7 +135,8 @@ struct cn_netdev;
 /**
  * Create a device and post a buffer in every RX descriptor.
  * @return it, or NULL with errno EINVAL (ring size not a power of two, no
- *         pools) or ENOMEM/ENOBUFS.
+ *         pools, prefetch_k above CN_NETDEV_PREFETCH_K_MAX or not below
+ *         the ring size, prefetch_hint unknown) or ENOMEM/ENOBUFS.
  */
 struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p);
 
@@ -142,12 +189,19 @@ void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
  * Driver: reap TX completions and hand up to `batch` received frames to
  * @p net (cn_net_input), refilling their descriptors.
  * @return frames received.
- * Cost: per frame, a status read, a buffer swap, the stack's input; in
- * PREFETCH mode, prefetches for the frames k ahead whose status is done.
+ * Cost: per frame, a status read, a buffer swap (or, at most copybreak
+ * bytes, a small mbuf and a copy of the frame), the stack's input; in
+ * PREFETCH mode, before frame i goes to the stack, the lines of frame
+ * i + k (taken in this poll, or still in the ring with its status done)
+ * are prefetched, each frame once: about len / 64 + 1 prefetch
+ * instructions per frame.
  */
 unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now);
 
 /** Driver: receive up to @p n frames without a stack (ownership passes).
+ *  In PREFETCH mode the frames up to k past each one taken are prefetched
+ *  as their status is read (the caller's processing comes after the
+ *  burst, so only the first frames gain; cn_netdev_poll interleaves).
  *  @return frames returned. */
 unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **m, unsigned n);
 

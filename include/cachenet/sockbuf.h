@@ -263,6 +263,15 @@ uint32_t cn_sbring_space(const struct cn_sbring *sb);
 uint32_t cn_sbring_seq(const struct cn_sbring *sb);
 
 /**
+ * The ring's layout, fixed for its life: the byte of sequence number s
+ * (for s held in the ring) is at @p *base + ((s - *seq0) & (*size - 1)).
+ * Lets a caller that tracks sequence numbers itself (tcp_output) map a
+ * range to ring bytes without a call per segment; valid only while the
+ * caller's idea of offset 0's sequence number is cn_sbring_seq()'s.
+ */
+void cn_sbring_layout(const struct cn_sbring *sb, uint8_t **base, uint32_t *size, uint32_t *seq0);
+
+/**
  * Copy up to @p len bytes in (fewer if the ring has less space), in the
  * ring's copy mode; in CSUM mode every touched chunk's partial sum is
  * extended with the bytes copied (odd offsets inside a chunk handled).

@@ -189,6 +189,15 @@ void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now);
 int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now);
 
 /**
+ * cn_tcp_send without the tcp_output (MSG_MORE): copy up to @p len bytes
+ * into the send buffer; they leave at the next cn_tcp_output(),
+ * cn_tcp_send() or ACK. cn_tcp_send() is this plus cn_tcp_output().
+ * @return as cn_tcp_send().
+ * Cost: the copy-in only.
+ */
+int cn_tcp_write(struct cn_tcb *tcb, const void *buf, uint32_t len);
+
+/**
  * Zero-copy send for a chain sockbuf: append the packet @p m (ownership
  * passes), then run tcp_output.
  * @return 0; -EINVAL (ring sockbuf; m untouched); -EPIPE after

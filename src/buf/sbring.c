@@ -120,6 +120,13 @@ uint32_t cn_sbring_seq(const struct cn_sbring *sb)
 	return sb->seq0 + sb->head;
 }
 
+void cn_sbring_layout(const struct cn_sbring *sb, uint8_t **base, uint32_t *size, uint32_t *seq0)
+{
+	*base = sb->ring;
+	*size = sb->size;
+	*seq0 = sb->seq0;
+}
+
 uint32_t cn_sbring_anchors_out(const struct cn_sbring *sb)
 {
 	return sb->nanch - sb->nfree;
@@ -163,13 +170,35 @@ static void fill(struct cn_sbring *sb, const uint8_t *src, uint32_t len, bool su
 	sb->tail = x;
 }
 
+/* PLAIN mode keeps no chunk sums, so nothing reads the chunk table or
+ * c_first/c_start: the bytes go in with one copy (two across the ring's
+ * end) and no per-chunk division. */
+static inline void fill_plain(struct cn_sbring *sb, const uint8_t *src, uint32_t len)
+{
+	uint32_t idx = sb->tail & sb->mask, k = sb->size - idx;
+
+	if (src) {
+		if (CN_LIKELY(len <= k)) {
+			memcpy(sb->ring + idx, src, len);
+		} else {
+			memcpy(sb->ring + idx, src, k);
+			memcpy(sb->ring, src + k, len - k);
+		}
+	}
+	sb->sb.cc += len;
+	sb->tail += len;
+}
+
 uint32_t cn_sbring_write(struct cn_sbring *sb, const void *src, uint32_t len)
 {
-	uint32_t space = cn_sbring_space(sb);
+	uint32_t space = sb->size - (sb->tail - sb->head);
 
 	if (len > space)
 		len = space;
-	fill(sb, src, len, sb->copy == CN_SBRING_COPY_CSUM);
+	if (sb->copy == CN_SBRING_COPY_PLAIN)
+		fill_plain(sb, src, len);
+	else
+		fill(sb, src, len, true);
 	return len;
 }
 
@@ -189,7 +218,10 @@ int cn_sbring_commit(struct cn_sbring *sb, uint32_t len, bool sum)
 {
 	if (len > cn_sbring_space(sb))
 		return -EINVAL;
-	fill(sb, NULL, len, sum && sb->copy == CN_SBRING_COPY_CSUM);
+	if (sb->copy == CN_SBRING_COPY_PLAIN)
+		fill_plain(sb, NULL, len);
+	else
+		fill(sb, NULL, len, sum);
 	return 0;
 }
 
@@ -236,7 +268,7 @@ int cn_sbring_seg(struct cn_sbring *sb, uint32_t off, uint32_t max, struct cn_sb
 	seg->piece[1].len = len - k;
 	seg->npieces = len == 0 ? 0 : (len > k ? 2 : 1);
 	seg->csum = 0;
-	seg->csum_valid = stored_sum(sb, x, len, &seg->csum);
+	seg->csum_valid = sb->copy == CN_SBRING_COPY_CSUM && stored_sum(sb, x, len, &seg->csum);
 	return 0;
 }
 
@@ -246,6 +278,8 @@ static void advance_head(struct cn_sbring *sb, uint32_t d)
 
 	sb->head += d;
 	sb->sb.cc -= d;
+	if (sb->copy == CN_SBRING_COPY_PLAIN)
+		return; /* no chunk sums to keep aligned */
 	k = (sb->head - sb->c_start) / sb->mss;
 	sb->c_first += k;
 	sb->c_start += k * sb->mss;

@@ -28,6 +28,11 @@ struct cn_netdev {
 	/* driver-side indices and NIC-side indices on separate lines: on
 	 * real hardware they are written by different agents */
 	uint32_t rx_drv, rx_fill, tx_drv, tx_reap;
+	/* PREFETCH: frames before rx_pf have had their lines prefetched
+	 * (rx_pf may lag rx_drv: those frames are gone, nothing to do) */
+	uint32_t rx_pf;
+	/* frames of 1..copybreak bytes are copied (0: copybreak off) */
+	uint32_t copybreak;
 	uint32_t rx_nic __attribute__((aligned(64)));
 	uint32_t tx_nic;
 	struct rx_desc *rx;

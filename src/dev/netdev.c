@@ -64,7 +64,8 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
 		return NULL;
 	}
 	size = p->ring_size ? p->ring_size : 512;
-	if (size & (size - 1) || size > (1u << 20)) {
+	if (size & (size - 1) || size > (1u << 20) || p->prefetch_k > CN_NETDEV_PREFETCH_K_MAX ||
+	    (p->prefetch_k && p->prefetch_k >= size) || (unsigned)p->prefetch_hint > CN_PREFETCH_NTA) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -77,7 +78,8 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
 	if (!dev->p.batch)
 		dev->p.batch = 32;
 	if (!dev->p.prefetch_k)
-		dev->p.prefetch_k = 4;
+		dev->p.prefetch_k = CN_NETDEV_PREFETCH_K_DEFAULT < size ? CN_NETDEV_PREFETCH_K_DEFAULT
+									  : size - 1;
 	dev->size = size;
 	dev->mask = size - 1;
 	dev->rx = aligned_alloc(64, ((size * sizeof(struct rx_desc)) + 63) & ~(size_t)63);
@@ -96,6 +98,17 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
 		cn_netdev_destroy(dev);
 		errno = ENOBUFS;
 		return NULL;
+	}
+	dev->copybreak = p->copybreak ? p->copybreak : CN_NETDEV_COPYBREAK_DEFAULT;
+	if (p->copybreak == CN_NETDEV_COPYBREAK_OFF) {
+		dev->copybreak = 0;
+	} else {
+		/* No larger than a small mbuf holds at the 2-byte offset. */
+		struct cn_mbuf *s = cn_mbuf_get(dev->p.mpool);
+		uint32_t cap = s && s->buf_len > 2 ? s->buf_len - 2u : 0;
+		cn_mbuf_free(s);
+		if (dev->copybreak > cap)
+			dev->copybreak = cap;
 	}
 	return dev;
 }
@@ -233,42 +246,137 @@ unsigned cn_netdev_tx_reap(struct cn_netdev *dev)
 	return n;
 }
 
-/* PREFETCH mode: when the driver reads frame i's status, it prefetches
- * the descriptor, header and payload lines of frame i + k, which the NIC
- * has written but the driver will not touch for k more frames. */
-static inline void prefetch_ahead(struct cn_netdev *dev, uint32_t i)
+const char *cn_prefetch_hint_name(enum cn_prefetch_hint h)
 {
-	uint32_t j = i + dev->p.prefetch_k;
-	const struct rx_desc *d;
+	switch (h) {
+	case CN_PREFETCH_L1:
+		return "l1";
+	case CN_PREFETCH_L2:
+		return "l2";
+	case CN_PREFETCH_LLC:
+		return "llc";
+	case CN_PREFETCH_NTA:
+		return "nta";
+	}
+	return "?";
+}
 
-	if ((int32_t)(dev->rx_nic - j) <= 0)
+/* PREFETCH mode. The first two lines (Ethernet, IP, TCP with options: what
+ * the stack reads first) go to L1; the rest of the frame to the hint's
+ * level. __builtin_prefetch wants a constant locality, hence one loop per
+ * hint. The loops count an integer offset: GCC 12 at -O2/-O3 deletes a
+ * loop of prefetches driven by a pointer compare (checked with objdump:
+ * keep it that way). */
+#define PF_LOOP(b, len, loc)                                                   \
+	do {                                                                   \
+		for (uint32_t o_ = 128; o_ < (len); o_ += 64)                  \
+			__builtin_prefetch((b) + o_, 0, (loc));                \
+		__builtin_prefetch((b) + (len) - 1, 0, (loc));                 \
+	} while (0)
+
+static inline void prefetch_frame(const uint8_t *b, uint32_t len, enum cn_prefetch_hint h)
+{
+	__builtin_prefetch(b, 0, 3);
+	__builtin_prefetch(b + 64, 0, 3);
+	if (len <= 128)
 		return;
-	d = &dev->rx[j & dev->mask];
-	__builtin_prefetch(d, 0, 3);
-	if (d->status & DD) {
-		const uint8_t *b = d->m->buf + 2;
-		for (uint32_t o = 0; o < d->len + 2; o += 64)
-			__builtin_prefetch(b + o, 0, 3);
+	switch (h) {
+	case CN_PREFETCH_L1:
+		PF_LOOP(b, len, 3);
+		break;
+	case CN_PREFETCH_L2:
+		PF_LOOP(b, len, 2);
+		break;
+	case CN_PREFETCH_LLC:
+		PF_LOOP(b, len, 1);
+		break;
+	case CN_PREFETCH_NTA:
+		PF_LOOP(b, len, 0);
+		break;
 	}
 }
 
-unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n)
+/* Prefetch the frames still in the ring, from rx_pf up to (not including)
+ * @p limit, as far as their status says the NIC wrote them. Reading the
+ * status is the driver's descriptor read, done early. */
+static void prefetch_ring(struct cn_netdev *dev, uint32_t limit)
+{
+	if ((int32_t)(dev->rx_pf - dev->rx_drv) < 0)
+		dev->rx_pf = dev->rx_drv;
+	while ((int32_t)(limit - dev->rx_pf) > 0 && dev->rx_pf != dev->rx_nic) {
+		const struct rx_desc *d = &dev->rx[dev->rx_pf & dev->mask];
+		if (!(d->status & DD))
+			break;
+		prefetch_frame(d->m->buf + 2, d->len, dev->p.prefetch_hint);
+		dev->rx_pf++;
+	}
+}
+
+/* Copybreak: a small frame copied into a small mbuf. Only with the ring
+ * full: then the descriptor just read is also the next one to refill, so
+ * its buffer stays where it is (rx_drv and rx_fill both advance). */
+static inline struct cn_mbuf *copy_small(struct cn_netdev *dev, struct rx_desc *d)
+{
+	struct cn_mbuf *s;
+
+	if (d->len > dev->copybreak || d->len == 0 || dev->rx_fill - dev->rx_drv != dev->size)
+		return NULL;
+	s = cn_mbuf_get(dev->p.mpool);
+	if (!s)
+		return NULL;
+	s->data = s->buf + 2;
+	memcpy(s->data, d->m->buf + 2, d->len);
+	s->len = s->pkt_len = d->len;
+	d->len = 0;
+	d->status = 0;
+	dev->rx_fill++;
+	dev->st.rx_copybreak++;
+	return s;
+}
+
+/* PREFETCH mode, cn_netdev_poll: a frame copybreak will copy is read here,
+ * at take, before the interleaved prefetches; so the frame k ahead of the
+ * one taken is prefetched now if it is that small. */
+static inline void prefetch_small(struct cn_netdev *dev, uint32_t j)
+{
+	const struct rx_desc *a;
+
+	if ((int32_t)(dev->rx_nic - j) <= 0)
+		return;
+	a = &dev->rx[j & dev->mask];
+	if ((a->status & DD) && a->len <= dev->copybreak)
+		prefetch_frame(a->m->buf + 2, a->len, CN_PREFETCH_L1);
+}
+
+/* Take up to n written frames off the ring; with @p pf, prefetch k ahead
+ * of each as its status is read; with @p pf_small, only the frames
+ * copybreak copies. */
+static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf,
+			bool pf_small)
 {
 	unsigned got = 0;
 
-	if (dev->p.dca == CN_DCA_PREFETCH && dev->rx_drv != dev->rx_nic) {
-		/* Entering the driver: the first k frames have no earlier
-		 * frame to prefetch them, so issue theirs now. */
-		for (uint32_t k = 0; k < dev->p.prefetch_k; k++)
-			prefetch_ahead(dev, dev->rx_drv + k - dev->p.prefetch_k);
-	}
+	/* Small frames come in runs (ACKs, small writes): look ahead only
+	 * from a small one, so a stream of full frames pays nothing here. */
+	if (pf_small && dev->rx_drv != dev->rx_nic &&
+	    dev->rx[dev->rx_drv & dev->mask].len <= dev->copybreak)
+		for (uint32_t j = 0; j < dev->p.prefetch_k; j++)
+			prefetch_small(dev, dev->rx_drv + j);
 	while (got < n && dev->rx_drv != dev->rx_nic) {
 		struct rx_desc *d = &dev->rx[dev->rx_drv & dev->mask];
 		struct cn_mbuf *m;
 		if (!(d->status & DD))
 			break;
-		if (dev->p.dca == CN_DCA_PREFETCH)
-			prefetch_ahead(dev, dev->rx_drv);
+		if (pf)
+			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1);
+		m = copy_small(dev, d);
+		if (m) {
+			if (pf_small)
+				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k);
+			out[got++] = m;
+			dev->rx_drv++;
+			continue;
+		}
 		m = d->m;
 		m->data = m->buf + 2;
 		m->len = m->pkt_len = d->len;
@@ -281,17 +389,46 @@ unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **out, unsigne
 	return got;
 }
 
+unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n)
+{
+	return rx_take(dev, out, n, dev->p.dca == CN_DCA_PREFETCH, false);
+}
+
 unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
 {
 	struct cn_mbuf *m[256];
 	unsigned n, batch = dev->p.batch < 256 ? dev->p.batch : 256;
+	uint32_t base = dev->rx_drv;
 
 	dev->st.polls++;
 	dev->now_ns = now;
 	cn_netdev_tx_reap(dev);
-	n = cn_netdev_rx_burst(dev, m, batch);
-	for (unsigned i = 0; i < n; i++)
+	if (dev->p.dca != CN_DCA_PREFETCH) {
+		n = rx_take(dev, m, batch, false, false);
+		for (unsigned i = 0; i < n; i++)
+			cn_net_input(net, m[i], now);
+		return n;
+	}
+	/* Interleaved: frame i + k's lines are asked for just before frame
+	 * i goes up, so they have k frames of protocol work to arrive in;
+	 * frames past this poll's batch are prefetched from the ring for
+	 * the next poll. */
+	n = rx_take(dev, m, batch, false, dev->copybreak != 0);
+	if ((int32_t)(dev->rx_pf - base) < 0)
+		dev->rx_pf = base;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t want = base + i + dev->p.prefetch_k + 1;
+		while ((int32_t)(want - dev->rx_pf) > 0) {
+			uint32_t j = dev->rx_pf - base;
+			if (j >= n) {
+				prefetch_ring(dev, want);
+				break;
+			}
+			prefetch_frame(m[j]->data, m[j]->len, dev->p.prefetch_hint);
+			dev->rx_pf++;
+		}
 		cn_net_input(net, m[i], now);
+	}
 	return n;
 }
 

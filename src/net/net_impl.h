@@ -92,6 +92,9 @@ struct cn_tcb {
 	uint32_t laddr;
 	struct cn_tcb *hnext;      /* hash chain */
 	struct cn_sbring *ring;    /* when sb_kind == RING */
+	uint8_t *ring_base;        /* its layout (cn_sbring_layout): the byte of */
+	uint32_t ring_mask;        /* sequence s is at ring_base[(s - ring_seq0) & */
+	uint32_t ring_seq0;        /* ring_mask] while s is held */
 	struct cn_sbchain chain;   /* when sb_kind == CHAIN */
 	struct cn_tcp_stats st;
 	alignas(64) uint8_t tmpl[CN_TCP_TMPL_MAX];

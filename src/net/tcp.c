@@ -150,6 +150,11 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
 			return NULL;
 		}
 		tcb->sb = cn_sbring_sockbuf(tcb->ring);
+		{
+			uint32_t size;
+			cn_sbring_layout(tcb->ring, &tcb->ring_base, &size, &tcb->ring_seq0);
+			tcb->ring_mask = size - 1;
+		}
 	} else {
 		cn_sbchain_init(&tcb->chain, net->p.mpool, net->p.cpool);
 		tcb->sb = &tcb->chain.sb;
@@ -245,7 +250,8 @@ void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now)
 	cn__tcp_output(tcb, now);
 }
 
-int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now)
+/* The copy-in of cn_tcp_write and cn_tcp_send, inlined into both. */
+static inline int sndbuf_write(struct cn_tcb *tcb, const void *buf, uint32_t len)
 {
 	uint32_t n;
 
@@ -259,9 +265,21 @@ int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now)
 		if (n && cn_sbchain_append_copy(&tcb->chain, buf, n) < 0)
 			return -ENOBUFS;
 	}
-	if (n)
-		cn__tcp_output(tcb, now);
 	return (int)n;
+}
+
+int cn_tcp_write(struct cn_tcb *tcb, const void *buf, uint32_t len)
+{
+	return sndbuf_write(tcb, buf, len);
+}
+
+int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now)
+{
+	int n = sndbuf_write(tcb, buf, len);
+
+	if (n > 0)
+		cn__tcp_output(tcb, now);
+	return n;
 }
 
 int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now)

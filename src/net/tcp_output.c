@@ -49,31 +49,56 @@ static uint32_t sum_pieces(const struct cn_pkt *p)
 
 /* Ring send buffer, any mode but FUSED: the packet references the ring's
  * bytes (1 piece, 2 across the ring's end). Inlined into send_segment:
- * the common TX case pays no call and no second stack frame. */
+ * the common TX case pays no call and no second stack frame. Offset 0 of
+ * the send buffer is snd_una (ack_advance drops exactly the acknowledged
+ * bytes; after the FIN is acknowledged cc is 0), so the ring's fixed
+ * layout maps the range without asking the ring; STORED asks it, for the
+ * chunk sums. */
 static inline __attribute__((always_inline)) int attach_ring(struct cn_tcb *tcb, struct cn_pkt *p,
 							      uint32_t off, uint32_t len,
 							      uint32_t *psum)
 {
 	struct cn_sb_seg seg;
+	uint32_t cc = tcb->sb->cc, idx, k;
 
-	cn_sbring_seg(tcb->ring, off, len, &seg);
-	len = seg.len;
-	if (len == 0)
-		return 0;
-	/* Both pieces whatever npieces says (the ring view always fills
-	 * two): two 16-byte moves, where a loop up to npieces became a call
-	 * to memcpy. */
-	p->piece[0] = seg.piece[0];
-	p->piece[1] = seg.piece[1];
-	p->npieces = (uint16_t)seg.npieces;
-	p->pay_len = len;
-	if (tcb->csum_mode == CN_TCP_CSUM_STORED && seg.csum_valid) {
-		*psum = seg.csum;
-	} else if (tcb->csum_mode != CN_TCP_CSUM_OFFLOAD) {
-		if (tcb->csum_mode == CN_TCP_CSUM_STORED)
+	if (tcb->csum_mode == CN_TCP_CSUM_STORED) {
+		cn_sbring_seg(tcb->ring, off, len, &seg);
+		len = seg.len;
+		if (len == 0)
+			return 0;
+		/* Both pieces whatever npieces says (the ring view always
+		 * fills two): two 16-byte moves. */
+		p->piece[0] = seg.piece[0];
+		p->piece[1] = seg.piece[1];
+		p->npieces = (uint16_t)seg.npieces;
+		p->pay_len = len;
+		if (seg.csum_valid) {
+			*psum = seg.csum;
+		} else {
 			tcb->st.csum_fallback++;
-		*psum = sum_pieces(p);
+			*psum = sum_pieces(p);
+		}
+		return (int)len;
 	}
+	if (off >= cc)
+		return 0;
+	if (len > cc - off)
+		len = cc - off;
+	idx = (tcb->snd_una + off - tcb->ring_seq0) & tcb->ring_mask;
+	k = tcb->ring_mask + 1 - idx;
+	p->piece[0].base = tcb->ring_base + idx;
+	if (CN_NET_LIKELY(len <= k)) {
+		p->piece[0].len = len;
+		p->npieces = 1;
+	} else {
+		p->piece[0].len = k;
+		p->piece[1].base = tcb->ring_base;
+		p->piece[1].len = len - k;
+		p->npieces = 2;
+	}
+	p->pay_len = len;
+	if (tcb->csum_mode != CN_TCP_CSUM_OFFLOAD)
+		*psum = sum_pieces(p);
 	return (int)len;
 }
 

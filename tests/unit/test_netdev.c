@@ -266,6 +266,29 @@ static void test_rings(void **state)
 	cn_netdev_destroy(d);
 }
 
+/* Receive @p n bytes from a TCP source peer into @p rbuf (the peer
+ * writing up to @p burst frames per round), check every byte against the
+ * peer's stream and that nothing was dropped. */
+static void receive_source(struct host *h, struct cn_peer *src, uint8_t *rbuf, uint32_t n,
+			   unsigned burst)
+{
+	uint32_t got = 0;
+
+	for (unsigned it = 0; it < 100000 && got < n; it++) {
+		cn_peer_send(src, burst);
+		cn_netdev_poll(h->dev, h->net, it);
+		cn_netdev_nic_tx(h->dev);
+		got += (uint32_t)cn_tcp_recv(h->tcb, rbuf + got, n - got, it);
+		if (it % 16 == 0)
+			cn_net_timer(h->net, it);
+	}
+	assert_int_equal(got, n);
+	for (uint32_t i = 0; i < n; i++)
+		if (rbuf[i] != cn_peer_stream_byte(src, i))
+			fail_msg("stream byte %u", i);
+	assert_int_equal(cn_net_drops(h->net), 0);
+}
+
 /* Peers: a TCP sink ACKing every other segment, then a TCP source; the
  * stack's ACK count and the stream contents checked. */
 static void test_peers(void **state)
@@ -318,25 +341,153 @@ static void test_peers(void **state)
 	struct cn_peer *src = cn_peer_create(h.dev, &pp);
 	assert_non_null(src);
 	static uint8_t rbuf[1 << 20];
-	uint32_t got = 0;
-	for (unsigned it = 0; it < 100000 && got < sizeof(rbuf); it++) {
-		cn_peer_send(src, 32);
-		cn_netdev_poll(h.dev, h.net, it);
-		cn_netdev_nic_tx(h.dev);
-		got += (uint32_t)cn_tcp_recv(h.tcb, rbuf + got, sizeof(rbuf) - got, it);
-		if (it % 16 == 0)
-			cn_net_timer(h.net, it);
-	}
-	assert_int_equal(got, sizeof(rbuf));
-	for (uint32_t i = 0; i < sizeof(rbuf); i++)
-		if (rbuf[i] != cn_peer_stream_byte(src, i))
-			fail_msg("stream byte %u", i);
-	assert_int_equal(cn_net_drops(h.net), 0);
+	receive_source(&h, src, rbuf, sizeof(rbuf), 32);
 	assert_true(cn_tcp_stats(h.tcb)->hp_data * 10 > cn_tcp_stats(h.tcb)->segs_in * 9);
 	cn_peer_destroy(src);
 	cn_tcp_close(h.tcb);
 	h.tcb = NULL;
 	host_fini(&h);
+}
+
+/* PREFETCH mode: the distance and hint are validated at create, and every
+ * distance, hint and batch delivers the same bytes as the stream's
+ * generator (the prefetches read nothing the stack sees). */
+static void test_prefetch_params(void **state)
+{
+	struct fx *f = *state;
+	struct cn_netdev_params dp = {.ring_size = 16, .dca = CN_DCA_PREFETCH, .mpool = f->mp,
+				      .cpool = f->cp};
+	struct cn_netdev *d;
+
+	dp.prefetch_k = 16; /* not below the ring size */
+	errno = 0;
+	assert_null(cn_netdev_create(&dp));
+	assert_int_equal(errno, EINVAL);
+	dp.ring_size = 1024;
+	dp.prefetch_k = CN_NETDEV_PREFETCH_K_MAX + 1;
+	errno = 0;
+	assert_null(cn_netdev_create(&dp));
+	assert_int_equal(errno, EINVAL);
+	dp.prefetch_k = CN_NETDEV_PREFETCH_K_MAX;
+	d = cn_netdev_create(&dp);
+	assert_non_null(d);
+	cn_netdev_destroy(d);
+	dp.prefetch_k = 1;
+	dp.prefetch_hint = (enum cn_prefetch_hint)(CN_PREFETCH_NTA + 1);
+	errno = 0;
+	assert_null(cn_netdev_create(&dp));
+	assert_int_equal(errno, EINVAL);
+	/* the default distance shrinks to fit a small ring */
+	dp.prefetch_hint = CN_PREFETCH_L2;
+	dp.prefetch_k = 0;
+	dp.ring_size = 4;
+	d = cn_netdev_create(&dp);
+	assert_non_null(d);
+	uint8_t frame[200];
+	struct cn_mbuf *m[4];
+	for (int i = 0; i < 4; i++) {
+		memset(frame, 0x30 + i, sizeof(frame));
+		assert_int_equal(cn_netdev_nic_rx(d, frame, (uint32_t)(60 + 40 * i)), 0);
+	}
+	/* rx_burst (no stack) in PREFETCH mode: frames whole and in order */
+	assert_int_equal(cn_netdev_rx_burst(d, m, 4), 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(m[i]->len, 60 + 40 * i);
+		for (uint32_t b = 0; b < m[i]->len; b++)
+			assert_int_equal(m[i]->data[b], 0x30 + i);
+		cn_mbuf_free(m[i]);
+	}
+	cn_netdev_destroy(d);
+	assert_string_equal(cn_prefetch_hint_name(CN_PREFETCH_L1), "l1");
+	assert_string_equal(cn_prefetch_hint_name(CN_PREFETCH_NTA), "nta");
+}
+
+/* Copybreak: frames up to the threshold arrive in small mbufs holding the
+ * same bytes, their clusters stay posted (no cluster leaves the pool),
+ * larger frames and a device with copybreak off hand up the cluster. */
+static void test_copybreak(void **state)
+{
+	struct fx *f = *state;
+	struct cn_netdev_params dp = {.ring_size = 8, .batch = 8, .mpool = f->mp, .cpool = f->cp};
+	struct cn_mbuf_pool_stats c0, c1;
+	struct cn_mbuf *m[8];
+	uint8_t frame[1514];
+
+	for (int off = 0; off < 2; off++) {
+		dp.copybreak = off ? CN_NETDEV_COPYBREAK_OFF : 0;
+		struct cn_netdev *d = cn_netdev_create(&dp);
+		assert_non_null(d);
+		cn_mbuf_pool_stats(f->cp, &c0);
+		static const uint32_t lens[] = {54, 60, 66, 128, 129, 1514};
+		for (unsigned i = 0; i < 6; i++) {
+			for (uint32_t b = 0; b < lens[i]; b++)
+				frame[b] = (uint8_t)(b * 7 + i);
+			assert_int_equal(cn_netdev_nic_rx(d, frame, lens[i]), 0);
+		}
+		assert_int_equal(cn_netdev_rx_burst(d, m, 8), 6);
+		cn_mbuf_pool_stats(f->cp, &c1);
+		for (unsigned i = 0; i < 6; i++) {
+			bool small = !off && lens[i] <= CN_NETDEV_COPYBREAK_DEFAULT;
+			assert_int_equal(m[i]->len, lens[i]);
+			if ((m[i]->shared == NULL) != small)
+				fail_msg("off %d frame %u (%u bytes): small %d", off, i, lens[i], (int)small);
+			assert_int_equal((uintptr_t)(m[i]->data + 14) % 4, 0);
+			for (uint32_t b = 0; b < lens[i]; b++)
+				assert_int_equal(m[i]->data[b], (uint8_t)(b * 7 + i));
+			cn_mbuf_free(m[i]);
+		}
+		assert_int_equal(cn_netdev_stats(d)->rx_copybreak, off ? 0 : 4);
+		/* clusters handed up were replaced; copied ones never left */
+		assert_int_equal(c1.in_use, c0.in_use + (off ? 6 : 2));
+		cn_netdev_destroy(d);
+	}
+}
+
+static void test_prefetch_stream(void **state)
+{
+	struct fx *f = *state;
+	static const uint32_t ks[] = {1, 3, 8, 64, 255};
+	static const uint32_t batches[] = {1, 5, 32};
+	static uint8_t rbuf[256 << 10];
+
+	/* 1460-byte segments, and 48-byte ones (114-byte frames: copybreak
+	 * copies them at take, where PREFETCH looks ahead for small frames) */
+	for (unsigned ki = 0; ki < 2 * sizeof(ks) / sizeof(ks[0]); ki++)
+		for (unsigned bi = 0; bi < sizeof(batches) / sizeof(batches[0]); bi++) {
+			uint16_t mss = ki < sizeof(ks) / sizeof(ks[0]) ? 1460 : 48;
+			uint32_t want = mss == 1460 ? sizeof(rbuf) : sizeof(rbuf) / 8;
+			enum cn_prefetch_hint hint = (enum cn_prefetch_hint)((ki + bi) % 4);
+			struct cn_netdev_params dp = {.ring_size = 256, .batch = batches[bi],
+						      .dca = CN_DCA_PREFETCH,
+						      .prefetch_k = ks[ki % (sizeof(ks) / sizeof(ks[0]))],
+						      .prefetch_hint = hint, .mpool = f->mp,
+						      .cpool = f->cp};
+			struct host h;
+			h.dev = cn_netdev_create(&dp);
+			assert_non_null(h.dev);
+			struct cn_net_params np = {.addr = IP_A, .mpool = f->mp, .cpool = f->cp,
+						   .xmit = cn_netdev_xmit, .xmit_arg = h.dev};
+			memcpy(np.mac, MAC_A, 6);
+			h.net = cn_net_create(&np);
+			assert_non_null(h.net);
+			struct cn_tcp_params tp = tcp_params(true, 1000, 2000);
+			tp.rcv_wscale = 0;
+			h.tcb = cn_tcp_open(h.net, &tp);
+			assert_non_null(h.tcb);
+			struct cn_peer_params pp = {.kind = CN_PEER_TCP_SOURCE, .laddr = IP_B,
+						    .raddr = IP_A, .lport = 2222, .rport = 1111,
+						    .iss = 2000, .irs = 1000, .mss = mss, .ts = true};
+			memcpy(pp.lmac, MAC_B, 6);
+			memcpy(pp.rmac, MAC_A, 6);
+			struct cn_peer *src = cn_peer_create(h.dev, &pp);
+			assert_non_null(src);
+			receive_source(&h, src, rbuf, want, 200);
+			if (mss == 48)
+				assert_true(cn_netdev_stats(h.dev)->rx_copybreak > 0);
+			cn_peer_destroy(src);
+			cn_tcp_close(h.tcb);
+			host_fini(&h);
+		}
 }
 
 static unsigned udp_got;
@@ -443,6 +594,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_peers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udp_peers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pcap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prefetch_params, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prefetch_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copybreak, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

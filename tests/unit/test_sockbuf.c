@@ -583,6 +583,17 @@ static void ring_random(void **state)
 				assert_int_equal(a->seq, s.seq);
 				assert_ptr_equal(a->piece[0], s.piece[0].base);
 				assert_int_equal(a->csum_valid, s.csum_valid);
+				{
+					/* the fixed layout maps the segment's sequence
+					 * number to its first byte, as tcp_output uses it */
+					uint8_t *base;
+					uint32_t lsize, seq0;
+					cn_sbring_layout(sb, &base, &lsize, &seq0);
+					assert_int_equal(lsize, size);
+					if (s.len)
+						assert_ptr_equal(s.piece[0].base,
+								 base + ((s.seq - seq0) & (lsize - 1)));
+				}
 				memset(a->hdr, 0x45, 40);
 				held[nheld++] = a;
 				snd += s.len;
