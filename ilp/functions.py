@@ -198,6 +198,33 @@ _add(Fn('csum', block=2, writes=False, state=1, consts=0,
         doc='Internet checksum partial sum of the data (cn_csum_partial)'))
 
 
+# csum, AVX-512 VNNI form, for pipelines whose other work occupies the
+# vector pipes the add/shift/add form needs (the inline AES-CTR step: see
+# _AES_INLINE's csum_form). One XOR and one VPDPWSSD per register: the XOR
+# makes every 16-bit word w the signed value w - 32768, the dot product with
+# ones adds a lane's two words into its 32-bit accumulator, so a register
+# adds exactly its 32 words minus 2^20, given back at the end from the step
+# count. A lane moves by at most 2^16 per step; every 2^14 steps (1 MB) the
+# lanes are sign-extended into 64-bit ones, so any length stays exact.
+# Measured by hand-editing the generated copy+aes128ctr+csum AVX-512 loop
+# (2026-11-23): 1.06x the cipher alone at 16 and 64 KB against 1.19-1.20x
+# with the add/shift/add form in the same run; without the checksum 1.00x.
+CSUM_VNNI_AVX512 = dict(
+    decl='__m512i csum_d = _mm512_setzero_si512();\n'
+         '__m512i csum_w = _mm512_setzero_si512();\n'
+         'uint64_t csum_nb = 0;\n'
+         'const __m512i csum_bias = _mm512_set1_epi16((short)0x8000);\n'
+         'const __m512i csum_ones = _mm512_set1_epi16(1);',
+    step='csum_d = _mm512_dpwssd_epi32(csum_d, _mm512_xor_si512({x}, csum_bias), csum_ones);\n'
+         'if (__builtin_expect((++csum_nb & 16383) == 0, 0)) {\n'
+         '\tcsum_w = cn_ilp_vnni_widen(csum_w, csum_d);\n'
+         '\tcsum_d = _mm512_setzero_si512();\n'
+         '}',
+    final='csum_acc = cn_ilp_addc(csum_acc, cn_ilp_hsum512(cn_ilp_vnni_widen(csum_w, csum_d)) +\n'
+          '\t\t\t   (csum_nb << 20));',
+    ops=2, chain=1, features='CN_CPU_AVX512VNNI')
+
+
 # chacha20 / aes128ctr: out = in ^ keystream, the keystream from the library
 # (see the module comment). One XOR per register plus the keystream load.
 def _cipher(name, cblock, init, refill, whole, doc, inline=None):
@@ -283,6 +310,7 @@ def _aes_block_step(xs):
 
 _AES_INLINE = dict(
     features='CN_CPU_VAES',
+    csum_form=CSUM_VNNI_AVX512,
     decl='const __m512i aes_rev = _mm512_broadcast_i32x4(_mm_setr_epi8(%s));\n'
          'const __m512i aes_inc = _mm512_setr_epi64(4, 0, 4, 0, 4, 0, 4, 0);\n'
          '%s\n'
