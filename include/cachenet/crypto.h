@@ -47,7 +47,7 @@
  *    wrong result.
  *
  *  - Costs are given as same-run ratios to OpenSSL 3.0 (EVP) on the
- *    project's Zen 4 VM, L1/L2-hot, because the shared VM's absolute
+ *    project's EPYC VMs (Zen 4, then Zen 5 class), L1/L2-hot, because the shared VM's absolute
  *    figures moved by 2x with load; bench/bench_crypto.cc measures them.
  *
  * Using the per-block steps inside an integrated (ILP) loop

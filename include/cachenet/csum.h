@@ -37,7 +37,8 @@
  *    horizontal reduction costs more than a short add-with-carry loop.
  *    Each variant can also be called directly; see cn_csum_impls().
  *
- *  - Costs below are TSC ticks measured on the project's Zen 4 VM, L1-hot.
+ *  - Costs below are TSC ticks measured on the project's EPYC VMs (Zen 4
+ *    class until 2026-11-22, Zen 5 class since), L1-hot unless said.
  *
  * Thread safety: every function may be called from any thread.
  */

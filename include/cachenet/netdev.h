@@ -71,7 +71,7 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
 
 /** PREFETCH mode's default distance in frames, chosen from the sweep in
  *  bench_tcp.cc (tcp_rx_pf/..., 1460-byte segments, batch 32, medians of
- *  7, Zen 4 VM shared by three jobs): k 4..16 recovered 80-85% of the
+ *  7, Zen 5 class EPYC VM shared by three jobs): k 4..16 recovered 80-85% of the
  *  flush-inject gap where the poll itself reads the payload (fused-contig,
  *  separate-mbuf) and k 2..8 52-60% where the payload is read later by
  *  the application (offload-*), k 1-2 less; the l2 hint was never better
