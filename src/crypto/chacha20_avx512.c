@@ -191,16 +191,18 @@ static __attribute__((noinline)) void x32_rounds(__m512i xs[16], __m512i ys[16])
 	ys[13] = y13; ys[14] = y14; ys[15] = y15;
 }
 
-static inline void chacha20_x32(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
-				uint8_t *out)
+/* Blocks counter..counter+15 into out0 = in0 ^ keystream, blocks
+ * counter+16..counter+31 into out1 = in1 ^ keystream (1024 bytes each). */
+static inline void chacha20_x32(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in0,
+				uint8_t *out0, const uint8_t *in1, uint8_t *out1)
 {
 	__m512i xs[16], ys[16];
 
 	x16_init(st, counter, xs);
 	x16_init(st, counter + 16, ys);
 	x32_rounds(xs, ys);
-	x16_finish(st, counter, xs, in, out);
-	x16_finish(st, counter + 16, ys, in ? in + 1024 : NULL, out + 1024);
+	x16_finish(st, counter, xs, in0, out0);
+	x16_finish(st, counter + 16, ys, in1, out1);
 }
 #undef CN_X32_PIN
 
@@ -225,27 +227,18 @@ static inline void xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, si
 static void chacha20_x16_tail(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
 			      uint8_t *out, size_t len)
 {
-	__m512i x[16];
 	uint8_t ks[1024] __attribute__((aligned(64)));
 
-	x16_init(st, counter, x);
-	for (int i = 0; i < 10; i++)
-		CN_X16_DOUBLE_ROUND(x);
-	x16_finish(st, counter, x, NULL, ks);
+	chacha20_x16(st, counter, NULL, ks);
 	xor_ks(out, in, ks, len);
 }
 
 static void chacha20_x32_tail(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
 			      uint8_t *out, size_t len)
 {
-	__m512i xs[16], ys[16];
 	uint8_t ks[1024] __attribute__((aligned(64)));
 
-	x16_init(st, counter, xs);
-	x16_init(st, counter + 16, ys);
-	x32_rounds(xs, ys);
-	x16_finish(st, counter, xs, in, out);
-	x16_finish(st, counter + 16, ys, NULL, ks);
+	chacha20_x32(st, counter, in, out, NULL, ks);
 	xor_ks(out + 1024, in ? in + 1024 : NULL, ks, len - 1024);
 }
 
@@ -257,7 +250,7 @@ void cn_chacha20_xor_avx512(const struct cn_chacha20 *st, const void *in, void *
 
 	CN_CRYPTO_CHECK_BUFS(in, out, len);
 	while (len >= 2048) {
-		chacha20_x32(st, counter, ip, op);
+		chacha20_x32(st, counter, ip, op, ip ? ip + 1024 : NULL, op + 1024);
 		counter += 32;
 		if (ip)
 			ip += 2048;
