@@ -14,6 +14,7 @@
  * whole add-with-carry loop. The loop has the longer dependency chain,
  * though, so the thresholds (below) balance throughput against latency.
  */
+#define CN__CSUM_DISPATCH_BUILD /* csum.h: declare cn_csum_partial, do not inline it */
 #include "csum_impl.h"
 
 #include "cachenet/cpu.h"
@@ -149,7 +150,7 @@ static uint32_t copy_resolve(void *restrict dst, const void *restrict src, size_
 	return select_impl()->copy(dst, src, len, sum);
 }
 
-uint32_t cn_csum_partial(const void *buf, size_t len, uint32_t sum)
+uint32_t cn_csum_partial_dispatch(const void *buf, size_t len, uint32_t sum)
 {
 	/* The generic kernel inlined rather than called: in the shared
 	 * library a call to the exported cn_csum_partial_generic would go
@@ -160,6 +161,9 @@ uint32_t cn_csum_partial(const void *buf, size_t len, uint32_t sum)
 		return __atomic_load_n(&disp.partial_mid, __ATOMIC_RELAXED)(buf, len, sum);
 	return __atomic_load_n(&disp.partial, __ATOMIC_RELAXED)(buf, len, sum);
 }
+
+uint32_t cn_csum_partial(const void *buf, size_t len, uint32_t sum)
+	__attribute__((alias("cn_csum_partial_dispatch")));
 
 uint32_t cn_csum_copy(void *restrict dst, const void *restrict src, size_t len, uint32_t sum)
 {

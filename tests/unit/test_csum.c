@@ -40,7 +40,7 @@ struct variant {
 	cn_csum_copy_fn copy;
 };
 
-static struct variant variants[MAX_IMPLS + 1];
+static struct variant variants[MAX_IMPLS + 2];
 static size_t n_variants;
 
 static void collect_variants(void)
@@ -52,6 +52,8 @@ static void collect_variants(void)
 	for (size_t i = 0; i < n && i < MAX_IMPLS; i++)
 		variants[n_variants++] = (struct variant){ im[i]->name, im[i]->partial, im[i]->copy };
 	variants[n_variants++] = (struct variant){ "dispatch", cn_csum_partial, cn_csum_copy };
+	variants[n_variants++] = (struct variant){ "dispatch-out-of-line", cn_csum_partial_dispatch,
+						   cn_csum_copy };
 }
 
 /* xorshift64*: fixed seeds, reproducible everywhere. */
