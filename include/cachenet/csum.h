@@ -192,7 +192,6 @@ static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t
  * 64 B 6.8-6.9 against DPDK's 5.5-5.6, whose 16-bit loop gcc vectorizes
  * there. Longer inputs call cn_csum_partial_dispatch() (costs there).
  */
- */
 #ifndef CN__CSUM_DISPATCH_BUILD
 static inline uint32_t cn_csum_partial(const void *buf, size_t len, uint32_t sum)
 {
