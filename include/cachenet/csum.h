@@ -133,8 +133,8 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
  * line, for any length (same contract and result).
  * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512)
  * the scalar add-with-carry loop, above it the vector variant. Measured on
- * an AVX-512 EPYC VM, L1/L2-hot: ~13 ticks at 576 B, ~21 at 1460 B, ~82
- * at 9000 B (0.009-0.015 ticks/byte; DPDK's rte_raw_cksum 0.07);
+ * an AVX-512 EPYC VM, L1/L2-hot: ~11 ticks at 576 B, ~18 at 1460 B, ~84
+ * at 9000 B (0.009-0.019 ticks/byte; DPDK's rte_raw_cksum 0.07);
  * misalignment costs 0-4%. From 4096 B up, on CPUs with AVX512_VNNI, the
  * VNNI kernel, which keeps more loads in flight when the data comes from
  * memory: flushed 4 KB ~855 ticks, against ~834 for a bare 512-bit load
@@ -229,11 +229,12 @@ static inline uint16_t cn_csum(const void *buf, size_t len)
  *         folding) to cn_csum_partial(src, len, sum).
  * Cost: dispatched like cn_csum_partial (scalar up to copy_small_max, 47 B
  * for AVX-512); touches each byte once (one load, one store), aligns the
- * stores. With AVX-512, L1/L2-hot, on the EPYC VM: ~17 ticks for 576 B,
- * ~23-29 for 1460 B, ~118 for 9000 B, against glibc memcpy alone ~7, ~19
- * and ~170, and memcpy followed by cn_csum_partial() ~23, ~59 and ~330:
- * faster than memcpy from 4 KB up, 1.2-2.4x memcpy's time below (a fixed
- * ~10 ticks of setup and lane reduction).
+ * stores. With AVX-512, L1/L2-hot, on the EPYC VM (same run, medians of 9):
+ * 12.2-12.7 ticks for 576 B, 22.8 for 1460 B, 54.5 for 4096 B, 111 for
+ * 9000 B, against glibc memcpy alone 6.8, 17.5, 82 and 162: faster than
+ * memcpy from 4 KB up, 1.3x its time at 1460 B and 1.8x at 576 B, where a
+ * fixed ~5 ticks (the lanes' reduction and fold, which memcpy does not
+ * have) weigh most.
  */
 uint32_t cn_csum_copy(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_RESTRICT src, size_t len,
 		      uint32_t sum);

@@ -111,16 +111,21 @@ static __attribute__((noinline, cold)) uint64_t sum_huge(const unsigned char *p,
 	return cn__csum_pieces(p, len, CN_CSUM_CHUNK_MAX, sum_chunk);
 }
 
+/* 0 bytes or more than a chunk, out of line: the common path makes no
+ * call, so it saves no registers and sets up no frame. */
+static __attribute__((noinline, cold)) uint32_t
+partial_long(const unsigned char *p, size_t len, uint32_t sum)
+{
+	return cn__csum_finish(len ? sum_huge(p, len) : 0, (uintptr_t)p & 1, sum);
+}
+
 uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
 {
 	const unsigned char *p = (const unsigned char *)buf;
-	uint64_t acc = 0;
 
 	if (__builtin_expect(len - 1 < CN_CSUM_CHUNK_MAX, 1)) /* 1..CHUNK_MAX */
-		acc = sum_chunk(p, len);
-	else if (len)
-		acc = sum_huge(p, len);
-	return cn__csum_finish(acc, (uintptr_t)p & 1, sum);
+		return cn__csum_finish(sum_chunk(p, len), (uintptr_t)p & 1, sum);
+	return partial_long(p, len, sum);
 }
 
 /*
@@ -206,18 +211,21 @@ copy_huge(unsigned char *d, const unsigned char *s, size_t len)
 	return cn__csum_copy_pieces(d, s, len, CN_CSUM_CHUNK_MAX, copy_chunk);
 }
 
+static __attribute__((noinline, cold)) uint32_t
+copy_long(unsigned char *d, const unsigned char *s, size_t len, uint32_t sum)
+{
+	return cn__csum_finish(len ? copy_huge(d, s, len) : 0, (uintptr_t)d & 1, sum);
+}
+
 uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_t len,
 			     uint32_t sum)
 {
 	unsigned char *d = (unsigned char *)dst;
 	const unsigned char *s = (const unsigned char *)src;
-	uint64_t acc = 0;
 
 	if (__builtin_expect(len - 1 < CN_CSUM_CHUNK_MAX, 1))
-		acc = copy_chunk(d, s, len);
-	else if (len)
-		acc = copy_huge(d, s, len);
-	return cn__csum_finish(acc, (uintptr_t)d & 1, sum);
+		return cn__csum_finish(copy_chunk(d, s, len), (uintptr_t)d & 1, sum);
+	return copy_long(d, s, len, sum);
 }
 
 #endif /* __x86_64__ */

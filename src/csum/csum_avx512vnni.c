@@ -73,10 +73,19 @@ static inline __m512i vnni_step(__m512i acc, __m512i x)
  */
 static inline uint64_t vnni_reduce(__m512i a, size_t n_blocks)
 {
-	__m512i lo = _mm512_srai_epi64(_mm512_slli_epi64(a, 32), 32);
-	__m512i hi = _mm512_srai_epi64(a, 32);
-	int64_t s = _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi));
+	int64_t s;
 
+	/* Up to 2^11 blocks (128 KB) a lane holds at most 2^11 * 2^16 in
+	 * magnitude and the 16 lanes' total fits an int32_t: one horizontal
+	 * 32-bit sum, widened once. Beyond, each 64-bit lane's halves are
+	 * sign-extended and added first. */
+	if (n_blocks <= ((size_t)1 << 11)) {
+		s = _mm512_reduce_add_epi32(a);
+	} else {
+		__m512i lo = _mm512_srai_epi64(_mm512_slli_epi64(a, 32), 32);
+		__m512i hi = _mm512_srai_epi64(a, 32);
+		s = _mm512_reduce_add_epi64(_mm512_add_epi64(lo, hi));
+	}
 	return (uint64_t)(s + ((int64_t)n_blocks << 20));
 }
 
@@ -131,16 +140,21 @@ static __attribute__((noinline, cold)) uint64_t sum_pieces(const unsigned char *
 	return cn__csum_pieces(p, len, CN_CSUM_VNNI_PIECE, sum_piece);
 }
 
+/* Inputs of 0 or more than one piece, out of line: the common path makes no
+ * call, so it saves no registers and sets up no frame. */
+static __attribute__((noinline, cold)) uint32_t
+partial_long(const unsigned char *p, size_t len, uint32_t sum)
+{
+	return cn__csum_finish(len ? sum_pieces(p, len) : 0, (uintptr_t)p & 1, sum);
+}
+
 uint32_t cn_csum_partial_avx512vnni(const void *buf, size_t len, uint32_t sum)
 {
 	const unsigned char *p = (const unsigned char *)buf;
-	uint64_t acc = 0;
 
 	if (__builtin_expect(len - 1 < CN_CSUM_VNNI_PIECE, 1)) /* 1..PIECE */
-		acc = sum_piece(p, len);
-	else if (len)
-		acc = sum_pieces(p, len);
-	return cn__csum_finish(acc, (uintptr_t)p & 1, sum);
+		return cn__csum_finish(sum_piece(p, len), (uintptr_t)p & 1, sum);
+	return partial_long(p, len, sum);
 }
 
 #endif /* __x86_64__ */

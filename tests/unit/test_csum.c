@@ -377,8 +377,11 @@ static void test_single_byte(void **state)
 static void test_large_lengths(void **state)
 {
 	/* Past 1 MB the VNNI kernel works in 1 MB pieces whose 32-bit lanes
-	 * must not overflow: all-0x00 and all-0xFF words are its extremes. */
-	static const size_t lens[] = { 65535, 65536, 65537, 100000, 100001, (size_t)1 << 20,
+	 * must not overflow: all-0x00 and all-0xFF words are its extremes. Up
+	 * to 2^11 blocks (128 KB) it adds its 16 lanes as one int32_t, beyond
+	 * it widens them first: lengths on both sides of that edge. */
+	static const size_t lens[] = { 65535, 65536, 65537, 100000, 100001, 131008, 131071,
+				       131072, 131073, 131135, (size_t)1 << 20,
 				       ((size_t)1 << 20) + 3, ((size_t)3 << 20) + 5 };
 	static const size_t aligns[] = { 0, 1, 2, 7, 32, 63 };
 	size_t cap = ((size_t)3 << 20) + 128;
