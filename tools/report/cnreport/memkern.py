@@ -99,7 +99,7 @@ KERNEL_PROGRAMS = [
      r"^(memcpy|load)-(hot|flushed)/"),
     ("csum", r"^(csum|csum_copy)/(cachenet|dpdk|lwip|loadsum64|loadsum512|glibc|cachenet-memcpy\+csum)(-cold)?/(20|64|576|1460|4096|9000|65536)$|^copy/glibc/(64|576|1460|4096|9000|65536)$",
      r"^(csum|csum_copy|copy)/[^/]+/[0-9]+$"),
-    ("copy", r"^(bswap16|bswap32|pes|copy)/(cachenet|compiler|glibc)/(64|1460|65536)$",
+    ("copy", r"^(bswap16|bswap32|pes|copy)/(cachenet|compiler|glibc|loop512)/(64|1460|65536)$",
      r"^(bswap16|bswap32|pes|copy)/[^/]+/"),
     ("crypto", r"^(chacha20|aes128ctr)/(cachenet|openssl)/(64|1460|16384|65536)$",
      r"^(chacha20|aes128ctr)/[^/]+/"),
@@ -147,9 +147,14 @@ def kernel_goals(ctx, got):
         goal("%s 16 KB, TSC/B" % alg, v, "<= %.2f" % cap, None if v is None else v <= cap,
              "OpenSSL %s" % ("%.3f" % o if o is not None else "not run"))
     for n in (64, 1460, 65536):
-        r = ratio(val("copy", "bswap32/cachenet/%d" % n, "tsc_per_op"),
-                  val("copy", "copy/glibc/%d" % n, "tsc_per_op"))
-        goal("bswap32 %d B, cachenet / memcpy" % n, r, "<= 1.2", None if r is None else r <= 1.2)
+        b = val("copy", "bswap32/cachenet/%d" % n, "tsc_per_op")
+        r = ratio(b, val("copy", "copy/glibc/%d" % n, "tsc_per_op"))
+        lr = ratio(b, val("copy", "copy/loop512/%d" % n, "tsc_per_op"))
+        # glibc's memcpy is rep movsb from 8 KB up, which no transforming
+        # loop can use: the bare AVX-512 copy loop shows the vector ceiling.
+        note = "" if lr is None else "%.2fx a bare AVX-512 copy loop" % lr
+        goal("bswap32 %d B, cachenet / memcpy" % n, r, "<= 1.2", None if r is None else r <= 1.2,
+             note)
     met = sum(1 for r in rows if r[3] == "met")
     judged = sum(1 for r in rows if r[3] != "not run")
     caveat = (" Each figure is the median of 3 interleaved repetitions of 0.01 s: on a loaded "
