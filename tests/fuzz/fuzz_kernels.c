@@ -43,9 +43,13 @@ static void check_csum(const uint8_t *src, size_t n, uint8_t *dst, uint32_t s0, 
 	size_t nv = cn_csum_impls(im, MAX_VARIANTS);
 	uint16_t want = cn_csum_fold(cn_csum_partial_ref(src, n, s0));
 
-	for (size_t v = 0; v <= nv && v <= MAX_VARIANTS; v++) {
-		const char *name = v < nv ? im[v]->name : "dispatch";
-		cn_csum_partial_fn partial = v < nv ? im[v]->partial : cn_csum_partial;
+	/* The variants, then the inline front end (cn_csum_partial) and the
+	 * out-of-line dispatcher behind it. */
+	for (size_t v = 0; v <= nv + 1 && v <= MAX_VARIANTS + 1; v++) {
+		const char *name = v < nv ? im[v]->name : v == nv ? "dispatch" : "dispatch-out-of-line";
+		cn_csum_partial_fn partial = v < nv ? im[v]->partial
+					     : v == nv ? cn_csum_partial
+						       : cn_csum_partial_dispatch;
 		cn_csum_copy_fn copy = v < nv ? im[v]->copy : cn_csum_copy;
 
 		if (cn_csum_fold(partial(src, n, s0)) != want)
