@@ -117,7 +117,57 @@ struct cn_netdev_params {
 	struct cn_mbuf_pool *mpool;  /**< RX buffers: an mbuf ... */
 	struct cn_mbuf_pool *cpool;  /**< ... with a cluster of >= 1516 bytes */
 	struct cn_pcap *pcap;        /**< capture both directions; may be NULL */
+	bool split;                  /**< header/payload split (below) */
+	uint32_t split_hdr_size;     /**< split: header buffer bytes; 0 = what a
+	                                  small mbuf from mpool holds at the 2-byte
+	                                  offset (190 by default); capped to that;
+	                                  at least CN_NETDEV_SPLIT_HDR_MIN */
 };
+
+/**
+ * Header/payload split (params.split), as a splitting NIC such as Intel's
+ * 82599 does it: every RX descriptor holds two posted buffers, a header
+ * buffer (the inline data of a small mbuf from mpool, split_hdr_size bytes
+ * at offset 2) and the cluster. For each arriving frame the NIC parses
+ * Ethernet II / IPv4 (IHL, any options) / TCP (data offset, any options) or
+ * UDP, and:
+ *  - split: the headers (14 + IHL + TCP data offset, or + 8 for UDP) go to
+ *    the header buffer, the bytes after them (payload and any Ethernet
+ *    padding) to the cluster, at the place they would have had in an
+ *    unsplit frame (buf + 2 + header length), so the cluster keeps room
+ *    for the headers in front and a consumer that needs the frame
+ *    contiguous can copy them back (cn_net does for its slow-path hook).
+ *    The driver hands a 2-mbuf chain: header mbuf (len = header length),
+ *    then the cluster mbuf (len = the rest). Counted in rx_split.
+ *  - header only: the IP total length says there is no payload and the
+ *    whole frame fits the header buffer (pure ACKs): the whole frame goes
+ *    to the header buffer and the driver hands the header mbuf alone; the
+ *    cluster stays posted. Counted in rx_split_hdr_only.
+ *  - not split: the frame is not Ethernet/IPv4/TCP-or-UDP, is an IPv4
+ *    fragment, is shorter than the headers its fields announce (counted
+ *    rx_nosplit_parse), or its headers are longer than the header buffer
+ *    (rx_nosplit_hdr_long): the whole frame goes to the cluster exactly as
+ *    without split (one mbuf), the header buffer stays posted. A frame is
+ *    never lost or altered for want of a parse: the stack sees the same
+ *    bytes and finds what is wrong with them.
+ * The NIC does not validate anything else (checksums, total length against
+ * the frame): that is the stack's job, as with split off.
+ * Copybreak applies first, to the frame's length: a small split frame is
+ * copied (header buffer, then payload) into a new small mbuf and both
+ * buffers stay posted. DCA FLUSH flushes the lines written in both
+ * buffers and the descriptor; PREFETCH prefetches the header buffer's
+ * lines to L1 and the payload's lines with the hint. pcap records the
+ * frame as it arrived.
+ * Zero-copy peers (cn_netdev_nic_rx_reserve/commit) build the frame
+ * contiguous in the cluster; with split on, commit parses it and copies
+ * the headers into the header buffer (the NIC's header write; the bytes
+ * in the cluster in front of the payload are then stale room): a copy of
+ * 42..134 bytes and one or two more lines written per frame.
+ * Cost per split frame on the driver side: a second mbuf to refill (one
+ * small get) and to free once the stack is done (one small free), one
+ * more descriptor line touched per frame (the header mbuf's).
+ */
+#define CN_NETDEV_SPLIT_HDR_MIN (CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN)
 
 /** Device counters. */
 struct cn_netdev_stats {
@@ -128,15 +178,22 @@ struct cn_netdev_stats {
 	uint64_t rx_refill_fail;     /**< buffer pool empty at refill */
 	uint64_t polls;
 	uint64_t rx_copybreak;       /**< frames copied into a small mbuf */
+	/* header/payload split (params.split) */
+	uint64_t rx_split;           /**< frames split: headers, payload */
+	uint64_t rx_split_hdr_only;  /**< whole frame in the header buffer */
+	uint64_t rx_nosplit_parse;   /**< not split: no IPv4 TCP/UDP header found */
+	uint64_t rx_nosplit_hdr_long;/**< not split: headers > header buffer */
 };
 
 struct cn_netdev;
 
 /**
- * Create a device and post a buffer in every RX descriptor.
+ * Create a device and post a buffer (with split: and a header buffer) in
+ * every RX descriptor.
  * @return it, or NULL with errno EINVAL (ring size not a power of two, no
  *         pools, prefetch_k above CN_NETDEV_PREFETCH_K_MAX or not below
- *         the ring size, prefetch_hint unknown) or ENOMEM/ENOBUFS.
+ *         the ring size, prefetch_hint unknown, split with a header buffer
+ *         below CN_NETDEV_SPLIT_HDR_MIN) or ENOMEM/ENOBUFS.
  */
 struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p);
 

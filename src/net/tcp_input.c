@@ -60,18 +60,22 @@ static inline bool tcp_csum_ok(const struct cn_pkt_info *pi)
 	uint32_t s = cn__l4_hdr_sum(pi); /* even length: no swap below */
 
 	if (pi->pay_len)
-		s = cn_csum_partial(pi->frame + pi->pay_off, pi->pay_len, s);
+		s = cn_csum_partial(pi->pay, pi->pay_len, s);
 	return cn_csum_fold(s) == 0xffff;
 }
 
+/* A split chain (m->next): the header sum is read from the first mbuf,
+ * the payload summed (and copied) where pi->pay says, the sums combined
+ * (the header part is even-length: the payload's sum adds unswapped);
+ * then the payload mbuf alone is kept (cn__pay_mbuf). */
 static inline __attribute__((always_inline)) bool
 deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 {
-	uint32_t len = pi->pay_len;
+	uint32_t len = pi->pay_len, off = pi->pay_off;
 
 	if (tcb->post_buf && tcb->post_done < tcb->post_len &&
 	    !(pi->flags & CN_PARSE_L4_CSUM_GOOD)) {
-		const uint8_t *pay = pi->frame + pi->pay_off;
+		const uint8_t *pay = pi->pay;
 		uint32_t k = tcb->post_len - tcb->post_done;
 		uint32_t s = cn__l4_hdr_sum(pi); /* even length: no swap below */
 		if (k > len)
@@ -89,7 +93,9 @@ deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *p
 		if (k == len) {
 			cn_mbuf_free_chain(m);
 		} else {
-			m->data += pi->pay_off + k;
+			if (CN_NET_UNLIKELY(m->next != NULL))
+				m = cn__pay_mbuf(m, pi, &off, NULL);
+			m->data += off + k;
 			m->len = m->pkt_len = len - k;
 			cn_sbchain_append(&tcb->rcvq, m);
 		}
@@ -101,7 +107,9 @@ deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *p
 		cn_mbuf_free_chain(m);
 		return false;
 	}
-	deliver(tcb, m, pi->pay_off, len);
+	if (CN_NET_UNLIKELY(m->next != NULL))
+		m = cn__pay_mbuf(m, pi, &off, NULL);
+	deliver(tcb, m, off, len);
 	return true;
 }
 
@@ -322,6 +330,32 @@ enum cn_drop cn__tcp_input_frame(struct cn_net *net, struct cn_mbuf *m, uint64_t
 	return tcp_input_slow(net, tcb, m, &slow, now);
 }
 
+/* cn__tcp_input_frame for a chain (cn_net_input): a split frame, headers
+ * in the first mbuf and the payload in the second, takes the same
+ * prediction with the payload read where it lies; any other chain goes
+ * to the general path (which may make it contiguous). A twin rather than
+ * one function with a branch: the single-buffer path stays as it was. */
+enum cn_drop cn__tcp_input_chain(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+{
+	struct cn_pkt_info pi, slow;
+	struct cn_tcb *tcb;
+	enum cn_drop r;
+
+	if (CN_NET_UNLIKELY(!cn__parse_fast_at(net, m->data, m->pkt_len, m->len, net->p.rx_flags,
+					       &pi, true) ||
+			    !cn__chain_pay(m, &pi)))
+		return cn__net_input_general(net, m, now);
+	tcb = cn__tcp_find(net, &pi);
+	if (CN_NET_UNLIKELY(tcb == NULL))
+		return cn__net_input_general(net, m, now);
+	net->st.rx_tcp++;
+	r = tcp_input_predict(net, tcb, m, &pi, now);
+	if (CN_NET_LIKELY(r != CN_DROP_MAX))
+		return r;
+	slow = pi;
+	return tcp_input_slow(net, tcb, m, &slow, now);
+}
+
 /* The full path, in the order of RFC 9293 3.10.7.4 for ESTABLISHED. */
 static __attribute__((noinline)) enum cn_drop
 tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct cn_pkt_info *pi,
@@ -338,11 +372,12 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 		/* Connection management is the host stack's (the slow-path
 		 * hook: RST, SYN); a segment without ACK is invalid in
 		 * ESTABLISHED (RFC 9293 3.10.7.4). */
-		if (cn__net_slow(net, m, CN_DROP_TCP_FLAGS))
+		enum cn_drop why = CN_DROP_TCP_FLAGS;
+		if (cn__net_slow(net, &m, &why))
 			return CN_DROP_NONE;
-		cn__drop(net, CN_DROP_TCP_FLAGS);
+		cn__drop(net, why);
 		cn_mbuf_free_chain(m);
-		return CN_DROP_TCP_FLAGS;
+		return why;
 	}
 	if (!cn_net_l4_csum_ok(pi))
 		goto bad_csum;
@@ -454,6 +489,13 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 	}
 
 	/* ---------------- data ---------------- */
+	if (len > 0 && m->next) {
+		/* A split chain: keep its payload mbuf alone (off moves from
+		 * the frame's offsets to that mbuf's). */
+		uint32_t base;
+		m = cn__pay_mbuf(m, pi, &base, NULL);
+		off = off - pi->pay_off + base;
+	}
 	if (len > 0) {
 		if (seq == tcb->rcv_nxt) {
 			bool had_ooo = tcb->ooo_n != 0;
