@@ -299,6 +299,11 @@ struct cn_net_stats {
 	uint64_t rx_frames;        /**< frames handed to cn_net_input */
 	uint64_t rx_tcp, rx_udp;   /**< accepted by the parser, per protocol */
 	uint64_t rx_slow;          /**< taken by the slow-path hook */
+	uint64_t rx_chain;         /**< chains whose headers were read in place
+					(a split frame: no pullup, no copy) */
+	uint64_t rx_chain_join;    /**< chains made contiguous (headers not all
+					in the first mbuf, payload spread, or
+					for the slow-path hook) */
 	uint64_t tx_frames, tx_bytes;
 	uint64_t tx_nodesc;        /**< output stopped: no descriptor */
 	uint64_t tx_xmit_fail;     /**< device refused a frame */

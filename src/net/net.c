@@ -355,9 +355,11 @@ enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 	return cn__tcp_input_chain(net, m, now);
 }
 
-struct cn_mbuf *cn__net_join(struct cn_mbuf *m)
+struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m)
 {
 	struct cn_mbuf *n = m->next;
+
+	net->st.rx_chain_join++; /* taken back below on failure */
 
 	/* A split frame: the payload's cluster has room for the headers in
 	 * front of it (netdev.h): copy them back there. */
@@ -370,7 +372,10 @@ struct cn_mbuf *cn__net_join(struct cn_mbuf *m)
 		cn_mbuf_free(m);
 		return n;
 	}
-	return cn_mbuf_pullup(m, m->pkt_len);
+	n = cn_mbuf_pullup(m, m->pkt_len);
+	if (!n)
+		net->st.rx_chain_join--;
+	return n;
 }
 
 /* Everything else: chains, other shapes, UDP, the slow-path hook, drops. */
@@ -386,13 +391,15 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 		if (r == CN_DROP_NONE && !cn__chain_pay(m, &pi))
 			r = CN_DROP_MAX;
 		if (r == CN_DROP_MAX) {
-			struct cn_mbuf *h = cn__net_join(m);
+			struct cn_mbuf *h = cn__net_join(net, m);
 			if (!h) {
 				r = CN_DROP_ETH_CHAIN;
 				goto drop;
 			}
 			m = h;
 			r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
+		} else if (r == CN_DROP_NONE) {
+			net->st.rx_chain++;
 		}
 	} else {
 		r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
@@ -434,7 +441,7 @@ bool cn__net_slow(struct cn_net *net, struct cn_mbuf **mp, enum cn_drop *why)
 		return false;
 	if ((*mp)->next) {
 		/* The hook is promised one contiguous frame. */
-		struct cn_mbuf *h = cn__net_join(*mp);
+		struct cn_mbuf *h = cn__net_join(net, *mp);
 		if (!h) {
 			*why = CN_DROP_ETH_CHAIN;
 			return false;

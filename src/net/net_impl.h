@@ -140,7 +140,7 @@ CN_INTERNAL bool cn__net_slow(struct cn_net *net, struct cn_mbuf **m, enum cn_dr
 /* Make a chain contiguous: the first mbuf copied into the room in front
  * of the second's data (a split frame: O(header bytes)), else
  * cn_mbuf_pullup. @return the new head, or NULL (chain unchanged). */
-CN_INTERNAL struct cn_mbuf *cn__net_join(struct cn_mbuf *m);
+CN_INTERNAL struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m);
 /* cn_net_input for a chain: the fast path of a split frame, or
  * cn__net_input_general(). */
 CN_INTERNAL enum cn_drop cn__tcp_input_chain(struct cn_net *net, struct cn_mbuf *m, uint64_t now);

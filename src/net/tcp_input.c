@@ -349,6 +349,7 @@ enum cn_drop cn__tcp_input_chain(struct cn_net *net, struct cn_mbuf *m, uint64_t
 	if (CN_NET_UNLIKELY(tcb == NULL))
 		return cn__net_input_general(net, m, now);
 	net->st.rx_tcp++;
+	net->st.rx_chain++;
 	r = tcp_input_predict(net, tcb, m, &pi, now);
 	if (CN_NET_LIKELY(r != CN_DROP_MAX))
 		return r;
