@@ -22,8 +22,10 @@
  *    gathers posted TX frames (filling an offloaded L4 checksum, as the
  *    NIC's DMA read would), puts them on the wire and writes their status;
  *    cn_netdev_nic_rx() writes an arriving frame into the next posted RX
- *    buffer, writes the descriptor's length and status, and leaves the
- *    written lines in the cache state the DCA mode says (seed 002).
+ *    buffer (with header/payload split on: its headers into the
+ *    descriptor's header buffer, the rest into the cluster), writes the
+ *    descriptor's length and status, and leaves the written lines in the
+ *    cache state the DCA mode says (seed 002).
  *
  * Benchmarks pause their counters around the NIC side: it stands for work
  * a device does, not the host CPU.
@@ -222,8 +224,11 @@ unsigned cn_netdev_nic_tx(struct cn_netdev *dev);
 /**
  * NIC: a frame arrives from the wire: written into the next posted RX
  * buffer (2 bytes in, so the IPv4 header is 4-byte aligned), length and
- * status written back, lines flushed per the DCA mode.
- * @return 0; -ENOBUFS (no posted buffer: counted, frame lost); -EMSGSIZE.
+ * status written back, lines flushed per the DCA mode. With split on, the
+ * headers go to the header buffer and the rest to the cluster (see
+ * "Header/payload split" above); the frame is never lost for it.
+ * @return 0; -ENOBUFS (no posted buffer: counted, frame lost); -EMSGSIZE
+ *         (longer than the cluster's room, split or not: counted).
  * Also usable as a cn_wire_fn (cn_netdev_wire_rx).
  */
 int cn_netdev_nic_rx(struct cn_netdev *dev, const uint8_t *frame, uint32_t len);
@@ -239,7 +244,11 @@ void cn_netdev_wire_rx(void *dev, const uint8_t *frame, uint32_t len);
  *         the caller decides whether that is a loss).
  */
 uint8_t *cn_netdev_nic_rx_reserve(struct cn_netdev *dev, uint32_t *room);
-/** The reserved buffer holds a frame of @p len bytes. */
+/** The reserved buffer holds a frame of @p len bytes (<= *room). With
+ *  split on, the NIC's split happens here: the headers are copied into
+ *  the header buffer (42..134 bytes; the whole frame when it is
+ *  header-only), the payload stays where the peer wrote it.
+ *  Cost with split: that copy and the header buffer's lines. */
 void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
 
 /**
@@ -247,7 +256,10 @@ void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
  * @p net (cn_net_input), refilling their descriptors.
  * @return frames received.
  * Cost: per frame, a status read, a buffer swap (or, at most copybreak
- * bytes, a small mbuf and a copy of the frame), the stack's input; in
+ * bytes, a small mbuf and a copy of the frame), the stack's input; with
+ * split, a split frame also swaps its header buffer (one more small mbuf
+ * get at refill, and its free in the stack: measured +146 instructions
+ * per 1460-byte segment in tcp_rx/offload-mbuf-inject, see bench_tcp.cc); in
  * PREFETCH mode, before frame i goes to the stack, the lines of frame
  * i + k (taken in this poll, or still in the ring with its status done)
  * are prefetched, each frame once: about len / 64 + 1 prefetch

@@ -363,8 +363,10 @@ static inline struct cn_mbuf *cn__pay_mbuf(struct cn_mbuf *m, const struct cn_pk
 		else
 			cn_mbuf_free(m);
 	}
-	cn_mbuf_free_chain(p->next);
-	p->next = NULL;
+	if (CN_NET_UNLIKELY(p->next != NULL)) { /* padding */
+		cn_mbuf_free_chain(p->next);
+		p->next = NULL;
+	}
 	p->pkt_len = p->len;
 	return p;
 }
