@@ -31,11 +31,10 @@ const char *cn_dca_name(enum cn_dca mode)
 	return "?";
 }
 
-/* Post buffers in the descriptor at rx_fill. A buffer the last frame
- * through this descriptor left in place (split: the cluster of a
- * header-only frame, the header buffer of a frame not split) is posted
- * again. */
-static int refill_one(struct cn_netdev *dev)
+/* refill_one with split on: a buffer the last frame through this
+ * descriptor left in place (the cluster of a header-only frame, the
+ * header buffer of a frame not split) is posted again. */
+static __attribute__((noinline)) int refill_one_split(struct cn_netdev *dev)
 {
 	uint32_t slot = dev->rx_fill & dev->mask;
 	struct rx_desc *d = &dev->rx[slot];
@@ -47,7 +46,7 @@ static int refill_one(struct cn_netdev *dev)
 			return -ENOBUFS;
 		}
 	}
-	if (dev->rx_hdr && !dev->rx_hdr[slot]) {
+	if (!dev->rx_hdr[slot]) {
 		dev->rx_hdr[slot] = cn_mbuf_get(dev->p.mpool);
 		if (!dev->rx_hdr[slot]) {
 			dev->st.rx_refill_fail++; /* d->m stays for the next try */
@@ -60,8 +59,32 @@ static int refill_one(struct cn_netdev *dev)
 	return 0;
 }
 
-static void refill(struct cn_netdev *dev)
+/* Post a buffer in the descriptor at rx_fill (split off: the descriptor
+ * is empty, its last buffer went to the driver). */
+static int refill_one(struct cn_netdev *dev)
 {
+	struct rx_desc *d = &dev->rx[dev->rx_fill & dev->mask];
+	struct cn_mbuf *m = cn_mbuf_get_cluster(dev->p.mpool, dev->p.cpool);
+
+	if (!m) {
+		dev->st.rx_refill_fail++;
+		return -ENOBUFS;
+	}
+	d->m = m;
+	d->len = 0;
+	d->status = 0;
+	dev->rx_fill++;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) void refill(struct cn_netdev *dev)
+{
+	if (CN_DEV_UNLIKELY(dev->rx_hdr != NULL)) {
+		while (dev->rx_fill - dev->rx_drv < dev->size)
+			if (refill_one_split(dev) < 0)
+				break;
+		return;
+	}
 	while (dev->rx_fill - dev->rx_drv < dev->size)
 		if (refill_one(dev) < 0)
 			break;
@@ -539,10 +562,11 @@ static void prefetch_ring(struct cn_netdev *dev, uint32_t limit)
  * full: then the descriptor just read is also the next one to refill, so
  * its buffers stay where they are (rx_drv and rx_fill both advance). A
  * split frame is copied from both of its buffers. */
-static inline struct cn_mbuf *copy_small(struct cn_netdev *dev, struct rx_desc *d)
+static inline __attribute__((always_inline)) struct cn_mbuf *
+copy_small(struct cn_netdev *dev, struct rx_desc *d, const bool split)
 {
 	struct cn_mbuf *s;
-	uint32_t len = desc_frame_len(d);
+	uint32_t len = split ? desc_frame_len(d) : d->len;
 
 	if (len > dev->copybreak || len == 0 || dev->rx_fill - dev->rx_drv != dev->size)
 		return NULL;
@@ -550,7 +574,7 @@ static inline struct cn_mbuf *copy_small(struct cn_netdev *dev, struct rx_desc *
 	if (!s)
 		return NULL;
 	s->data = s->buf + 2;
-	if (CN_DEV_UNLIKELY(d->status & (RX_SPH | RX_HBO))) {
+	if (split && (d->status & (RX_SPH | RX_HBO))) {
 		const uint8_t *hb = dev->rx_hdr[d - dev->rx]->buf + 2;
 		uint32_t hl = d->status & RX_HBO ? len : d->status >> RX_HLEN_SHIFT;
 		memcpy(s->data, hb, hl);
@@ -622,20 +646,31 @@ static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n,
 	while (got < n && dev->rx_drv != dev->rx_nic) {
 		struct rx_desc *d = &dev->rx[dev->rx_drv & dev->mask];
 		struct cn_mbuf *m;
-		if (!(d->status & DD))
-			break;
-		if (pf)
-			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1);
-		m = copy_small(dev, d);
-		if (m) {
-			if (pf_small)
-				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k);
+		uint32_t st = d->status;
+		/* one compare for a done frame not split (status DD) */
+		if (CN_DEV_UNLIKELY(st != DD)) {
+			if (!(st & DD))
+				break;
+			if (pf)
+				prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1);
+			m = copy_small(dev, d, true);
+			if (m) {
+				if (pf_small)
+					prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k);
+			} else {
+				m = take_split(dev, d);
+			}
 			out[got++] = m;
 			dev->rx_drv++;
 			continue;
 		}
-		if (CN_DEV_UNLIKELY(d->status & (RX_SPH | RX_HBO))) {
-			out[got++] = take_split(dev, d);
+		if (pf)
+			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1);
+		m = copy_small(dev, d, false);
+		if (m) {
+			if (pf_small)
+				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k);
+			out[got++] = m;
 			dev->rx_drv++;
 			continue;
 		}

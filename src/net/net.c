@@ -103,13 +103,15 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 	return CN_DROP_NONE;
 }
 
-/* The parser of a frame of @p len bytes of which the first @p avail are
- * at @p frame (a chain's first mbuf; avail == len for a contiguous frame).
+/* The parser of a frame of @p len bytes of which, with @p chain (a
+ * constant), only the first @p avail are at @p frame (a chain's first
+ * mbuf); without, all of them (avail unused).
  * Every length check is against len, so a drop has the same reason in
  * either shape; a header byte past avail returns CN_DROP_MAX ("headers
  * not in the first mbuf": the caller makes the frame contiguous). */
-static enum cn_drop parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags,
-			  struct cn_pkt_info *pi)
+static inline __attribute__((always_inline)) enum cn_drop
+parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_pkt_info *pi,
+      const bool chain)
 {
 	const struct cn_ipv4_hdr *ip;
 	uint32_t ihl, tot;
@@ -120,14 +122,14 @@ static enum cn_drop parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32
 	pi->has_ts = pi->has_mss = pi->has_ws = 0;
 	if (len < CN_ETH_HLEN)
 		return CN_DROP_ETH_TRUNC;
-	if (avail < CN_ETH_HLEN)
+	if (chain && avail < CN_ETH_HLEN)
 		return CN_DROP_MAX;
 	if (cn__ld16(f + 12) != cn_hton16(CN_ETH_TYPE_IPV4))
 		return CN_DROP_ETH_TYPE;
 	pi->l3_off = CN_ETH_HLEN;
 	if (len < CN_ETH_HLEN + CN_IPV4_HLEN)
 		return CN_DROP_IP_TRUNC;
-	if (avail < CN_ETH_HLEN + CN_IPV4_HLEN)
+	if (chain && avail < CN_ETH_HLEN + CN_IPV4_HLEN)
 		return CN_DROP_MAX;
 	ip = (const struct cn_ipv4_hdr *)(f + CN_ETH_HLEN);
 	if ((ip->ver_ihl >> 4) != 4)
@@ -137,7 +139,7 @@ static enum cn_drop parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32
 		return CN_DROP_IP_HLEN;
 	if (len < CN_ETH_HLEN + ihl)
 		return CN_DROP_IP_TRUNC;
-	if (avail < CN_ETH_HLEN + ihl)
+	if (chain && avail < CN_ETH_HLEN + ihl)
 		return CN_DROP_MAX;
 	tot = cn_ntoh16(ip->total_len);
 	if (tot < ihl || tot > len - CN_ETH_HLEN)
@@ -158,13 +160,13 @@ static enum cn_drop parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32
 		uint32_t doff;
 		if (pi->l4_len < CN_TCP_HLEN)
 			return CN_DROP_TCP_TRUNC;
-		if (avail < (uint32_t)pi->l4_off + CN_TCP_HLEN)
+		if (chain && avail < (uint32_t)pi->l4_off + CN_TCP_HLEN)
 			return CN_DROP_MAX;
 		th = (const struct cn_tcp_hdr *)(f + pi->l4_off);
 		doff = (uint32_t)(th->off >> 4) * 4u;
 		if (doff < CN_TCP_HLEN || doff > pi->l4_len)
 			return CN_DROP_TCP_OFF;
-		if (avail < (uint32_t)pi->l4_off + doff)
+		if (chain && avail < (uint32_t)pi->l4_off + doff)
 			return CN_DROP_MAX;
 		pi->sport = th->sport;
 		pi->dport = th->dport;
@@ -187,7 +189,7 @@ static enum cn_drop parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32
 		const struct cn_udp_hdr *uh;
 		if (pi->l4_len < CN_UDP_HLEN)
 			return CN_DROP_UDP_TRUNC;
-		if (avail < (uint32_t)pi->l4_off + CN_UDP_HLEN)
+		if (chain && avail < (uint32_t)pi->l4_off + CN_UDP_HLEN)
 			return CN_DROP_MAX;
 		uh = (const struct cn_udp_hdr *)(f + pi->l4_off);
 		if (cn_ntoh16(uh->len) != pi->l4_len)
@@ -205,7 +207,7 @@ static enum cn_drop parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32
 
 enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struct cn_pkt_info *pi)
 {
-	return parse(frame, len, len, flags, pi);
+	return parse(frame, len, len, flags, pi, false);
 }
 
 uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi)
@@ -387,7 +389,7 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 	if (m->next) {
 		/* Received as it is when the first mbuf holds the headers and
 		 * one mbuf the payload (net.h, "RX"); else made contiguous. */
-		r = parse(m->data, m->pkt_len, m->len, net->p.rx_flags, &pi);
+		r = parse(m->data, m->pkt_len, m->len, net->p.rx_flags, &pi, true);
 		if (r == CN_DROP_NONE && !cn__chain_pay(m, &pi))
 			r = CN_DROP_MAX;
 		if (r == CN_DROP_MAX) {

@@ -223,7 +223,7 @@ static inline struct cn_tcb *cn__tcp_find(struct cn_net *net, const struct cn_pk
  * included) in 32-bit loads added in 64 bits. The two TCP header lengths
  * of the fast path (20; 32 = NOP NOP TS) are unrolled; every L4 header
  * length is a multiple of 4 (TCP: 4 * data offset, UDP: 8). */
-static inline uint32_t cn__l4_hdr_sum(const struct cn_pkt_info *pi)
+static inline __attribute__((always_inline)) uint32_t cn__l4_hdr_sum(const struct cn_pkt_info *pi)
 {
 	const uint8_t *h = pi->frame + pi->l4_off;
 	uint32_t hl = (uint32_t)(pi->pay_off - pi->l4_off);
@@ -246,12 +246,14 @@ static inline uint32_t cn__l4_hdr_sum(const struct cn_pkt_info *pi)
  * compares: Ethernet II, IPv4 without options and not a fragment, to our
  * address, its checksum right (or verified by the NIC), TCP with no
  * options or exactly the NOP NOP TS block of RFC 7323 appendix A. For
- * those it fills *pi exactly as cn_net_parse() would and returns true;
+ * those it fills *pi as cn_net_parse() would (pi->pay excepted) and
+ * returns true;
  * anything else returns false and goes through cn_net_parse(), which finds
  * and counts what differs, so every drop keeps its reason. */
 /* With @p chain (a constant): only the first @p avail of the frame's @p len
  * bytes are at f (a chain's first mbuf): false when the headers are not
- * all there; pi->pay is then left for the caller (cn__chain_pay). */
+ * all there. pi->pay is left unset, for the caller (cn__chain_pay, or
+ * frame + pay_off before anything that reads it). */
 static inline __attribute__((always_inline)) bool
 cn__parse_fast_at(const struct cn_net *net, const uint8_t *f, uint32_t len, uint32_t avail,
 		  uint32_t flags, struct cn_pkt_info *pi, const bool chain)
@@ -303,8 +305,6 @@ cn__parse_fast_at(const struct cn_net *net, const uint8_t *f, uint32_t len, uint
 	pi->l4_len = (uint16_t)(tot - CN_IPV4_HLEN);
 	pi->pay_off = (uint16_t)(CN_ETH_HLEN + CN_IPV4_HLEN + doff);
 	pi->pay_len = tot - CN_IPV4_HLEN - doff;
-	if (!chain)
-		pi->pay = f + CN_ETH_HLEN + CN_IPV4_HLEN + doff;
 	pi->saddr = src;
 	pi->daddr = dst;
 	pi->proto = CN_IPV4_PROTO_TCP;
