@@ -509,11 +509,16 @@ static inline void prefetch_split(const uint8_t *hb, uint32_t hl, const uint8_t 
 	prefetch_range(pay, plen, h);
 }
 
+/* The driver's paths below take @p split, a constant: whether the device
+ * splits (dev->rx_hdr != NULL); each is compiled twice, so a device
+ * without split runs exactly its code of before split existed. */
+
 /* The frame in descriptor @p d (status done), wherever the NIC put it. */
-static inline void prefetch_desc(const struct cn_netdev *dev, const struct rx_desc *d,
-				 enum cn_prefetch_hint h)
+static inline __attribute__((always_inline)) void
+prefetch_desc(const struct cn_netdev *dev, const struct rx_desc *d, enum cn_prefetch_hint h,
+	      const bool split)
 {
-	if (CN_DEV_UNLIKELY(d->status & (RX_SPH | RX_HBO))) {
+	if (split && CN_DEV_UNLIKELY(d->status & (RX_SPH | RX_HBO))) {
 		const uint8_t *hb = dev->rx_hdr[d - dev->rx]->buf + 2;
 		if (d->status & RX_HBO) {
 			prefetch_frame(hb, d->len, CN_PREFETCH_L1);
@@ -527,9 +532,10 @@ static inline void prefetch_desc(const struct cn_netdev *dev, const struct rx_de
 }
 
 /* A frame taken off the ring: one mbuf, or a split chain. */
-static inline void prefetch_mbuf(const struct cn_mbuf *m, enum cn_prefetch_hint h)
+static inline __attribute__((always_inline)) void
+prefetch_mbuf(const struct cn_mbuf *m, enum cn_prefetch_hint h, const bool split)
 {
-	if (CN_DEV_UNLIKELY(m->next != NULL)) {
+	if (split && CN_DEV_UNLIKELY(m->next != NULL)) {
 		prefetch_split(m->data, m->len, m->next->data, m->next->len, h);
 		return;
 	}
@@ -537,15 +543,17 @@ static inline void prefetch_mbuf(const struct cn_mbuf *m, enum cn_prefetch_hint 
 }
 
 /* Frame bytes of a written descriptor. */
-static inline uint32_t desc_frame_len(const struct rx_desc *d)
+static inline __attribute__((always_inline)) uint32_t desc_frame_len(const struct rx_desc *d,
+									 const bool split)
 {
-	return d->len + (d->status >> RX_HLEN_SHIFT);
+	return split ? d->len + (d->status >> RX_HLEN_SHIFT) : d->len;
 }
 
 /* Prefetch the frames still in the ring, from rx_pf up to (not including)
  * @p limit, as far as their status says the NIC wrote them. Reading the
  * status is the driver's descriptor read, done early. */
-static void prefetch_ring(struct cn_netdev *dev, uint32_t limit)
+static inline __attribute__((always_inline)) void prefetch_ring(struct cn_netdev *dev, uint32_t limit,
+								 const bool split)
 {
 	if ((int32_t)(dev->rx_pf - dev->rx_drv) < 0)
 		dev->rx_pf = dev->rx_drv;
@@ -553,7 +561,7 @@ static void prefetch_ring(struct cn_netdev *dev, uint32_t limit)
 		const struct rx_desc *d = &dev->rx[dev->rx_pf & dev->mask];
 		if (!(d->status & DD))
 			break;
-		prefetch_desc(dev, d, dev->p.prefetch_hint);
+		prefetch_desc(dev, d, dev->p.prefetch_hint, split);
 		dev->rx_pf++;
 	}
 }
@@ -566,7 +574,7 @@ static inline __attribute__((always_inline)) struct cn_mbuf *
 copy_small(struct cn_netdev *dev, struct rx_desc *d, const bool split)
 {
 	struct cn_mbuf *s;
-	uint32_t len = split ? desc_frame_len(d) : d->len;
+	uint32_t len = desc_frame_len(d, split);
 
 	if (len > dev->copybreak || len == 0 || dev->rx_fill - dev->rx_drv != dev->size)
 		return NULL;
@@ -593,15 +601,16 @@ copy_small(struct cn_netdev *dev, struct rx_desc *d, const bool split)
 /* PREFETCH mode, cn_netdev_poll: a frame copybreak will copy is read here,
  * at take, before the interleaved prefetches; so the frame k ahead of the
  * one taken is prefetched now if it is that small. */
-static inline void prefetch_small(struct cn_netdev *dev, uint32_t j)
+static inline __attribute__((always_inline)) void prefetch_small(struct cn_netdev *dev, uint32_t j,
+								  const bool split)
 {
 	const struct rx_desc *a;
 
 	if ((int32_t)(dev->rx_nic - j) <= 0)
 		return;
 	a = &dev->rx[j & dev->mask];
-	if ((a->status & DD) && desc_frame_len(a) <= dev->copybreak)
-		prefetch_desc(dev, a, CN_PREFETCH_L1);
+	if ((a->status & DD) && desc_frame_len(a, split) <= dev->copybreak)
+		prefetch_desc(dev, a, CN_PREFETCH_L1, split);
 }
 
 /* Split: the header mbuf, alone (RX_HBO: the cluster stays in the
@@ -632,31 +641,34 @@ static struct cn_mbuf *take_split(struct cn_netdev *dev, struct rx_desc *d)
 /* Take up to n written frames off the ring; with @p pf, prefetch k ahead
  * of each as its status is read; with @p pf_small, only the frames
  * copybreak copies. */
-static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf,
-			bool pf_small)
+static inline __attribute__((always_inline)) unsigned
+rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf, bool pf_small,
+	const bool split)
 {
 	unsigned got = 0;
 
 	/* Small frames come in runs (ACKs, small writes): look ahead only
 	 * from a small one, so a stream of full frames pays nothing here. */
 	if (pf_small && dev->rx_drv != dev->rx_nic &&
-	    desc_frame_len(&dev->rx[dev->rx_drv & dev->mask]) <= dev->copybreak)
+	    desc_frame_len(&dev->rx[dev->rx_drv & dev->mask], split) <= dev->copybreak)
 		for (uint32_t j = 0; j < dev->p.prefetch_k; j++)
-			prefetch_small(dev, dev->rx_drv + j);
+			prefetch_small(dev, dev->rx_drv + j, split);
 	while (got < n && dev->rx_drv != dev->rx_nic) {
 		struct rx_desc *d = &dev->rx[dev->rx_drv & dev->mask];
 		struct cn_mbuf *m;
 		uint32_t st = d->status;
-		/* one compare for a done frame not split (status DD) */
-		if (CN_DEV_UNLIKELY(st != DD)) {
+		if (!split && !(st & DD))
+			break;
+		/* split: one compare for a done frame not split (status DD) */
+		if (split && CN_DEV_UNLIKELY(st != DD)) {
 			if (!(st & DD))
 				break;
 			if (pf)
-				prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1);
+				prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split);
 			m = copy_small(dev, d, true);
 			if (m) {
 				if (pf_small)
-					prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k);
+					prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
 			} else {
 				m = take_split(dev, d);
 			}
@@ -665,11 +677,11 @@ static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n,
 			continue;
 		}
 		if (pf)
-			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1);
+			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split);
 		m = copy_small(dev, d, false);
 		if (m) {
 			if (pf_small)
-				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k);
+				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
 			out[got++] = m;
 			dev->rx_drv++;
 			continue;
@@ -688,20 +700,22 @@ static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n,
 
 unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n)
 {
-	return rx_take(dev, out, n, dev->p.dca == CN_DCA_PREFETCH, false);
+	bool pf = dev->p.dca == CN_DCA_PREFETCH;
+
+	if (dev->rx_hdr)
+		return rx_take(dev, out, n, pf, false, true);
+	return rx_take(dev, out, n, pf, false, false);
 }
 
-unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
+static inline __attribute__((always_inline)) unsigned
+poll_rx(struct cn_netdev *dev, struct cn_net *net, uint64_t now, const bool split)
 {
 	struct cn_mbuf *m[256];
 	unsigned n, batch = dev->p.batch < 256 ? dev->p.batch : 256;
 	uint32_t base = dev->rx_drv;
 
-	dev->st.polls++;
-	dev->now_ns = now;
-	cn_netdev_tx_reap(dev);
 	if (dev->p.dca != CN_DCA_PREFETCH) {
-		n = rx_take(dev, m, batch, false, false);
+		n = rx_take(dev, m, batch, false, false, split);
 		for (unsigned i = 0; i < n; i++)
 			cn_net_input(net, m[i], now);
 		return n;
@@ -710,7 +724,7 @@ unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
 	 * i goes up, so they have k frames of protocol work to arrive in;
 	 * frames past this poll's batch are prefetched from the ring for
 	 * the next poll. */
-	n = rx_take(dev, m, batch, false, dev->copybreak != 0);
+	n = rx_take(dev, m, batch, false, dev->copybreak != 0, split);
 	if ((int32_t)(dev->rx_pf - base) < 0)
 		dev->rx_pf = base;
 	for (unsigned i = 0; i < n; i++) {
@@ -718,15 +732,25 @@ unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
 		while ((int32_t)(want - dev->rx_pf) > 0) {
 			uint32_t j = dev->rx_pf - base;
 			if (j >= n) {
-				prefetch_ring(dev, want);
+				prefetch_ring(dev, want, split);
 				break;
 			}
-			prefetch_mbuf(m[j], dev->p.prefetch_hint);
+			prefetch_mbuf(m[j], dev->p.prefetch_hint, split);
 			dev->rx_pf++;
 		}
 		cn_net_input(net, m[i], now);
 	}
 	return n;
+}
+
+unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
+{
+	dev->st.polls++;
+	dev->now_ns = now;
+	cn_netdev_tx_reap(dev);
+	if (CN_DEV_UNLIKELY(dev->rx_hdr != NULL))
+		return poll_rx(dev, net, now, true);
+	return poll_rx(dev, net, now, false);
 }
 
 unsigned cn_netdev_rx_pending(const struct cn_netdev *dev)
