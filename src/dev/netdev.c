@@ -34,7 +34,7 @@ const char *cn_dca_name(enum cn_dca mode)
 /* refill_one with split on: a buffer the last frame through this
  * descriptor left in place (the cluster of a header-only frame, the
  * header buffer of a frame not split) is posted again. */
-static __attribute__((noinline)) int refill_one_split(struct cn_netdev *dev)
+static inline __attribute__((always_inline)) int refill_one_split(struct cn_netdev *dev)
 {
 	uint32_t slot = dev->rx_fill & dev->mask;
 	struct rx_desc *d = &dev->rx[slot];

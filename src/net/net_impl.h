@@ -346,7 +346,8 @@ static inline bool cn__chain_pay(const struct cn_mbuf *m, struct cn_pkt_info *pi
  * The header mbuf, when it is not that one, is freed, or handed back in
  * *hdr when hdr is not NULL (a callback still reads pi->frame); padding
  * mbufs after the payload are freed. */
-static inline struct cn_mbuf *cn__pay_mbuf(struct cn_mbuf *m, const struct cn_pkt_info *pi,
+static inline __attribute__((always_inline)) struct cn_mbuf *
+cn__pay_mbuf(struct cn_mbuf *m, const struct cn_pkt_info *pi,
 					   uint32_t *off, struct cn_mbuf **hdr)
 {
 	struct cn_mbuf *p = m;
