@@ -168,20 +168,25 @@ struct cn_netdev_params {
  * Cost per split frame: a second mbuf to refill (one small get) and to
  * free once the stack has read the headers (one small free), one more
  * mbuf line touched (the header mbuf's), the chain's entry into the stack.
- * Measured (bench_tcp.cc, tcp_rx/<cfg>-split/1460 against tcp_rx/<cfg>/
- * 1460, same run, callgrind, CACHENET_CPU_DISABLE=avx512): +139..+161
- * instructions per 1460-byte segment over every csum/buffer/DCA
- * combination (offload-mbuf-inject 1122 -> 1265): the header mbuf's get
- * +41 and free +42, the chain's fast-path entry +28, handing over the
- * payload mbuf +22, the driver's take and refill +29. Segments of at most
- * copybreak bytes are copied whole as without split (+22..+53). Simulated
- * LLC misses per segment in FLUSH mode: equal for offload-mbuf (25.2,
- * 25.1), one more where the payload is read in the poll (fused-contig
- * 25.0 -> 26.1): the payload's first line is no longer the header's.
- * TSC ticks (medians of 21 interleaved repetitions, Zen 5 class EPYC VM
- * shared by three jobs, CV 22-44%): inject +19..+28%, flush +20..+26%,
- * prefetch -7..0%; the prefetch mode's explicit payload prefetch hides
- * what the split costs in cache behaviour.
+ * Measured (bench_tcp.cc, tcp_rx/<cfg>-split/P against tcp_rx/<cfg>/P,
+ * same run, callgrind, CACHENET_CPU_DISABLE=avx512): +145..+176
+ * instructions per segment at P = 1460 and 65536 over every
+ * csum/buffer/DCA combination (offload-mbuf-inject 1099 -> 1257,
+ * fused-contig-inject 1407 -> 1556), most of it the header mbuf's get
+ * at refill and free in the stack (~40 each), the chain's fast-path entry
+ * (~25) and the driver's split take; P = 64 (copied whole by copybreak,
+ * as without split) +28..+31, +75 in PREFETCH mode. Without split, the
+ * device and the stack cost what they did before split existed (-14..+4
+ * instructions per segment against the commit before it, same
+ * benchmarks). Simulated LLC misses per segment in FLUSH mode: equal
+ * for offload-* (25.2, 25.3), one more where the payload is read in the
+ * poll (fused-contig 25.1 -> 26.1): the payload's first line is no longer
+ * the header's. TSC ticks (medians of 21 interleaved repetitions, Zen 5
+ * class EPYC VM shared by three jobs, CV 15-48%): offload-mbuf inject
+ * 155 -> 175 (+13%), flush 513 -> 582 (+13%), prefetch 336 -> 360 (+7%);
+ * fused-contig inject 174 -> 203 (+16%), flush 581 -> 822 (+42%),
+ * prefetch 256 -> 279 (+9%); an earlier run of the same shape gave flush
+ * +20%/+26%: the flush figures move most between runs.
  */
 #define CN_NETDEV_SPLIT_HDR_MIN (CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN)
 
@@ -272,7 +277,7 @@ void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
  * Cost: per frame, a status read, a buffer swap (or, at most copybreak
  * bytes, a small mbuf and a copy of the frame), the stack's input; with
  * split, a split frame also swaps its header buffer (one more small mbuf
- * get at refill, and its free in the stack: +139..+161 instructions per
+ * get at refill, and its free in the stack: +145..+176 instructions per
  * 1460-byte segment in all, see "Header/payload split"); in
  * PREFETCH mode, before frame i goes to the stack, the lines of frame
  * i + k (taken in this poll, or still in the ring with its status done)
