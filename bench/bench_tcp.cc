@@ -43,6 +43,10 @@
 //       buffer: mbuf (kept by reference, copied out by cn_tcp_recv),
 //       contig (a posted application buffer); dca: inject, flush,
 //       prefetch.
+//   tcp_rx/<csum>-<buffer>-<dca>-split/<payload>  the same with the NIC's
+//       header/payload split on (netdev.h): each data segment reaches the
+//       stack as a chain, headers in a small mbuf, payload in the
+//       cluster, received in place; payloads 64, 1460, 65536.
 //   tcp_ack/cachenet/pure                   one pure ACK (two segments
 //       acknowledged) from cn_net_input on: parse, lookup, header
 //       prediction, release of acknowledged data, the frame's free; the
@@ -78,6 +82,7 @@ struct rx_knobs {
 	uint32_t batch = 32;
 	uint32_t prefetch_k = 0; // 0: CN_NETDEV_PREFETCH_K_DEFAULT
 	enum cn_prefetch_hint hint = CN_PREFETCH_L1;
+	bool split = false; // header/payload split (netdev.h)
 };
 
 struct Env {
@@ -135,6 +140,7 @@ struct Env {
 		dp.dca = dca;
 		dp.prefetch_k = kn.prefetch_k;
 		dp.prefetch_hint = kn.hint;
+		dp.split = kn.split;
 		dp.mpool = mp;
 		dp.cpool = cp;
 		dev = cn_netdev_create(&dp);
@@ -360,6 +366,12 @@ void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca
 		if (cn_net_drops(e.net))
 			st.SkipWithError("drops on a lossless link");
 	}
+	// Split: the NIC split every data segment (those of at most copybreak
+	// bytes are then copied whole, as without split), and no chain
+	// needed a join.
+	if (kn.split && (cn_netdev_stats(e.dev)->rx_split < cn_tcp_stats(e.tcb)->segs_in - segs0 ||
+			 cn_net_stats(e.net)->rx_chain_join != 0))
+		st.SkipWithError("segments not split, or chains joined");
 	cnbench::free_buffer(app);
 }
 
@@ -535,6 +547,18 @@ void register_all()
 					     [=](benchmark::State &st) {
 						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p);
 					     });
+	// Header/payload split: the same reads, the NIC splitting each frame.
+	for (auto &r : rx)
+		for (int d = 0; d < 3; d++)
+			for (uint32_t p : {64u, 1460u, 65536u}) {
+				rx_knobs kn;
+				kn.split = true;
+				cnbench::add(std::string("tcp_rx/") + r.name + "-" + cn_dca_name((enum cn_dca)d) +
+						     "-split/" + std::to_string(p),
+					     [=](benchmark::State &st) {
+						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p, kn);
+					     });
+			}
 	// The sweep behind CN_NETDEV_PREFETCH_K_DEFAULT: prefetch distance and
 	// level, and the driver's batch (the burst shape) for all three modes.
 	for (auto &r : rx)

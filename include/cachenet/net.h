@@ -10,9 +10,24 @@
  *
  *  - Two packet forms, one per direction.
  *    RX: a frame arrives as one contiguous mbuf (struct cn_mbuf, data at the
- *    Ethernet header), as a device's posted receive buffer is. The stack
- *    consumes it: it is freed on a drop or after being copied out, or kept
- *    by reference in a receive queue.
+ *    Ethernet header), as a device's posted receive buffer is, or as the
+ *    chain a header-splitting device hands over (netdev.h, params.split):
+ *    a first mbuf holding every header (Ethernet, IPv4 with options,
+ *    TCP with options or UDP) and a second holding the payload. Such a
+ *    chain is received without any copy or pullup: header prediction,
+ *    the full TCP path and UDP read the headers from the first mbuf, sum
+ *    the payload where it lies (partial sums combined) and keep the
+ *    payload mbuf by reference (the header mbuf is freed). Precisely, a
+ *    chain takes that path when its first mbuf holds all the headers and
+ *    the payload lies in one mbuf: the first (after the headers) or,
+ *    when the first ends exactly at the headers, the second; mbufs after
+ *    the payload may hold only Ethernet padding. Any other chain is made
+ *    contiguous first (its first mbuf copied into the room in front of
+ *    the second's data when the second is writable and has that room, as
+ *    a split frame's cluster has; else cn_mbuf_pullup into an inline
+ *    mbuf), and dropped as CN_DROP_ETH_CHAIN when neither fits. The
+ *    stack consumes the frame: it is freed on a drop or after being
+ *    copied out, or kept by reference in a receive queue.
  *    TX: a frame leaves as a struct cn_pkt: headers written into the
  *    descriptor's own header room plus up to CN_PKT_PIECES payload
  *    references (scatter/gather, no payload copy), checksum-offload
@@ -118,6 +133,10 @@ struct cn_pkt_info {
 	uint32_t seq, ack;       /**< host order */
 	uint16_t win;            /**< host order, unscaled */
 	uint32_t ts_val, ts_ecr; /**< host order */
+	/** First payload byte: frame + pay_off for a contiguous frame; for
+	 *  a split chain received by cn_net_input, the payload mbuf's. The
+	 *  payload is pay_len bytes contiguous from here. */
+	const uint8_t *pay;
 };
 
 /**
@@ -126,8 +145,9 @@ struct cn_pkt_info {
  * TCP options (MSS, window scale, timestamps; unknown ones skipped by
  * length), UDP length. Does not check the destination address nor the L4
  * checksum (the TCP receive path may verify it fused with the copy).
- * @return CN_DROP_NONE with @p pi filled, or the reason the frame is bad
- *         (pi then partly filled). A fragment returns CN_DROP_IP_FRAG.
+ * @return CN_DROP_NONE with @p pi filled (pi->pay = frame + pay_off), or
+ *         the reason the frame is bad (pi then partly filled). A fragment
+ *         returns CN_DROP_IP_FRAG.
  * Cost: reads the headers only (~1 cache line); the fast path for
  * "NOP NOP TS" options does not loop.
  */
@@ -143,6 +163,8 @@ uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi);
 /**
  * True when the L4 checksum of a parsed frame is correct (or the device
  * said so with CN_PARSE_L4_CSUM_GOOD, or it is a UDP checksum of 0 = none).
+ * The headers are read at pi->frame, the payload at pi->pay (a split
+ * chain's payload mbuf: the two partial sums combine).
  * Cost: one pass over the payload (cn_csum_partial).
  */
 bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi);
@@ -247,7 +269,9 @@ typedef int (*cn_net_xmit_fn)(void *arg, struct cn_pkt *p);
  *  - CN_DROP_TCP_FLAGS  a segment with SYN or RST, or without ACK, for an
  *                       established connection (before its checksum is
  *                       checked: the hook must verify it).
- * @p m is the whole frame, one contiguous mbuf, data at the Ethernet header.
+ * @p m is the whole frame, one contiguous mbuf, data at the Ethernet header
+ * (a chain is made contiguous first, see "RX" above; one that cannot be is
+ * not offered and is dropped as CN_DROP_ETH_CHAIN).
  * @return true: the hook took @p m (counted in cn_net_stats.rx_slow);
  *         false: the stack frees it and counts the drop under @p why.
  * The hook may call back into the stack (send, cn_tcp_open, even
@@ -275,6 +299,11 @@ struct cn_net_stats {
 	uint64_t rx_frames;        /**< frames handed to cn_net_input */
 	uint64_t rx_tcp, rx_udp;   /**< accepted by the parser, per protocol */
 	uint64_t rx_slow;          /**< taken by the slow-path hook */
+	uint64_t rx_chain;         /**< chains whose headers were read in place
+					(a split frame: no pullup, no copy) */
+	uint64_t rx_chain_join;    /**< chains made contiguous (headers not all
+					in the first mbuf, payload spread, or
+					for the slow-path hook) */
 	uint64_t tx_frames, tx_bytes;
 	uint64_t tx_nodesc;        /**< output stopped: no descriptor */
 	uint64_t tx_xmit_fail;     /**< device refused a frame */
@@ -295,7 +324,9 @@ int cn_net_destroy(struct cn_net *net);
 
 /**
  * Receive one frame (consumed in every case): parse, validate, dispatch to
- * the TCP connection or UDP socket, or drop with a counted reason.
+ * the TCP connection or UDP socket, or drop with a counted reason. @p m is
+ * one mbuf or a chain (see "RX" above: a split chain is received without
+ * pullup, its payload mbuf kept by reference).
  * @param now  current time in the ticks of tcp.h's timers
  * @return CN_DROP_NONE if accepted, else the drop reason.
  */

@@ -22,8 +22,10 @@
  *    gathers posted TX frames (filling an offloaded L4 checksum, as the
  *    NIC's DMA read would), puts them on the wire and writes their status;
  *    cn_netdev_nic_rx() writes an arriving frame into the next posted RX
- *    buffer, writes the descriptor's length and status, and leaves the
- *    written lines in the cache state the DCA mode says (seed 002).
+ *    buffer (with header/payload split on: its headers into the
+ *    descriptor's header buffer, the rest into the cluster), writes the
+ *    descriptor's length and status, and leaves the written lines in the
+ *    cache state the DCA mode says (seed 002).
  *
  * Benchmarks pause their counters around the NIC side: it stands for work
  * a device does, not the host CPU.
@@ -117,7 +119,76 @@ struct cn_netdev_params {
 	struct cn_mbuf_pool *mpool;  /**< RX buffers: an mbuf ... */
 	struct cn_mbuf_pool *cpool;  /**< ... with a cluster of >= 1516 bytes */
 	struct cn_pcap *pcap;        /**< capture both directions; may be NULL */
+	bool split;                  /**< header/payload split (below) */
+	uint32_t split_hdr_size;     /**< split: header buffer bytes; 0 = what a
+	                                  small mbuf from mpool holds at the 2-byte
+	                                  offset (190 by default); capped to that;
+	                                  at least CN_NETDEV_SPLIT_HDR_MIN */
 };
+
+/**
+ * Header/payload split (params.split), as a splitting NIC such as Intel's
+ * 82599 does it: every RX descriptor holds two posted buffers, a header
+ * buffer (the inline data of a small mbuf from mpool, split_hdr_size bytes
+ * at offset 2) and the cluster. For each arriving frame the NIC parses
+ * Ethernet II / IPv4 (IHL, any options) / TCP (data offset, any options) or
+ * UDP, and:
+ *  - split: the headers (14 + IHL + TCP data offset, or + 8 for UDP) go to
+ *    the header buffer, the bytes after them (payload and any Ethernet
+ *    padding) to the cluster, at the place they would have had in an
+ *    unsplit frame (buf + 2 + header length), so the cluster keeps room
+ *    for the headers in front and a consumer that needs the frame
+ *    contiguous can copy them back (cn_net does for its slow-path hook).
+ *    The driver hands a 2-mbuf chain: header mbuf (len = header length),
+ *    then the cluster mbuf (len = the rest). Counted in rx_split.
+ *  - header only: the IP total length says there is no payload and the
+ *    whole frame fits the header buffer (pure ACKs): the whole frame goes
+ *    to the header buffer and the driver hands the header mbuf alone; the
+ *    cluster stays posted. Counted in rx_split_hdr_only.
+ *  - not split: the frame is not Ethernet/IPv4/TCP-or-UDP, is an IPv4
+ *    fragment, is shorter than the headers its fields announce (counted
+ *    rx_nosplit_parse), or its headers are longer than the header buffer
+ *    (rx_nosplit_hdr_long): the whole frame goes to the cluster exactly as
+ *    without split (one mbuf), the header buffer stays posted. A frame is
+ *    never lost or altered for want of a parse: the stack sees the same
+ *    bytes and finds what is wrong with them.
+ * The NIC does not validate anything else (checksums, total length against
+ * the frame): that is the stack's job, as with split off.
+ * Copybreak applies first, to the frame's length: a small split frame is
+ * copied (header buffer, then payload) into a new small mbuf and both
+ * buffers stay posted. DCA FLUSH flushes the lines written in both
+ * buffers and the descriptor; PREFETCH prefetches the header buffer's
+ * lines to L1 and the payload's lines with the hint. pcap records the
+ * frame as it arrived.
+ * Zero-copy peers (cn_netdev_nic_rx_reserve/commit) build the frame
+ * contiguous in the cluster; with split on, commit parses it and copies
+ * the headers into the header buffer (the NIC's header write; the bytes
+ * in the cluster in front of the payload are then stale room): a copy of
+ * 42..134 bytes and one or two more lines written per frame.
+ * Cost per split frame: a second mbuf to refill (one small get) and to
+ * free once the stack has read the headers (one small free), one more
+ * mbuf line touched (the header mbuf's), the chain's entry into the stack.
+ * Measured (bench_tcp.cc, tcp_rx/<cfg>-split/P against tcp_rx/<cfg>/P,
+ * same run, callgrind, CACHENET_CPU_DISABLE=avx512): +145..+176
+ * instructions per segment at P = 1460 and 65536 over every
+ * csum/buffer/DCA combination (offload-mbuf-inject 1099 -> 1257,
+ * fused-contig-inject 1407 -> 1556), most of it the header mbuf's get
+ * at refill and free in the stack (~40 each), the chain's fast-path entry
+ * (~25) and the driver's split take; P = 64 (copied whole by copybreak,
+ * as without split) +28..+31, +75 in PREFETCH mode. Without split, the
+ * device and the stack cost what they did before split existed (-14..+4
+ * instructions per segment against the commit before it, same
+ * benchmarks). Simulated LLC misses per segment in FLUSH mode: equal
+ * for offload-* (25.2, 25.3), one more where the payload is read in the
+ * poll (fused-contig 25.1 -> 26.1): the payload's first line is no longer
+ * the header's. TSC ticks (medians of 21 interleaved repetitions, Zen 5
+ * class EPYC VM shared by three jobs, CV 15-48%): offload-mbuf inject
+ * 155 -> 175 (+13%), flush 513 -> 582 (+13%), prefetch 336 -> 360 (+7%);
+ * fused-contig inject 174 -> 203 (+16%), flush 581 -> 822 (+42%),
+ * prefetch 256 -> 279 (+9%); an earlier run of the same shape gave flush
+ * +20%/+26%: the flush figures move most between runs.
+ */
+#define CN_NETDEV_SPLIT_HDR_MIN (CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN)
 
 /** Device counters. */
 struct cn_netdev_stats {
@@ -128,15 +199,22 @@ struct cn_netdev_stats {
 	uint64_t rx_refill_fail;     /**< buffer pool empty at refill */
 	uint64_t polls;
 	uint64_t rx_copybreak;       /**< frames copied into a small mbuf */
+	/* header/payload split (params.split) */
+	uint64_t rx_split;           /**< frames split: headers, payload */
+	uint64_t rx_split_hdr_only;  /**< whole frame in the header buffer */
+	uint64_t rx_nosplit_parse;   /**< not split: no IPv4 TCP/UDP header found */
+	uint64_t rx_nosplit_hdr_long;/**< not split: headers > header buffer */
 };
 
 struct cn_netdev;
 
 /**
- * Create a device and post a buffer in every RX descriptor.
+ * Create a device and post a buffer (with split: and a header buffer) in
+ * every RX descriptor.
  * @return it, or NULL with errno EINVAL (ring size not a power of two, no
  *         pools, prefetch_k above CN_NETDEV_PREFETCH_K_MAX or not below
- *         the ring size, prefetch_hint unknown) or ENOMEM/ENOBUFS.
+ *         the ring size, prefetch_hint unknown, split with a header buffer
+ *         below CN_NETDEV_SPLIT_HDR_MIN) or ENOMEM/ENOBUFS.
  */
 struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p);
 
@@ -165,8 +243,11 @@ unsigned cn_netdev_nic_tx(struct cn_netdev *dev);
 /**
  * NIC: a frame arrives from the wire: written into the next posted RX
  * buffer (2 bytes in, so the IPv4 header is 4-byte aligned), length and
- * status written back, lines flushed per the DCA mode.
- * @return 0; -ENOBUFS (no posted buffer: counted, frame lost); -EMSGSIZE.
+ * status written back, lines flushed per the DCA mode. With split on, the
+ * headers go to the header buffer and the rest to the cluster (see
+ * "Header/payload split" above); the frame is never lost for it.
+ * @return 0; -ENOBUFS (no posted buffer: counted, frame lost); -EMSGSIZE
+ *         (longer than the cluster's room, split or not: counted).
  * Also usable as a cn_wire_fn (cn_netdev_wire_rx).
  */
 int cn_netdev_nic_rx(struct cn_netdev *dev, const uint8_t *frame, uint32_t len);
@@ -182,7 +263,11 @@ void cn_netdev_wire_rx(void *dev, const uint8_t *frame, uint32_t len);
  *         the caller decides whether that is a loss).
  */
 uint8_t *cn_netdev_nic_rx_reserve(struct cn_netdev *dev, uint32_t *room);
-/** The reserved buffer holds a frame of @p len bytes. */
+/** The reserved buffer holds a frame of @p len bytes (<= *room). With
+ *  split on, the NIC's split happens here: the headers are copied into
+ *  the header buffer (42..134 bytes; the whole frame when it is
+ *  header-only), the payload stays where the peer wrote it.
+ *  Cost with split: that copy and the header buffer's lines. */
 void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
 
 /**
@@ -190,7 +275,10 @@ void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
  * @p net (cn_net_input), refilling their descriptors.
  * @return frames received.
  * Cost: per frame, a status read, a buffer swap (or, at most copybreak
- * bytes, a small mbuf and a copy of the frame), the stack's input; in
+ * bytes, a small mbuf and a copy of the frame), the stack's input; with
+ * split, a split frame also swaps its header buffer (one more small mbuf
+ * get at refill, and its free in the stack: +145..+176 instructions per
+ * 1460-byte segment in all, see "Header/payload split"); in
  * PREFETCH mode, before frame i goes to the stack, the lines of frame
  * i + k (taken in this poll, or still in the ring with its status done)
  * are prefetched, each frame once: about len / 64 + 1 prefetch

@@ -7,12 +7,25 @@
 
 #include "cachenet/netdev.h"
 
-/* 16 bytes: four RX descriptors per cache line, as on common NICs. */
+/* 16 bytes: four RX descriptors per cache line, as on common NICs. With
+ * split on, the descriptor's header buffer is in the parallel array
+ * cn_netdev.rx_hdr (a real descriptor holds both addresses; here the
+ * pointer array keeps the descriptor's line layout of split off). */
 struct rx_desc {
-	struct cn_mbuf *m;   /* posted buffer (frame at buf + 2) */
-	uint32_t len;        /* written back by the NIC */
-	uint32_t status;     /* DD written back by the NIC */
+	struct cn_mbuf *m;   /* posted buffer (frame at buf + 2); NULL once
+				handed to the driver, until refilled */
+	uint32_t len;        /* written back by the NIC: bytes in the
+				cluster (SPH: after the headers; HBO: bytes
+				in the header buffer) */
+	uint32_t status;     /* written back by the NIC: DD, SPH, HBO, and
+				the header length in bits 16..31 (SPH) */
 };
+#define RX_DD 0x1u  /* descriptor done */
+#define RX_SPH 0x2u /* split: headers in the header buffer, rest in m */
+#define RX_HBO 0x4u /* header buffer only: whole frame in the header buffer */
+#define RX_HLEN_SHIFT 16
+
+#define CN_DEV_UNLIKELY(c) __builtin_expect(!!(c), 0)
 _Static_assert(sizeof(struct rx_desc) == 16, "RX descriptor is 16 bytes");
 
 struct tx_desc {
@@ -33,6 +46,11 @@ struct cn_netdev {
 	uint32_t rx_pf;
 	/* frames of 1..copybreak bytes are copied (0: copybreak off) */
 	uint32_t copybreak;
+	/* split: header buffer bytes (0: split off) */
+	uint32_t split_hdr;
+	/* split: the posted header buffer of each descriptor, or NULL
+	 * (descriptors outside [rx_drv, rx_fill) may keep one for reuse) */
+	struct cn_mbuf **rx_hdr;
 	uint32_t rx_nic __attribute__((aligned(64)));
 	uint32_t tx_nic;
 	struct rx_desc *rx;

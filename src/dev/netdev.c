@@ -16,7 +16,7 @@
 #include "cachenet/netdev.h"
 #include "dev_impl.h"
 
-#define DD 1u /* descriptor done */
+#define DD RX_DD
 
 const char *cn_dca_name(enum cn_dca mode)
 {
@@ -31,6 +31,36 @@ const char *cn_dca_name(enum cn_dca mode)
 	return "?";
 }
 
+/* refill_one with split on: a buffer the last frame through this
+ * descriptor left in place (the cluster of a header-only frame, the
+ * header buffer of a frame not split) is posted again. */
+static inline __attribute__((always_inline)) int refill_one_split(struct cn_netdev *dev)
+{
+	uint32_t slot = dev->rx_fill & dev->mask;
+	struct rx_desc *d = &dev->rx[slot];
+
+	if (!d->m) {
+		d->m = cn_mbuf_get_cluster(dev->p.mpool, dev->p.cpool);
+		if (!d->m) {
+			dev->st.rx_refill_fail++;
+			return -ENOBUFS;
+		}
+	}
+	if (!dev->rx_hdr[slot]) {
+		dev->rx_hdr[slot] = cn_mbuf_get(dev->p.mpool);
+		if (!dev->rx_hdr[slot]) {
+			dev->st.rx_refill_fail++; /* d->m stays for the next try */
+			return -ENOBUFS;
+		}
+	}
+	d->len = 0;
+	d->status = 0;
+	dev->rx_fill++;
+	return 0;
+}
+
+/* Post a buffer in the descriptor at rx_fill (split off: the descriptor
+ * is empty, its last buffer went to the driver). */
 static int refill_one(struct cn_netdev *dev)
 {
 	struct rx_desc *d = &dev->rx[dev->rx_fill & dev->mask];
@@ -47,8 +77,14 @@ static int refill_one(struct cn_netdev *dev)
 	return 0;
 }
 
-static void refill(struct cn_netdev *dev)
+static inline __attribute__((always_inline)) void refill(struct cn_netdev *dev)
 {
+	if (CN_DEV_UNLIKELY(dev->rx_hdr != NULL)) {
+		while (dev->rx_fill - dev->rx_drv < dev->size)
+			if (refill_one_split(dev) < 0)
+				break;
+		return;
+	}
 	while (dev->rx_fill - dev->rx_drv < dev->size)
 		if (refill_one(dev) < 0)
 			break;
@@ -93,6 +129,21 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
 	}
 	memset(dev->rx, 0, size * sizeof(struct rx_desc));
 	memset(dev->tx, 0, size * sizeof(struct tx_desc));
+	if (p->split) {
+		/* The header buffer: a small mbuf's inline area past the
+		 * 2-byte offset, or less when asked. */
+		struct cn_mbuf *s = cn_mbuf_get(dev->p.mpool);
+		uint32_t cap = s && !s->shared && s->buf_len > 2 ? s->buf_len - 2u : 0;
+		cn_mbuf_free(s);
+		dev->split_hdr = p->split_hdr_size && p->split_hdr_size < cap ? p->split_hdr_size : cap;
+		dev->rx_hdr = calloc(size, sizeof(*dev->rx_hdr));
+		if (dev->split_hdr < CN_NETDEV_SPLIT_HDR_MIN || !dev->rx_hdr) {
+			int e = dev->rx_hdr ? EINVAL : ENOMEM;
+			cn_netdev_destroy(dev);
+			errno = e;
+			return NULL;
+		}
+	}
 	refill(dev);
 	if (dev->rx_fill == 0) {
 		cn_netdev_destroy(dev);
@@ -117,8 +168,14 @@ void cn_netdev_destroy(struct cn_netdev *dev)
 {
 	if (!dev)
 		return;
-	for (uint32_t i = dev->rx_drv; i != dev->rx_fill; i++)
-		cn_mbuf_free_chain(dev->rx[i & dev->mask].m);
+	/* Every descriptor: one outside [rx_drv, rx_fill) may hold a buffer
+	 * left for reuse. */
+	for (uint32_t i = 0; i < dev->size; i++) {
+		cn_mbuf_free_chain(dev->rx[i].m);
+		if (dev->rx_hdr)
+			cn_mbuf_free_chain(dev->rx_hdr[i]);
+	}
+	free(dev->rx_hdr);
 	for (uint32_t i = dev->tx_reap; i != dev->tx_drv; i++)
 		cn_pkt_free(dev->tx[i & dev->mask].p);
 	free(dev->rx);
@@ -187,29 +244,129 @@ uint8_t *cn_netdev_nic_rx_reserve(struct cn_netdev *dev, uint32_t *room)
 	return m->buf + 2;
 }
 
-void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len)
+/* Split: the header length of the frame @p f as the NIC's parser finds it
+ * (Ethernet II, IPv4 with its IHL, not a fragment, TCP with its data
+ * offset or UDP), or 0 when it finds none inside the frame's @p len
+ * bytes; *nopay when the IPv4 total length leaves no byte after them. It
+ * checks only what it needs to find the headers' end: the stack validates
+ * the rest. */
+static uint32_t split_parse(const uint8_t *f, uint32_t len, bool *nopay)
+{
+	const uint8_t *ip = f + CN_ETH_HLEN;
+	uint32_t ihl, hl, tot;
+
+	if (len < CN_ETH_HLEN + CN_IPV4_HLEN || f[12] != 0x08 || f[13] != 0x00 ||
+	    (ip[0] >> 4) != 4)
+		return 0;
+	ihl = (ip[0] & 0xfu) * 4u;
+	/* MF, or a fragment offset: no (whole) L4 header to find */
+	if (ihl < CN_IPV4_HLEN || (ip[6] & 0x3fu) || ip[7])
+		return 0;
+	hl = CN_ETH_HLEN + ihl;
+	if (ip[9] == CN_IPV4_PROTO_TCP) {
+		uint32_t doff;
+		if (len < hl + CN_TCP_HLEN)
+			return 0;
+		doff = (uint32_t)(f[hl + 12] >> 4) * 4u;
+		if (doff < CN_TCP_HLEN)
+			return 0;
+		hl += doff;
+	} else if (ip[9] == CN_IPV4_PROTO_UDP) {
+		hl += CN_UDP_HLEN;
+	} else {
+		return 0;
+	}
+	if (hl > len)
+		return 0;
+	tot = ((uint32_t)ip[2] << 8) | ip[3];
+	*nopay = CN_ETH_HLEN + tot <= hl;
+	return hl;
+}
+
+/* Split: where the NIC puts the frame: RX_SPH (headers of *hl bytes to the
+ * header buffer, the rest to the cluster), RX_HBO (all of it to the header
+ * buffer) or 0 (all of it to the cluster, as with split off). Counted. */
+static uint32_t split_place(struct cn_netdev *dev, const uint8_t *f, uint32_t len, uint32_t *hl)
+{
+	bool nopay = false;
+
+	*hl = split_parse(f, len, &nopay);
+	if (*hl == 0) {
+		dev->st.rx_nosplit_parse++;
+		return 0;
+	}
+	if (nopay && len <= dev->split_hdr) {
+		dev->st.rx_split_hdr_only++;
+		return RX_HBO;
+	}
+	if (*hl > dev->split_hdr) {
+		dev->st.rx_nosplit_hdr_long++;
+		return 0;
+	}
+	if (*hl == len) {
+		/* headers and not one byte more, yet the IP total length
+		 * claims some (the stack will drop it): the whole frame fits
+		 * the header buffer, as a header-only frame */
+		dev->st.rx_split_hdr_only++;
+		return RX_HBO;
+	}
+	dev->st.rx_split++;
+	return RX_SPH;
+}
+
+/* The frame is in its buffers: write the descriptor back, capture the
+ * frame (@p frame, contiguous, as it arrived), and apply the DCA mode to
+ * the lines written: [hoff, hoff + hlen) of the header buffer and
+ * [coff, coff + clen) of the cluster (frame offsets: both buffers hold
+ * the frame's bytes at buf + 2 + their offset in the frame). */
+static void rx_done(struct cn_netdev *dev, uint32_t kind, uint32_t len, uint32_t hl,
+		    const uint8_t *frame, uint32_t hlen, uint32_t coff, uint32_t clen)
 {
 	struct rx_desc *d = &dev->rx[dev->rx_nic & dev->mask];
-	uint8_t *buf = d->m->buf + 2;
 
-	d->len = len;
-	d->status = DD;
-	dev->rx_nic++;
-	dev->st.rx_frames++;
-	dev->st.rx_bytes += len;
+	if (kind == RX_SPH) {
+		d->len = len - hl;
+		d->status = DD | RX_SPH | (hl << RX_HLEN_SHIFT);
+	} else {
+		d->len = len;
+		d->status = DD | kind;
+	}
 	if (dev->p.pcap)
-		cn_pcap_write(dev->p.pcap, buf, len, dev->now_ns);
+		cn_pcap_write(dev->p.pcap, frame, len, dev->now_ns);
 	if (dev->p.dca != CN_DCA_INJECT) {
 		/* A DMA write snoops and invalidates: neither the frame
 		 * nor the written-back descriptor is in any cache. */
-		cn_cache_flush_range(buf, len);
+		if (hlen)
+			cn_cache_flush_range(dev->rx_hdr[dev->rx_nic & dev->mask]->buf + 2, hlen);
+		if (clen)
+			cn_cache_flush_range(d->m->buf + 2 + coff, clen);
 		cn_cache_flush_range(d, sizeof(*d));
 	}
+	dev->rx_nic++;
+	dev->st.rx_frames++;
+	dev->st.rx_bytes += len;
+}
+
+void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len)
+{
+	uint32_t slot = dev->rx_nic & dev->mask, kind = 0, hl = 0, hlen = 0;
+	uint8_t *buf = dev->rx[slot].m->buf + 2;
+
+	if (dev->split_hdr) {
+		/* The peer built the frame in the cluster: the header write
+		 * is a copy of the headers (the frame, header-only) into the
+		 * header buffer. */
+		kind = split_place(dev, buf, len, &hl);
+		hlen = kind == RX_SPH ? hl : kind == RX_HBO ? len : 0;
+		if (hlen)
+			memcpy(dev->rx_hdr[slot]->buf + 2, buf, hlen);
+	}
+	rx_done(dev, kind, len, hl, buf, hlen, 0, len);
 }
 
 int cn_netdev_nic_rx(struct cn_netdev *dev, const uint8_t *frame, uint32_t len)
 {
-	uint32_t room;
+	uint32_t room, kind, hl;
 	uint8_t *b = cn_netdev_nic_rx_reserve(dev, &room);
 
 	if (!b) {
@@ -220,8 +377,23 @@ int cn_netdev_nic_rx(struct cn_netdev *dev, const uint8_t *frame, uint32_t len)
 		dev->st.rx_too_long++;
 		return -EMSGSIZE;
 	}
-	memcpy(b, frame, len);
-	cn_netdev_nic_rx_commit(dev, len);
+	if (!dev->split_hdr) {
+		memcpy(b, frame, len);
+		rx_done(dev, 0, len, 0, frame, 0, 0, len);
+		return 0;
+	}
+	kind = split_place(dev, frame, len, &hl);
+	if (kind == RX_SPH) {
+		memcpy(dev->rx_hdr[dev->rx_nic & dev->mask]->buf + 2, frame, hl);
+		memcpy(b + hl, frame + hl, len - hl);
+		rx_done(dev, kind, len, hl, frame, hl, hl, len - hl);
+	} else if (kind == RX_HBO) {
+		memcpy(dev->rx_hdr[dev->rx_nic & dev->mask]->buf + 2, frame, len);
+		rx_done(dev, kind, len, 0, frame, len, 0, 0);
+	} else {
+		memcpy(b, frame, len);
+		rx_done(dev, 0, len, 0, frame, 0, 0, len);
+	}
 	return 0;
 }
 
@@ -267,6 +439,12 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h)
  * hint. The loops count an integer offset: GCC 12 at -O2/-O3 deletes a
  * loop of prefetches driven by a pointer compare (checked with objdump:
  * keep it that way). */
+#define PF_RANGE(b, len, loc)                                                  \
+	do {                                                                   \
+		for (uint32_t o_ = 0; o_ < (len); o_ += 64)                    \
+			__builtin_prefetch((b) + o_, 0, (loc));                \
+		__builtin_prefetch((b) + (len) - 1, 0, (loc));                 \
+	} while (0)
 #define PF_LOOP(b, len, loc)                                                   \
 	do {                                                                   \
 		for (uint32_t o_ = 128; o_ < (len); o_ += 64)                  \
@@ -296,10 +474,86 @@ static inline void prefetch_frame(const uint8_t *b, uint32_t len, enum cn_prefet
 	}
 }
 
+/* Every line of [b, b + len) at the hint's level (a split frame's payload:
+ * the stack reads its header from the other buffer). */
+static inline void prefetch_range(const uint8_t *b, uint32_t len, enum cn_prefetch_hint h)
+{
+	if (len == 0)
+		return;
+	switch (h) {
+	case CN_PREFETCH_L1:
+		PF_RANGE(b, len, 3);
+		break;
+	case CN_PREFETCH_L2:
+		PF_RANGE(b, len, 2);
+		break;
+	case CN_PREFETCH_LLC:
+		PF_RANGE(b, len, 1);
+		break;
+	case CN_PREFETCH_NTA:
+		PF_RANGE(b, len, 0);
+		break;
+	}
+}
+
+/* A split frame: its header buffer's lines (hl bytes: 54 or 66 for a
+ * stream, two lines at most at the 2-byte offset) to L1, the payload's
+ * lines per the hint. */
+static inline void prefetch_split(const uint8_t *hb, uint32_t hl, const uint8_t *pay, uint32_t plen,
+				  enum cn_prefetch_hint h)
+{
+	__builtin_prefetch(hb, 0, 3);
+	for (uint32_t o = 64; o < hl; o += 64)
+		__builtin_prefetch(hb + o, 0, 3);
+	__builtin_prefetch(hb + hl - 1, 0, 3);
+	prefetch_range(pay, plen, h);
+}
+
+/* The driver's paths below take @p split, a constant: whether the device
+ * splits (dev->rx_hdr != NULL); each is compiled twice, so a device
+ * without split runs exactly its code of before split existed. */
+
+/* The frame in descriptor @p d (status done), wherever the NIC put it. */
+static inline __attribute__((always_inline)) void
+prefetch_desc(const struct cn_netdev *dev, const struct rx_desc *d, enum cn_prefetch_hint h,
+	      const bool split)
+{
+	if (split && CN_DEV_UNLIKELY(d->status & (RX_SPH | RX_HBO))) {
+		const uint8_t *hb = dev->rx_hdr[d - dev->rx]->buf + 2;
+		if (d->status & RX_HBO) {
+			prefetch_frame(hb, d->len, CN_PREFETCH_L1);
+		} else {
+			uint32_t hl = d->status >> RX_HLEN_SHIFT;
+			prefetch_split(hb, hl, d->m->buf + 2 + hl, d->len, h);
+		}
+		return;
+	}
+	prefetch_frame(d->m->buf + 2, d->len, h);
+}
+
+/* A frame taken off the ring: one mbuf, or a split chain. */
+static inline __attribute__((always_inline)) void
+prefetch_mbuf(const struct cn_mbuf *m, enum cn_prefetch_hint h, const bool split)
+{
+	if (split && CN_DEV_UNLIKELY(m->next != NULL)) {
+		prefetch_split(m->data, m->len, m->next->data, m->next->len, h);
+		return;
+	}
+	prefetch_frame(m->data, m->len, h);
+}
+
+/* Frame bytes of a written descriptor. */
+static inline __attribute__((always_inline)) uint32_t desc_frame_len(const struct rx_desc *d,
+									 const bool split)
+{
+	return split ? d->len + (d->status >> RX_HLEN_SHIFT) : d->len;
+}
+
 /* Prefetch the frames still in the ring, from rx_pf up to (not including)
  * @p limit, as far as their status says the NIC wrote them. Reading the
  * status is the driver's descriptor read, done early. */
-static void prefetch_ring(struct cn_netdev *dev, uint32_t limit)
+static inline __attribute__((always_inline)) void prefetch_ring(struct cn_netdev *dev, uint32_t limit,
+								 const bool split)
 {
 	if ((int32_t)(dev->rx_pf - dev->rx_drv) < 0)
 		dev->rx_pf = dev->rx_drv;
@@ -307,26 +561,36 @@ static void prefetch_ring(struct cn_netdev *dev, uint32_t limit)
 		const struct rx_desc *d = &dev->rx[dev->rx_pf & dev->mask];
 		if (!(d->status & DD))
 			break;
-		prefetch_frame(d->m->buf + 2, d->len, dev->p.prefetch_hint);
+		prefetch_desc(dev, d, dev->p.prefetch_hint, split);
 		dev->rx_pf++;
 	}
 }
 
 /* Copybreak: a small frame copied into a small mbuf. Only with the ring
  * full: then the descriptor just read is also the next one to refill, so
- * its buffer stays where it is (rx_drv and rx_fill both advance). */
-static inline struct cn_mbuf *copy_small(struct cn_netdev *dev, struct rx_desc *d)
+ * its buffers stay where they are (rx_drv and rx_fill both advance). A
+ * split frame is copied from both of its buffers. */
+static inline __attribute__((always_inline)) struct cn_mbuf *
+copy_small(struct cn_netdev *dev, struct rx_desc *d, const bool split)
 {
 	struct cn_mbuf *s;
+	uint32_t len = desc_frame_len(d, split);
 
-	if (d->len > dev->copybreak || d->len == 0 || dev->rx_fill - dev->rx_drv != dev->size)
+	if (len > dev->copybreak || len == 0 || dev->rx_fill - dev->rx_drv != dev->size)
 		return NULL;
 	s = cn_mbuf_get(dev->p.mpool);
 	if (!s)
 		return NULL;
 	s->data = s->buf + 2;
-	memcpy(s->data, d->m->buf + 2, d->len);
-	s->len = s->pkt_len = d->len;
+	if (split && (d->status & (RX_SPH | RX_HBO))) {
+		const uint8_t *hb = dev->rx_hdr[d - dev->rx]->buf + 2;
+		uint32_t hl = d->status & RX_HBO ? len : d->status >> RX_HLEN_SHIFT;
+		memcpy(s->data, hb, hl);
+		memcpy(s->data + hl, d->m->buf + 2 + hl, len - hl);
+	} else {
+		memcpy(s->data, d->m->buf + 2, len);
+	}
+	s->len = s->pkt_len = len;
 	d->len = 0;
 	d->status = 0;
 	dev->rx_fill++;
@@ -337,42 +601,87 @@ static inline struct cn_mbuf *copy_small(struct cn_netdev *dev, struct rx_desc *
 /* PREFETCH mode, cn_netdev_poll: a frame copybreak will copy is read here,
  * at take, before the interleaved prefetches; so the frame k ahead of the
  * one taken is prefetched now if it is that small. */
-static inline void prefetch_small(struct cn_netdev *dev, uint32_t j)
+static inline __attribute__((always_inline)) void prefetch_small(struct cn_netdev *dev, uint32_t j,
+								  const bool split)
 {
 	const struct rx_desc *a;
 
 	if ((int32_t)(dev->rx_nic - j) <= 0)
 		return;
 	a = &dev->rx[j & dev->mask];
-	if ((a->status & DD) && a->len <= dev->copybreak)
-		prefetch_frame(a->m->buf + 2, a->len, CN_PREFETCH_L1);
+	if ((a->status & DD) && desc_frame_len(a, split) <= dev->copybreak)
+		prefetch_desc(dev, a, CN_PREFETCH_L1, split);
+}
+
+/* Split: the header mbuf, alone (RX_HBO: the cluster stays in the
+ * descriptor for its next refill) or followed by the cluster holding the
+ * rest of the frame (RX_SPH). */
+static struct cn_mbuf *take_split(struct cn_netdev *dev, struct rx_desc *d)
+{
+	struct cn_mbuf **hp = &dev->rx_hdr[d - dev->rx], *h = *hp;
+
+	*hp = NULL;
+	h->data = h->buf + 2;
+	if (d->status & RX_HBO) {
+		h->len = h->pkt_len = d->len;
+	} else {
+		uint32_t hl = d->status >> RX_HLEN_SHIFT;
+		struct cn_mbuf *m = d->m;
+		m->data = m->buf + 2 + hl;
+		m->len = m->pkt_len = d->len;
+		d->m = NULL;
+		h->len = hl;
+		h->pkt_len = hl + d->len;
+		h->next = m;
+	}
+	d->status = 0;
+	return h;
 }
 
 /* Take up to n written frames off the ring; with @p pf, prefetch k ahead
  * of each as its status is read; with @p pf_small, only the frames
  * copybreak copies. */
-static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf,
-			bool pf_small)
+static inline __attribute__((always_inline)) unsigned
+rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf, bool pf_small,
+	const bool split)
 {
 	unsigned got = 0;
 
 	/* Small frames come in runs (ACKs, small writes): look ahead only
 	 * from a small one, so a stream of full frames pays nothing here. */
 	if (pf_small && dev->rx_drv != dev->rx_nic &&
-	    dev->rx[dev->rx_drv & dev->mask].len <= dev->copybreak)
+	    desc_frame_len(&dev->rx[dev->rx_drv & dev->mask], split) <= dev->copybreak)
 		for (uint32_t j = 0; j < dev->p.prefetch_k; j++)
-			prefetch_small(dev, dev->rx_drv + j);
+			prefetch_small(dev, dev->rx_drv + j, split);
 	while (got < n && dev->rx_drv != dev->rx_nic) {
 		struct rx_desc *d = &dev->rx[dev->rx_drv & dev->mask];
 		struct cn_mbuf *m;
-		if (!(d->status & DD))
+		uint32_t st = d->status;
+		if (!split && !(st & DD))
 			break;
+		/* split: one compare for a done frame not split (status DD) */
+		if (split && CN_DEV_UNLIKELY(st != DD)) {
+			if (!(st & DD))
+				break;
+			if (pf)
+				prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split);
+			m = copy_small(dev, d, true);
+			if (m) {
+				if (pf_small)
+					prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
+			} else {
+				m = take_split(dev, d);
+			}
+			out[got++] = m;
+			dev->rx_drv++;
+			continue;
+		}
 		if (pf)
-			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1);
-		m = copy_small(dev, d);
+			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split);
+		m = copy_small(dev, d, false);
 		if (m) {
 			if (pf_small)
-				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k);
+				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
 			out[got++] = m;
 			dev->rx_drv++;
 			continue;
@@ -391,20 +700,22 @@ static unsigned rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n,
 
 unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n)
 {
-	return rx_take(dev, out, n, dev->p.dca == CN_DCA_PREFETCH, false);
+	bool pf = dev->p.dca == CN_DCA_PREFETCH;
+
+	if (dev->rx_hdr)
+		return rx_take(dev, out, n, pf, false, true);
+	return rx_take(dev, out, n, pf, false, false);
 }
 
-unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
+static inline __attribute__((always_inline)) unsigned
+poll_rx(struct cn_netdev *dev, struct cn_net *net, uint64_t now, const bool split)
 {
 	struct cn_mbuf *m[256];
 	unsigned n, batch = dev->p.batch < 256 ? dev->p.batch : 256;
 	uint32_t base = dev->rx_drv;
 
-	dev->st.polls++;
-	dev->now_ns = now;
-	cn_netdev_tx_reap(dev);
 	if (dev->p.dca != CN_DCA_PREFETCH) {
-		n = rx_take(dev, m, batch, false, false);
+		n = rx_take(dev, m, batch, false, false, split);
 		for (unsigned i = 0; i < n; i++)
 			cn_net_input(net, m[i], now);
 		return n;
@@ -413,7 +724,7 @@ unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
 	 * i goes up, so they have k frames of protocol work to arrive in;
 	 * frames past this poll's batch are prefetched from the ring for
 	 * the next poll. */
-	n = rx_take(dev, m, batch, false, dev->copybreak != 0);
+	n = rx_take(dev, m, batch, false, dev->copybreak != 0, split);
 	if ((int32_t)(dev->rx_pf - base) < 0)
 		dev->rx_pf = base;
 	for (unsigned i = 0; i < n; i++) {
@@ -421,15 +732,25 @@ unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
 		while ((int32_t)(want - dev->rx_pf) > 0) {
 			uint32_t j = dev->rx_pf - base;
 			if (j >= n) {
-				prefetch_ring(dev, want);
+				prefetch_ring(dev, want, split);
 				break;
 			}
-			prefetch_frame(m[j]->data, m[j]->len, dev->p.prefetch_hint);
+			prefetch_mbuf(m[j], dev->p.prefetch_hint, split);
 			dev->rx_pf++;
 		}
 		cn_net_input(net, m[i], now);
 	}
 	return n;
+}
+
+unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
+{
+	dev->st.polls++;
+	dev->now_ns = now;
+	cn_netdev_tx_reap(dev);
+	if (CN_DEV_UNLIKELY(dev->rx_hdr != NULL))
+		return poll_rx(dev, net, now, true);
+	return poll_rx(dev, net, now, false);
 }
 
 unsigned cn_netdev_rx_pending(const struct cn_netdev *dev)

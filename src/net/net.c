@@ -103,9 +103,16 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 	return CN_DROP_NONE;
 }
 
-enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struct cn_pkt_info *pi)
+/* The parser of a frame of @p len bytes of which, with @p chain (a
+ * constant), only the first @p avail are at @p frame (a chain's first
+ * mbuf); without, all of them (avail unused).
+ * Every length check is against len, so a drop has the same reason in
+ * either shape; a header byte past avail returns CN_DROP_MAX ("headers
+ * not in the first mbuf": the caller makes the frame contiguous). */
+static inline __attribute__((always_inline)) enum cn_drop
+parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_pkt_info *pi,
+      const bool chain)
 {
-	const uint8_t *f = frame;
 	const struct cn_ipv4_hdr *ip;
 	uint32_t ihl, tot;
 
@@ -115,11 +122,15 @@ enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struc
 	pi->has_ts = pi->has_mss = pi->has_ws = 0;
 	if (len < CN_ETH_HLEN)
 		return CN_DROP_ETH_TRUNC;
+	if (chain && avail < CN_ETH_HLEN)
+		return CN_DROP_MAX;
 	if (cn__ld16(f + 12) != cn_hton16(CN_ETH_TYPE_IPV4))
 		return CN_DROP_ETH_TYPE;
 	pi->l3_off = CN_ETH_HLEN;
 	if (len < CN_ETH_HLEN + CN_IPV4_HLEN)
 		return CN_DROP_IP_TRUNC;
+	if (chain && avail < CN_ETH_HLEN + CN_IPV4_HLEN)
+		return CN_DROP_MAX;
 	ip = (const struct cn_ipv4_hdr *)(f + CN_ETH_HLEN);
 	if ((ip->ver_ihl >> 4) != 4)
 		return CN_DROP_IP_VERSION;
@@ -128,6 +139,8 @@ enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struc
 		return CN_DROP_IP_HLEN;
 	if (len < CN_ETH_HLEN + ihl)
 		return CN_DROP_IP_TRUNC;
+	if (chain && avail < CN_ETH_HLEN + ihl)
+		return CN_DROP_MAX;
 	tot = cn_ntoh16(ip->total_len);
 	if (tot < ihl || tot > len - CN_ETH_HLEN)
 		return CN_DROP_IP_LEN;
@@ -147,10 +160,14 @@ enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struc
 		uint32_t doff;
 		if (pi->l4_len < CN_TCP_HLEN)
 			return CN_DROP_TCP_TRUNC;
+		if (chain && avail < (uint32_t)pi->l4_off + CN_TCP_HLEN)
+			return CN_DROP_MAX;
 		th = (const struct cn_tcp_hdr *)(f + pi->l4_off);
 		doff = (uint32_t)(th->off >> 4) * 4u;
 		if (doff < CN_TCP_HLEN || doff > pi->l4_len)
 			return CN_DROP_TCP_OFF;
+		if (chain && avail < (uint32_t)pi->l4_off + doff)
+			return CN_DROP_MAX;
 		pi->sport = th->sport;
 		pi->dport = th->dport;
 		pi->tcp_flags = th->flags;
@@ -159,6 +176,7 @@ enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struc
 		pi->win = cn_ntoh16(th->win);
 		pi->pay_off = (uint16_t)(pi->l4_off + doff);
 		pi->pay_len = pi->l4_len - doff;
+		pi->pay = f + pi->pay_off;
 		if (doff > CN_TCP_HLEN) {
 			const uint8_t *o = f + pi->l4_off + CN_TCP_HLEN;
 			enum cn_drop r = parse_tcp_opts(o, o + doff - CN_TCP_HLEN, pi);
@@ -171,6 +189,8 @@ enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struc
 		const struct cn_udp_hdr *uh;
 		if (pi->l4_len < CN_UDP_HLEN)
 			return CN_DROP_UDP_TRUNC;
+		if (chain && avail < (uint32_t)pi->l4_off + CN_UDP_HLEN)
+			return CN_DROP_MAX;
 		uh = (const struct cn_udp_hdr *)(f + pi->l4_off);
 		if (cn_ntoh16(uh->len) != pi->l4_len)
 			return CN_DROP_UDP_LEN;
@@ -179,9 +199,15 @@ enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struc
 		pi->tcp_flags = 0;
 		pi->pay_off = (uint16_t)(pi->l4_off + CN_UDP_HLEN);
 		pi->pay_len = pi->l4_len - CN_UDP_HLEN;
+		pi->pay = f + pi->pay_off;
 		return CN_DROP_NONE;
 	}
 	return CN_DROP_IP_PROTO;
+}
+
+enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struct cn_pkt_info *pi)
+{
+	return parse(frame, len, len, flags, pi, false);
 }
 
 uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi)
@@ -202,7 +228,7 @@ bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi)
 	 * sum needs no byte swap. */
 	s = cn__l4_hdr_sum(pi);
 	if (pi->pay_len)
-		s = cn_csum_partial(pi->frame + pi->pay_off, pi->pay_len, s);
+		s = cn_csum_partial(pi->pay, pi->pay_len, s);
 	return cn_csum_fold(s) == 0xffff;
 }
 
@@ -320,14 +346,38 @@ int cn_net_destroy(struct cn_net *net)
 }
 
 /* A frame of one buffer goes to the TCP fast path first (parse, lookup
- * and header prediction in one function: tcp_input.c), which hands back
- * to cn__net_input_general() what it does not recognise. */
+ * and header prediction in one function: tcp_input.c), a chain (a split
+ * frame) to its twin for chains; both hand back to
+ * cn__net_input_general() what they do not recognise. */
 enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 {
 	net->st.rx_frames++;
 	if (CN_NET_LIKELY(!m->next))
 		return cn__tcp_input_frame(net, m, now);
-	return cn__net_input_general(net, m, now);
+	return cn__tcp_input_chain(net, m, now);
+}
+
+struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m)
+{
+	struct cn_mbuf *n = m->next;
+
+	net->st.rx_chain_join++; /* taken back below on failure */
+
+	/* A split frame: the payload's cluster has room for the headers in
+	 * front of it (netdev.h): copy them back there. */
+	if (n && !n->next && m->len <= cn_mbuf_headroom(n)) {
+		n->data -= m->len;
+		memcpy(n->data, m->data, m->len);
+		n->len += m->len;
+		n->pkt_len = n->len;
+		m->next = NULL;
+		cn_mbuf_free(m);
+		return n;
+	}
+	n = cn_mbuf_pullup(m, m->pkt_len);
+	if (!n)
+		net->st.rx_chain_join--;
+	return n;
 }
 
 /* Everything else: chains, other shapes, UDP, the slow-path hook, drops. */
@@ -337,16 +387,25 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 	enum cn_drop r;
 
 	if (m->next) {
-		/* Devices hand over one buffer per frame; a chain is only
-		 * accepted when it fits an inline mbuf after pullup. */
-		struct cn_mbuf *h = cn_mbuf_pullup(m, m->pkt_len);
-		if (!h) {
-			r = CN_DROP_ETH_CHAIN;
-			goto drop;
+		/* Received as it is when the first mbuf holds the headers and
+		 * one mbuf the payload (net.h, "RX"); else made contiguous. */
+		r = parse(m->data, m->pkt_len, m->len, net->p.rx_flags, &pi, true);
+		if (r == CN_DROP_NONE && !cn__chain_pay(m, &pi))
+			r = CN_DROP_MAX;
+		if (r == CN_DROP_MAX) {
+			struct cn_mbuf *h = cn__net_join(net, m);
+			if (!h) {
+				r = CN_DROP_ETH_CHAIN;
+				goto drop;
+			}
+			m = h;
+			r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
+		} else if (r == CN_DROP_NONE) {
+			net->st.rx_chain++;
 		}
-		m = h;
+	} else {
+		r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
 	}
-	r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
 	if (r != CN_DROP_NONE) {
 		if (r == CN_DROP_IP_PROTO && pi.daddr != net->p.addr)
 			r = CN_DROP_IP_NOT_US;
@@ -370,7 +429,7 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 	net->st.rx_udp++;
 	return cn__udp_input(net, m, &pi);
 slow:
-	if (cn__net_slow(net, m, r))
+	if (cn__net_slow(net, &m, &r))
 		return CN_DROP_NONE;
 drop:
 	cn__drop(net, r);
@@ -378,9 +437,20 @@ drop:
 	return r;
 }
 
-bool cn__net_slow(struct cn_net *net, struct cn_mbuf *m, enum cn_drop why)
+bool cn__net_slow(struct cn_net *net, struct cn_mbuf **mp, enum cn_drop *why)
 {
-	if (!net->p.slow || !net->p.slow(net->p.slow_arg, m, why))
+	if (!net->p.slow)
+		return false;
+	if ((*mp)->next) {
+		/* The hook is promised one contiguous frame. */
+		struct cn_mbuf *h = cn__net_join(net, *mp);
+		if (!h) {
+			*why = CN_DROP_ETH_CHAIN;
+			return false;
+		}
+		*mp = h;
+	}
+	if (!net->p.slow(net->p.slow_arg, *mp, *why))
 		return false;
 	net->st.rx_slow++;
 	return true;

@@ -132,8 +132,18 @@ struct cn_net {
 #define CN_NET_LIKELY(c) __builtin_expect(!!(c), 1)
 #define CN_NET_UNLIKELY(c) __builtin_expect(!!(c), 0)
 
-/* Offer a frame to the slow-path hook; true if it took it (counted). */
-CN_INTERNAL bool cn__net_slow(struct cn_net *net, struct cn_mbuf *m, enum cn_drop why);
+/* Offer a frame to the slow-path hook; true if it took it (counted). A
+ * chain is made contiguous first (*m may change); when it cannot be, the
+ * hook is not called and *why becomes CN_DROP_ETH_CHAIN. On false the
+ * caller still owns *m. */
+CN_INTERNAL bool cn__net_slow(struct cn_net *net, struct cn_mbuf **m, enum cn_drop *why);
+/* Make a chain contiguous: the first mbuf copied into the room in front
+ * of the second's data (a split frame: O(header bytes)), else
+ * cn_mbuf_pullup. @return the new head, or NULL (chain unchanged). */
+CN_INTERNAL struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m);
+/* cn_net_input for a chain: the fast path of a split frame, or
+ * cn__net_input_general(). */
+CN_INTERNAL enum cn_drop cn__tcp_input_chain(struct cn_net *net, struct cn_mbuf *m, uint64_t now);
 CN_INTERNAL enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
 			       struct cn_pkt_info *pi, uint64_t now);
 /* cn_net_input for a frame of one mbuf: the TCP fast path, or
@@ -213,7 +223,7 @@ static inline struct cn_tcb *cn__tcp_find(struct cn_net *net, const struct cn_pk
  * included) in 32-bit loads added in 64 bits. The two TCP header lengths
  * of the fast path (20; 32 = NOP NOP TS) are unrolled; every L4 header
  * length is a multiple of 4 (TCP: 4 * data offset, UDP: 8). */
-static inline uint32_t cn__l4_hdr_sum(const struct cn_pkt_info *pi)
+static inline __attribute__((always_inline)) uint32_t cn__l4_hdr_sum(const struct cn_pkt_info *pi)
 {
 	const uint8_t *h = pi->frame + pi->l4_off;
 	uint32_t hl = (uint32_t)(pi->pay_off - pi->l4_off);
@@ -236,16 +246,24 @@ static inline uint32_t cn__l4_hdr_sum(const struct cn_pkt_info *pi)
  * compares: Ethernet II, IPv4 without options and not a fragment, to our
  * address, its checksum right (or verified by the NIC), TCP with no
  * options or exactly the NOP NOP TS block of RFC 7323 appendix A. For
- * those it fills *pi exactly as cn_net_parse() would and returns true;
+ * those it fills *pi as cn_net_parse() would (pi->pay excepted) and
+ * returns true;
  * anything else returns false and goes through cn_net_parse(), which finds
  * and counts what differs, so every drop keeps its reason. */
-static inline bool cn__parse_fast(const struct cn_net *net, const uint8_t *f, uint32_t len,
-				  uint32_t flags, struct cn_pkt_info *pi)
+/* With @p chain (a constant): only the first @p avail of the frame's @p len
+ * bytes are at f (a chain's first mbuf): false when the headers are not
+ * all there. pi->pay is left unset, for the caller (cn__chain_pay, or
+ * frame + pay_off before anything that reads it). */
+static inline __attribute__((always_inline)) bool
+cn__parse_fast_at(const struct cn_net *net, const uint8_t *f, uint32_t len, uint32_t avail,
+		  uint32_t flags, struct cn_pkt_info *pi, const bool chain)
 {
 	const uint8_t *ip = f + CN_ETH_HLEN, *th = ip + CN_IPV4_HLEN;
 	uint32_t w0, w1, w2, src, dst, tot, doff;
 
 	if (CN_NET_UNLIKELY(len < CN_ETH_HLEN + CN_IPV4_HLEN + CN_TCP_HLEN))
+		return false;
+	if (chain && avail < CN_ETH_HLEN + CN_IPV4_HLEN + CN_TCP_HLEN)
 		return false;
 	w0 = cn__ld32(ip);      /* version, IHL, TOS, total length */
 	w1 = cn__ld32(ip + 4);  /* id, flags, fragment offset */
@@ -264,6 +282,8 @@ static inline bool cn__parse_fast(const struct cn_net *net, const uint8_t *f, ui
 	    CN_NET_UNLIKELY(cn_csum_fold((uint64_t)w0 + w1 + w2 + src + dst) != 0xffff))
 		return false;
 	doff = (uint32_t)(th[12] >> 4) * 4u;
+	if (chain && CN_ETH_HLEN + CN_IPV4_HLEN + doff > avail)
+		return false;
 	if (doff == CN_TCP_HLEN) {
 		pi->has_ts = 0;
 	} else if (doff == CN_TCP_HLEN + CN_TCPOLEN_TSTAMP_APPA &&
@@ -295,6 +315,61 @@ static inline bool cn__parse_fast(const struct cn_net *net, const uint8_t *f, ui
 	pi->tcp_flags = th[13];
 	pi->win = cn_ntoh16(cn__ld16(th + 14));
 	return true;
+}
+
+static inline bool cn__parse_fast(const struct cn_net *net, const uint8_t *f, uint32_t len,
+				  uint32_t flags, struct cn_pkt_info *pi)
+{
+	return cn__parse_fast_at(net, f, len, len, flags, pi, false);
+}
+
+/* A chain parsed from its first mbuf (m->len >= pi->pay_off): true, with
+ * pi->pay set, when its payload lies in one mbuf: the first (after the
+ * headers; what follows is padding) or, when the first ends exactly at
+ * the headers, the second (net.h, "RX"); false for any other shape. */
+static inline bool cn__chain_pay(const struct cn_mbuf *m, struct cn_pkt_info *pi)
+{
+	if (m->len - pi->pay_off >= pi->pay_len) {
+		pi->pay = m->data + pi->pay_off;
+		return true;
+	}
+	if (m->len == pi->pay_off && m->next->len >= pi->pay_len) {
+		pi->pay = m->next->data;
+		return true;
+	}
+	return false;
+}
+
+/* Once a chain's headers are read and its payload summed (the header
+ * mbuf is not read after this): the mbuf that holds the payload (as
+ * cn__chain_pay found it), alone, and the payload's offset in it (*off).
+ * The header mbuf, when it is not that one, is freed, or handed back in
+ * *hdr when hdr is not NULL (a callback still reads pi->frame); padding
+ * mbufs after the payload are freed. */
+static inline __attribute__((always_inline)) struct cn_mbuf *
+cn__pay_mbuf(struct cn_mbuf *m, const struct cn_pkt_info *pi,
+					   uint32_t *off, struct cn_mbuf **hdr)
+{
+	struct cn_mbuf *p = m;
+
+	if (m->len - pi->pay_off >= pi->pay_len) {
+		*off = pi->pay_off;
+	} else {
+		p = m->next;
+		m->next = NULL;
+		m->pkt_len = m->len;
+		*off = (uint32_t)(pi->pay - p->data);
+		if (hdr)
+			*hdr = m;
+		else
+			cn_mbuf_free(m);
+	}
+	if (CN_NET_UNLIKELY(p->next != NULL)) { /* padding */
+		cn_mbuf_free_chain(p->next);
+		p->next = NULL;
+	}
+	p->pkt_len = p->len;
+	return p;
 }
 
 static inline void cn__drop(struct cn_net *net, enum cn_drop why)

@@ -55,23 +55,38 @@ static void deliver(struct cn_tcb *tcb, struct cn_mbuf *m, uint32_t off, uint32_
 /* The TCP checksum of a parsed segment, inline (cn_net_l4_csum_ok less
  * the UDP case): a pointer to the parsed fields that never leaves this
  * file's inlined fast path lets the compiler keep them in registers. */
-static inline bool tcp_csum_ok(const struct cn_pkt_info *pi)
+/* The first payload byte of a parsed segment: with @p chain (a constant:
+ * the frame may be a chain) where pi->pay says, else right after the
+ * headers (the single-buffer fast path never sets pi->pay: one field
+ * fewer to keep in registers). */
+static inline __attribute__((always_inline)) const uint8_t *
+pay_ptr(const struct cn_pkt_info *pi, const bool chain)
+{
+	return chain ? pi->pay : pi->frame + pi->pay_off;
+}
+
+static inline __attribute__((always_inline)) bool tcp_csum_ok(const struct cn_pkt_info *pi,
+							  const bool chain)
 {
 	uint32_t s = cn__l4_hdr_sum(pi); /* even length: no swap below */
 
 	if (pi->pay_len)
-		s = cn_csum_partial(pi->frame + pi->pay_off, pi->pay_len, s);
+		s = cn_csum_partial(pay_ptr(pi, chain), pi->pay_len, s);
 	return cn_csum_fold(s) == 0xffff;
 }
 
+/* A split chain (m->next): the header sum is read from the first mbuf,
+ * the payload summed (and copied) where pi->pay says, the sums combined
+ * (the header part is even-length: the payload's sum adds unswapped);
+ * then the payload mbuf alone is kept (cn__pay_mbuf). */
 static inline __attribute__((always_inline)) bool
-deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *pi, const bool chain)
 {
-	uint32_t len = pi->pay_len;
+	uint32_t len = pi->pay_len, off = pi->pay_off;
 
 	if (tcb->post_buf && tcb->post_done < tcb->post_len &&
 	    !(pi->flags & CN_PARSE_L4_CSUM_GOOD)) {
-		const uint8_t *pay = pi->frame + pi->pay_off;
+		const uint8_t *pay = pay_ptr(pi, chain);
 		uint32_t k = tcb->post_len - tcb->post_done;
 		uint32_t s = cn__l4_hdr_sum(pi); /* even length: no swap below */
 		if (k > len)
@@ -89,19 +104,23 @@ deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *p
 		if (k == len) {
 			cn_mbuf_free_chain(m);
 		} else {
-			m->data += pi->pay_off + k;
+			if (chain && CN_NET_UNLIKELY(m->next != NULL))
+				m = cn__pay_mbuf(m, pi, &off, NULL);
+			m->data += off + k;
 			m->len = m->pkt_len = len - k;
 			cn_sbchain_append(&tcb->rcvq, m);
 		}
 		return true;
 	}
 	/* Verified by the NIC: no call to find that out. */
-	if (!(pi->flags & CN_PARSE_L4_CSUM_GOOD) && !tcp_csum_ok(pi)) {
+	if (!(pi->flags & CN_PARSE_L4_CSUM_GOOD) && !tcp_csum_ok(pi, chain)) {
 		cn__drop(tcb->net, CN_DROP_TCP_CSUM);
 		cn_mbuf_free_chain(m);
 		return false;
 	}
-	deliver(tcb, m, pi->pay_off, len);
+	if (chain && CN_NET_UNLIKELY(m->next != NULL))
+		m = cn__pay_mbuf(m, pi, &off, NULL);
+	deliver(tcb, m, off, len);
 	return true;
 }
 
@@ -239,7 +258,7 @@ static enum cn_drop tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struc
  * full path. Inlined into both entries below. */
 static inline __attribute__((always_inline)) enum cn_drop
 tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct cn_pkt_info *pi,
-		  uint64_t now)
+		  uint64_t now, const bool chain)
 {
 	uint32_t seq = pi->seq, ack = pi->ack, len = pi->pay_len;
 	uint32_t wnd = (uint32_t)pi->win << tcb->snd_wscale;
@@ -271,7 +290,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 				return CN_DROP_NONE;
 			}
 		} else if (ack == tcb->snd_una && tcb->ooo_n == 0 && len <= rcv_space(tcb)) {
-			if (!deliver_check(tcb, m, pi))
+			if (!deliver_check(tcb, m, pi, chain))
 				return CN_DROP_TCP_CSUM;
 			if (pi->has_ts)
 				tcb->ts_recent = pi->ts_val;
@@ -292,7 +311,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
 			   struct cn_pkt_info *pi, uint64_t now)
 {
-	enum cn_drop r = tcp_input_predict(net, tcb, m, pi, now);
+	enum cn_drop r = tcp_input_predict(net, tcb, m, pi, now, true);
 
 	return r != CN_DROP_MAX ? r : tcp_input_slow(net, tcb, m, pi, now);
 }
@@ -313,11 +332,39 @@ enum cn_drop cn__tcp_input_frame(struct cn_net *net, struct cn_mbuf *m, uint64_t
 	if (CN_NET_UNLIKELY(tcb == NULL))
 		return cn__net_input_general(net, m, now);
 	net->st.rx_tcp++;
-	r = tcp_input_predict(net, tcb, m, &pi, now);
+	r = tcp_input_predict(net, tcb, m, &pi, now, false);
 	if (CN_NET_LIKELY(r != CN_DROP_MAX))
 		return r;
 	/* The full path gets a copy: pi's address never escapes, so the
 	 * fast path above may keep its fields in registers. */
+	slow = pi;
+	slow.pay = slow.frame + slow.pay_off;
+	return tcp_input_slow(net, tcb, m, &slow, now);
+}
+
+/* cn__tcp_input_frame for a chain (cn_net_input): a split frame, headers
+ * in the first mbuf and the payload in the second, takes the same
+ * prediction with the payload read where it lies; any other chain goes
+ * to the general path (which may make it contiguous). A twin rather than
+ * one function with a branch: the single-buffer path stays as it was. */
+enum cn_drop cn__tcp_input_chain(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+{
+	struct cn_pkt_info pi, slow;
+	struct cn_tcb *tcb;
+	enum cn_drop r;
+
+	if (CN_NET_UNLIKELY(!cn__parse_fast_at(net, m->data, m->pkt_len, m->len, net->p.rx_flags,
+					       &pi, true) ||
+			    !cn__chain_pay(m, &pi)))
+		return cn__net_input_general(net, m, now);
+	tcb = cn__tcp_find(net, &pi);
+	if (CN_NET_UNLIKELY(tcb == NULL))
+		return cn__net_input_general(net, m, now);
+	net->st.rx_tcp++;
+	net->st.rx_chain++;
+	r = tcp_input_predict(net, tcb, m, &pi, now, true);
+	if (CN_NET_LIKELY(r != CN_DROP_MAX))
+		return r;
 	slow = pi;
 	return tcp_input_slow(net, tcb, m, &slow, now);
 }
@@ -338,11 +385,12 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 		/* Connection management is the host stack's (the slow-path
 		 * hook: RST, SYN); a segment without ACK is invalid in
 		 * ESTABLISHED (RFC 9293 3.10.7.4). */
-		if (cn__net_slow(net, m, CN_DROP_TCP_FLAGS))
+		enum cn_drop why = CN_DROP_TCP_FLAGS;
+		if (cn__net_slow(net, &m, &why))
 			return CN_DROP_NONE;
-		cn__drop(net, CN_DROP_TCP_FLAGS);
+		cn__drop(net, why);
 		cn_mbuf_free_chain(m);
-		return CN_DROP_TCP_FLAGS;
+		return why;
 	}
 	if (!cn_net_l4_csum_ok(pi))
 		goto bad_csum;
@@ -454,6 +502,13 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 	}
 
 	/* ---------------- data ---------------- */
+	if (len > 0 && m->next) {
+		/* A split chain: keep its payload mbuf alone (off moves from
+		 * the frame's offsets to that mbuf's). */
+		uint32_t base;
+		m = cn__pay_mbuf(m, pi, &base, NULL);
+		off = off - pi->pay_off + base;
+	}
 	if (len > 0) {
 		if (seq == tcb->rcv_nxt) {
 			bool had_ooo = tcb->ooo_n != 0;

@@ -194,6 +194,22 @@ enum cn_drop cn__udp_input(struct cn_net *net, struct cn_mbuf *m, struct cn_pkt_
 	}
 	s->st.rx_dgrams++;
 	s->st.rx_bytes += pi->pay_len;
+	if (m->next) {
+		/* A split chain: the payload mbuf goes up by reference; the
+		 * header mbuf lives until the callback, which may read
+		 * pi->frame, returns. */
+		struct cn_mbuf *hdr = NULL;
+		uint32_t off;
+		m = cn__pay_mbuf(m, pi, &off, &hdr);
+		m->data += off;
+		m->len = m->pkt_len = pi->pay_len;
+		if (s->p.rx)
+			s->p.rx(s->p.rx_arg, m, pi);
+		else
+			cn_mbuf_free_chain(m);
+		cn_mbuf_free(hdr);
+		return CN_DROP_NONE;
+	}
 	m->data += pi->pay_off;
 	m->len = m->pkt_len = pi->pay_len;
 	if (s->p.rx)

@@ -8,11 +8,20 @@
  * machine), bit 1 timestamps on, bit 2 out-of-order queue on, bit 3 post a
  * receive buffer (fused copy path), bit 4 ring send buffer, bits 5-7 the
  * number of bytes the connection has in flight (x 1000) so ACKs matter.
+ * A frame's length field uses its low 14 bits; bit 15 hands the frame
+ * over as a 2-mbuf chain, as a header-splitting NIC does, and is followed
+ * by one byte, the cut: 0 where the headers end (as cn_net_parse finds
+ * them; the frame stays whole when it has no byte after them or does not
+ * parse), else that byte offset (at most the frame's length - 1); the
+ * first part goes to a small mbuf, the rest to a cluster, at the place it
+ * would have in an unsplit frame when bit 14 is set (room to join them
+ * back), else at the cluster's first byte (only a pullup can).
  * Between frames the clock advances and timers run. After each input the
  * stack is destroyed and every pool must be back to its start counts: a
  * leak aborts. Frames our stack sends are gathered (checksum offload
  * included) and discarded.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,8 +113,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	size_t at = 1;
 	while (at + 2 <= size) {
-		uint32_t len = (uint32_t)data[at] << 8 | data[at + 1];
+		uint32_t len = (uint32_t)data[at] << 8 | data[at + 1], cut = 0;
+		bool split = (len & 0x8000u) != 0, room = (len & 0x4000u) != 0;
 		at += 2;
+		len &= 0x3fffu;
+		if (split) {
+			if (at >= size)
+				break;
+			cut = data[at++];
+		}
 		if (len > size - at)
 			len = (uint32_t)(size - at);
 		struct cn_mbuf *m = cn_mbuf_get_cluster(mp, cp);
@@ -119,6 +135,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		at += len;
 		if (fl & 1)
 			fix_csums(m->data, len);
+		if (split) {
+			struct cn_pkt_info pi;
+			if (cut == 0 && cn_net_parse(m->data, len, 0, &pi) == CN_DROP_NONE)
+				cut = pi.pay_off;
+			if (cut >= len)
+				cut = 0; /* nothing after it: whole */
+		}
+		if (split && cut) {
+			/* head: a small mbuf; tail: the cluster's bytes moved to
+			 * where they are (room) or to its first byte */
+			struct cn_mbuf *h = cn_mbuf_get(mp);
+			if (!h)
+				abort();
+			h->data = h->buf + 2;
+			if (cut > h->buf_len - 2)
+				cut = h->buf_len - 2;
+			memcpy(h->data, m->data, cut);
+			h->len = cut;
+			if (room) {
+				m->data += cut;
+			} else {
+				memmove(m->buf, m->data + cut, len - cut);
+				m->data = m->buf;
+			}
+			m->len = m->pkt_len = len - cut;
+			h->next = m;
+			h->pkt_len = len;
+			m = h;
+		}
 		enum cn_drop r = cn_net_input(net, m, now);
 		if ((unsigned)r >= CN_DROP_MAX)
 			abort();

@@ -148,8 +148,50 @@ static void fix_tcp_csum(uint8_t *g, uint32_t len)
 	memcpy(th + 16, &c, 2);
 }
 
+/* The frame as a chain cut at byte @p k (0 < k < len, k <= 190): a small
+ * mbuf with bytes [0, k), then a cluster with the rest, at buf + 2 + k
+ * (room for the first part in front, as a splitting NIC leaves it) when
+ * @p room, else at the cluster's first byte (no room: only a pullup can
+ * join them). */
+static struct cn_mbuf *mk_chain(struct fx *f, const uint8_t *frame, uint32_t len, uint32_t k,
+				bool room)
+{
+	struct cn_mbuf *h = cn_mbuf_get(f->mp), *m = cn_mbuf_get_cluster(f->mp, f->cp);
+	assert_non_null(h);
+	assert_non_null(m);
+	assert_true(k > 0 && k < len && k <= 190);
+	h->data = h->buf + 2;
+	memcpy(h->data, frame, k);
+	h->len = k;
+	m->data = m->buf + (room ? 2 + k : 0);
+	memcpy(m->data, frame + k, len - k);
+	m->len = m->pkt_len = len - k;
+	h->next = m;
+	h->pkt_len = len;
+	return h;
+}
+
+/* How feed() hands frames over: 0 one cluster; 1 a chain cut where the
+ * headers end, as a splitting NIC does (frames without payload bytes, or
+ * that cn_net_parse refuses, stay whole); 2 a chain cut at a byte that
+ * walks through the frame, room in front of the tail; 3 the same without
+ * room. Every expectation of the tests below holds in every mode. */
+static int g_feed;
+static uint32_t g_cut;
+
 static enum cn_drop feed(struct fx *f, const uint8_t *frame, uint32_t len)
 {
+	struct cn_pkt_info pi;
+	uint32_t k = 0;
+
+	if (g_feed == 1 && cn_net_parse(frame, len, 0, &pi) == CN_DROP_NONE && pi.pay_off < len)
+		k = pi.pay_off;
+	if (g_feed >= 2 && len > 1) {
+		g_cut = g_cut * 7 + 3;
+		k = 1 + g_cut % (len - 1 < 190 ? len - 1 : 190);
+	}
+	if (k)
+		return cn_net_input(f->net, mk_chain(f, frame, len, k, g_feed != 3), 0);
 	struct cn_mbuf *m = cn_mbuf_get_cluster(f->mp, f->cp);
 	assert_non_null(m);
 	m->data = m->buf + 2;
@@ -650,6 +692,175 @@ static void test_chained_frame(void **state)
 	assert_memory_equal(out, "abcdefgh", 8);
 }
 
+/* The tests above again with frames handed over as chains (g_feed). */
+#define CHAINED(test, mode)                                                    \
+	static void test##_chain##mode(void **state)                          \
+	{                                                                      \
+		g_feed = mode;                                                 \
+		test(state);                                                   \
+		g_feed = 0;                                                    \
+	}
+CHAINED(test_malformed_corpus, 1)
+CHAINED(test_malformed_corpus, 2)
+CHAINED(test_malformed_corpus, 3)
+CHAINED(test_fast_path, 1)
+CHAINED(test_fast_path, 2)
+CHAINED(test_fast_path, 3)
+CHAINED(test_slow_hook_reasons, 1)
+CHAINED(test_slow_hook_reasons, 2)
+CHAINED(test_slow_hook_reasons, 3)
+
+static struct cn_mbuf *udp_kept;
+static void udp_keep(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+{
+	(void)arg;
+	assert_int_equal(pi->frame[12], 0x08); /* the header mbuf is still there */
+	udp_kept = m;
+}
+
+static bool hook_contig(void *arg, struct cn_mbuf *m, enum cn_drop why)
+{
+	const uint8_t *want = arg;
+	(void)why;
+	assert_null(m->next);
+	assert_memory_equal(m->data, want, m->len);
+	cn_mbuf_free(m);
+	return true;
+}
+
+/* Split chains received in place: the payload mbuf (a cluster) is kept by
+ * reference (no pullup: a 1400-byte payload could not be), the header
+ * mbuf freed; the checksum covers both (a flipped payload bit is a drop,
+ * predicted and fused paths); the fused copy into a posted buffer works
+ * across the chain; other shapes joined or dropped as eth_chain; UDP
+ * hands up the payload mbuf; the slow-path hook gets a contiguous frame. */
+static void test_split_chain(void **state)
+{
+	struct fx *f = *state;
+	const struct cn_net_stats *st = cn_net_stats(f->net);
+	const struct cn_tcp_stats *ts = cn_tcp_stats(f->tcb);
+	static uint8_t pay[1400], g[1600], out[1400];
+	struct cn_mbuf_pool_stats m0, c0, m1, c1;
+	uint32_t seq = 2001, n;
+	uint64_t chain0 = st->rx_chain, join0 = st->rx_chain_join;
+
+	for (uint32_t i = 0; i < sizeof(pay); i++)
+		pay[i] = (uint8_t)(i * 31 + 7);
+	for (int tsopt = 0; tsopt < 2; tsopt++) {
+		n = build_tcp(g, seq, 1001, CN_TCP_ACK, tsopt, pay, 1400);
+		cn_mbuf_pool_stats(f->mp, &m0);
+		cn_mbuf_pool_stats(f->cp, &c0);
+		uint64_t hp = ts->hp_data;
+		assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n, tsopt ? 66 : 54, true), 0),
+				 CN_DROP_NONE);
+		cn_mbuf_pool_stats(f->mp, &m1);
+		cn_mbuf_pool_stats(f->cp, &c1);
+		assert_int_equal(c1.in_use, c0.in_use + 1); /* the payload's cluster, kept */
+		assert_int_equal(m1.in_use, m0.in_use + 1); /* its mbuf; the header mbuf freed */
+		/* the connection has timestamps: without, the full path */
+		assert_int_equal(ts->hp_data, hp + (tsopt ? 1 : 0));
+		seq += 1400;
+		assert_int_equal(cn_tcp_recv(f->tcb, out, sizeof(out), 0), 1400);
+		assert_memory_equal(out, pay, 1400);
+	}
+	assert_int_equal(st->rx_chain, chain0 + 2);
+	assert_int_equal(st->rx_chain_join, join0);
+
+	/* payload bit flipped in the second mbuf: tcp_csum (predicted path) */
+	n = build_tcp(g, seq, 1001, CN_TCP_ACK, true, pay, 1400);
+	struct cn_mbuf *c = mk_chain(f, g, n, 66, true);
+	c->next->data[700] ^= 4;
+	assert_int_equal(cn_net_input(f->net, c, 0), CN_DROP_TCP_CSUM);
+	/* fused copy into a posted buffer smaller than the payload: the rest
+	 * kept by reference; then a corrupted one through the fused path */
+	static uint8_t post[1000];
+	assert_int_equal(cn_tcp_recv_post(f->tcb, post, sizeof(post)), 0);
+	uint64_t fused = ts->rcv_fused;
+	assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n, 66, true), 0), CN_DROP_NONE);
+	assert_int_equal(ts->rcv_fused, fused + 1);
+	assert_int_equal(cn_tcp_recv_posted(f->tcb, true), 1000);
+	assert_memory_equal(post, pay, 1000);
+	assert_int_equal(cn_tcp_recv(f->tcb, out, sizeof(out), 0), 400);
+	assert_memory_equal(out, pay + 1000, 400);
+	seq += 1400;
+	n = build_tcp(g, seq, 1001, CN_TCP_ACK, true, pay, 1400);
+	assert_int_equal(cn_tcp_recv_post(f->tcb, post, sizeof(post)), 0);
+	c = mk_chain(f, g, n, 66, true);
+	c->next->data[1399] ^= 1;
+	assert_int_equal(cn_net_input(f->net, c, 0), CN_DROP_TCP_CSUM);
+	assert_int_equal(cn_tcp_recv_posted(f->tcb, true), 0);
+
+	/* out of order: the full path, which drops it here (this fixture's
+	 * connection has no out-of-order queue; test_netdev's lossy link
+	 * queues split chains), then the in-order one */
+	uint32_t n2 = build_tcp(g, seq + 1400, 1001, CN_TCP_ACK, true, pay, 1400);
+	assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n2, 66, true), 0), CN_DROP_TCP_OOO);
+	n = build_tcp(g, seq, 1001, CN_TCP_ACK, true, pay, 1400);
+	assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n, 66, true), 0), CN_DROP_NONE);
+	seq += 1400;
+	assert_int_equal(cn_tcp_recv(f->tcb, out, 1400, 0), 1400);
+	assert_memory_equal(out, pay, 1400);
+
+	/* headers cut inside the TCP options, or payload spread over both
+	 * mbufs: joined when the second has room, else eth_chain */
+	static const uint32_t cuts[] = {40, 60, 100};
+	for (unsigned i = 0; i < 3; i++) {
+		n = build_tcp(g, seq, 1001, CN_TCP_ACK, true, pay, 1400);
+		join0 = st->rx_chain_join;
+		assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n, cuts[i], false), 0),
+				 CN_DROP_ETH_CHAIN);
+		assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n, cuts[i], true), 0),
+				 CN_DROP_NONE);
+		assert_int_equal(st->rx_chain_join, join0 + 1);
+		seq += 1400;
+		assert_int_equal(cn_tcp_recv(f->tcb, out, sizeof(out), 0), 1400);
+		assert_memory_equal(out, pay, 1400);
+	}
+
+	/* UDP: the payload mbuf handed up, checksum over both */
+	struct cn_udp_params up = {.lport = 7, .rx_csum = true, .rx = udp_keep};
+	assert_non_null(cn_udp_open(f->net, &up));
+	uint8_t *ip = g + 14;
+	n = build_tcp(g, 0, 0, 0, false, pay, 1000) - 12; /* reshaped to UDP below */
+	ip[2] = (uint8_t)((20 + 8 + 1000) >> 8), ip[3] = (uint8_t)(20 + 8 + 1000);
+	ip[9] = 17;
+	fix_ip_csum(g);
+	uint8_t *uh = ip + 20;
+	uh[0] = 0, uh[1] = 9, uh[2] = 0, uh[3] = 7, uh[4] = (1008 >> 8), uh[5] = 1008 & 0xff;
+	uh[6] = uh[7] = 0;
+	memcpy(uh + 8, pay, 1000);
+	uint8_t ph[12] = {192, 168, 0, 2, 192, 168, 0, 1, 0, 17, 1008 >> 8, 1008 & 0xff};
+	uint16_t uc = (uint16_t)~cn_csum_fold(cn_csum_partial_ref(uh, 1008, cn_csum_partial_ref(ph, 12, 0)));
+	memcpy(uh + 6, &uc, 2);
+	n = 14 + 20 + 1008;
+	udp_kept = NULL;
+	assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n, 42, true), 0), CN_DROP_NONE);
+	assert_non_null(udp_kept);
+	assert_null(udp_kept->next);
+	assert_non_null(udp_kept->shared);
+	assert_int_equal(udp_kept->len, 1000);
+	assert_memory_equal(udp_kept->data, pay, 1000);
+	cn_mbuf_free(udp_kept);
+	c = mk_chain(f, g, n, 42, true);
+	c->next->data[5] ^= 0x80;
+	assert_int_equal(cn_net_input(f->net, c, 0), CN_DROP_UDP_CSUM);
+
+	/* the slow-path hook: a contiguous frame, joined from the chain */
+	n = build_tcp(g, seq, 1001, CN_TCP_ACK | CN_TCP_RST, true, pay, 100);
+	cn_net_set_slow(f->net, hook_contig, g);
+	uint64_t slow0 = st->rx_slow;
+	assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n, 66, true), 0), CN_DROP_NONE);
+	assert_int_equal(st->rx_slow, slow0 + 1);
+	/* no room in front of the tail: a 166-byte frame is pulled up into
+	 * an inline mbuf and offered; a 1466-byte one cannot be made
+	 * contiguous, is not offered, and is dropped as eth_chain */
+	assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n, 66, false), 0), CN_DROP_NONE);
+	n = build_tcp(g, seq, 1001, CN_TCP_ACK | CN_TCP_RST, true, pay, 1400);
+	assert_int_equal(cn_net_input(f->net, mk_chain(f, g, n, 66, false), 0), CN_DROP_ETH_CHAIN);
+	assert_int_equal(st->rx_slow, slow0 + 2);
+	cn_net_set_slow(f->net, NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -660,6 +871,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chained_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_hook_reasons, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pkt_alloc_xmit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_corpus_chain1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_corpus_chain2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_corpus_chain3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_chain1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_chain2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_chain3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_hook_reasons_chain1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_hook_reasons_chain2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_hook_reasons_chain3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_chain, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

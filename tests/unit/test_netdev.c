@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cachenet/csum.h"
 #include "cachenet/netdev.h"
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
@@ -58,11 +59,15 @@ struct host {
 	struct cn_tcb *tcb;
 };
 
+/* Devices host_init creates split headers (test_split_*). */
+static bool g_split;
+
 static void host_init(struct fx *f, struct host *h, const uint8_t *mac, uint32_t ip,
 		      enum cn_dca dca, uint32_t batch, struct cn_pcap *pc)
 {
 	struct cn_netdev_params dp = {.ring_size = 256, .batch = batch, .dca = dca,
-				      .mpool = f->mp, .cpool = f->cp, .pcap = pc};
+				      .mpool = f->mp, .cpool = f->cp, .pcap = pc,
+				      .split = g_split};
 	h->dev = cn_netdev_create(&dp);
 	assert_non_null(h->dev);
 	struct cn_net_params np = {.addr = ip, .mpool = f->mp, .cpool = f->cp,
@@ -113,7 +118,7 @@ static inline uint8_t stream_byte(uint64_t i)
 /* Stream A -> B through the devices (and the link, if any); every byte
  * received is checked against the generator, and the FNV-1a hashes of
  * what was sent and what arrived must be equal. */
-static void stream(struct host *a, struct host *b, struct cn_link *link, uint64_t total)
+static uint64_t stream(struct host *a, struct host *b, struct cn_link *link, uint64_t total)
 {
 	enum { CHUNK = 65536 };
 	static uint8_t src[CHUNK], dst[CHUNK];
@@ -177,6 +182,7 @@ static void stream(struct host *a, struct host *b, struct cn_link *link, uint64_
 		cn_net_timer(b->net, now);
 	}
 	assert_int_equal(cn_tcp_recv(b->tcb, dst, CHUNK, now), 0);
+	return hr;
 }
 
 static void test_back_to_back(void **state)
@@ -585,6 +591,478 @@ static void test_pcap(void **state)
 	assert_true(bytes > 100000);
 }
 
+/* ---------------------------------------------------------------- split */
+
+/* Split on and off carry the same stream (hash of what arrived equal, and
+ * equal to the generator's), in every DCA mode and checksum mode; with
+ * split on, the data segments arrive as chains read in place (rx_chain,
+ * no join, no drop, header prediction on nearly all of them) and the
+ * pure ACKs whole in the header buffer. */
+static void test_split_back_to_back(void **state)
+{
+	struct fx *f = *state;
+	static const enum cn_tcp_csum csums[] = {CN_TCP_CSUM_OFFLOAD, CN_TCP_CSUM_STORED,
+						 CN_TCP_CSUM_FUSED, CN_TCP_CSUM_SEPARATE};
+	for (unsigned c = 0; c < 4; c++)
+		for (int dca = 0; dca < 3; dca++) {
+			uint64_t h[2];
+			for (int split = 0; split < 2; split++) {
+				struct host a, b;
+				g_split = split;
+				host_init(f, &a, MAC_A, IP_A, (enum cn_dca)dca, 8, NULL);
+				host_init(f, &b, MAC_B, IP_B, (enum cn_dca)dca, 32, NULL);
+				g_split = false;
+				cn_netdev_connect(a.dev, b.dev);
+				struct cn_tcp_params pa = tcp_params(true, 0xfffff000u, 77),
+						     pb = tcp_params(false, 0xfffff000u, 77);
+				pa.csum = csums[c];
+				pa.sndbuf = c == 1 ? CN_SOCKBUF_RING : CN_SOCKBUF_CHAIN;
+				pa.ts = pb.ts = (c & 1) != 0;
+				a.tcb = cn_tcp_open(a.net, &pa);
+				b.tcb = cn_tcp_open(b.net, &pb);
+				assert_non_null(a.tcb);
+				assert_non_null(b.tcb);
+				h[split] = stream(&a, &b, NULL, 1 << 20);
+				const struct cn_netdev_stats *ds = cn_netdev_stats(b.dev);
+				const struct cn_net_stats *ns = cn_net_stats(b.net);
+				const struct cn_tcp_stats *sb = cn_tcp_stats(b.tcb);
+				assert_int_equal(cn_net_drops(b.net), 0);
+				assert_int_equal(cn_net_drops(a.net), 0);
+				assert_int_equal(ns->rx_chain_join, 0);
+				assert_true(sb->hp_data * 10 > sb->segs_in * 9);
+				if (split) {
+					assert_true(ds->rx_split >= (1u << 20) / 1460);
+					assert_true(ns->rx_chain >= (1u << 20) / 1460);
+					assert_int_equal(ds->rx_nosplit_parse + ds->rx_nosplit_hdr_long, 0);
+					assert_true(cn_netdev_stats(a.dev)->rx_split_hdr_only > 0);
+					assert_int_equal(cn_netdev_stats(a.dev)->rx_split, 0);
+				} else {
+					assert_int_equal(ds->rx_split + ds->rx_split_hdr_only, 0);
+					assert_int_equal(ns->rx_chain, 0);
+				}
+				host_fini(&a);
+				host_fini(&b);
+			}
+			assert_true(h[0] == h[1]);
+		}
+}
+
+/* The issue's lossy link, split off and then on at both ends (same seed,
+ * so the same losses): 32 MB intact either way, the received streams'
+ * hashes equal; split frames corrupted anywhere (headers or payload)
+ * dropped by a check, reordered ones queued by the full path. */
+static void test_split_lossy_link(void **state)
+{
+	struct fx *f = *state;
+	struct cn_link_params lp = {.loss = 0.01, .reorder = 0.01, .duplicate = 0.001,
+				    .corrupt = 0.002, .seed = 7};
+	uint64_t h[2];
+	for (int split = 0; split < 2; split++) {
+		struct host a, b;
+		g_split = split;
+		host_init(f, &a, MAC_A, IP_A, CN_DCA_INJECT, 32, NULL);
+		host_init(f, &b, MAC_B, IP_B, CN_DCA_PREFETCH, 32, NULL);
+		g_split = false;
+		struct cn_link *l = cn_link_create(a.dev, b.dev, &lp);
+		assert_non_null(l);
+		struct cn_tcp_params pa = tcp_params(true, 5, 6), pb = tcp_params(false, 5, 6);
+		a.tcb = cn_tcp_open(a.net, &pa);
+		b.tcb = cn_tcp_open(b.net, &pb);
+		h[split] = stream(&a, &b, l, (uint64_t)32 << 20);
+		assert_true(cn_link_stats(l)->corrupted > 0);
+		assert_true(cn_net_drops(a.net) + cn_net_drops(b.net) > 0);
+		assert_true(cn_tcp_stats(b.tcb)->ooo_queued > 0);
+		if (split) {
+			assert_true(cn_netdev_stats(b.dev)->rx_split > 0);
+			assert_true(cn_net_stats(b.net)->rx_chain > 0);
+		} else {
+			assert_int_equal(cn_net_stats(b.net)->rx_chain, 0);
+		}
+		cn_link_destroy(l);
+		host_fini(&a);
+		host_fini(&b);
+	}
+	assert_true(h[0] == h[1]);
+}
+
+/* A frame from B (10.0.0.2:2222) to A (10.0.0.1:1111): TCP with @p topt
+ * bytes of options (a multiple of 4: NOP NOP TS first when >= 12, then
+ * NOPs), IPv4 with @p iopt bytes of options, @p pay bytes of payload, or
+ * UDP (@p udp) with @p pay bytes; checksums right. @return its length. */
+static uint32_t mk_frame(uint8_t *fr, bool udp, uint32_t iopt, uint32_t topt, uint32_t pay,
+			 uint32_t seq, uint32_t ack)
+{
+	uint32_t ihl = 20 + iopt, l4h = udp ? 8 : 20 + topt, len = 14 + ihl + l4h + pay;
+	uint8_t *ip = fr + 14, *l4 = ip + ihl;
+	memcpy(fr, MAC_A, 6);
+	memcpy(fr + 6, MAC_B, 6);
+	fr[12] = 0x08, fr[13] = 0x00;
+	memset(ip, 0, ihl);
+	ip[0] = (uint8_t)(0x40 | ihl / 4);
+	ip[2] = (uint8_t)((len - 14) >> 8), ip[3] = (uint8_t)(len - 14);
+	ip[6] = 0x40; /* DF */
+	ip[8] = 64;
+	ip[9] = udp ? CN_IPV4_PROTO_UDP : CN_IPV4_PROTO_TCP;
+	uint32_t sa = IP_B, da = IP_A;
+	memcpy(ip + 12, &sa, 4);
+	memcpy(ip + 16, &da, 4);
+	for (uint32_t i = 20; i < ihl; i++)
+		ip[i] = 1; /* IP NOP options */
+	uint16_t c = cn_csum(ip, ihl);
+	memcpy(ip + 10, &c, 2);
+	memset(l4, 0, l4h);
+	l4[0] = 2222 >> 8, l4[1] = 2222 & 0xff, l4[2] = 1111 >> 8, l4[3] = 1111 & 0xff;
+	if (udp) {
+		l4[4] = (uint8_t)((8 + pay) >> 8), l4[5] = (uint8_t)(8 + pay);
+	} else {
+		uint32_t s = cn_hton32(seq), a = cn_hton32(ack);
+		memcpy(l4 + 4, &s, 4);
+		memcpy(l4 + 8, &a, 4);
+		l4[12] = (uint8_t)((l4h / 4) << 4);
+		l4[13] = CN_TCP_ACK;
+		l4[14] = 0xff, l4[15] = 0xff;
+		for (uint32_t i = 20; i < l4h; i++)
+			l4[i] = 1; /* NOP */
+		if (topt >= 12) {
+			l4[22] = 8, l4[23] = 10; /* TS, val/ecr 0 */
+		}
+	}
+	for (uint32_t i = 0; i < pay; i++)
+		l4[l4h + i] = (uint8_t)(i * 13 + 5);
+	uint32_t sum = cn_csum_partial(l4, l4h + pay,
+				       cn_csum_pseudo_ipv4(sa, da, ip[9], (uint16_t)(l4h + pay)));
+	c = (uint16_t)~cn_csum_fold(sum);
+	if (udp && c == 0)
+		c = 0xffff;
+	memcpy(l4 + (udp ? 6 : 16), &c, 2);
+	return len;
+}
+
+/* The NIC's placement, frame by frame: where the headers end for TCP and
+ * IPv4 options, UDP, header-only frames (with and without Ethernet
+ * padding), frames it cannot parse and headers longer than the header
+ * buffer; the bytes handed up are the frame's in every DCA mode, the
+ * capture holds the frames as they arrived, and every frame is counted
+ * once in the split counters. */
+static void test_split_frames(void **state)
+{
+	struct fx *f = *state;
+	static uint8_t fr[16][1600];
+	uint32_t len[16], hl[16]; /* hl: header mbuf bytes; 0 = not split */
+	bool hbo[16] = {0};
+	unsigned n = 0;
+
+	len[n] = mk_frame(fr[n], false, 0, 0, 100, 1, 1), hl[n] = 54, n++;
+	len[n] = mk_frame(fr[n], false, 0, 12, 1448, 1, 1), hl[n] = 66, n++;
+	len[n] = mk_frame(fr[n], false, 0, 40, 1, 1, 1), hl[n] = 94, n++;   /* doff 15 */
+	len[n] = mk_frame(fr[n], false, 40, 40, 7, 1, 1), hl[n] = 134, n++; /* IHL 15, doff 15 */
+	len[n] = mk_frame(fr[n], false, 4, 12, 1000, 1, 1), hl[n] = 70, n++;
+	len[n] = mk_frame(fr[n], true, 0, 0, 1472, 0, 0), hl[n] = 42, n++;
+	len[n] = mk_frame(fr[n], true, 0, 0, 1, 0, 0), hl[n] = 42, n++;
+	len[n] = mk_frame(fr[n], false, 0, 12, 0, 1, 1), hl[n] = 66, hbo[n] = true, n++;
+	len[n] = mk_frame(fr[n], false, 0, 0, 0, 1, 1) + 6, hl[n] = 60, hbo[n] = true, n++; /* padded */
+	len[n] = mk_frame(fr[n], true, 0, 0, 0, 0, 0), hl[n] = 42, hbo[n] = true, n++;
+	/* not split: ARP, a fragment, TCP cut inside its header, a data
+	 * offset past the frame, ICMP */
+	len[n] = 42, memset(fr[n], 0xab, 42), fr[n][12] = 0x08, fr[n][13] = 0x06, hl[n] = 0, n++;
+	len[n] = mk_frame(fr[n], false, 0, 0, 100, 1, 1), fr[n][14 + 6] |= 0x20, hl[n] = 0, n++;
+	len[n] = mk_frame(fr[n], false, 0, 0, 0, 1, 1) - 10, hl[n] = 0, n++;
+	len[n] = mk_frame(fr[n], false, 0, 0, 20, 1, 1), fr[n][14 + 20 + 12] = 0xf0, hl[n] = 0, n++;
+	len[n] = mk_frame(fr[n], false, 0, 0, 64, 1, 1), fr[n][14 + 9] = 1, hl[n] = 0, n++;
+	assert_true(n <= 16);
+
+	/* too small a header buffer is refused */
+	struct cn_netdev_params dp = {.ring_size = 16, .batch = 16, .mpool = f->mp, .cpool = f->cp,
+				      .split = true, .split_hdr_size = CN_NETDEV_SPLIT_HDR_MIN - 1,
+				      .copybreak = CN_NETDEV_COPYBREAK_OFF};
+	errno = 0;
+	assert_null(cn_netdev_create(&dp));
+	assert_int_equal(errno, EINVAL);
+
+	for (int hsz = 0; hsz < 2; hsz++)
+		for (int dca = 0; dca < 3; dca++) {
+			char path[] = "/tmp/cn_test_split_XXXXXX";
+			int fd = mkstemp(path);
+			assert_true(fd >= 0);
+			close(fd);
+			dp.split_hdr_size = hsz ? 64 : 0; /* 64: 66-byte and longer headers do not fit */
+			dp.dca = (enum cn_dca)dca;
+			dp.pcap = cn_pcap_open(path, 0);
+			struct cn_netdev *d = cn_netdev_create(&dp);
+			assert_non_null(d);
+			struct cn_mbuf_pool_stats c0, c1;
+			cn_mbuf_pool_stats(f->cp, &c0);
+			for (unsigned i = 0; i < n; i++)
+				assert_int_equal(cn_netdev_nic_rx(d, fr[i], len[i]), 0);
+			struct cn_mbuf *m[16];
+			assert_int_equal(cn_netdev_rx_burst(d, m, 16), n);
+			cn_mbuf_pool_stats(f->cp, &c1);
+			uint64_t split = 0, hdr_only = 0, parse = 0, longh = 0, clusters = 0;
+			for (unsigned i = 0; i < n; i++) {
+				uint32_t want = hl[i];
+				bool too_long = want > (hsz ? 64u : 190u);
+				uint8_t buf[1600];
+				assert_int_equal(m[i]->pkt_len, len[i]);
+				assert_int_equal(cn_mbuf_copy_out(m[i], 0, len[i], buf), 0);
+				assert_memory_equal(buf, fr[i], len[i]);
+				assert_int_equal(cn_mbuf_check(m[i]), 0);
+				if (want == 0 || too_long) {
+					/* whole, in the cluster */
+					assert_null(m[i]->next);
+					assert_non_null(m[i]->shared);
+					clusters++;
+					if (want == 0)
+						parse++;
+					else
+						longh++;
+				} else if (hbo[i]) {
+					assert_null(m[i]->next);
+					assert_null(m[i]->shared); /* the header buffer */
+					assert_int_equal(m[i]->len, len[i]);
+					hdr_only++;
+				} else {
+					assert_non_null(m[i]->next);
+					assert_null(m[i]->shared);
+					assert_int_equal(m[i]->len, want);
+					assert_int_equal(m[i]->next->len, len[i] - want);
+					assert_non_null(m[i]->next->shared);
+					/* the payload at its unsplit place: room for the headers */
+					assert_int_equal(m[i]->next->data - m[i]->next->buf, 2 + want);
+					assert_int_equal((uintptr_t)(m[i]->data + 14) % 4, 0);
+					clusters++;
+					split++;
+				}
+				cn_mbuf_free_chain(m[i]);
+			}
+			const struct cn_netdev_stats *st = cn_netdev_stats(d);
+			assert_int_equal(st->rx_split, split);
+			assert_int_equal(st->rx_split_hdr_only, hdr_only);
+			assert_int_equal(st->rx_nosplit_parse, parse);
+			assert_int_equal(st->rx_nosplit_hdr_long, longh);
+			assert_int_equal(st->rx_frames, n);
+			assert_true(split > 0 && hdr_only > 0 && parse > 0 && (hsz == 0 || longh > 0));
+			/* clusters of header-only frames stayed posted */
+			assert_int_equal(c1.in_use, c0.in_use + clusters);
+			assert_int_equal(cn_pcap_close(dp.pcap), 0);
+			FILE *fp = fopen(path, "rb");
+			uint32_t gh[6], rh[4];
+			static uint8_t rec[2048];
+			assert_int_equal(fread(gh, 4, 6, fp), 6);
+			for (unsigned i = 0; i < n; i++) {
+				assert_int_equal(fread(rh, 4, 4, fp), 4);
+				assert_int_equal(rh[2], len[i]);
+				assert_int_equal(fread(rec, 1, rh[2], fp), rh[2]);
+				assert_memory_equal(rec, fr[i], len[i]);
+			}
+			fclose(fp);
+			unlink(path);
+			dp.pcap = NULL;
+			cn_netdev_destroy(d);
+		}
+
+	/* copybreak with split: a small split frame is copied from both
+	 * buffers into one small mbuf; both stay posted */
+	dp.copybreak = 0;
+	dp.split_hdr_size = 0;
+	dp.dca = CN_DCA_PREFETCH;
+	struct cn_netdev *d = cn_netdev_create(&dp);
+	assert_non_null(d);
+	uint8_t small[200];
+	uint32_t sl = mk_frame(small, false, 0, 12, 50, 1, 1); /* 116 bytes */
+	struct cn_mbuf_pool_stats c0, c1;
+	cn_mbuf_pool_stats(f->cp, &c0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(cn_netdev_nic_rx(d, small, sl), 0);
+	struct cn_mbuf *m[4];
+	assert_int_equal(cn_netdev_rx_burst(d, m, 4), 3);
+	cn_mbuf_pool_stats(f->cp, &c1);
+	assert_int_equal(c1.in_use, c0.in_use);
+	for (int i = 0; i < 3; i++) {
+		assert_null(m[i]->next);
+		assert_int_equal(m[i]->len, sl);
+		assert_memory_equal(m[i]->data, small, sl);
+		cn_mbuf_free(m[i]);
+	}
+	assert_int_equal(cn_netdev_stats(d)->rx_copybreak, 3);
+	assert_int_equal(cn_netdev_stats(d)->rx_split, 3);
+	cn_netdev_destroy(d);
+}
+
+/* Zero-copy peers with split on (commit copies the headers to the header
+ * buffer): a TCP source with and without timestamps in every DCA mode,
+ * bytes checked, data frames split; a UDP source, payload by reference. */
+static unsigned udp_split_got, udp_split_chained;
+static void udp_split_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+{
+	(void)arg;
+	udp_split_got++;
+	if (m->next || m->len != pi->pay_len || pi->frame[12] != 0x08)
+		udp_split_chained++;
+	cn_mbuf_free_chain(m);
+}
+
+static void test_split_peers(void **state)
+{
+	struct fx *f = *state;
+	static uint8_t rbuf[1 << 19];
+
+	for (int dca = 0; dca < 3; dca++)
+		for (int ts = 0; ts < 2; ts++) {
+			struct host h;
+			g_split = true;
+			host_init(f, &h, MAC_A, IP_A, (enum cn_dca)dca, 16, NULL);
+			g_split = false;
+			struct cn_tcp_params tp = tcp_params(true, 1000, 2000);
+			tp.rcv_wscale = 0;
+			tp.ts = ts;
+			h.tcb = cn_tcp_open(h.net, &tp);
+			struct cn_peer_params pp = {.kind = CN_PEER_TCP_SOURCE, .laddr = IP_B,
+						    .raddr = IP_A, .lport = 2222, .rport = 1111,
+						    .iss = 2000, .irs = 1000, .mss = 1460, .ts = ts};
+			memcpy(pp.lmac, MAC_B, 6);
+			memcpy(pp.rmac, MAC_A, 6);
+			struct cn_peer *src = cn_peer_create(h.dev, &pp);
+			assert_non_null(src);
+			receive_source(&h, src, rbuf, sizeof(rbuf), 32);
+			assert_true(cn_netdev_stats(h.dev)->rx_split >= sizeof(rbuf) / 1460);
+			assert_true(cn_net_stats(h.net)->rx_chain >= sizeof(rbuf) / 1460);
+			assert_int_equal(cn_net_stats(h.net)->rx_chain_join, 0);
+			assert_true(cn_tcp_stats(h.tcb)->hp_data * 10 > cn_tcp_stats(h.tcb)->segs_in * 9);
+			cn_peer_destroy(src);
+			cn_tcp_close(h.tcb);
+			h.tcb = NULL;
+			host_fini(&h);
+		}
+
+	struct host h;
+	g_split = true;
+	host_init(f, &h, MAC_A, IP_A, CN_DCA_FLUSH, 32, NULL);
+	g_split = false;
+	struct cn_peer_params pp = {.kind = CN_PEER_UDP_SOURCE, .laddr = IP_B, .raddr = IP_A,
+				    .lport = 53, .rport = 5353, .mss = 1472, .csum = true};
+	memcpy(pp.lmac, MAC_B, 6);
+	memcpy(pp.rmac, MAC_A, 6);
+	struct cn_peer *src = cn_peer_create(h.dev, &pp);
+	struct cn_udp_params up = {.lport = 5353, .raddr = IP_B, .rport = 53, .tx_csum = true,
+				   .rx_csum = true, .rx = udp_split_rx};
+	memcpy(up.rmac, MAC_B, 6);
+	assert_non_null(cn_udp_open(h.net, &up));
+	udp_split_got = udp_split_chained = 0;
+	for (int i = 0; i < 50; i++) {
+		cn_peer_send(src, 10);
+		cn_netdev_poll(h.dev, h.net, 0);
+	}
+	assert_int_equal(udp_split_got, 500);
+	assert_int_equal(udp_split_chained, 0);
+	assert_int_equal(cn_netdev_stats(h.dev)->rx_split, 500);
+	assert_int_equal(cn_net_stats(h.net)->rx_chain, 500);
+	assert_int_equal(cn_net_drops(h.net), 0);
+	cn_peer_destroy(src);
+	host_fini(&h);
+}
+
+/* Malformed frames with split on: each is fed to a split device and to
+ * one without split, and the two stacks (same connection, same state)
+ * must give the same verdict, frame by frame, and end with equal drop
+ * counters: truncation at every length, every IHL, every data offset,
+ * bad total lengths, random corruption; with a header buffer that takes
+ * every header and one that is too small for most. */
+static void test_split_malformed(void **state)
+{
+	struct fx *f = *state;
+	static uint8_t base[1600], fr[1600];
+
+	for (int hsz = 0; hsz < 2; hsz++) {
+		struct host hs[2];
+		for (int k = 0; k < 2; k++) {
+			struct cn_netdev_params dp = {.ring_size = 16, .batch = 16, .mpool = f->mp,
+						      .cpool = f->cp, .split = k == 1,
+						      .split_hdr_size = hsz ? 64 : 0,
+						      .dca = (enum cn_dca)(k ? 2 : 0)};
+			hs[k].dev = cn_netdev_create(&dp);
+			assert_non_null(hs[k].dev);
+			struct cn_net_params np = {.addr = IP_A, .mpool = f->mp, .cpool = f->cp,
+						   .xmit = cn_netdev_xmit, .xmit_arg = hs[k].dev};
+			memcpy(np.mac, MAC_A, 6);
+			hs[k].net = cn_net_create(&np);
+			struct cn_tcp_params tp = tcp_params(true, 1000, 2000);
+			tp.ts = false;
+			hs[k].tcb = cn_tcp_open(hs[k].net, &tp);
+			assert_non_null(hs[k].tcb);
+		}
+		uint32_t seq = 2000, nframes = 0, accepted = 0;
+		uint64_t rs = 12345;
+		for (int round = 0; round < 6000; round++) {
+			uint32_t topt = (uint32_t)(round % 4) * 12, pay = (uint32_t)(round * 37 % 1400);
+			uint32_t len = mk_frame(base, round % 7 == 3, (uint32_t)(round % 5 == 1) * 8,
+						topt, pay, seq, 1000);
+			memcpy(fr, base, len);
+			int kind = round % 6;
+			if (kind == 0) {
+				len = (uint32_t)round % (len + 1); /* truncated at every length */
+			} else if (kind == 1) {
+				fr[14] = (uint8_t)(0x40 | (round / 6) % 16); /* every IHL */
+			} else if (kind == 2 && fr[23] == CN_IPV4_PROTO_TCP) {
+				uint32_t ihl = (fr[14] & 15u) * 4;
+				fr[14 + ihl + 12] = (uint8_t)(((round / 6) % 16) << 4); /* every doff */
+			} else if (kind == 3) {
+				static const uint16_t tl[] = {0, 19, 20, 27, 39, 40, 41, 1500, 65535};
+				uint16_t t = tl[(round / 6) % 9];
+				fr[16] = (uint8_t)(t >> 8), fr[17] = (uint8_t)t;
+			} else if (kind == 4) {
+				for (int j = 0; j < 3; j++) {
+					rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+					uint32_t at = (uint32_t)(rs >> 33) % (len < 140 ? len : 140);
+					fr[at] ^= (uint8_t)(rs >> 20) | 1;
+				}
+			} /* kind 5: intact */
+			enum cn_drop r[2];
+			for (int k = 0; k < 2; k++) {
+				struct cn_mbuf *m;
+				if (len == 0) {
+					/* a zero-length frame through the zero-copy commit */
+					uint32_t room;
+					assert_non_null(cn_netdev_nic_rx_reserve(hs[k].dev, &room));
+					cn_netdev_nic_rx_commit(hs[k].dev, 0);
+				} else {
+					assert_int_equal(cn_netdev_nic_rx(hs[k].dev, fr, len), 0);
+				}
+				assert_int_equal(cn_netdev_rx_burst(hs[k].dev, &m, 1), 1);
+				r[k] = cn_net_input(hs[k].net, m, (uint64_t)round);
+				cn_netdev_nic_tx(hs[k].dev);
+				cn_netdev_tx_reap(hs[k].dev);
+			}
+			if (r[0] != r[1])
+				fail_msg("round %d (kind %d, %u bytes): %s without split, %s with",
+					 round, kind, len, cn_drop_name(r[0]), cn_drop_name(r[1]));
+			nframes++;
+			if (r[0] == CN_DROP_NONE && kind == 5)
+				seq += pay;
+			accepted += r[0] == CN_DROP_NONE;
+			/* keep the receive queue short */
+			static uint8_t sink[1 << 16];
+			for (int k = 0; k < 2; k++)
+				while (cn_tcp_recv(hs[k].tcb, sink, sizeof(sink), (uint64_t)round) > 0)
+					;
+		}
+		const struct cn_net_stats *s0 = cn_net_stats(hs[0].net), *s1 = cn_net_stats(hs[1].net);
+		assert_memory_equal(s0->drop, s1->drop, sizeof(s0->drop));
+		assert_true(accepted > 500 && cn_net_drops(hs[1].net) > 1000);
+		const struct cn_netdev_stats *ds = cn_netdev_stats(hs[1].dev);
+		assert_int_equal(ds->rx_frames, nframes);
+		assert_int_equal(ds->rx_split + ds->rx_split_hdr_only + ds->rx_nosplit_parse +
+				 ds->rx_nosplit_hdr_long, nframes);
+		assert_true(ds->rx_split > 0 && ds->rx_nosplit_parse > 0);
+		if (hsz)
+			assert_true(ds->rx_nosplit_hdr_long > 0);
+		for (int k = 0; k < 2; k++) {
+			cn_tcp_close(hs[k].tcb);
+			hs[k].tcb = NULL;
+			host_fini(&hs[k]);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +1075,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prefetch_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefetch_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copybreak, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_frames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_back_to_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_lossy_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_peers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_malformed, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

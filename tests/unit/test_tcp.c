@@ -40,6 +40,7 @@ struct fx {
 	unsigned nframes, ndropped;
 	uint32_t drop_seq; /* for drop_one: the sequence number to lose once */
 	int drop_left;
+	int split; /* pump hands chains: 1 at the headers' end, 2 at a random byte */
 };
 
 static const uint8_t MAC_A[6] = {0x02, 0, 0, 0, 0, 0xa};
@@ -135,6 +136,44 @@ static struct cn_tcp_params base_params(bool a_side, uint32_t iss_a, uint32_t is
 	return p;
 }
 
+static uint32_t rnd(void);
+
+/* The frame as a 2-mbuf chain, the way a splitting NIC hands it (split 1:
+ * headers, as cn_net_parse finds them, in a small mbuf, the rest in the
+ * cluster at its place; header-only frames stay whole, as the NIC keeps
+ * them in its header buffer), or cut at a random byte (split 2: the
+ * headers may not all be in the first mbuf; the cluster keeps its room in
+ * front, so the stack can join the two). */
+static struct cn_mbuf *to_chain(struct fx *f, struct cn_mbuf *m)
+{
+	struct cn_pkt_info pi;
+	struct cn_mbuf *h;
+	uint32_t k;
+
+	if (f->split == 1) {
+		if (cn_net_parse(m->data, m->len, 0, &pi) != CN_DROP_NONE || pi.pay_off >= m->len)
+			return m;
+		k = pi.pay_off;
+	} else {
+		if (m->len < 2)
+			return m;
+		k = 1 + rnd() % (m->len - 1);
+		if (k > 190)
+			k = 190;
+	}
+	h = cn_mbuf_get(f->mp);
+	assert_non_null(h);
+	h->data = h->buf + 2;
+	memcpy(h->data, m->data, k);
+	h->len = k;
+	m->data += k;
+	m->len -= k;
+	m->pkt_len = m->len;
+	h->next = m;
+	h->pkt_len = k + m->len;
+	return h;
+}
+
 /* Deliver every frame queued by `from` to the other side. */
 static unsigned pump(struct fx *f, struct side *from)
 {
@@ -156,6 +195,8 @@ static unsigned pump(struct fx *f, struct side *from)
 			cn_mbuf_free(m);
 			continue;
 		}
+		if (f->split)
+			m = to_chain(f, m);
 		cn_net_input(to->net, m, f->now);
 	}
 	return n;
@@ -457,18 +498,38 @@ static void test_transfer_modes(void **state)
 		{CN_TCP_CSUM_FUSED, CN_SOCKBUF_RING, CN_SBRING_COPY_PLAIN},
 		{CN_TCP_CSUM_STORED, CN_SOCKBUF_RING, CN_SBRING_COPY_CSUM},
 	};
-	for (unsigned i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		for (int post = 0; post < 2; post++) {
-			struct cn_tcp_params pa = base_params(true, rnd(), rnd());
-			struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
-			pa.csum = modes[i].csum;
-			pa.sndbuf = modes[i].sb;
-			pa.ring_copy = modes[i].copy;
-			pa.sndbuf_size = 1 << 18;
-			pa.ts = pb.ts = (i & 1) != 0;
-			transfer(f, &pa, &pb, 1 << 20, post, 8192 + 17 * i);
+	/* split 0: one buffer per frame; 1: split chains (received in
+	 * place: every data segment counted in rx_chain, none joined, no
+	 * drop); 2: cut at random bytes (joined when the headers are not
+	 * all in the first mbuf) */
+	for (int split = 0; split < 3; split++)
+		for (unsigned i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+			for (int post = 0; post < 2; post++) {
+				struct cn_tcp_params pa = base_params(true, rnd(), rnd());
+				struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
+				struct cn_net_stats b0 = *cn_net_stats(f->b.net);
+				pa.csum = modes[i].csum;
+				pa.sndbuf = modes[i].sb;
+				pa.ring_copy = modes[i].copy;
+				pa.sndbuf_size = 1 << 18;
+				pa.ts = pb.ts = (i & 1) != 0;
+				f->split = split;
+				transfer(f, &pa, &pb, 1 << 20, post, 8192 + 17 * i);
+				f->split = 0;
+				const struct cn_net_stats *b1 = cn_net_stats(f->b.net);
+				uint64_t chains = b1->rx_chain - b0.rx_chain;
+				uint64_t joins = b1->rx_chain_join - b0.rx_chain_join;
+				assert_int_equal(cn_net_drops(f->b.net), 0);
+				if (split == 0)
+					assert_true(chains == 0 && joins == 0);
+				if (split == 1) {
+					assert_true(chains >= (1u << 20) / 1460);
+					assert_int_equal(joins, 0);
+				}
+				if (split == 2) /* cut exactly at the headers' end: rare */
+					assert_true(joins > 0);
+			}
 		}
-	}
 }
 
 /* Sequence numbers across 2^32: ISNs a few KB before the wrap. */
