@@ -52,6 +52,8 @@ FORMS = ('seq', 'int', 'intpf')
 # Inline cipher steps (keystream in registers): bytes per main-loop
 # iteration, i.e. independent cipher chains in flight.
 INLINE_BYTES = 512
+# ... and registers per pass of the byte-masked remainder after that loop.
+REM_REGS = 4
 
 ISAS = {
     'scalar': dict(width=8, type='uint64_t',
@@ -166,12 +168,15 @@ class Emitter:
         self.ks_bytes = ks_bytes
 
     # ---------------------------------------------------------------- loops
-    def _step(self, f, isa, x, off='i'):
-        """Step of f on register x, whose bytes start at message offset off."""
+    def _step(self, f, isa, x, off='i', r=0):
+        """Step of f on register x, whose bytes start at message offset off;
+        r: the register's index in its block, which picks the accumulator
+        {a} of a form with several (accs)."""
         code = f.forms[isa]['step']
         if not code:
             return ''
         code = code.replace('{x}', x).replace('{off}', off)
+        code = code.replace('{a}', str(r % f.forms[isa].get('accs', 1)))
         return '{ /* %s */\n%s\n}' % (f.name, _indent(code, 1))
 
     def _loop(self, fns, isa, src, store, nreg, pf, lim='len', once=False):
@@ -209,10 +214,10 @@ class Emitter:
             out.append('\t%s x%d = %s;' % (I['type'], r, I['load'].format(p=p)))
         for f in fns:
             if f.name in multi:
-                out.append(_indent('{ /* %s */\n%s\n}' % (f.name, _indent(multi[f.name][1], 1)), 1))
+                out.append(_indent('{ /* %s */\n%s\n}' % (f.name, _indent('\n'.join(multi[f.name][1]), 1)), 1))
                 continue
             for r in range(nreg):
-                s = self._step(f, isa, 'x%d' % r, 'i + %d' % (r * w) if r else 'i')
+                s = self._step(f, isa, 'x%d' % r, 'i + %d' % (r * w) if r else 'i', r)
                 if s:
                     out.append(_indent(s, 1))
         if store:
@@ -263,6 +268,57 @@ class Emitter:
         if store:
             out.append('\t_mm512_mask_storeu_epi64((void *)(dst + i), k, x0);')
         out.append('\ti += 8 * (size_t)__builtin_popcount(k);')
+        out.append('}')
+        return '\n'.join(out)
+
+    @staticmethod
+    def masked_rem(p, fns, isa):
+        """True if a loop over fns (copying if p.copy) finishes in byte-
+        masked registers (_masked_rem): AVX-512 (AVX512BW masks, BMI2), a
+        real pipeline, functions that all allow zero padding (functions.py:
+        zero_pad; copy does)."""
+        return (isa == 'avx512' and not p.synthetic
+                and all(f.zero_pad for f in fns) and (FUNCS['copy'].zero_pad or not p.copy))
+
+    def _masked_rem(self, fns, isa, src, store, nreg=1, batch=False):
+        """The last bytes (fewer than the main loop's block) in registers
+        whose loads and stores are byte-masked, so nothing past the message
+        is read or written: the functions' vector steps run on the message
+        bytes and zeros (zero_pad), with no scalar granules and no byte
+        tails. Up to nreg registers per pass (a loop while bytes remain,
+        an if when batch is False: fewer than 64 bytes are left); a
+        block_step (the inline AES-CTR keystream) computes all nreg
+        registers' keystream round by round before the first load, so the
+        last bytes cost one chain of rounds, not one per register."""
+        multi = {f.name: f.forms[isa]['block_step'](['x%d' % r for r in range(nreg)])
+                 for f in fns if f.forms[isa].get('block_step')}
+        out = ['%s (i < len) {' % ('while' if batch else 'if')]
+        for f in fns:
+            if f.name in multi:
+                out.append('\t/* %s, before the loads */' % f.name)
+                out.append(_indent(multi[f.name][0], 1))
+        for r in range(nreg):
+            reg = ['const size_t n = len - i < 64 ? len - i : 64;',
+                   '/* the first n bytes (BZHI keeps all 64 bits for n = 64) */',
+                   'const __mmask64 m = _bzhi_u64(~0ull, (unsigned)n);',
+                   '__m512i x%d = _mm512_maskz_loadu_epi8(m, (const void *)(%s + i));' % (r, src)]
+            for k, f in enumerate(fns):
+                if f.name in multi:
+                    reg.append('{ /* %s */\n\t%s\n}' % (f.name, multi[f.name][1][r]))
+                else:
+                    st = self._step(f, isa, 'x%d' % r, r=r)
+                    if st:
+                        reg.append(st)
+                if f.zero_pad == 'rezero' and k + 1 < len(fns):
+                    reg.append('x%d = _mm512_maskz_mov_epi8(m, x%d); /* zeros past the message '
+                               'again, for %s */' % (r, r, ', '.join(g.name for g in fns[k + 1:])))
+            if store:
+                reg.append('_mm512_mask_storeu_epi8((void *)(dst + i), m, x%d);' % r)
+            reg.append('i += n;')
+            body = _indent('\n'.join(reg), 1)
+            # the first register always has bytes (the pass's condition)
+            out.append(_indent('{\n%s\n}' % body if r == 0 else
+                               'if (i < len) {\n%s\n}' % body, 1))
         out.append('}')
         return '\n'.join(out)
 
@@ -321,35 +377,43 @@ class Emitter:
         gran = 8 * g // math.gcd(8, g)
         c = next((f for f in fns if f.cipher), None)
         inline = c is not None and c.forms[isa].get('inline', False)
+        masked = self.masked_rem(p, fns, isa)
+        if inline and not masked:
+            raise ValueError('%s: an inline cipher step needs the masked remainder' % p.name)
         parts = [self._pf_head(src, store)] if pf else []
         if c and not inline:
             parts.append(self._cipher_loop(c, fns, isa, src, store, blk // w, pf))
         elif inline and blk < INLINE_BYTES:
             # keystream in registers: INLINE_BYTES // w independent cipher
-            # chains per iteration, then at most one pass of each halving
-            # (a 1460-byte buffer: 512, 512, 256, 64, 64), so that the last
-            # bytes are not one register's chain of rounds after another
+            # chains per iteration; the last < INLINE_BYTES bytes in passes
+            # of REM_REGS masked registers (a 1460-byte buffer: 512, 512,
+            # then 256 + 180 in two passes of four), every pass one chain
+            # of rounds across its registers
             parts.append(self._loops(fns, isa, src, store, INLINE_BYTES // w, pf))
-            b = INLINE_BYTES // 2
-            while b > blk:
-                parts.append(self._loop(fns, isa, src, store, b // w, False, once=True))
-                b //= 2
-            parts.append(self._loop(fns, isa, src, store, blk // w, False))
         else:
             parts.append(self._loops(fns, isa, src, store, blk // w, pf))
         if p.synthetic and isa == 'avx512':
             parts.append(self._masked_tail(p, fns, src, store))
             parts.append(self._finals(fns, isa))
+        elif masked:
+            if c and not inline:
+                parts.append(self._cipher_topup(c))
+            if inline and blk < INLINE_BYTES:
+                parts.append('/* the last bytes: byte-masked registers, %d per pass */' % REM_REGS)
+                parts.append(self._masked_rem(fns, isa, src, store, REM_REGS, batch=True))
+            else:
+                parts.append('/* the last bytes: one byte-masked register */')
+                parts.append(self._masked_rem(fns, isa, src, store))
+            parts.append(self._finals(fns, isa))
         else:
             parts.append(self._finals(fns, isa))
-            if inline:
-                parts.append('/* %s: keystream of the last bytes */\n%s'
-                             % (c.name, c.forms[isa]['tailks']))
-            elif c:
+            if c:
                 parts.append(self._cipher_topup(c))
             if blk > gran:
                 parts.append('/* remainder: %d-byte granules, scalar steps */' % gran)
                 parts.append(self._loop(fns, 'scalar', src, store, gran // 8, False))
+        if masked:
+            return '\n'.join(x for x in parts if x)
         tail_fns = [] if p.synthetic else fns
         if p.copy or tail_fns:
             parts.append(self._tail(p, tail_fns, src, store))
@@ -384,9 +448,8 @@ class Emitter:
         if p.cipher and form != 'seq' and p.cipher.forms[isa].get('inline'):
             if p.cipher.name == 'aes128ctr':
                 functions.aes_no_wrap_check(functions.STUDY_AES_IV)
-            body.append('/* %s: keystream in registers; ks holds that of the last bytes */\n'
-                        'unsigned char ks[64] __attribute__((aligned(64)));\n'
-                        'size_t ks_base = 0;\n%s' % (p.cipher.name, p.cipher.forms[isa]['decl']))
+            body.append('/* %s: keystream in registers */\n%s'
+                        % (p.cipher.name, p.cipher.forms[isa]['decl']))
         elif p.cipher and form != 'seq':
             body.append('/* %s: state, and keystream for up to CN_ILP_KS_BYTES (L1) */\n%s\n'
                         'unsigned char ks[CN_ILP_KS_BYTES] __attribute__((aligned(64)));\n'
