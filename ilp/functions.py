@@ -231,11 +231,14 @@ CSUM_VNNI_AVX512 = dict(
          'const __m512i csum_ones = _mm512_set1_epi16(1);',
     step='csum_d{a} = _mm512_dpwssd_epi32(csum_d{a}, _mm512_xor_si512({x}, csum_bias), csum_ones);\n'
          'if (__builtin_expect((++csum_nb & 16383) == 0, 0)) {\n'
-         '\tcsum_w = cn_ilp_vnni_widen(cn_ilp_vnni_widen(csum_w, csum_d0), csum_d1);\n'
+         '\tcsum_w = cn_ilp_vnni_widen(csum_w, _mm512_add_epi32(csum_d0, csum_d1));\n'
          '\tcsum_d0 = csum_d1 = _mm512_setzero_si512();\n'
          '}',
+    # d0 + d1 in 32 bits is exact: between widenings the two hold at most
+    # 2^14 steps together, each moving a lane by at most 2^16, so their
+    # sum stays within [-2^30, 2^30]; one widening at the end, not two
     final='csum_acc = cn_ilp_addc(csum_acc, cn_ilp_hsum512(cn_ilp_vnni_widen(\n'
-          '\tcn_ilp_vnni_widen(csum_w, csum_d0), csum_d1)) + (csum_nb << 20));',
+          '\tcsum_w, _mm512_add_epi32(csum_d0, csum_d1))) + (csum_nb << 20));',
     accs=2, ops=2, chain=1, features='CN_CPU_AVX512VNNI')
 
 

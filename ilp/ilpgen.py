@@ -52,8 +52,6 @@ FORMS = ('seq', 'int', 'intpf')
 # Inline cipher steps (keystream in registers): bytes per main-loop
 # iteration, i.e. independent cipher chains in flight.
 INLINE_BYTES = 512
-# ... and registers per pass of the byte-masked remainder after that loop.
-REM_REGS = 4
 
 ISAS = {
     'scalar': dict(width=8, type='uint64_t',
@@ -280,19 +278,19 @@ class Emitter:
         return (isa == 'avx512' and not p.synthetic
                 and all(f.zero_pad for f in fns) and (FUNCS['copy'].zero_pad or not p.copy))
 
-    def _masked_rem(self, fns, isa, src, store, nreg=1, batch=False):
-        """The last bytes (fewer than the main loop's block) in registers
-        whose loads and stores are byte-masked, so nothing past the message
-        is read or written: the functions' vector steps run on the message
-        bytes and zeros (zero_pad), with no scalar granules and no byte
-        tails. Up to nreg registers per pass (a loop while bytes remain,
-        an if when batch is False: fewer than 64 bytes are left); a
+    def _masked_rem(self, fns, isa, src, store, nreg=1, cond=None, loop=False):
+        """nreg registers of the last bytes (fewer than the main loop's
+        block), loaded and stored byte-masked so that nothing past the
+        message is read or written: the functions' vector steps run on the
+        message bytes and zeros (zero_pad), with no scalar granules and no
+        byte tails. Every register holds at least one byte (cond, default
+        i < len, guarantees it; loop: while cond); all are full but the
+        message's last. A
         block_step (the inline AES-CTR keystream) computes all nreg
-        registers' keystream round by round before the first load, so the
-        last bytes cost one chain of rounds, not one per register."""
+        registers' keystream round by round before the first load."""
         multi = {f.name: f.forms[isa]['block_step'](['x%d' % r for r in range(nreg)])
                  for f in fns if f.forms[isa].get('block_step')}
-        out = ['%s (i < len) {' % ('while' if batch else 'if')]
+        out = ['%s (%s) {' % ('while' if loop else 'if', cond or 'i < len')]
         for f in fns:
             if f.name in multi:
                 out.append('\t/* %s, before the loads */' % f.name)
@@ -315,11 +313,25 @@ class Emitter:
             if store:
                 reg.append('_mm512_mask_storeu_epi8((void *)(dst + i), m, x%d);' % r)
             reg.append('i += n;')
-            body = _indent('\n'.join(reg), 1)
-            # the first register always has bytes (the pass's condition)
-            out.append(_indent('{\n%s\n}' % body if r == 0 else
-                               'if (i < len) {\n%s\n}' % body, 1))
+            out.append(_indent('{\n%s\n}' % _indent('\n'.join(reg), 1), 1))
         out.append('}')
+        return '\n'.join(out)
+
+    def _masked_passes(self, fns, isa, src, store, most):
+        """The last bytes after a loop of `most` registers per iteration
+        (fewer than most registers' worth, most a power of two), R =
+        ceil(bytes left / 64) <= most registers: passes of most/2 while R
+        is at least that (R = most: two), then one of most/4, ..., 1 for
+        each bit set in what is left. Exactly R registers, none computed
+        for nothing; a 1460-byte buffer after two 512-byte iterations: 4,
+        2, 1 (7 registers, the last 52 bytes)."""
+        R = '((len - i + 63) >> 6)'
+        out = [self._masked_rem(fns, isa, src, store, most // 2,
+                                cond='%s >= %d' % (R, most // 2), loop=True)]
+        b = most // 4
+        while b >= 1:
+            out.append(self._masked_rem(fns, isa, src, store, b, cond='%s & %d' % (R, b)))
+            b //= 2
         return '\n'.join(out)
 
     def _pf_head(self, src, store):
@@ -385,10 +397,10 @@ class Emitter:
             parts.append(self._cipher_loop(c, fns, isa, src, store, blk // w, pf))
         elif inline and blk < INLINE_BYTES:
             # keystream in registers: INLINE_BYTES // w independent cipher
-            # chains per iteration; the last < INLINE_BYTES bytes in passes
-            # of REM_REGS masked registers (a 1460-byte buffer: 512, 512,
-            # then 256 + 180 in two passes of four), every pass one chain
-            # of rounds across its registers
+            # chains per iteration; the last < INLINE_BYTES bytes in masked
+            # passes of 4, 2 and 1 registers (_masked_passes; a 1460-byte
+            # buffer: 512, 512, then 256 + 128 + 52 in three passes), every
+            # pass one chain of rounds across its registers
             parts.append(self._loops(fns, isa, src, store, INLINE_BYTES // w, pf))
         else:
             parts.append(self._loops(fns, isa, src, store, blk // w, pf))
@@ -399,8 +411,8 @@ class Emitter:
             if c and not inline:
                 parts.append(self._cipher_topup(c))
             if inline and blk < INLINE_BYTES:
-                parts.append('/* the last bytes: byte-masked registers, %d per pass */' % REM_REGS)
-                parts.append(self._masked_rem(fns, isa, src, store, REM_REGS, batch=True))
+                parts.append('/* the last bytes: byte-masked registers, in passes of 4, 2, 1 */')
+                parts.append(self._masked_passes(fns, isa, src, store, INLINE_BYTES // w))
             else:
                 parts.append('/* the last bytes: one byte-masked register */')
                 parts.append(self._masked_rem(fns, isa, src, store))
