@@ -34,15 +34,19 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
               iteration) (Little's law). model.py derives the window from
               these (Core.window).
   cold_read_S, cold_copy_S
-              bytes per tick streaming through a buffer of S bytes (the
-              benchmark's sizes, --sizes) just flushed from every cache
-              level (clflush): read only (8-byte loads, 8 sums), and read
-              it while writing another flushed buffer (8-byte stores). The
-              median of 101 flush-then-time runs. For model.py's cold
-              buffers: memsig's 64 MB stream rate pays TLB misses and a
-              full-length prefetch ramp a 64 KB buffer does not; this is
-              the rate at the benchmark's size and state, first miss
-              included.
+              bytes per tick streaming through buffers of S bytes (the
+              benchmark's sizes, --sizes) flushed from every cache level
+              (clflush) the way bench_ilp.cc prepares its "cold" state
+              (32 buffer pairs back to back for S <= 8 KB, else one): the
+              sources read, or read while the
+              flushed destinations are written (copy), one 64-byte
+              AVX-512 load (store) per line where the CPU has it, like
+              the generated AVX-512 kernels. The median of 101
+              flush-then-time runs. For model.py's cold buffers: memsig's
+              64 MB stream pays TLB misses and a prefetch ramp a 64 KB
+              buffer does not, and one DRAM latency per 1460-byte stream
+              is not what 23 flushed lines cost; this is the rate at the
+              benchmark's size and state, first misses included.
 
 Without AVX-512 (cpuid) the vector probes are left out and mix_issue uses
 scalar adds only. Prints JSON {name: per-tick rate, ..., "avx512": 0|1}
@@ -71,6 +75,7 @@ static inline uint64_t tsc(void)
 
 #include <stdlib.h>
 #include <string.h>
+#include <emmintrin.h>
 
 #define R4(x) x x x x
 #define R16(x) R4(x) R4(x) R4(x) R4(x)
@@ -90,8 +95,12 @@ static unsigned char buf[4096] __attribute__((aligned(64)));
 	printf("\"%s\": %.4f,\n", name, 20000.0 * (ops) / (double)best); \
 } while (0)
 
-/* One flush-then-time run per sample, the median of NCOLD: a flushed
- * buffer of S bytes read (8 sums), or read while writing a second one. */
+/* One flush-then-time run per sample, the median of NCOLD, prepared as
+ * bench_ilp.cc's "cold" state: nb buffer pairs of S bytes (32 for S <= 8
+ * KB, else 1), every line flushed, then the nb sources read back to back
+ * (16-byte loads, four sums), or read while the nb destinations are
+ * written (copy), with 64-byte AVX-512 loads and stores where the CPU has
+ * them (else 16-byte SSE2 ones). Bytes per tick. */
 #define NCOLD 101
 static int cmp_u64(const void *a, const void *b)
 {
@@ -108,36 +117,71 @@ static void flush(const unsigned char *p, size_t n)
 
 static uint64_t cold_sink;
 
-static void cold(size_t size)
+static void cold(size_t size, int wide)
 {
-	unsigned char *a = aligned_alloc(4096, size + 4096), *b = aligned_alloc(4096, size + 4096);
+	int nb = size <= 8192 ? 32 : 1;
+	size_t stride = (size + 4095 + 2048) & ~(size_t)4095;
+	unsigned char *a = aligned_alloc(4096, stride * nb), *b = aligned_alloc(4096, stride * nb);
+	size_t n = size & ~(size_t)63;
 	uint64_t t[2][NCOLD];
 
-	memset(a, 1, size);
-	memset(b, 2, size);
+	memset(a, 1, stride * nb);
+	memset(b, 2, stride * nb);
 	for (int r = 0; r < NCOLD; r++) {
 		for (int w = 0; w < 2; w++) {
-			flush(a, size);
-			flush(b, size);
-			uint64_t s[8] = { 0 };
+			for (int k = 0; k < nb; k++) {
+				flush(a + k * stride, size);
+				flush(b + k * stride + 2048, size);
+			}
+			__m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
 			uint64_t t0 = tsc();
-			for (size_t o = 0; o + 64 <= size; o += 64)
-				for (int k = 0; k < 8; k++) {
-					uint64_t v;
-					memcpy(&v, a + o + 8 * k, 8);
-					s[k] += v;
-					if (w)
-						memcpy(b + o + 8 * k, &v, 8);
+			for (int k = 0; k < nb; k++) {
+				const unsigned char *src = a + k * stride;
+				unsigned char *dst = b + k * stride + 2048;
+				if (wide) {
+					/* AVX-512: one 64-byte load (and store) per line,
+					 * as the generated AVX-512 kernels do */
+					for (size_t o = 0; o < n; o += 64) {
+						if (w)
+							__asm__ volatile("vmovdqu64 (%0),%%zmm0\n\t"
+									 "vpaddq %%zmm0,%%zmm1,%%zmm1\n\t"
+									 "vmovdqu64 %%zmm0,(%1)"
+									 :: "r"(src + o), "r"(dst + o)
+									 : "xmm0", "xmm1", "memory");
+						else
+							__asm__ volatile("vmovdqu64 (%0),%%zmm0\n\t"
+									 "vpaddq %%zmm0,%%zmm1,%%zmm1"
+									 :: "r"(src + o) : "xmm0", "xmm1", "memory");
+					}
+					continue;
 				}
-			__asm__ volatile("" :: "r"(s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7]) : "memory");
+				for (size_t o = 0; o < n; o += 64) {
+					__m128i v0 = _mm_load_si128((const __m128i *)(const void *)(src + o));
+					__m128i v1 = _mm_load_si128((const __m128i *)(const void *)(src + o + 16));
+					__m128i v2 = _mm_load_si128((const __m128i *)(const void *)(src + o + 32));
+					__m128i v3 = _mm_load_si128((const __m128i *)(const void *)(src + o + 48));
+					s0 = _mm_add_epi64(s0, v0);
+					s1 = _mm_add_epi64(s1, v1);
+					s2 = _mm_add_epi64(s2, v2);
+					s3 = _mm_add_epi64(s3, v3);
+					if (w) {
+						_mm_storeu_si128((__m128i *)(void *)(dst + o), v0);
+						_mm_storeu_si128((__m128i *)(void *)(dst + o + 16), v1);
+						_mm_storeu_si128((__m128i *)(void *)(dst + o + 32), v2);
+						_mm_storeu_si128((__m128i *)(void *)(dst + o + 48), v3);
+					}
+				}
+			}
+			s0 = _mm_add_epi64(_mm_add_epi64(s0, s1), _mm_add_epi64(s2, s3));
+			__asm__ volatile("" :: "x"(s0) : "memory");
 			t[w][r] = tsc() - t0;
-			cold_sink += s[0];
+			cold_sink += (uint64_t)_mm_cvtsi128_si64(s0);
 		}
 	}
 	qsort(t[0], NCOLD, 8, cmp_u64);
 	qsort(t[1], NCOLD, 8, cmp_u64);
-	printf("\"cold_read_%zu\": %.4f,\n", size, (double)(size & ~(size_t)63) / t[0][NCOLD / 2]);
-	printf("\"cold_copy_%zu\": %.4f,\n", size, (double)(size & ~(size_t)63) / t[1][NCOLD / 2]);
+	printf("\"cold_read_%zu\": %.4f,\n", size, (double)n * nb / t[0][NCOLD / 2]);
+	printf("\"cold_copy_%zu\": %.4f,\n", size, (double)n * nb / t[1][NCOLD / 2]);
 	free(a);
 	free(b);
 }
@@ -195,7 +239,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int k = 1; k < argc; k++)
-		cold((size_t)strtoul(argv[k], NULL, 10));
+		cold((size_t)strtoul(argv[k], NULL, 10), avx512);
 	if (avx512) {
 		PROBE("vec_add", 32, R4(VADD8), ::: ZCLOB);
 		PROBE("vec_shuf", 32, R4(VSHUF(0) VSHUF(1) VSHUF(2) VSHUF(3) VSHUF(4) VSHUF(5)
