@@ -334,14 +334,11 @@ _AES_INLINE = dict(
     decl='const __m512i aes_rev = _mm512_broadcast_i32x4(_mm_setr_epi8(%s));\n'
          'const __m512i aes_inc = _mm512_setr_epi64(4, 0, 4, 0, 4, 0, 4, 0);\n'
          '%s\n'
-         '__m512i aes_ctr;\n'
-         '{\n'
-         '\tuint64_t hi = __builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv));\n'
-         '\tuint64_t lo = __builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv + 8));\n'
-         '\taes_ctr = _mm512_setr_epi64((long long)lo, (long long)hi, (long long)(lo + 1),\n'
-         '\t\t\t\t   (long long)hi, (long long)(lo + 2), (long long)hi,\n'
-         '\t\t\t\t   (long long)(lo + 3), (long long)hi);\n'
-         '}' % (_AES_REV, '\n'.join(
+         '/* the IV as a little-endian 128-bit integer in every lane, plus 0..3 */\n'
+         '__m512i aes_ctr = _mm512_add_epi64(_mm512_broadcast_i32x4(_mm_set_epi64x(\n'
+         '\t(long long)__builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv)),\n'
+         '\t(long long)__builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv + 8)))),\n'
+         '\t_mm512_setr_epi64(0, 0, 1, 0, 2, 0, 3, 0));' % (_AES_REV, '\n'.join(
              'const __m512i aes_rk%d = _mm512_broadcast_i32x4(_mm_loadu_si128('
              '(const __m128i *)(const void *)cn_ilp_study_aes_sched.rk[%d]));' % (k, k)
              for k in range(11))),

@@ -284,8 +284,8 @@ class Emitter:
         message is read or written: the functions' vector steps run on the
         message bytes and zeros (zero_pad), with no scalar granules and no
         byte tails. Every register holds at least one byte (cond, default
-        i < len, guarantees it; loop: while cond); all are full but the
-        message's last. A
+        i < len, guarantees it; loop: while cond), so all but the last are
+        full and only the last is masked. A
         block_step (the inline AES-CTR keystream) computes all nreg
         registers' keystream round by round before the first load."""
         multi = {f.name: f.forms[isa]['block_step'](['x%d' % r for r in range(nreg)])
@@ -295,24 +295,36 @@ class Emitter:
             if f.name in multi:
                 out.append('\t/* %s, before the loads */' % f.name)
                 out.append(_indent(multi[f.name][0], 1))
+        I = ISAS[isa]
+        last = nreg - 1
         for r in range(nreg):
-            reg = ['const size_t n = len - i < 64 ? len - i : 64;',
-                   '/* the first n bytes (BZHI keeps all 64 bits for n = 64) */',
-                   'const __mmask64 m = _bzhi_u64(~0ull, (unsigned)n);',
-                   '__m512i x%d = _mm512_maskz_loadu_epi8(m, (const void *)(%s + i));' % (r, src)]
+            # every register of a pass but its last is full: plain loads
+            # and stores; the last holds 1..64 bytes: byte-masked
+            off = 'i + %d' % (64 * r) if r else 'i'
+            if r < last:
+                reg = ['%s x%d = %s;' % (I['type'], r, I['load'].format(p='%s + %s' % (src, off)))]
+            else:
+                left = 'len - %s' % ('(%s)' % off if r else 'i')
+                reg = ['const size_t n = %s < 64 ? %s : 64;' % (left, left),
+                       '/* the first n bytes (BZHI keeps all 64 bits for n = 64) */',
+                       'const __mmask64 m = _bzhi_u64(~0ull, (unsigned)n);',
+                       '__m512i x%d = _mm512_maskz_loadu_epi8(m, (const void *)(%s + %s));'
+                       % (r, src, off)]
             for k, f in enumerate(fns):
                 if f.name in multi:
                     reg.append('{ /* %s */\n\t%s\n}' % (f.name, multi[f.name][1][r]))
                 else:
-                    st = self._step(f, isa, 'x%d' % r, r=r)
+                    st = self._step(f, isa, 'x%d' % r, off, r)
                     if st:
                         reg.append(st)
-                if f.zero_pad == 'rezero' and k + 1 < len(fns):
+                if r == last and f.zero_pad == 'rezero' and k + 1 < len(fns):
                     reg.append('x%d = _mm512_maskz_mov_epi8(m, x%d); /* zeros past the message '
                                'again, for %s */' % (r, r, ', '.join(g.name for g in fns[k + 1:])))
             if store:
-                reg.append('_mm512_mask_storeu_epi8((void *)(dst + i), m, x%d);' % r)
-            reg.append('i += n;')
+                reg.append('%s;' % I['store'].format(p='dst + %s' % off, x='x%d' % r) if r < last
+                           else '_mm512_mask_storeu_epi8((void *)(dst + %s), m, x%d);' % (off, r))
+            if r == last:
+                reg.append('i += %sn;' % ('%d + ' % (64 * r) if r else ''))
             out.append(_indent('{\n%s\n}' % _indent('\n'.join(reg), 1), 1))
         out.append('}')
         return '\n'.join(out)
