@@ -199,6 +199,7 @@ class Emitter:
                 if store and src != 'dst' and self.pf_dst:
                     out.append('\t\tcn_ilp_pf_write(dst + i%s + CN_ILP_PF_DIST);' % off)
             out.append('\t}')
+        out += self._iter(fns, isa, nreg)
         # a step over all the block's registers (functions.py: block_step)
         # computes what needs no data before the loads, applies it after
         multi = {f.name: f.forms[isa]['block_step'](['x%d' % r for r in range(nreg)])
@@ -226,6 +227,14 @@ class Emitter:
             out.append('\ti += %d;' % blk)
         out.append('}')
         return '\n'.join(out)
+
+    @staticmethod
+    def _iter(fns, isa, nreg):
+        """The functions' once-per-iteration code (forms' iter) for an
+        iteration of nreg registers, indented for a loop body."""
+        return ['\t/* %s: once per iteration */\n%s' % (
+            f.name, _indent(f.forms[isa]['iter'].replace('{nreg}', str(nreg)), 1))
+                for f in fns if f.forms[isa].get('iter')]
 
     def _loops(self, fns, isa, src, store, nreg, pf, lim='len'):
         """The main loop; with pf, the prefetching loop up to pf_end, then
@@ -291,6 +300,7 @@ class Emitter:
         multi = {f.name: f.forms[isa]['block_step'](['x%d' % r for r in range(nreg)])
                  for f in fns if f.forms[isa].get('block_step')}
         out = ['%s (%s) {' % ('while' if loop else 'if', cond or 'i < len')]
+        out += self._iter(fns, isa, nreg)
         for f in fns:
             if f.name in multi:
                 out.append('\t/* %s, before the loads */' % f.name)
