@@ -658,9 +658,11 @@ def main(argv=None):
                     'R for AVX-512 from the synthetic sweep\'s spills')
     ap.add_argument('--key', default='tsc_per_byte_med')
     ap.add_argument('--R', help='override R, e.g. scalar=12,avx512=28')
-    ap.add_argument('--no-cold', action='store_true',
-                    help='flushed buffers at memsig\'s DRAM stream rate (64 MB) plus one '
-                         'DRAM latency, not probe.py\'s flushed rate at the buffer\'s size')
+    ap.add_argument('--cold-probe', action='store_true',
+                    help='flushed buffers at probe.py\'s flushed rate at the buffer\'s size '
+                         '(cold_read/copy_S) instead of memsig\'s DRAM stream rate (64 MB) plus '
+                         'one DRAM latency per stream; off by default: on the 2026-11-23 runs it '
+                         'matched fewer rows (README.md)')
     ap.add_argument('--no-window', action='store_true',
                     help='leave out the out-of-order window term')
     a = ap.parse_args(argv)
@@ -679,7 +681,7 @@ def main(argv=None):
         core = Core(pr)
         if a.no_window:
             core.win = {}
-        if not a.no_cold:
+        if a.cold_probe:
             m.set_cold(pr)
 
     R, cpi = {}, {}

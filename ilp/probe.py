@@ -97,10 +97,10 @@ static unsigned char buf[4096] __attribute__((aligned(64)));
 
 /* One flush-then-time run per sample, the median of NCOLD, prepared as
  * bench_ilp.cc's "cold" state: nb buffer pairs of S bytes (32 for S <= 8
- * KB, else 1), every line flushed, then the nb sources read back to back
- * (16-byte loads, four sums), or read while the nb destinations are
- * written (copy), with 64-byte AVX-512 loads and stores where the CPU has
- * them (else 16-byte SSE2 ones). Bytes per tick. */
+ * KB, else 1), every line flushed, then the nb sources read back to back,
+ * or read while the nb destinations are written (copy), with 64-byte
+ * AVX-512 loads and stores where the CPU has them (else 16-byte SSE2 ones,
+ * four sums). Bytes per tick. */
 #define NCOLD 101
 static int cmp_u64(const void *a, const void *b)
 {
