@@ -342,18 +342,21 @@ class Emitter:
     def _masked_passes(self, fns, isa, src, store, most):
         """The last bytes after a loop of `most` registers per iteration
         (fewer than most registers' worth, most a power of two), R =
-        ceil(bytes left / 64) <= most registers: passes of most/2 while R
-        is at least that (R = most: two), then one of most/4, ..., 1 for
-        each bit set in what is left. Exactly R registers, none computed
-        for nothing; a 1460-byte buffer after two 512-byte iterations: 4,
-        2, 1 (7 registers, the last 52 bytes)."""
+        ceil(bytes left / 64) <= most registers: one pass of 1, 2, ...,
+        most/4 registers for each bit set in R below most/2, smallest
+        first, then passes of most/2 while R is at least that (R = most:
+        two). Exactly R registers, none computed for nothing; the short
+        passes' rounds, chains of latency, start first and overlap the
+        last pass's. A 1460-byte buffer after two 512-byte iterations: 1,
+        2, 4 registers (64 + 128 + 244 bytes)."""
         R = '((len - i + 63) >> 6)'
-        out = [self._masked_rem(fns, isa, src, store, most // 2,
-                                cond='%s >= %d' % (R, most // 2), loop=True)]
-        b = most // 4
-        while b >= 1:
+        out = []
+        b = 1
+        while b < most // 2:
             out.append(self._masked_rem(fns, isa, src, store, b, cond='%s & %d' % (R, b)))
-            b //= 2
+            b *= 2
+        out.append(self._masked_rem(fns, isa, src, store, most // 2,
+                                    cond='%s >= %d' % (R, most // 2), loop=True))
         return '\n'.join(out)
 
     def _pf_head(self, src, store):
@@ -420,8 +423,8 @@ class Emitter:
         elif inline and blk < INLINE_BYTES:
             # keystream in registers: INLINE_BYTES // w independent cipher
             # chains per iteration; the last < INLINE_BYTES bytes in masked
-            # passes of 4, 2 and 1 registers (_masked_passes; a 1460-byte
-            # buffer: 512, 512, then 256 + 128 + 52 in three passes), every
+            # passes of 1, 2 and 4 registers (_masked_passes; a 1460-byte
+            # buffer: 512, 512, then 64 + 128 + 244 in three passes), every
             # pass one chain of rounds across its registers
             parts.append(self._loops(fns, isa, src, store, INLINE_BYTES // w, pf))
         else:
@@ -433,7 +436,7 @@ class Emitter:
             if c and not inline:
                 parts.append(self._cipher_topup(c))
             if inline and blk < INLINE_BYTES:
-                parts.append('/* the last bytes: byte-masked registers, in passes of 4, 2, 1 */')
+                parts.append('/* the last bytes: byte-masked registers, in passes of 1, 2, 4 */')
                 parts.append(self._masked_passes(fns, isa, src, store, INLINE_BYTES // w))
             else:
                 parts.append('/* the last bytes: one byte-masked register */')
