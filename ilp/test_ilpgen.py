@@ -101,7 +101,7 @@ class TestCipher(unittest.TestCase):
             self.assertIn('_mm512_maskz_loadu_epi8(m, ', body)
             self.assertNotIn('8-byte granules', body)
             self.assertNotIn('size_t n = len - i;\n', body)
-            # one masked register per pass (its last): AES 4, 2, 1 passes
+            # one masked register per pass (its last): AES passes of 1, 2, 4
             self.assertEqual(body.count('_mm512_mask_storeu_epi8('), 0 if text == 'csum' else
                              (3 if 'aes' in text else 1))
             # the other isas keep the scalar remainder
