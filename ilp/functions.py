@@ -32,10 +32,24 @@ Field meanings (all strings are C; '{x}' is the data register):
              vector state into the scalar state), ops (computation
              instructions per register, a_i of the model), chain (core
              cycles of the loop-carried dependency per register step, for
-             model.py's overlap form; absent = 0: no state carried)
+             model.py's overlap form; absent = 0: no state carried),
+             accs (independent accumulators the step's {a} picks from,
+             register r of a block using r % accs; absent = 1), iter
+             (C run once per loop iteration or masked pass, before its
+             steps, {nreg} = its registers; vector forms only)
   tail       C run on the last bytes (fewer than the composition's
              remainder granule) in place: p (unsigned char *), n (size_t)
   cipher     stream ciphers only (see below), else None
+  zero_pad   True if the step may run on a register whose bytes past the
+             message are zero (loaded byte-masked) and gives the message's
+             bytes and the function's state exactly as on the message
+             alone, leaving the zeros zero: copy, the checksum (zeros add
+             nothing); 'rezero' if so but the bytes past the message come
+             out nonzero, so that the generator masks them back to zero
+             for the functions after it: the ciphers (byte-wise XOR with
+             keystream). The AVX-512 forms of pipelines made only of such
+             functions finish in byte-masked registers instead of 8-byte
+             scalar granules and byte tails (ilpgen.py).
 
 Stream ciphers (chacha20, aes128ctr; cachenet/crypto.h). The keystream is
 not computed inside the step: the integrated loop asks the library for the
@@ -65,7 +79,7 @@ from collections import OrderedDict
 
 class Fn:
     def __init__(self, name, block, writes, state, consts, decl, result,
-                 forms, tail, doc, cipher=None):
+                 forms, tail, doc, cipher=None, zero_pad=False):
         self.name = name
         self.block = block
         self.writes = writes
@@ -77,6 +91,7 @@ class Fn:
         self.tail = tail
         self.doc = doc
         self.cipher = cipher
+        self.zero_pad = zero_pad
 
 
 FUNCS = OrderedDict()
@@ -96,7 +111,7 @@ _add(Fn('copy', block=1, writes=True, state=0, consts=0, decl='', result=None,
             'avx512': dict(step='', ops=0),
         },
         tail='',  # the generator copies the tail before any function's tail
-        doc='copy source to destination (load + store only)'))
+        doc='copy source to destination (load + store only)', zero_pad=True))
 
 # bswap32: reverse the bytes of each 32-bit word (cn_bswap32_step).
 _SHUF32 = ('3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12')
@@ -195,7 +210,7 @@ _add(Fn('csum', block=2, writes=False, state=1, consts=0,
              '\t__builtin_memcpy(&t, p, n);\n'
              '\tcsum_acc = cn_ilp_addc(csum_acc, t);\n'
              '}',
-        doc='Internet checksum partial sum of the data (cn_csum_partial)'))
+        doc='Internet checksum partial sum of the data (cn_csum_partial)', zero_pad=True))
 
 
 # csum, AVX-512 VNNI form, for pipelines whose other work occupies the
@@ -210,19 +225,30 @@ _add(Fn('csum', block=2, writes=False, state=1, consts=0,
 # (2026-11-23): 1.06x the cipher alone at 16 and 64 KB against 1.19-1.20x
 # with the add/shift/add form in the same run; without the checksum 1.00x.
 CSUM_VNNI_AVX512 = dict(
-    decl='__m512i csum_d = _mm512_setzero_si512();\n'
+    decl='__m512i csum_d0 = _mm512_setzero_si512();\n'
+         '__m512i csum_d1 = _mm512_setzero_si512();\n'
          '__m512i csum_w = _mm512_setzero_si512();\n'
-         'uint64_t csum_nb = 0;\n'
+         'uint64_t csum_nb = 0, csum_wnb = 0;\n'
          'const __m512i csum_bias = _mm512_set1_epi16((short)0x8000);\n'
          'const __m512i csum_ones = _mm512_set1_epi16(1);',
-    step='csum_d = _mm512_dpwssd_epi32(csum_d, _mm512_xor_si512({x}, csum_bias), csum_ones);\n'
-         'if (__builtin_expect((++csum_nb & 16383) == 0, 0)) {\n'
-         '\tcsum_w = cn_ilp_vnni_widen(csum_w, csum_d);\n'
-         '\tcsum_d = _mm512_setzero_si512();\n'
-         '}',
-    final='csum_acc = cn_ilp_addc(csum_acc, cn_ilp_hsum512(cn_ilp_vnni_widen(csum_w, csum_d)) +\n'
-          '\t\t\t   (csum_nb << 20));',
-    ops=2, chain=1, features='CN_CPU_AVX512VNNI')
+    # once per loop iteration (or masked pass) of {nreg} registers: widen
+    # first if the steps since the last widening would pass 2^14, then
+    # count the iteration's registers (the bias given back at the end);
+    # per register, the count and its test cost ~3% of the AES loop at
+    # 1460 B (harness, 2026-11-23)
+    iter='if (__builtin_expect(csum_nb - csum_wnb > 16384 - {nreg}, 0)) {\n'
+         '\tcsum_w = cn_ilp_vnni_widen(csum_w, _mm512_add_epi32(csum_d0, csum_d1));\n'
+         '\tcsum_d0 = csum_d1 = _mm512_setzero_si512();\n'
+         '\tcsum_wnb = csum_nb;\n'
+         '}\n'
+         'csum_nb += {nreg};',
+    step='csum_d{a} = _mm512_dpwssd_epi32(csum_d{a}, _mm512_xor_si512({x}, csum_bias), csum_ones);',
+    # d0 + d1 in 32 bits is exact: between widenings the two hold at most
+    # 2^14 steps together, each moving a lane by at most 2^16, so their
+    # sum stays within [-2^30, 2^30]; one widening at the end, not two
+    final='csum_acc = cn_ilp_addc(csum_acc, cn_ilp_hsum512(cn_ilp_vnni_widen(\n'
+          '\tcsum_w, _mm512_add_epi32(csum_d0, csum_d1))) + (csum_nb << 20));',
+    accs=2, ops=2, chain=1, features='CN_CPU_AVX512VNNI')
 
 
 # chacha20 / aes128ctr: out = in ^ keystream, the keystream from the library
@@ -241,7 +267,8 @@ def _cipher(name, cblock, init, refill, whole, doc, inline=None):
               tail='for (size_t k = 0; k < n; k++)\n'
                    '\tp[k] ^= ks[i - ks_base + k];',
               doc=doc,
-              cipher=dict(cblock=cblock, init=init, refill=refill, whole=whole))
+              cipher=dict(cblock=cblock, init=init, refill=refill, whole=whole),
+              zero_pad='rezero')
     # inline[isa]: the keystream computed in the step itself (decl, step,
     # sync = write the counter back to the state after the main loop,
     # features = CN_CPU_* bits the kernel needs beyond the isa's)
@@ -289,9 +316,11 @@ def aes_no_wrap_check(iv):
 
 def _aes_block_step(xs):
     """Round-major AES-CTR of the registers xs (each 64 B = four blocks):
-    (keystream, apply). The generator emits the keystream part before the
-    block's loads, so no data register is live across the rounds (eight
-    registers, 8 data + 8 keystream + 11 round keys, spilled otherwise)."""
+    (keystream, [apply to xs[r]]). The generator emits the keystream part
+    before the block's loads, so no data register is live across the rounds
+    (eight registers, 8 data + 8 keystream + 11 round keys, spilled
+    otherwise), and each apply where its register is loaded (in the masked
+    remainder, one register at a time)."""
     n = len(xs)
     ks = ['/* counter blocks of the %d register%s, big-endian, XORed with round key 0 */'
           % (n, 's' if n > 1 else '')]
@@ -305,7 +334,7 @@ def _aes_block_step(xs):
     ks.append(' '.join('k%d = _mm512_aesenclast_epi128(k%d, aes_rk10);' % (r, r)
                        for r in range(n)))
     apply = ['%s = _mm512_xor_si512(%s, k%d);' % (x, x, r) for r, x in enumerate(xs)]
-    return '\n'.join(ks), '\n'.join(apply)
+    return '\n'.join(ks), apply
 
 
 _AES_INLINE = dict(
@@ -314,26 +343,15 @@ _AES_INLINE = dict(
     decl='const __m512i aes_rev = _mm512_broadcast_i32x4(_mm_setr_epi8(%s));\n'
          'const __m512i aes_inc = _mm512_setr_epi64(4, 0, 4, 0, 4, 0, 4, 0);\n'
          '%s\n'
-         '__m512i aes_ctr;\n'
-         '{\n'
-         '\tuint64_t hi = __builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv));\n'
-         '\tuint64_t lo = __builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv + 8));\n'
-         '\taes_ctr = _mm512_setr_epi64((long long)lo, (long long)hi, (long long)(lo + 1),\n'
-         '\t\t\t\t   (long long)hi, (long long)(lo + 2), (long long)hi,\n'
-         '\t\t\t\t   (long long)(lo + 3), (long long)hi);\n'
-         '}' % (_AES_REV, '\n'.join(
+         '/* the IV as a little-endian 128-bit integer in every lane, plus 0..3 */\n'
+         '__m512i aes_ctr = _mm512_add_epi64(_mm512_broadcast_i32x4(_mm_set_epi64x(\n'
+         '\t(long long)__builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv)),\n'
+         '\t(long long)__builtin_bswap64(cn_ilp_ld64(cn_ilp_study_aes_iv + 8)))),\n'
+         '\t_mm512_setr_epi64(0, 0, 1, 0, 2, 0, 3, 0));' % (_AES_REV, '\n'.join(
              'const __m512i aes_rk%d = _mm512_broadcast_i32x4(_mm_loadu_si128('
              '(const __m128i *)(const void *)cn_ilp_study_aes_sched.rk[%d]));' % (k, k)
              for k in range(11))),
     block_step=_aes_block_step,
-    # the keystream of the last bytes (fewer than 64): four more blocks
-    tailks='if (i < len) {\n'
-           '\t__m512i k = _mm512_xor_si512(_mm512_shuffle_epi8(aes_ctr, aes_rev), aes_rk0);\n'
-           + '\n'.join('\tk = _mm512_aesenc_epi128(k, aes_rk%d);' % k for k in range(1, 10))
-           + '\n\tk = _mm512_aesenclast_epi128(k, aes_rk10);\n'
-           '\t_mm512_store_si512((void *)ks, k);\n'
-           '\tks_base = i;\n'
-           '}',
     ops=14, chain=1)
 
 

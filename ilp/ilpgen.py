@@ -166,12 +166,15 @@ class Emitter:
         self.ks_bytes = ks_bytes
 
     # ---------------------------------------------------------------- loops
-    def _step(self, f, isa, x, off='i'):
-        """Step of f on register x, whose bytes start at message offset off."""
+    def _step(self, f, isa, x, off='i', r=0):
+        """Step of f on register x, whose bytes start at message offset off;
+        r: the register's index in its block, which picks the accumulator
+        {a} of a form with several (accs)."""
         code = f.forms[isa]['step']
         if not code:
             return ''
         code = code.replace('{x}', x).replace('{off}', off)
+        code = code.replace('{a}', str(r % f.forms[isa].get('accs', 1)))
         return '{ /* %s */\n%s\n}' % (f.name, _indent(code, 1))
 
     def _loop(self, fns, isa, src, store, nreg, pf, lim='len', once=False):
@@ -196,6 +199,7 @@ class Emitter:
                 if store and src != 'dst' and self.pf_dst:
                     out.append('\t\tcn_ilp_pf_write(dst + i%s + CN_ILP_PF_DIST);' % off)
             out.append('\t}')
+        out += self._iter(fns, isa, nreg)
         # a step over all the block's registers (functions.py: block_step)
         # computes what needs no data before the loads, applies it after
         multi = {f.name: f.forms[isa]['block_step'](['x%d' % r for r in range(nreg)])
@@ -209,10 +213,10 @@ class Emitter:
             out.append('\t%s x%d = %s;' % (I['type'], r, I['load'].format(p=p)))
         for f in fns:
             if f.name in multi:
-                out.append(_indent('{ /* %s */\n%s\n}' % (f.name, _indent(multi[f.name][1], 1)), 1))
+                out.append(_indent('{ /* %s */\n%s\n}' % (f.name, _indent('\n'.join(multi[f.name][1]), 1)), 1))
                 continue
             for r in range(nreg):
-                s = self._step(f, isa, 'x%d' % r, 'i + %d' % (r * w) if r else 'i')
+                s = self._step(f, isa, 'x%d' % r, 'i + %d' % (r * w) if r else 'i', r)
                 if s:
                     out.append(_indent(s, 1))
         if store:
@@ -223,6 +227,14 @@ class Emitter:
             out.append('\ti += %d;' % blk)
         out.append('}')
         return '\n'.join(out)
+
+    @staticmethod
+    def _iter(fns, isa, nreg):
+        """The functions' once-per-iteration code (forms' iter) for an
+        iteration of nreg registers, indented for a loop body."""
+        return ['\t/* %s: once per iteration */\n%s' % (
+            f.name, _indent(f.forms[isa]['iter'].replace('{nreg}', str(nreg)), 1))
+                for f in fns if f.forms[isa].get('iter')]
 
     def _loops(self, fns, isa, src, store, nreg, pf, lim='len'):
         """The main loop; with pf, the prefetching loop up to pf_end, then
@@ -264,6 +276,87 @@ class Emitter:
             out.append('\t_mm512_mask_storeu_epi64((void *)(dst + i), k, x0);')
         out.append('\ti += 8 * (size_t)__builtin_popcount(k);')
         out.append('}')
+        return '\n'.join(out)
+
+    @staticmethod
+    def masked_rem(p, fns, isa):
+        """True if a loop over fns (copying if p.copy) finishes in byte-
+        masked registers (_masked_rem): AVX-512 (AVX512BW masks, BMI2), a
+        real pipeline, functions that all allow zero padding (functions.py:
+        zero_pad; copy does)."""
+        return (isa == 'avx512' and not p.synthetic
+                and all(f.zero_pad for f in fns) and (FUNCS['copy'].zero_pad or not p.copy))
+
+    def _masked_rem(self, fns, isa, src, store, nreg=1, cond=None, loop=False):
+        """nreg registers of the last bytes (fewer than the main loop's
+        block), loaded and stored byte-masked so that nothing past the
+        message is read or written: the functions' vector steps run on the
+        message bytes and zeros (zero_pad), with no scalar granules and no
+        byte tails. Every register holds at least one byte (cond, default
+        i < len, guarantees it; loop: while cond), so all but the last are
+        full and only the last is masked. A
+        block_step (the inline AES-CTR keystream) computes all nreg
+        registers' keystream round by round before the first load."""
+        multi = {f.name: f.forms[isa]['block_step'](['x%d' % r for r in range(nreg)])
+                 for f in fns if f.forms[isa].get('block_step')}
+        out = ['%s (%s) {' % ('while' if loop else 'if', cond or 'i < len')]
+        out += self._iter(fns, isa, nreg)
+        for f in fns:
+            if f.name in multi:
+                out.append('\t/* %s, before the loads */' % f.name)
+                out.append(_indent(multi[f.name][0], 1))
+        I = ISAS[isa]
+        last = nreg - 1
+        for r in range(nreg):
+            # every register of a pass but its last is full: plain loads
+            # and stores; the last holds 1..64 bytes: byte-masked
+            off = 'i + %d' % (64 * r) if r else 'i'
+            if r < last:
+                reg = ['%s x%d = %s;' % (I['type'], r, I['load'].format(p='%s + %s' % (src, off)))]
+            else:
+                left = 'len - %s' % ('(%s)' % off if r else 'i')
+                reg = ['const size_t n = %s < 64 ? %s : 64;' % (left, left),
+                       '/* the first n bytes (BZHI keeps all 64 bits for n = 64) */',
+                       'const __mmask64 m = _bzhi_u64(~0ull, (unsigned)n);',
+                       '__m512i x%d = _mm512_maskz_loadu_epi8(m, (const void *)(%s + %s));'
+                       % (r, src, off)]
+            for k, f in enumerate(fns):
+                if f.name in multi:
+                    reg.append('{ /* %s */\n\t%s\n}' % (f.name, multi[f.name][1][r]))
+                else:
+                    st = self._step(f, isa, 'x%d' % r, off, r)
+                    if st:
+                        reg.append(st)
+                if r == last and f.zero_pad == 'rezero' and k + 1 < len(fns):
+                    reg.append('x%d = _mm512_maskz_mov_epi8(m, x%d); /* zeros past the message '
+                               'again, for %s */' % (r, r, ', '.join(g.name for g in fns[k + 1:])))
+            if store:
+                reg.append('%s;' % I['store'].format(p='dst + %s' % off, x='x%d' % r) if r < last
+                           else '_mm512_mask_storeu_epi8((void *)(dst + %s), m, x%d);' % (off, r))
+            if r == last:
+                reg.append('i += %sn;' % ('%d + ' % (64 * r) if r else ''))
+            out.append(_indent('{\n%s\n}' % _indent('\n'.join(reg), 1), 1))
+        out.append('}')
+        return '\n'.join(out)
+
+    def _masked_passes(self, fns, isa, src, store, most):
+        """The last bytes after a loop of `most` registers per iteration
+        (fewer than most registers' worth, most a power of two), R =
+        ceil(bytes left / 64) <= most registers: one pass of 1, 2, ...,
+        most/4 registers for each bit set in R below most/2, smallest
+        first, then passes of most/2 while R is at least that (R = most:
+        two). Exactly R registers, none computed for nothing; the short
+        passes' rounds, chains of latency, start first and overlap the
+        last pass's. A 1460-byte buffer after two 512-byte iterations: 1,
+        2, 4 registers (64 + 128 + 244 bytes)."""
+        R = '((len - i + 63) >> 6)'
+        out = []
+        b = 1
+        while b < most // 2:
+            out.append(self._masked_rem(fns, isa, src, store, b, cond='%s & %d' % (R, b)))
+            b *= 2
+        out.append(self._masked_rem(fns, isa, src, store, most // 2,
+                                    cond='%s >= %d' % (R, most // 2), loop=True))
         return '\n'.join(out)
 
     def _pf_head(self, src, store):
@@ -321,35 +414,43 @@ class Emitter:
         gran = 8 * g // math.gcd(8, g)
         c = next((f for f in fns if f.cipher), None)
         inline = c is not None and c.forms[isa].get('inline', False)
+        masked = self.masked_rem(p, fns, isa)
+        if inline and not masked:
+            raise ValueError('%s: an inline cipher step needs the masked remainder' % p.name)
         parts = [self._pf_head(src, store)] if pf else []
         if c and not inline:
             parts.append(self._cipher_loop(c, fns, isa, src, store, blk // w, pf))
         elif inline and blk < INLINE_BYTES:
             # keystream in registers: INLINE_BYTES // w independent cipher
-            # chains per iteration, then at most one pass of each halving
-            # (a 1460-byte buffer: 512, 512, 256, 64, 64), so that the last
-            # bytes are not one register's chain of rounds after another
+            # chains per iteration; the last < INLINE_BYTES bytes in masked
+            # passes of 1, 2 and 4 registers (_masked_passes; a 1460-byte
+            # buffer: 512, 512, then 64 + 128 + 244 in three passes), every
+            # pass one chain of rounds across its registers
             parts.append(self._loops(fns, isa, src, store, INLINE_BYTES // w, pf))
-            b = INLINE_BYTES // 2
-            while b > blk:
-                parts.append(self._loop(fns, isa, src, store, b // w, False, once=True))
-                b //= 2
-            parts.append(self._loop(fns, isa, src, store, blk // w, False))
         else:
             parts.append(self._loops(fns, isa, src, store, blk // w, pf))
         if p.synthetic and isa == 'avx512':
             parts.append(self._masked_tail(p, fns, src, store))
             parts.append(self._finals(fns, isa))
+        elif masked:
+            if c and not inline:
+                parts.append(self._cipher_topup(c))
+            if inline and blk < INLINE_BYTES:
+                parts.append('/* the last bytes: byte-masked registers, in passes of 1, 2, 4 */')
+                parts.append(self._masked_passes(fns, isa, src, store, INLINE_BYTES // w))
+            else:
+                parts.append('/* the last bytes: one byte-masked register */')
+                parts.append(self._masked_rem(fns, isa, src, store))
+            parts.append(self._finals(fns, isa))
         else:
             parts.append(self._finals(fns, isa))
-            if inline:
-                parts.append('/* %s: keystream of the last bytes */\n%s'
-                             % (c.name, c.forms[isa]['tailks']))
-            elif c:
+            if c:
                 parts.append(self._cipher_topup(c))
             if blk > gran:
                 parts.append('/* remainder: %d-byte granules, scalar steps */' % gran)
                 parts.append(self._loop(fns, 'scalar', src, store, gran // 8, False))
+        if masked:
+            return '\n'.join(x for x in parts if x)
         tail_fns = [] if p.synthetic else fns
         if p.copy or tail_fns:
             parts.append(self._tail(p, tail_fns, src, store))
@@ -384,9 +485,8 @@ class Emitter:
         if p.cipher and form != 'seq' and p.cipher.forms[isa].get('inline'):
             if p.cipher.name == 'aes128ctr':
                 functions.aes_no_wrap_check(functions.STUDY_AES_IV)
-            body.append('/* %s: keystream in registers; ks holds that of the last bytes */\n'
-                        'unsigned char ks[64] __attribute__((aligned(64)));\n'
-                        'size_t ks_base = 0;\n%s' % (p.cipher.name, p.cipher.forms[isa]['decl']))
+            body.append('/* %s: keystream in registers */\n%s'
+                        % (p.cipher.name, p.cipher.forms[isa]['decl']))
         elif p.cipher and form != 'seq':
             body.append('/* %s: state, and keystream for up to CN_ILP_KS_BYTES (L1) */\n%s\n'
                         'unsigned char ks[CN_ILP_KS_BYTES] __attribute__((aligned(64)));\n'

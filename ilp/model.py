@@ -124,12 +124,37 @@ class Machine:
             lv = memsig.get('levels', {}).get(name, {})
             self.lat[lvl] = lv.get('by_order', {}).get('page', {}).get('tsc', lv.get('tsc', 0.0))
         self.dram_lat = self.lat['DRAM']
+        self.cold = {}  # set_cold(): {size: (read, copy) bytes per tick}
+
+    def set_cold(self, probe):
+        """Flushed-buffer stream rates at the benchmark's sizes, from
+        ilp/probe.py (cold_read_S, cold_copy_S: bytes per tick, first miss
+        included): {size: (read, copy)}."""
+        for k, v in probe.items():
+            mm = re.match(r'cold_read_(\d+)$', k)
+            if mm and v and probe.get('cold_copy_' + mm[1]):
+                self.cold[int(mm[1])] = (v, probe['cold_copy_' + mm[1]])
+
+    def stream(self, rd, wr, W, size):
+        """Ticks per byte of one loop's data stream: read at level rd,
+        write at level wr (None: no output). A flushed (DRAM) source of a
+        size ilp/probe.py measured takes that size's flushed rate instead
+        of memsig's 64 MB stream: read only, or, with a flushed destination
+        too, read and write together (copy)."""
+        if rd == 'DRAM' and size in self.cold:
+            r, cp = self.cold[size]
+            if wr == 'DRAM':
+                return 1.0 / cp
+            return 1.0 / r + (self.cost(wr, W)[1] / W if wr else 0.0)
+        return self.cost(rd, W)[0] / W + (self.cost(wr, W)[1] / W if wr else 0.0)
 
     def first_miss(self, cache, streams, size):
         """Ticks per byte of each prepared stream's first miss (one load-to-
         use latency of the level the buffer was left in, per buffer): a
         1460-byte buffer is over before the hardware prefetchers ramp up."""
         lvl = STATE_LEVEL[cache]
+        if lvl == 'DRAM' and size in self.cold:
+            return 0.0  # in the flushed rate measured at this size
         return self.lat.get(lvl, 0.0) * streams / size if lvl else 0.0
 
     def cost(self, level, W):
@@ -167,15 +192,11 @@ def memory_term(m, p, form, isa, size, cache, cold_latency=True):
     if form == 'seq':
         for k, (name, writes) in enumerate(fns):
             if k == 0:
-                t += rf / W
-                if writes:
-                    t += (wf if p.copy else wh) / W
+                t += m.stream(first, ((first if p.copy else hot) if writes else None), W, size)
             else:
                 t += rh / W + (wh / W if writes else 0.0)
     else:
-        t += rf / W
-        if p.writes():
-            t += (wf if p.copy else wh) / W
+        t += m.stream(first, ((first if p.copy else hot) if p.writes() else None), W, size)
     if cold_latency:
         # each prepared (not hot) buffer stream starts with one full miss
         t += m.first_miss(cache, 2 if p.copy else 1, size)
@@ -250,12 +271,73 @@ class Core:
         # measured time over the peak-rate bound of one throughput-bound
         # loop (calibrate_efficiency()); 1 = the probe's peak rates
         self.eff = {isa: 1.0 for isa in WIDTH}
+        # the out-of-order window: probe.py's win_{int,vec}_L loops run
+        # independent iterations of one dependent chain each (a load, L
+        # adds, a store; WIN_OVERHEAD more instructions of index and loop),
+        # T core cycles per iteration. Little's law: the instructions in
+        # flight W = P * I / T, P = ld_lat + L the chain's latency, I =
+        # L + WIN_OVERHEAD its instructions. W grows with P on this core
+        # (2026-11-23: ~80 at P = 20 to ~600 at P = 516, scalar), so W is
+        # kept per P and interpolated (window()).
+        self.ld_lat = c / probe['ld_lat'] if probe.get('ld_lat') else None
+        self.win = {}
+        for kind in ('int', 'vec'):
+            pts = []
+            for key, v in probe.items():
+                mm = re.match(r'win_%s_(\d+)$' % kind, key)
+                if mm and v and self.ld_lat:
+                    L = int(mm[1])
+                    P, I, T = self.ld_lat + L, L + WIN_OVERHEAD, c / v
+                    pts.append((P, P * I / T))
+            self.win[kind] = sorted(pts)
+
+    def window(self, kind, P):
+        """Instructions in flight for chains of latency P (core cycles):
+        the probe's points, log-log interpolated, the end values beyond."""
+        pts = self.win.get(kind)
+        if not pts:
+            return None
+        if P <= pts[0][0]:
+            return pts[0][1]
+        for (p0, w0), (p1, w1) in zip(pts, pts[1:]):
+            if P <= p1:
+                f = math.log(P / p0) / math.log(p1 / p0)
+                return math.exp(math.log(w0) + f * (math.log(w1) - math.log(w0)))
+        return pts[-1][1]
 
     def ports(self, isa):
         """(compute, load, store) per cycle for the isa's data registers."""
         if isa == 'scalar' or not self.vec:
             return self.alu, self.load, self.store
         return self.vec, self.vload, self.vstore
+
+
+# probe.py's window loops: besides the chain, a load, a store, the index's
+# add and and, the loop counter's add and the fused compare-and-branch
+WIN_OVERHEAD = 6
+
+
+def fn_xpath(f, isa):
+    """(dx, depth): how much later (core cycles, latency-1 instructions)
+    the data register leaves f's step than it came in, and when the
+    step's last instruction completes. functions.py / synthetic.py give
+    `xpath` where it is not simply one instruction after another (ops)."""
+    form = f.forms[isa]
+    xp = form.get('xpath', form.get('ops', 0))
+    dx, d = xp if isinstance(xp, tuple) else (xp, xp)
+    return (dx if f.writes else 0), d
+
+
+def loop_path(fns, isa):
+    """Core cycles from a block's load to its last instruction through the
+    loop's steps (the load latency not included): the data register's path
+    through every writing step, plus the last step's own depth."""
+    x, fin = 0, 0
+    for f in fns:
+        dx, d = fn_xpath(f, isa)
+        fin = max(fin, x + d)
+        x += dx
+    return max(fin, x)
 
 
 def unroll_bytes(p, isa, unroll=64):
@@ -282,10 +364,11 @@ def loops(p, form, isa, size, cache):
     return out
 
 
-def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0)):
+def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size=None):
     """Per-byte core cycles of one loop's resources: {term: cycles}.
     scale multiplies (instructions, loads, stores): callgrind's counts over
-    the spec's, when the kernel was simulated."""
+    the spec's, when the kernel was simulated. size: the buffer's, for the
+    flushed-stream rate (Machine.stream)."""
     W = WIDTH[isa]
     comp = sum(f.forms[isa]['ops'] for f in fns) / W          # sum a_i / b_i
     lo = 3.0 / unroll                                          # add, cmp, branch
@@ -300,10 +383,9 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0)):
     chain = max([f.forms[isa].get('chain', 0) for f in fns] or [0])
     if spill and chain:
         chain += core.st_fwd
-    rc, wc = m.cost(rd, W)
-    mem = rc / W + (m.cost(wr, W)[1] / W if wr else 0.0)
+    mem = m.stream(rd, wr, W, size)
     e = core.eff[isa]
-    return {
+    terms = {
         'issue': e * instr / core.issue,
         # the ALU ports also run the loop overhead in the scalar form; in
         # the vector forms it goes to the scalar ALUs beside them
@@ -314,6 +396,15 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0)):
         'chain': chain / W,
         'mem-' + (rd if not wr or wr == rd else rd + '/' + wr): mem * core.cyc_per_tick,
     }
+    # the window: each iteration holds its instructions in flight for its
+    # path's latency P (load, then the steps' path); with W in flight, an
+    # iteration of I instructions takes at least P * I / W cycles (per
+    # byte: P * instructions per byte / W)
+    kind = 'int' if isa == 'scalar' else 'vec'
+    if core.ld_lat and core.win.get(kind):
+        P = core.ld_lat + loop_path(fns, isa)
+        terms['window'] = P * instr / core.window(kind, P)
+    return terms
 
 
 def remainder_cycles(core, p, isa, size, nloops):
@@ -338,7 +429,7 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     scale = (1.0, 1.0, 1.0)
     if sim:
         # the spec's counts per byte, undoing the rates (and efficiency)
-        spec = [loop_terms(core, m, fns, isa, u, R, rd, wr) for fns, rd, wr in ls]
+        spec = [loop_terms(core, m, fns, isa, u, R, rd, wr, size=size) for fns, rd, wr in ls]
         e = core.eff[isa]
         ins = sum(t['issue'] for t in spec) * core.issue / e
         ld = sum(t['load'] for t in spec) * core.ports(isa)[1] / e
@@ -346,7 +437,7 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
         scale = tuple(x / y if y else 1.0 for x, y in zip(sim, (ins, ld, st)))
     total, by_term = 0.0, {}
     for fns, rd, wr in ls:
-        t = loop_terms(core, m, fns, isa, u, R, rd, wr, scale)
+        t = loop_terms(core, m, fns, isa, u, R, rd, wr, scale, size)
         k = max(t, key=t.get)
         total += t[k]
         by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
@@ -367,18 +458,25 @@ def calibrate_efficiency(core, m, med, sim, isa, R, size=1460):
     block, its state fits in registers, its data in L1, so only the
     throughput terms can bound it), measured cycles over its largest
     throughput term at peak rates. The paper calibrates its CPI the same
-    way, on one loop. Returns the factor (>= 1) or None (not measured)."""
+    way, on one loop. With one function and no copy, the sequential form is
+    the same loop as the integrated one, measured separately: the faster
+    of the two medians is taken (on this shared machine one median of three
+    carried another task's time: 2026-11-23, avx512 int 0.064 against seq
+    0.041 TSC/B, which made every AVX-512 throughput term 1.6x too slow).
+    Returns the factor (>= 1) or None (not measured)."""
     p = pipeline_of(CALIB_ROW)
     k = (p.name, 'int', isa, size, 'hot', False)
     if k not in med:
         return None
+    ks = (p.name, 'seq', isa, size, 'hot', False)
+    meas = min(med[k], med.get(ks, med[k]))
     save, core.eff[isa] = core.eff[isa], 1.0
     sk = (sim[0].get(k), sim[1].get(k), sim[2].get(k))
     t, _, terms = predict_overlap(core, m, p, 'int', isa, size, 'hot', R,
                                   sk if None not in sk else None, cold_latency=False)
     core.eff[isa] = save
     tp = max(v for key, v in terms.items() if key in ('issue', 'compute', 'load', 'store'))
-    return max(1.0, med[k] / tp)
+    return max(1.0, meas / tp)
 
 
 def probe_R_objdump(text, prefix='cn_ilp_syn_', form='int', isa='avx512'):
@@ -560,6 +658,13 @@ def main(argv=None):
                     'R for AVX-512 from the synthetic sweep\'s spills')
     ap.add_argument('--key', default='tsc_per_byte_med')
     ap.add_argument('--R', help='override R, e.g. scalar=12,avx512=28')
+    ap.add_argument('--cold-probe', action='store_true',
+                    help='flushed buffers at probe.py\'s flushed rate at the buffer\'s size '
+                         '(cold_read/copy_S) instead of memsig\'s DRAM stream rate (64 MB) plus '
+                         'one DRAM latency per stream; off by default: on the 2026-11-23 runs it '
+                         'matched fewer rows (README.md)')
+    ap.add_argument('--no-window', action='store_true',
+                    help='leave out the out-of-order window term')
     a = ap.parse_args(argv)
     with open(a.memsig) as fh:
         m = Machine(json.load(fh))
@@ -572,7 +677,12 @@ def main(argv=None):
     core = None
     if a.probe:
         with open(a.probe) as fh:
-            core = Core(json.load(fh))
+            pr = json.load(fh)
+        core = Core(pr)
+        if a.no_window:
+            core.win = {}
+        if a.cold_probe:
+            m.set_cold(pr)
 
     R, cpi = {}, {}
     print('Architecture parameters (TSC ticks; W = register bytes)')

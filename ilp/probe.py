@@ -19,6 +19,34 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
   vec_shuf    independent vpshufb zmm (AVX-512 only)
   vec_load    independent 64-byte loads from L1 (AVX-512 only)
   vec_store   independent 64-byte stores to L1 (AVX-512 only)
+  ld_lat      dependent 64-bit loads from L1 (pointer chase): loads per
+              tick, i.e. the inverse of the load-to-use latency
+  win_int_L / win_vec_L
+              the out-of-order window: iterations per tick of a loop whose
+              iterations are independent but each is one dependent chain
+              (load a word / a zmm from L1, L dependent adds / vpxorq on
+              it, store it), L = 16, 32, 64, 128. A core with an unbounded
+              window would overlap the chains and run at its issue rate;
+              a real one holds only so many waiting instructions, and
+              each chain keeps its iteration's instructions in flight for
+              its whole latency, so a long chain caps the iterations per
+              cycle at window / (chain latency x instructions per
+              iteration) (Little's law). model.py derives the window from
+              these (Core.window).
+  cold_read_S, cold_copy_S
+              bytes per tick streaming through buffers of S bytes (the
+              benchmark's sizes, --sizes) flushed from every cache level
+              (clflush) the way bench_ilp.cc prepares its "cold" state
+              (32 buffer pairs back to back for S <= 8 KB, else one): the
+              sources read, or read while the
+              flushed destinations are written (copy), one 64-byte
+              AVX-512 load (store) per line where the CPU has it, like
+              the generated AVX-512 kernels. The median of 101
+              flush-then-time runs. For model.py's cold buffers: memsig's
+              64 MB stream pays TLB misses and a prefetch ramp a 64 KB
+              buffer does not, and one DRAM latency per 1460-byte stream
+              is not what 23 flushed lines cost; this is the rate at the
+              benchmark's size and state, first misses included.
 
 Without AVX-512 (cpuid) the vector probes are left out and mix_issue uses
 scalar adds only. Prints JSON {name: per-tick rate, ..., "avx512": 0|1}
@@ -45,6 +73,10 @@ static inline uint64_t tsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+#include <stdlib.h>
+#include <string.h>
+#include <emmintrin.h>
+
 #define R4(x) x x x x
 #define R16(x) R4(x) R4(x) R4(x) R4(x)
 static unsigned char buf[4096] __attribute__((aligned(64)));
@@ -63,6 +95,109 @@ static unsigned char buf[4096] __attribute__((aligned(64)));
 	printf("\"%s\": %.4f,\n", name, 20000.0 * (ops) / (double)best); \
 } while (0)
 
+/* One flush-then-time run per sample, the median of NCOLD, prepared as
+ * bench_ilp.cc's "cold" state: nb buffer pairs of S bytes (32 for S <= 8
+ * KB, else 1), every line flushed, then the nb sources read back to back,
+ * or read while the nb destinations are written (copy), with 64-byte
+ * AVX-512 loads and stores where the CPU has them (else 16-byte SSE2 ones,
+ * four sums). Bytes per tick. */
+#define NCOLD 101
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void flush(const unsigned char *p, size_t n)
+{
+	for (size_t o = 0; o < n; o += 64)
+		__asm__ volatile("clflush %0" :: "m"(p[o]));
+	__asm__ volatile("mfence" ::: "memory");
+}
+
+static uint64_t cold_sink;
+
+static void cold(size_t size, int wide)
+{
+	int nb = size <= 8192 ? 32 : 1;
+	size_t stride = (size + 4095 + 2048) & ~(size_t)4095;
+	unsigned char *a = aligned_alloc(4096, stride * nb), *b = aligned_alloc(4096, stride * nb);
+	size_t n = size & ~(size_t)63;
+	uint64_t t[2][NCOLD];
+
+	memset(a, 1, stride * nb);
+	memset(b, 2, stride * nb);
+	for (int r = 0; r < NCOLD; r++) {
+		for (int w = 0; w < 2; w++) {
+			for (int k = 0; k < nb; k++) {
+				flush(a + k * stride, size);
+				flush(b + k * stride + 2048, size);
+			}
+			__m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
+			uint64_t t0 = tsc();
+			for (int k = 0; k < nb; k++) {
+				const unsigned char *src = a + k * stride;
+				unsigned char *dst = b + k * stride + 2048;
+				if (wide) {
+					/* AVX-512: one 64-byte load (and store) per line,
+					 * as the generated AVX-512 kernels do */
+					for (size_t o = 0; o < n; o += 64) {
+						if (w)
+							__asm__ volatile("vmovdqu64 (%0),%%zmm0\n\t"
+									 "vpaddq %%zmm0,%%zmm1,%%zmm1\n\t"
+									 "vmovdqu64 %%zmm0,(%1)"
+									 :: "r"(src + o), "r"(dst + o)
+									 : "xmm0", "xmm1", "memory");
+						else
+							__asm__ volatile("vmovdqu64 (%0),%%zmm0\n\t"
+									 "vpaddq %%zmm0,%%zmm1,%%zmm1"
+									 :: "r"(src + o) : "xmm0", "xmm1", "memory");
+					}
+					continue;
+				}
+				for (size_t o = 0; o < n; o += 64) {
+					__m128i v0 = _mm_load_si128((const __m128i *)(const void *)(src + o));
+					__m128i v1 = _mm_load_si128((const __m128i *)(const void *)(src + o + 16));
+					__m128i v2 = _mm_load_si128((const __m128i *)(const void *)(src + o + 32));
+					__m128i v3 = _mm_load_si128((const __m128i *)(const void *)(src + o + 48));
+					s0 = _mm_add_epi64(s0, v0);
+					s1 = _mm_add_epi64(s1, v1);
+					s2 = _mm_add_epi64(s2, v2);
+					s3 = _mm_add_epi64(s3, v3);
+					if (w) {
+						_mm_storeu_si128((__m128i *)(void *)(dst + o), v0);
+						_mm_storeu_si128((__m128i *)(void *)(dst + o + 16), v1);
+						_mm_storeu_si128((__m128i *)(void *)(dst + o + 32), v2);
+						_mm_storeu_si128((__m128i *)(void *)(dst + o + 48), v3);
+					}
+				}
+			}
+			s0 = _mm_add_epi64(_mm_add_epi64(s0, s1), _mm_add_epi64(s2, s3));
+			__asm__ volatile("" :: "x"(s0) : "memory");
+			t[w][r] = tsc() - t0;
+			cold_sink += (uint64_t)_mm_cvtsi128_si64(s0);
+		}
+	}
+	qsort(t[0], NCOLD, 8, cmp_u64);
+	qsort(t[1], NCOLD, 8, cmp_u64);
+	printf("\"cold_read_%zu\": %.4f,\n", size, (double)n * nb / t[0][NCOLD / 2]);
+	printf("\"cold_copy_%zu\": %.4f,\n", size, (double)n * nb / t[1][NCOLD / 2]);
+	free(a);
+	free(b);
+}
+
+/* L dependent adds (vpxorq) on a word (zmm) loaded fresh every iteration
+ * from one of 64 L1 lines, stored back: iterations independent, each one
+ * chain of L + 2 latencies. */
+#define WIN_INT(L) PROBE("win_int_" #L, 1, \
+	"mov (%1,%0),%%rax\n\t.rept " #L "\n\tadd %%rdx,%%rax\n\t.endr\n\t" \
+	"mov %%rax,(%1,%0)\n\tadd $64,%0\n\tand $4032,%0\n\t", \
+	: "+r"(idx) : "r"(p) : "rax", "memory")
+#define WIN_VEC(L) PROBE("win_vec_" #L, 1, \
+	"vmovdqu64 (%1,%0),%%zmm0\n\t.rept " #L "\n\tvpxorq %%zmm16,%%zmm0,%%zmm0\n\t.endr\n\t" \
+	"vmovdqu64 %%zmm0,(%1,%0)\n\tadd $64,%0\n\tand $4032,%0\n\t", \
+	: "+r"(idx) : "r"(p) : "xmm0", "memory")
+
 #define ADD8 "add $1,%0\n\tadd $1,%1\n\tadd $1,%2\n\tadd $1,%3\n\t" \
 	     "add $1,%4\n\tadd $1,%5\n\tadd $1,%6\n\tadd $1,%7\n\t"
 #define VADD(k) "vpaddq %%zmm16,%%zmm" #k ",%%zmm" #k "\n\t"
@@ -70,7 +205,7 @@ static unsigned char buf[4096] __attribute__((aligned(64)));
 #define VADD8 VADD(0) VADD(1) VADD(2) VADD(3) VADD(4) VADD(5) VADD(6) VADD(7)
 #define ZCLOB "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7"
 
-int main(void)
+int main(int argc, char **argv)
 {
 	uint64_t a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0;
 	void *p = buf;
@@ -84,6 +219,27 @@ int main(void)
 	PROBE("int_load", 16, R16("mov 64(%1),%0\n\t"), : "=r"(a) : "r"(p));
 	PROBE("int_store", 16, R16("mov %0,64(%1)\n\t"), : "+r"(a) : "r"(p) : "memory");
 	PROBE("st_fwd", 4, R4("mov %0,64(%1)\n\tmov 64(%1),%0\n\t"), : "+r"(a) : "r"(p) : "memory");
+	{
+		void **chase = (void **)(void *)buf;
+		void *q = chase;
+		*chase = chase; /* a load whose address is its own result */
+		PROBE("ld_lat", 16, R16("mov (%0),%0\n\t"), : "+r"(q));
+	}
+	{
+		uintptr_t idx = 0;
+		WIN_INT(16);
+		WIN_INT(32);
+		WIN_INT(64);
+		WIN_INT(128);
+		if (avx512) {
+			WIN_VEC(16);
+			WIN_VEC(32);
+			WIN_VEC(64);
+			WIN_VEC(128);
+		}
+	}
+	for (int k = 1; k < argc; k++)
+		cold((size_t)strtoul(argv[k], NULL, 10), avx512);
 	if (avx512) {
 		PROBE("vec_add", 32, R4(VADD8), ::: ZCLOB);
 		PROBE("vec_shuf", 32, R4(VSHUF(0) VSHUF(1) VSHUF(2) VSHUF(3) VSHUF(4) VSHUF(5)
@@ -98,13 +254,16 @@ int main(void)
 		      : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f), "+r"(g), "+r"(h));
 	}
 	printf("\"avx512\": %d,\n\"sink\": %llu\n}\n", avx512,
-	       (unsigned long long)(a + b + c + d + e + f + g + h));
+	       (unsigned long long)(a + b + c + d + e + f + g + h + cold_sink));
 	return 0;
 }
 """
 
 
-def run(cc=None):
+SIZES = (1460, 65536)  # bench/bench_ilp.cc's buffer sizes
+
+
+def run(cc=None, sizes=SIZES):
     """Build and run the probe; returns the parsed JSON dict."""
     if platform.machine() not in ('x86_64', 'amd64'):
         raise RuntimeError('the probe is x86-64 only')
@@ -116,7 +275,8 @@ def run(cc=None):
         with open(src, 'w') as fh:
             fh.write(PROBE_C)
         subprocess.run(cc + ['-O2', '-o', exe, src], check=True)
-        out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+        out = subprocess.run([exe] + [str(int(z)) for z in sizes], check=True,
+                             capture_output=True, text=True).stdout
     r = json.loads(out)
     r.pop('sink', None)
     return r
@@ -125,9 +285,11 @@ def run(cc=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--json', help='write the result here (default stdout)')
+    ap.add_argument('--sizes', default=','.join(map(str, SIZES)),
+                    help='buffer sizes of the flushed-stream probes (default %(default)s)')
     a = ap.parse_args(argv)
     try:
-        r = run()
+        r = run(sizes=[int(z) for z in a.sizes.split(',') if z])
     except (RuntimeError, subprocess.CalledProcessError) as e:
         sys.stderr.write('probe: %s\n' % e)
         return 1

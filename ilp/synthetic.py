@@ -60,6 +60,26 @@ def chain(ops):
     return max(depth.values(), default=0)
 
 
+def xpath(ops):
+    """The block's own dependency path through this function, in
+    instructions of latency 1, counted from the data word's arrival:
+    (dx, depth) = how much later the data word leaves the function than it
+    came in, and how late its last instruction completes (the state
+    updates s_j += x hang off the data word; state from the previous
+    block is taken as ready). model.py adds these along a pipeline for the
+    path an iteration holds the out-of-order window for."""
+    NONE = float('-inf')
+    depth, x = {}, 0
+    for kind, j in ops:
+        if kind == 'add':
+            depth[j] = max(depth.get(j, NONE), x) + 1
+        elif kind == 'xor':
+            x = max(x, depth.get(j, 0)) + 1
+        else:
+            x = x + 1
+    return x, max([x] + list(depth.values()))
+
+
 def synth_fn(idx, s, a, out=True):
     """Fn for synthetic function number idx (names syn<idx>_*)."""
     f = 'syn%d' % idx
@@ -98,9 +118,10 @@ def synth_fn(idx, s, a, out=True):
                      for j in range(s)) or None
     return Fn(f, block=8, writes=out, state=s, consts=0, decl=decl, result=res,
               forms={
-                  'scalar': dict(step='\n'.join(sc), ops=len(ops), chain=chain(ops)),
+                  'scalar': dict(step='\n'.join(sc), ops=len(ops), chain=chain(ops),
+                                 xpath=xpath(ops)),
                   'avx512': dict(decl=vdecl, step='\n'.join(vc), final=vfinal, ops=len(ops),
-                                 chain=chain(ops)),
+                                 chain=chain(ops), xpath=xpath(ops)),
               },
               tail='(void)p; (void)n; /* whole words only */',
               doc='synthetic: %d state words, %d instructions, %s output'

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Unit tests of the ILP generator (run by `meson test ilpgen`)."""
 
+import math
 import os
 import re
 import shutil
@@ -88,6 +89,49 @@ class TestCipher(unittest.TestCase):
         functions.aes_no_wrap_check(functions.STUDY_AES_IV)
         with self.assertRaises(ValueError):
             functions.aes_no_wrap_check(bytes(8) + (2**64 - 1000).to_bytes(8, 'big'))
+
+    def test_masked_remainder(self):
+        em = ilpgen.Emitter()
+        # zero-padding pipelines (copy, csum, ciphers) end in byte-masked
+        # registers on AVX-512: no scalar granules, no byte tail, no ks buffer
+        for text in ('copy,aes128ctr,csum', 'copy,chacha20,csum', 'copy,csum', 'csum'):
+            p = ilpgen.Pipeline(text)
+            self.assertTrue(em.masked_rem(p, p.fns, 'avx512'), text)
+            body = em.function(p, 'int', 'avx512')
+            self.assertIn('_mm512_maskz_loadu_epi8(m, ', body)
+            self.assertNotIn('8-byte granules', body)
+            self.assertNotIn('size_t n = len - i;\n', body)
+            # one masked register per pass (its last): AES passes of 1, 2, 4
+            self.assertEqual(body.count('_mm512_mask_storeu_epi8('), 0 if text == 'csum' else
+                             (3 if 'aes' in text else 1))
+            # the other isas keep the scalar remainder
+            self.assertIn('8-byte granules', em.function(p, 'int', 'scalar'))
+        aes = em.function(ilpgen.Pipeline('copy,aes128ctr,csum'), 'int', 'avx512')
+        self.assertNotIn('ks[', aes)
+        # after the cipher, the bytes past the message are zeroed again for
+        # the checksum; after the checksum (the last function) nothing is
+        self.assertEqual(aes.count('_mm512_maskz_mov_epi8(m, '), 3)
+        self.assertEqual(aes.count('_mm512_maskz_loadu_epi8(m, '), 3)
+        # passes of 4, 2 and 1 registers after the 8-register loop, each
+        # taken by its bit of the number of registers left
+        self.assertEqual(aes.count('while (((len - i + 63) >> 6) >= 4) {'), 1)
+        for b in (2, 1):
+            self.assertEqual(aes.count('if (((len - i + 63) >> 6) & %d) {' % b), 1)
+        # bswap/pes do not pad with zeros: their tails stay scalar
+        p = ilpgen.Pipeline('copy,bswap32,pes,csum')
+        self.assertFalse(em.masked_rem(p, p.fns, 'avx512'))
+        self.assertIn('8-byte granules', em.function(p, 'int', 'avx512'))
+
+    def test_vnni_checksum_two_accumulators(self):
+        em = ilpgen.Emitter()
+        aes = em.function(ilpgen.Pipeline('copy,aes128ctr,csum'), 'int', 'avx512')
+        main = aes[aes.index('for (; i + %d <= len' % ilpgen.INLINE_BYTES):]
+        main = main[:main.index('\n\t}\n')]
+        # registers alternate between csum_d0 and csum_d1: two chains of
+        # four VPDPWSSD per iteration instead of one of eight
+        self.assertEqual(main.count('csum_d0 = _mm512_dpwssd_epi32(csum_d0'), 4)
+        self.assertEqual(main.count('csum_d1 = _mm512_dpwssd_epi32(csum_d1'), 4)
+        self.assertNotIn('{a}', aes)
 
     def test_ks_bytes_checked(self):
         with self.assertRaises(ValueError):
@@ -351,6 +395,65 @@ class TestOverlapModel(unittest.TestCase):
         self.assertAlmostEqual(e, 1.5)
         self.assertIsNone(model.calibrate_efficiency(self.core, self.m, {}, ({}, {}, {}),
                                                      'scalar', 11))
+
+    def test_flushed_stream_rates(self):
+        # probe.py's flushed rates replace memsig's DRAM stream at their size
+        # (and the first miss, which they include); other sizes keep it
+        self.m.set_cold({'cold_read_65536': 4.0, 'cold_copy_65536': 2.0, 'other': 1.0})
+        self.assertEqual(self.m.cold, {65536: (4.0, 2.0)})
+        self.assertAlmostEqual(self.m.stream('DRAM', 'DRAM', 8, 65536), 1 / 2.0)
+        self.assertAlmostEqual(self.m.stream('DRAM', None, 8, 65536), 1 / 4.0)
+        self.assertAlmostEqual(self.m.stream('DRAM', 'L1', 8, 65536), 1 / 4.0 + 1 / 32)
+        self.assertAlmostEqual(self.m.stream('DRAM', 'DRAM', 8, 1460), 1 / 8 + 1 / 8)
+        self.assertAlmostEqual(self.m.stream('L1', 'L1', 8, 65536), 1 / 64 + 1 / 32)
+        f = _F('f', ops=1, writes=False)
+        t, dom, _ = model.predict_overlap(self.core, self.m, _P([f]), 'int', 'scalar', 65536,
+                                          'cold', 11)
+        self.assertEqual(dom, 'mem')
+        self.assertAlmostEqual(t, 1 / 4.0)
+        self.assertEqual(self.m.first_miss('cold', 1, 65536), 0.0)
+        self.assertAlmostEqual(self.m.first_miss('cold', 1, 1460), 200 / 1460)
+        self.assertAlmostEqual(self.m.first_miss('l2', 1, 65536), 10 / 65536)
+
+    def test_window(self):
+        # ld_lat 4 cycles (0.5 loads per tick at 2 cycles per tick); chains
+        # of L = 16 and 116 at 10 and 100 cycles per iteration: W = P I / T
+        # = 20 * 22 / 10 = 44 and 120 * 122 / 100 = 146.4
+        pr = dict(PROBE, ld_lat=0.5, win_int_16=0.2, win_int_116=0.02)
+        core = model.Core(pr)
+        self.assertAlmostEqual(core.ld_lat, 4.0)
+        self.assertEqual([p for p, _ in core.win['int']], [20.0, 120.0])
+        self.assertAlmostEqual(core.window('int', 20), 44.0)
+        self.assertAlmostEqual(core.window('int', 120), 146.4)
+        self.assertAlmostEqual(core.window('int', 5), 44.0)        # the end values beyond
+        self.assertAlmostEqual(core.window('int', 999), 146.4)
+        w = core.window('int', math.sqrt(20 * 120))                # log-log: the geometric mean
+        self.assertAlmostEqual(w, math.sqrt(44.0 * 146.4))
+        self.assertIsNone(core.window('vec', 20))
+        # a loop whose steps chain 16 instructions on the data register:
+        # P = 4 + 16 = 20 cycles, window = 20 * instructions per byte / 44
+        f = _F('f', ops=16)
+        t = model.loop_terms(core, self.m, [f], 'scalar', 64, 11, 'L1', 'L1')
+        self.assertAlmostEqual(t['window'], 20 * (t['issue'] * core.issue) / 44.0)
+        self.assertNotIn('window', model.loop_terms(self.core, self.m, [f], 'scalar', 64, 11,
+                                                    'L1', 'L1'))
+
+    def test_loop_path(self):
+        import synthetic
+        # writing steps add up along the data register; a step without
+        # output hangs off it (its depth counts, it passes x on unchanged)
+        f, g, h = _F('f', ops=3), _F('g', ops=5, writes=False), _F('h', ops=2)
+        self.assertEqual(model.loop_path([f, g, h], 'scalar'), 8)   # max(3 + 5, 3 + 2)
+        self.assertEqual(model.loop_path([f, h], 'scalar'), 5)
+        self.assertEqual(model.loop_path([], 'scalar'), 0)
+        # synthetic: s=1, a=10 alternates s0 += x, x ^= s0: x leaves 10 later;
+        # s=10, a=10: ten s_j += x, x unchanged, done one instruction later
+        self.assertEqual(synthetic.xpath(synthetic._ops(10, 1, True)), (10, 10))
+        self.assertEqual(synthetic.xpath(synthetic._ops(10, 10, True)), (0, 1))
+        self.assertEqual(synthetic.xpath(synthetic._ops(10, 4, True)), (5, 6))
+        self.assertEqual(synthetic.xpath(synthetic._ops(3, 0, True)), (3, 3))
+        p = model.pipeline_of('syn.n3.s4.a10')
+        self.assertEqual(model.loop_path(p.fns, 'avx512'), 5 + 5 + 6)
 
     def test_synthetic_chain(self):
         import synthetic
