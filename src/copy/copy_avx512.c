@@ -60,6 +60,18 @@ run(unsigned char *d, const unsigned char *s, size_t len, size_t unit, enum kind
 	size_t rest = len - n;
 	size_t head = (size_t)(-(uintptr_t)d) & 63;
 
+	if (len <= 64) {
+		/* One block (headers, short frames): one masked load, the
+		 * transform, the bytes past the last whole unit taken back
+		 * unchanged, one masked store. Units start at the buffer, so
+		 * they are whole lanes of the transform. */
+		__mmask64 m = mask_below(len);
+		__m512i x = _mm512_maskz_loadu_epi8(m, s), y = xform(x, k);
+		if (rest)
+			y = _mm512_mask_blend_epi8(mask_below(n), x, y);
+		_mm512_mask_storeu_epi8(d, m, y);
+		return;
+	}
 	if (head && (head & (unit - 1)) == 0 && n > 2 * 64) {
 		__mmask64 m = mask_below(head);
 		_mm512_mask_storeu_epi8(d, m, xform(_mm512_maskz_loadu_epi8(m, s), k));
