@@ -196,6 +196,13 @@ static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t
  * there. Longer inputs call cn_csum_partial_dispatch() (costs there).
  */
 #ifndef CN__CSUM_DISPATCH_BUILD
+/* Always inlined where the compiler allows it: an out-of-line copy would be
+ * a second, local symbol named cn_csum_partial beside the library's export
+ * (which tools that look functions up by name, such as cachenet-cord,
+ * cannot tell apart), and a call that the inline path exists to avoid. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline uint32_t cn_csum_partial(const void *buf, size_t len, uint32_t sum)
 {
 	if (len == 20) {
