@@ -184,15 +184,14 @@ static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t
  * @param len  any length, 0 included (no upper limit)
  * @param sum  partial sum to continue (0 to start)
  * @return the partial sum of @p sum and the bytes.
- * Cost: up to CN_CSUM_INLINE_MAX bytes inline in the caller, no call:
- * 20 bytes (an IPv4 or TCP header without options) as five 32-bit adds,
- * other lengths an add and an adc per 8 bytes (a compare and branch per
- * word in gcc's unrolled form). bench_csum, built with DPDK's flags
- * (-march=corei7 -O3), TSC ticks per call, medians of 9, same run: 20 B
- * 6.8-7.9 against DPDK's inline rte_raw_cksum 8.3 on a loaded machine
- * (three runs; 3.5-4.0 against 4.5 quiet, before the 20-byte case, and
- * ~6 for the out-of-line dispatcher); 64 B 6.8-6.9 against DPDK's 5.5-5.6
- * quiet, whose 16-bit loop gcc vectorizes
+ * Cost: up to CN_CSUM_INLINE_MAX bytes inline in the caller, no call: an
+ * add and an adc per 8 bytes (with a constant length gcc unrolls it to
+ * just those; with a variable one, a compare and branch per word).
+ * bench_csum, built with DPDK's flags (-march=corei7 -O3), TSC ticks per
+ * call, medians of 9, same run, quiet machine: 20 B 3.5-4.0 against DPDK's
+ * inline rte_raw_cksum 4.5 (the out-of-line dispatcher took ~6; on a
+ * loaded machine 0.97-1.0x DPDK); 64 B 6.8-6.9 against DPDK's 5.5-5.6,
+ * whose 16-bit loop gcc vectorizes
  * there. Longer inputs call cn_csum_partial_dispatch() (costs there).
  */
 #ifndef CN__CSUM_DISPATCH_BUILD
@@ -205,14 +204,6 @@ __attribute__((always_inline))
 #endif
 static inline uint32_t cn_csum_partial(const void *buf, size_t len, uint32_t sum)
 {
-	if (len == 20) {
-		/* The IPv4 and TCP headers without options: five 32-bit
-		 * words, no loop (a 64-bit sum of six 32-bit values cannot
-		 * carry out). */
-		uint32_t w[5];
-		memcpy(w, buf, sizeof(w));
-		return cn__csum_fold32((uint64_t)sum + w[0] + w[1] + w[2] + w[3] + w[4]);
-	}
 	if (len <= CN_CSUM_INLINE_MAX)
 		return cn__csum_fold32(cn__csum_short((const unsigned char *)buf, len, sum));
 	return cn_csum_partial_dispatch(buf, len, sum);
