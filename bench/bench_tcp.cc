@@ -56,6 +56,21 @@
 // Counters besides the harness's: tsc_per_packet (TSC ticks per data
 // segment or datagram), packets_per_op, and under --cn_sim
 // instructions_per_packet.
+//
+// tcp_rx diagnostics, from the environment (off: one predicted branch
+// per loop):
+//   CACHENET_BENCH_RX_SPLIT=1  adds poll_tsc_per_packet (cn_netdev_poll:
+//       driver + protocol + in-poll payload work) and read_tsc_per_packet
+//       (cn_tcp_recv / cn_tcp_recv_posted: the application's copy-out from
+//       the receive queue). Each region is bracketed by cn_tsc_begin/end
+//       (LFENCE'd, ~20-40 ticks each): the two no longer overlap and
+//       tsc_per_packet grows by ~100; compare the parts, not the total.
+//       (tcp_rx/*-contig: the copy-out is in cn_tcp_recv_post, outside
+//       both regions.)
+//   CACHENET_BENCH_RX_DELAY=<ticks>  an idle spin (paused: not counted)
+//       after every poll, before the reads: if prefetches issued in the
+//       poll were only late, the reads get cheaper with it; if they were
+//       dropped, not (netdev.h, CN_NETDEV_PREFETCH_K_DEFAULT).
 #include "harness/cn_bench.h"
 
 #include <cerrno>
@@ -330,6 +345,13 @@ void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca
 		return;
 	}
 	uint64_t now = 1, segs0 = cn_tcp_stats(e.tcb)->segs_in;
+	// Diagnostics (see the file comment): the poll's and the read's ticks
+	// apart, and an idle gap after each poll.
+	static const bool split_tsc = std::getenv("CACHENET_BENCH_RX_SPLIT") != nullptr;
+	static const uint64_t delay_tsc = std::getenv("CACHENET_BENCH_RX_DELAY")
+						  ? std::strtoull(std::getenv("CACHENET_BENCH_RX_DELAY"), nullptr, 10)
+						  : 0;
+	uint64_t t_poll = 0, t_read = 0, t0 = 0;
 	auto refill = [&]() {
 		cn_netdev_nic_tx(e.dev); // our ACKs reach the peer
 		cn_netdev_tx_reap(e.dev);
@@ -341,12 +363,16 @@ void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca
 		if (contig)
 			cn_tcp_recv_post(e.tcb, app, payload);
 		for (;;) {
+			if (split_tsc)
+				t0 = cn_tsc_begin();
 			if (contig) {
 				got = cn_tcp_recv_posted(e.tcb, false);
 			} else {
 				int n = cn_tcp_recv(e.tcb, app + got, payload - got, now);
 				got += (uint32_t)n;
 			}
+			if (split_tsc)
+				t_read += cn_tsc_end() - t0;
 			if (got >= payload)
 				break;
 			if (!cn_netdev_rx_pending(e.dev)) {
@@ -354,7 +380,18 @@ void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca
 				refill();
 				m.resume();
 			}
+			if (split_tsc)
+				t0 = cn_tsc_begin();
 			cn_netdev_poll(e.dev, e.net, now);
+			if (split_tsc)
+				t_poll += cn_tsc_end() - t0;
+			if (delay_tsc) {
+				m.pause();
+				uint64_t t1 = cn_tsc_begin();
+				while (cn_tsc_begin() - t1 < delay_tsc)
+					;
+				m.resume();
+			}
 		}
 		if (contig)
 			cn_tcp_recv_posted(e.tcb, true);
@@ -362,6 +399,11 @@ void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca
 	}
 	m.finish();
 	per_packet(st, (double)(cn_tcp_stats(e.tcb)->segs_in - segs0));
+	if (split_tsc && cn_tcp_stats(e.tcb)->segs_in > segs0) {
+		double segs = (double)(cn_tcp_stats(e.tcb)->segs_in - segs0);
+		st.counters["poll_tsc_per_packet"] = benchmark::Counter((double)t_poll / segs);
+		st.counters["read_tsc_per_packet"] = benchmark::Counter((double)t_read / segs);
+	}
 	if (csum == RX_SEPARATE || csum == RX_FUSED) {
 		if (cn_net_drops(e.net))
 			st.SkipWithError("drops on a lossless link");

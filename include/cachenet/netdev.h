@@ -83,7 +83,40 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
  *  at batch 4 the same k recovers ~84%. Default k 8, l1, 11 interleaved
  *  repetitions (tcp_rx/...-{inject,flush,prefetch}/1460, batch 32):
  *  offload-contig 49%, offload-mbuf 48%, fused-contig 83%, separate-mbuf
- *  81%; batch 4 (tcp_rx_pf/offload-*-b4): 89%, 89%. */
+ *  81%; batch 4 (tcp_rx_pf/offload-*-b4): 89%, 89%.
+ *
+ *  Where the offload cases' time goes (issue #5; same VM, 2 cores shared
+ *  with one other job, taskset -c 0, medians of 5-7 interleaved reps,
+ *  min_time 0.05; the poll and the read timed apart with
+ *  CACHENET_BENCH_RX_SPLIT=1, bench_tcp.cc): tcp_rx/offload-mbuf/1460 poll
+ *  inject 69, flush 97, prefetch 111 ticks per segment; copy-out
+ *  (cn_tcp_recv) 125, 618, 308. The prefetch mode's poll is only ~14
+ *  ticks longer than flush's, yet its copy-out still misses, and an idle
+ *  gap of 20,000 ticks after each poll (CACHENET_BENCH_RX_DELAY=20000)
+ *  leaves it unchanged (329 against 338): the lines the poll asked for
+ *  are not late, they are not there. The likely cause (no PMU here to
+ *  confirm it, or to tell a dropped prefetch from an evicted line): a
+ *  32-frame burst asks for ~24 lines per ~100 ticks of poll, several times
+ *  the misses a core keeps in flight at ~400 ticks of DRAM latency, and
+ *  prefetches beyond that are dropped; at batch 4 the same requests are
+ *  spread over the reads between polls. What
+ *  did not help: k 1..64 and the l2/llc/nta hints (290-337 at batch 32);
+ *  prefetching every second or fourth line (flush-like: 573, 625); a
+ *  demand load of one line per frame before its prefetches (TLB warming:
+ *  363 -> 321 total, within the noise of other runs), or of the cluster's
+ *  refcount line (no change). What helps is fetching during the copy-out
+ *  itself, which the driver does not run: the receive path's read-ahead
+ *  (src/net/tcp.c, rcvq_readahead, 4 segments ahead). With it, same run,
+ *  two alternations of the old and new binary (tcp_rx/.../1460,
+ *  inject / flush / prefetch): offload-contig 141,139 / 441,429 /
+ *  291,300 -> 145,142 / 274,278 / 228,232; offload-mbuf 155,151 /
+ *  460,472 / 348,352 -> 154,157 / 262,280 / 232,234; fused-contig and
+ *  separate-mbuf unchanged (prefetch 254,254 -> 250,255 and 264,260 ->
+ *  266,273). Flush gains more than prefetch (the read-ahead covers every
+ *  queued segment but the first four of a burst, which only the driver
+ *  prefetches), so the recovery as issue #5 defines it falls: offload
+ *  36%, 34% (contig) and 28%, 37% (mbuf), fused-contig 81-82%,
+ *  separate-mbuf 78-80%. */
 #define CN_NETDEV_PREFETCH_K_DEFAULT 8
 /** Largest accepted prefetch distance. */
 #define CN_NETDEV_PREFETCH_K_MAX 256

@@ -657,6 +657,61 @@ static void test_zero_window(void **state)
 	close_pair(f);
 }
 
+/* The copy-out read-ahead (tcp.c, rcvq_readahead) prefetches queued
+ * segments past the ones being copied: a hint, so the stream must come out
+ * unchanged however the reads cut the queue: 40 segments queued (more than
+ * the read-ahead distance), then read with lengths that end inside a
+ * segment, span several, take one byte, and drain the queue; then the same
+ * through a posted buffer, and with split chains (payload mbufs kept by
+ * reference past their header mbuf). */
+static void test_recv_readahead(void **state)
+{
+	struct fx *f = *state;
+	static const uint32_t cuts[] = {1, 1459, 2921, 64, 7000, 1460, 3, 20000};
+	enum { SEGS = 40, TOTAL = SEGS * 1460 };
+	static uint8_t src[TOTAL], dst[TOTAL];
+
+	for (unsigned i = 0; i < TOTAL; i++)
+		src[i] = (uint8_t)rnd();
+	for (int split = 0; split < 2; split++)
+		for (int post = 0; post < 2; post++) {
+			struct cn_tcp_params pa = base_params(true, rnd(), rnd());
+			struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
+			struct cn_tcp_info ib;
+			uint32_t got = 0;
+			f->split = split;
+			open_pair(f, &pa, &pb);
+			memset(dst, 0, sizeof(dst));
+			for (uint32_t sent = 0; sent < TOTAL;) {
+				int n = cn_tcp_send(f->ta, src + sent, TOTAL - sent, f->now);
+				assert_true(n >= 0);
+				sent += (uint32_t)n;
+				run(f, 1000);
+			}
+			run(f, 1000);
+			/* all of it queued before the first read */
+			cn_tcp_get_info(f->tb, &ib);
+			assert_int_equal(ib.rcv_queued, TOTAL);
+			for (unsigned c = 0; got < TOTAL; c++) {
+				uint32_t want = cuts[c % (sizeof(cuts) / sizeof(cuts[0]))];
+				if (want > TOTAL - got)
+					want = TOTAL - got;
+				if (post) {
+					assert_int_equal(cn_tcp_recv_post(f->tb, dst + got, want), 0);
+					assert_int_equal(cn_tcp_recv_posted(f->tb, true), want);
+				} else {
+					assert_int_equal(cn_tcp_recv(f->tb, dst + got, want, f->now),
+							 (int)want);
+				}
+				got += want;
+			}
+			assert_memory_equal(src, dst, TOTAL);
+			run(f, 1000);
+			f->split = 0;
+			close_pair(f);
+		}
+}
+
 /* A posted buffer smaller than a segment: filled exactly (copy and
  * checksum fused over the part that fits), the rest kept by reference. */
 static void test_post_partial(void **state)
@@ -919,6 +974,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lossy_transfer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_zero_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post_partial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_readahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_both_ways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_piggyback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_lost, setup, teardown),
