@@ -103,6 +103,16 @@ struct cn_tcp_params {
 	uint32_t rto_max;             /**< upper bound after backoff; 0 = 64*rto_init */
 	uint32_t init_cwnd;           /**< segments; 0 = 10 (RFC 6928) */
 	bool no_ts_clock;             /**< send now as TSval (false) or 0 */
+	bool no_rx_readahead;         /**< skip the copy-out read-ahead: while the
+					   application copies from the receive queue
+					   (cn_tcp_recv, cn_tcp_recv_post), the payload
+					   of the segments 4 places further on is
+					   prefetched. It pays when the NIC leaves
+					   received data out of the cache (flushed
+					   1460-B segments, offload: ~440 -> ~275
+					   ticks each) and costs ~115 instructions a
+					   segment when it is cached (DDIO, DCA
+					   inject), where setting this saves them */
 };
 
 /** Per-connection counters. */

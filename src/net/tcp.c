@@ -123,6 +123,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
 	tcb->ts_recent = p->ts_recent;
 	tcb->no_ts_clock = p->no_ts_clock;
 	tcb->nodelay = p->nodelay;
+	tcb->no_readahead = p->no_rx_readahead;
 	tcb->csum_mode = (uint8_t)p->csum;
 	tcb->sb_kind = (uint8_t)p->sndbuf;
 	tcb->rcv_space_max = p->rcvbuf_size ? p->rcvbuf_size : 1u << 20;
@@ -334,8 +335,8 @@ static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
  * payload is cached (DCA inject): callgrind, CACHENET_CPU_DISABLE=avx512,
  * tcp_rx/<cfg>-inject/1460: +114..+118 instructions per segment
  * (offload-mbuf 1100 -> 1218, offload-contig 982 -> 1096, fused-contig
- * 1412 -> 1526, separate-mbuf 1534 -> 1652). XXX: a per-socket switch
- * (tcp.h) would let a stack on a DDIO NIC skip it. */
+ * 1412 -> 1526, separate-mbuf 1534 -> 1652); cn_tcp_params.no_rx_readahead
+ * turns it off (a stack on a DDIO NIC). */
 #define RCVQ_READAHEAD 4
 
 static inline __attribute__((always_inline)) void rcvq_readahead(const struct cn_sb_seg *seg)
@@ -371,7 +372,8 @@ int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now)
 	while (done < len && tcb->rcvq.sb.cc) {
 		struct cn_sb_seg seg;
 		cn_sbchain_seg(&tcb->rcvq, 0, len - done, &seg);
-		rcvq_readahead(&seg);
+		if (!tcb->no_readahead)
+			rcvq_readahead(&seg);
 		for (uint32_t i = 0; i < seg.npieces; i++) {
 			memcpy(d + done, seg.piece[i].base, seg.piece[i].len);
 			done += seg.piece[i].len;
@@ -396,7 +398,8 @@ int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len)
 	while (tcb->rcvq.sb.cc && tcb->post_done < len) {
 		struct cn_sb_seg seg;
 		cn_sbchain_seg(&tcb->rcvq, 0, len - tcb->post_done, &seg);
-		rcvq_readahead(&seg);
+		if (!tcb->no_readahead)
+			rcvq_readahead(&seg);
 		for (uint32_t i = 0; i < seg.npieces; i++) {
 			memcpy(tcb->post_buf + tcb->post_done, seg.piece[i].base, seg.piece[i].len);
 			tcb->post_done += seg.piece[i].len;

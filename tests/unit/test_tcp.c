@@ -674,10 +674,12 @@ static void test_recv_readahead(void **state)
 	for (unsigned i = 0; i < TOTAL; i++)
 		src[i] = (uint8_t)rnd();
 	for (int split = 0; split < 2; split++)
-		for (int post = 0; post < 2; post++) {
+		for (int post = 0; post < 4; post++) {
 			struct cn_tcp_params pa = base_params(true, rnd(), rnd());
 			struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
 			struct cn_tcp_info ib;
+			/* post 2 and 3: the same reads with the read-ahead off */
+			pb.no_rx_readahead = post >= 2;
 			uint32_t got = 0;
 			f->split = split;
 			open_pair(f, &pa, &pb);
@@ -696,7 +698,7 @@ static void test_recv_readahead(void **state)
 				uint32_t want = cuts[c % (sizeof(cuts) / sizeof(cuts[0]))];
 				if (want > TOTAL - got)
 					want = TOTAL - got;
-				if (post) {
+				if (post & 1) {
 					assert_int_equal(cn_tcp_recv_post(f->tb, dst + got, want), 0);
 					assert_int_equal(cn_tcp_recv_posted(f->tb, true), want);
 				} else {
