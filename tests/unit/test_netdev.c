@@ -505,20 +505,34 @@ static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 	cn_mbuf_free_chain(m);
 }
 
+/* A UDP source peer on the other side of h (B:53 -> A:5353, 1472-byte
+ * datagrams, checksummed) and our socket for it, delivering to @p rx. */
+static struct cn_peer *udp_source_pair(struct host *h, cn_udp_rx_fn rx, struct cn_udp_sock **sock,
+				       struct cn_peer_params *ppo)
+{
+	struct cn_peer_params pp = {.kind = CN_PEER_UDP_SOURCE, .laddr = IP_B, .raddr = IP_A,
+				    .lport = 53, .rport = 5353, .mss = 1472, .csum = true};
+	memcpy(pp.lmac, MAC_B, 6);
+	memcpy(pp.rmac, MAC_A, 6);
+	struct cn_peer *src = cn_peer_create(h->dev, &pp);
+	struct cn_udp_params up = {.lport = 5353, .raddr = IP_B, .rport = 53, .tx_csum = true,
+				   .rx_csum = true, .rx = rx};
+	memcpy(up.rmac, MAC_B, 6);
+	*sock = cn_udp_open(h->net, &up);
+	if (ppo)
+		*ppo = pp;
+	return src;
+}
+
 static void test_udp_peers(void **state)
 {
 	struct fx *f = *state;
 	struct host h;
 	host_init(f, &h, MAC_A, IP_A, CN_DCA_FLUSH, 32, NULL);
-	struct cn_peer_params pp = {.kind = CN_PEER_UDP_SOURCE, .laddr = IP_B, .raddr = IP_A,
-				    .lport = 53, .rport = 5353, .mss = 1472, .csum = true};
-	memcpy(pp.lmac, MAC_B, 6);
-	memcpy(pp.rmac, MAC_A, 6);
-	struct cn_peer *src = cn_peer_create(h.dev, &pp);
-	struct cn_udp_params up = {.lport = 5353, .raddr = IP_B, .rport = 53, .tx_csum = true,
-				   .rx_csum = true, .rx = udp_rx};
-	memcpy(up.rmac, MAC_B, 6);
-	struct cn_udp_sock *s = cn_udp_open(h.net, &up);
+	struct cn_peer_params pp;
+	struct cn_udp_sock *s;
+	struct cn_peer *src = udp_source_pair(&h, udp_rx, &s, &pp);
+	assert_non_null(s);
 	udp_got = 0;
 	for (int i = 0; i < 100; i++) {
 		cn_peer_send(src, 10);
@@ -938,15 +952,9 @@ static void test_split_peers(void **state)
 	g_split = true;
 	host_init(f, &h, MAC_A, IP_A, CN_DCA_FLUSH, 32, NULL);
 	g_split = false;
-	struct cn_peer_params pp = {.kind = CN_PEER_UDP_SOURCE, .laddr = IP_B, .raddr = IP_A,
-				    .lport = 53, .rport = 5353, .mss = 1472, .csum = true};
-	memcpy(pp.lmac, MAC_B, 6);
-	memcpy(pp.rmac, MAC_A, 6);
-	struct cn_peer *src = cn_peer_create(h.dev, &pp);
-	struct cn_udp_params up = {.lport = 5353, .raddr = IP_B, .rport = 53, .tx_csum = true,
-				   .rx_csum = true, .rx = udp_split_rx};
-	memcpy(up.rmac, MAC_B, 6);
-	assert_non_null(cn_udp_open(h.net, &up));
+	struct cn_udp_sock *us;
+	struct cn_peer *src = udp_source_pair(&h, udp_split_rx, &us, NULL);
+	assert_non_null(us);
 	udp_split_got = udp_split_chained = 0;
 	for (int i = 0; i < 50; i++) {
 		cn_peer_send(src, 10);
