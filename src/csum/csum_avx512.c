@@ -103,20 +103,15 @@ sum_chunk(const unsigned char *buf, size_t len)
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
 }
 
-/* Inputs above CN_CSUM_CHUNK_MAX, out of line so that the common path has
- * a single inlined chunk. Chunks are a power of two long, so each starts at
- * the same address parity and all of them sum in the same frame. */
-static __attribute__((noinline, cold)) uint64_t sum_huge(const unsigned char *p, size_t len)
-{
-	return cn__csum_pieces(p, len, CN_CSUM_CHUNK_MAX, sum_chunk);
-}
-
-/* 0 bytes or more than a chunk, out of line: the common path makes no
- * call, so it saves no registers and sets up no frame. */
+/* 0 bytes or more than CN_CSUM_CHUNK_MAX, out of line: the common path has
+ * a single inlined chunk and makes no call, so it saves no registers and
+ * sets up no frame. Chunks are a power of two long, so each starts at the
+ * same address parity and all of them sum in the same frame. */
 static __attribute__((noinline, cold)) uint32_t
 partial_long(const unsigned char *p, size_t len, uint32_t sum)
 {
-	return cn__csum_finish(len ? sum_huge(p, len) : 0, (uintptr_t)p & 1, sum);
+	return cn__csum_finish(cn__csum_pieces(p, len, CN_CSUM_CHUNK_MAX, sum_chunk),
+			       (uintptr_t)p & 1, sum);
 }
 
 uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
@@ -205,16 +200,12 @@ reduce:
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
 }
 
-static __attribute__((noinline, cold)) uint64_t
-copy_huge(unsigned char *d, const unsigned char *s, size_t len)
-{
-	return cn__csum_copy_pieces(d, s, len, CN_CSUM_CHUNK_MAX, copy_chunk);
-}
-
+/* As partial_long, for the copy. */
 static __attribute__((noinline, cold)) uint32_t
 copy_long(unsigned char *d, const unsigned char *s, size_t len, uint32_t sum)
 {
-	return cn__csum_finish(len ? copy_huge(d, s, len) : 0, (uintptr_t)d & 1, sum);
+	return cn__csum_finish(cn__csum_copy_pieces(d, s, len, CN_CSUM_CHUNK_MAX, copy_chunk),
+			       (uintptr_t)d & 1, sum);
 }
 
 uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_t len,

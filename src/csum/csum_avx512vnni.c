@@ -135,17 +135,13 @@ sum_piece(const unsigned char *buf, size_t len)
 	return vnni_reduce(a0, n_blocks);
 }
 
-static __attribute__((noinline, cold)) uint64_t sum_pieces(const unsigned char *p, size_t len)
-{
-	return cn__csum_pieces(p, len, CN_CSUM_VNNI_PIECE, sum_piece);
-}
-
-/* Inputs of 0 or more than one piece, out of line: the common path makes no
+/* 0 bytes or more than one piece, out of line: the common path makes no
  * call, so it saves no registers and sets up no frame. */
 static __attribute__((noinline, cold)) uint32_t
 partial_long(const unsigned char *p, size_t len, uint32_t sum)
 {
-	return cn__csum_finish(len ? sum_pieces(p, len) : 0, (uintptr_t)p & 1, sum);
+	return cn__csum_finish(cn__csum_pieces(p, len, CN_CSUM_VNNI_PIECE, sum_piece),
+			       (uintptr_t)p & 1, sum);
 }
 
 uint32_t cn_csum_partial_avx512vnni(const void *buf, size_t len, uint32_t sum)
