@@ -439,61 +439,48 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h)
  * hint. The loops count an integer offset: GCC 12 at -O2/-O3 deletes a
  * loop of prefetches driven by a pointer compare (checked with objdump:
  * keep it that way). */
-#define PF_RANGE(b, len, loc)                                                  \
+#define PF_FROM(b, start, len, loc)                                            \
 	do {                                                                   \
-		for (uint32_t o_ = 0; o_ < (len); o_ += 64)                    \
+		for (uint32_t o_ = (start); o_ < (len); o_ += 64)              \
 			__builtin_prefetch((b) + o_, 0, (loc));                \
 		__builtin_prefetch((b) + (len) - 1, 0, (loc));                 \
 	} while (0)
-#define PF_LOOP(b, len, loc)                                                   \
-	do {                                                                   \
-		for (uint32_t o_ = 128; o_ < (len); o_ += 64)                  \
-			__builtin_prefetch((b) + o_, 0, (loc));                \
-		__builtin_prefetch((b) + (len) - 1, 0, (loc));                 \
-	} while (0)
+
+/* Lines from @p start to the end of [b, b + len) at the hint's level
+ * (start < len). */
+static inline void prefetch_from(const uint8_t *b, uint32_t start, uint32_t len,
+				 enum cn_prefetch_hint h)
+{
+	switch (h) {
+	case CN_PREFETCH_L1:
+		PF_FROM(b, start, len, 3);
+		break;
+	case CN_PREFETCH_L2:
+		PF_FROM(b, start, len, 2);
+		break;
+	case CN_PREFETCH_LLC:
+		PF_FROM(b, start, len, 1);
+		break;
+	case CN_PREFETCH_NTA:
+		PF_FROM(b, start, len, 0);
+		break;
+	}
+}
 
 static inline void prefetch_frame(const uint8_t *b, uint32_t len, enum cn_prefetch_hint h)
 {
 	__builtin_prefetch(b, 0, 3);
 	__builtin_prefetch(b + 64, 0, 3);
-	if (len <= 128)
-		return;
-	switch (h) {
-	case CN_PREFETCH_L1:
-		PF_LOOP(b, len, 3);
-		break;
-	case CN_PREFETCH_L2:
-		PF_LOOP(b, len, 2);
-		break;
-	case CN_PREFETCH_LLC:
-		PF_LOOP(b, len, 1);
-		break;
-	case CN_PREFETCH_NTA:
-		PF_LOOP(b, len, 0);
-		break;
-	}
+	if (len > 128)
+		prefetch_from(b, 128, len, h);
 }
 
 /* Every line of [b, b + len) at the hint's level (a split frame's payload:
  * the stack reads its header from the other buffer). */
 static inline void prefetch_range(const uint8_t *b, uint32_t len, enum cn_prefetch_hint h)
 {
-	if (len == 0)
-		return;
-	switch (h) {
-	case CN_PREFETCH_L1:
-		PF_RANGE(b, len, 3);
-		break;
-	case CN_PREFETCH_L2:
-		PF_RANGE(b, len, 2);
-		break;
-	case CN_PREFETCH_LLC:
-		PF_RANGE(b, len, 1);
-		break;
-	case CN_PREFETCH_NTA:
-		PF_RANGE(b, len, 0);
-		break;
-	}
+	if (len)
+		prefetch_from(b, 0, len, h);
 }
 
 /* A split frame: its header buffer's lines (hl bytes: 54 or 66 for a
