@@ -245,9 +245,15 @@ void per_packet(benchmark::State &st, double packets)
 
 // ---------------------------------------------------------------- TX
 
+// What tcp_tx counts: everything the host does (ALL), all but the copy-in
+// (PROTO), or the TX path alone (OUT: tcp_output and the release of the
+// frames the device completed; copy-in, NIC and ACK processing paused).
+enum tx_count { TX_ALL, TX_PROTO, TX_OUT };
+
 void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t payload,
-	       bool proto = false)
+	       enum tx_count count = TX_ALL)
 {
+	const bool proto = count != TX_ALL;
 	Env e;
 	if (!e.init(st, CN_DCA_INJECT, 4096, 0)) {
 		st.SkipWithError("setup failed");
@@ -291,16 +297,28 @@ void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t 
 				m.pause();
 				nic();
 				m.resume();
+				if (count == TX_OUT) {
+					// the completed frames released (the poll
+					// below finds none left), then the ACKs
+					// processed uncounted
+					cn_netdev_tx_reap(e.dev);
+					m.pause();
+				}
 				// ACK processing; segments it releases go out at
 				// the next NIC step
 				while (cn_netdev_rx_pending(e.dev))
 					cn_netdev_poll(e.dev, e.net, now);
 				cn_netdev_tx_reap(e.dev);
+				if (count == TX_OUT)
+					m.resume();
 			}
 		}
 	}
 	m.finish();
-	per_packet(st, (double)(cn_tcp_stats(e.tcb)->segs_out - segs0));
+	double segs = (double)(cn_tcp_stats(e.tcb)->segs_out - segs0);
+	per_packet(st, segs);
+	if (proto && segs > 0)
+		st.counters["pauses_per_packet"] = benchmark::Counter((double)m.pauses() / segs);
 	for (int k = 0; k < 64 && (cn_netdev_rx_pending(e.dev) || cn_netdev_tx_pending(e.dev)); k++) {
 		nic();
 		while (cn_netdev_rx_pending(e.dev))
@@ -568,10 +586,14 @@ void register_all()
 				     [=](benchmark::State &st) { bm_tcp_tx(st, t.csum, t.ring, p); });
 			// Offloaded checksum: the copy-in is the only pass over
 			// the payload, so pausing it leaves protocol + buffering.
-			if (t.csum == CN_TCP_CSUM_OFFLOAD)
+			if (t.csum == CN_TCP_CSUM_OFFLOAD) {
 				cnbench::add(n + "-proto/" + std::to_string(p), [=](benchmark::State &st) {
-					bm_tcp_tx(st, t.csum, t.ring, p, true);
+					bm_tcp_tx(st, t.csum, t.ring, p, TX_PROTO);
 				});
+				cnbench::add(n + "-out/" + std::to_string(p), [=](benchmark::State &st) {
+					bm_tcp_tx(st, t.csum, t.ring, p, TX_OUT);
+				});
+			}
 		}
 	struct {
 		rx_csum csum;

@@ -237,6 +237,7 @@ void Measure::pause()
 		cn_counters_disable(g_counters);
 	cn_sim_collect(&sim_, false);
 	running_ = false;
+	pauses_++;
 	st_.PauseTiming();
 }
 

@@ -103,13 +103,17 @@ public:
 	void pause();
 	void resume();
 	void finish();
+	/** pause() calls that stopped a running measurement so far: under
+	 *  --cn_sim each pause + resume pair executes instructions inside
+	 *  the counted region (tcp_tx/harness/pause-resume counts them) */
+	uint64_t pauses() const { return pauses_; }
 	Measure(const Measure &) = delete;
 	Measure &operator=(const Measure &) = delete;
 
 private:
 	benchmark::State &st_;
 	size_t bytes_;
-	uint64_t tsc_start_ = 0, tsc_paused_ = 0, tsc_pause_at_ = 0;
+	uint64_t tsc_start_ = 0, tsc_paused_ = 0, tsc_pause_at_ = 0, pauses_ = 0;
 	bool running_ = false, finished_ = false;
 	struct cn_sim_region sim_ = {};
 };
