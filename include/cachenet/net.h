@@ -245,6 +245,17 @@ uint32_t cn_pkt_gather(const struct cn_pkt *p, void *dst);
  */
 void cn_pkt_free(struct cn_pkt *p);
 
+/**
+ * Release @p n TX packets at once (a device's completion pass): what
+ * cn_pkt_free does for each, in array order, with no call per packet for
+ * the common descriptor that holds no references and no callback (a run
+ * of those from one stack is linked and put back on its free list in one
+ * step). Requires: every p[i] a packet of a live stack, none NULL, none
+ * twice.
+ * Cost: ~10 instructions per such packet (cn_pkt_free: ~21 plus a call).
+ */
+void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n);
+
 /* ------------------------------------------------------------ stack context */
 
 /**

@@ -280,6 +280,45 @@ void cn_pkt_free(struct cn_pkt *p)
 	net->pkts_out--;
 }
 
+/* A descriptor holding neither references nor a callback: returning it is
+ * a push onto its stack's free list. One test for the two pointers. */
+static inline bool pkt_plain(const struct cn_pkt *p)
+{
+	return ((uintptr_t)p->ref | (uintptr_t)p->done) == 0;
+}
+
+void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n)
+{
+	unsigned i = 0;
+
+	while (i < n) {
+		struct cn_pkt *first = p[i], *last;
+		struct cn_net *net;
+		unsigned j;
+
+		if (CN_NET_UNLIKELY(!pkt_plain(first))) {
+			cn_pkt_free(first);
+			i++;
+			continue;
+		}
+		/* A run of plain descriptors of one stack is linked as it is
+		 * and goes onto the free list in one step. */
+		net = first->net;
+		last = first;
+		for (j = i + 1; j < n; j++) {
+			struct cn_pkt *x = p[j];
+			if (CN_NET_UNLIKELY(!pkt_plain(x) || x->net != net))
+				break;
+			last->next = x;
+			last = x;
+		}
+		last->next = net->pkt_free;
+		net->pkt_free = first;
+		net->pkts_out -= j - i;
+		i = j;
+	}
+}
+
 /* ------------------------------------------------------------ stack */
 
 struct cn_net *cn_net_create(const struct cn_net_params *p)

@@ -84,9 +84,11 @@ struct cn_tcb {
 	uint64_t rtx_at, delack_at;/* 0 = not armed */
 	uint32_t delack_ticks;
 	uint32_t sndbuf_max;
-	uint32_t ip_sum0;          /* template IPv4 header partial sum */
+	uint32_t win_nxt, win_cc;  /* rcv_nxt and receive-queue bytes when */
+	uint16_t win_field;        /* this window field (scaled) was computed */
+	uint32_t ip_sum0;          /* template IPv4 header sum, folded (<= 0xffff) */
 	uint32_t tcp_sum0;         /* pseudo-header w/o length + ports + options kind */
-	uint32_t ph_sum0;          /* pseudo-header w/o length (offload: + l4len, fold) */
+	uint32_t ph_sum0;          /* pseudo-header w/o length, folded (offload: + l4len, fold) */
 	uint16_t hdr_len;          /* 54 or 66 */
 	uint8_t no_ts_clock, nodelay, no_readahead;
 	uint32_t laddr;
@@ -157,6 +159,13 @@ CN_INTERNAL int cn__tcp_output(struct cn_tcb *tcb, uint64_t now);
 CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now);
 CN_INTERNAL void cn__tcp_free_all(struct cn_net *net);
 CN_INTERNAL void cn__udp_free_all(struct cn_net *net);
+
+/* cn_csum_fold for a sum known to fit 32 bits (a few 16-bit values
+ * added): the 64 -> 32 step left out. */
+static inline uint16_t cn__csum_fold16(uint32_t s)
+{
+	return (uint16_t)((s + (s << 16 | s >> 16)) >> 16);
+}
 
 /* A TX descriptor from the stack's LIFO free list (the most recently
  * freed is cache-hot), its per-packet fields reset; NULL (counted) when

@@ -63,8 +63,10 @@ static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
 	tcb->hdr_len = (uint16_t)(CN_ETH_HLEN + CN_IPV4_HLEN + thl);
 	/* Sums of the constant words; the variable ones are zero here and
 	 * get added per segment. */
-	tcb->ip_sum0 = cn_csum_partial(ip, CN_IPV4_HLEN, 0);
-	tcb->ph_sum0 = cn_csum_pseudo_ipv4(p->laddr, p->raddr, CN_IPV4_PROTO_TCP, 0);
+	/* Folded to 16 bits: per segment two or three of them are added and
+	 * the sum stays under 2^32, so a 32-bit fold finishes it. */
+	tcb->ip_sum0 = cn_csum_fold(cn_csum_partial(ip, CN_IPV4_HLEN, 0));
+	tcb->ph_sum0 = cn_csum_fold(cn_csum_pseudo_ipv4(p->laddr, p->raddr, CN_IPV4_PROTO_TCP, 0));
 	tcb->tcp_sum0 = cn_csum_partial(th, thl, tcb->ph_sum0);
 }
 
@@ -134,6 +136,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
 	tcb->rto_max = p->rto_max ? p->rto_max : tcb->rto_base * 64;
 	tcb->sndbuf_max = p->sndbuf_size ? p->sndbuf_size : 1u << 20;
 	tcb->rcv_adv = tcb->rcv_nxt;
+	tcb->win_nxt = tcb->rcv_nxt + 1; /* no window field cached yet */
 	cn_sbchain_init(&tcb->rcvq, net->p.mpool, net->p.cpool);
 	if (p->sndbuf == CN_SOCKBUF_RING) {
 		struct cn_sbring_params rp = {

@@ -17,9 +17,13 @@ static inline uint32_t min32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-/* The window to advertise, in bytes and as the scaled field. Never shrinks
- * the right edge already advertised (RFC 9293 3.8.6.2.2). */
-static inline uint16_t rcv_window(struct cn_tcb *tcb)
+/* The window to advertise, as the scaled field. Never shrinks the right
+ * edge already advertised (RFC 9293 3.8.6.2.2). It depends only on rcv_nxt
+ * and the receive queue's bytes (the buffer size and the scale are fixed
+ * at open), so a sender, whose receive side does not move, reuses the
+ * field it computed last: the right edge it implies is already in
+ * rcv_adv, which only grows. */
+static __attribute__((noinline)) uint16_t rcv_window_compute(struct cn_tcb *tcb)
 {
 	uint32_t cc = tcb->rcvq.sb.cc;
 	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
@@ -31,7 +35,17 @@ static inline uint16_t rcv_window(struct cn_tcb *tcb)
 	edge = tcb->rcv_nxt + (w << tcb->rcv_wscale);
 	if (cn_seq_gt(edge, tcb->rcv_adv))
 		tcb->rcv_adv = edge;
+	tcb->win_nxt = tcb->rcv_nxt;
+	tcb->win_cc = cc;
+	tcb->win_field = (uint16_t)w;
 	return (uint16_t)w;
+}
+
+static inline uint16_t rcv_window(struct cn_tcb *tcb)
+{
+	if (CN_NET_LIKELY(tcb->win_nxt == tcb->rcv_nxt && tcb->win_cc == tcb->rcvq.sb.cc))
+		return tcb->win_field;
+	return rcv_window_compute(tcb);
 }
 
 /* Partial sum of p's payload pieces, summed where they lie (SEPARATE, or
@@ -171,7 +185,8 @@ static int attach_payload(struct cn_tcb *tcb, struct cn_pkt *p, uint32_t off, ui
  * FIN flag when @p fin and the whole payload asked for fitted (the FIN's
  * sequence number follows the segment's last byte).
  * Returns payload bytes sent (>= 0) or a negative errno. */
-static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin, uint64_t now)
+static inline __attribute__((always_inline)) int
+send_segment_inline(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin, uint64_t now)
 {
 	struct cn_net *net = tcb->net;
 	struct cn_pkt *p = cn__pkt_get(net);
@@ -220,7 +235,7 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 
 		ip->total_len = tot;
 		ip->id = id;
-		ip->csum = (uint16_t)~cn_csum_fold((uint64_t)tcb->ip_sum0 + tot + id);
+		ip->csum = (uint16_t)~cn__csum_fold16(tcb->ip_sum0 + tot + id);
 		uint32_t tsv = 0, tse = 0;
 
 		th->seq = seq_n;
@@ -237,7 +252,7 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 		if (tcb->csum_mode == CN_TCP_CSUM_OFFLOAD) {
 			/* The NIC sums header and payload; it wants the
 			 * pseudo-header sum, folded, not complemented. */
-			th->csum = cn_csum_fold((uint64_t)tcb->ph_sum0 + cn__csum_be16(l4len));
+			th->csum = cn__csum_fold16(tcb->ph_sum0 + cn__csum_be16(l4len));
 			p->ol_flags = CN_PKT_TX_L4_CSUM;
 			p->csum_off = 16;
 		} else {
@@ -282,6 +297,15 @@ static int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin
 		tcb->st.acks_out++;
 	}
 	return (int)len;
+}
+
+/* The same, out of line: the pure ACK, the bare FIN and cn__tcp_send_one
+ * (retransmissions). tcp_output's data loop has its own inlined copy,
+ * which saves the call and a second stack frame per data segment. */
+static __attribute__((noinline)) int send_segment(struct cn_tcb *tcb, uint32_t off, uint32_t len,
+						  bool fin, uint64_t now)
+{
+	return send_segment_inline(tcb, off, len, fin, now);
 }
 
 /* Does a segment [off, off+len) carry our FIN? It does when the
@@ -332,18 +356,21 @@ int cn__tcp_output(struct cn_tcb *tcb, uint64_t now)
 				break;
 			}
 		}
-		fin = fin_here(tcb, off, len);
-		rc = send_segment(tcb, off, len, fin, now);
+		fin = CN_NET_UNLIKELY(tcb->flags & TF_SNDFIN) && fin_here(tcb, off, len);
+		rc = send_segment_inline(tcb, off, len, fin, now);
 		if (rc <= 0)
 			break;
-		tcb->snd_nxt += (uint32_t)rc + (fin && (uint32_t)rc == len);
+		tcb->snd_nxt += (uint32_t)rc;
+		if (CN_NET_UNLIKELY(fin) && (uint32_t)rc == len)
+			tcb->snd_nxt++; /* the FIN's sequence number */
 		if (cn_seq_gt(tcb->snd_nxt, tcb->snd_max))
 			tcb->snd_max = tcb->snd_nxt;
 		sent++;
 		if ((uint32_t)rc == avail)
 			break; /* all sent: the next pass would find avail == 0 */
 	}
-	if (rc >= 0 && fin_here(tcb, tcb->snd_nxt - tcb->snd_una, 0)) {
+	if (CN_NET_UNLIKELY(tcb->flags & TF_SNDFIN) && rc >= 0 &&
+	    fin_here(tcb, tcb->snd_nxt - tcb->snd_una, 0)) {
 		/* Every byte is out and the FIN is not: a bare FIN (it may
 		 * pass a closed window: it carries no data). */
 		rc = send_segment(tcb, tcb->snd_nxt - tcb->snd_una, 0, true, now);

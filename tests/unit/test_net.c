@@ -672,6 +672,58 @@ static void test_pkt_alloc_xmit(void **state)
 	assert_int_equal(f->nx, nx + 1);
 }
 
+static void count_done(void *arg)
+{
+	(*(unsigned *)arg)++;
+}
+
+/* cn_pkt_free_bulk: runs of plain descriptors, one holding an mbuf
+ * reference, one with a completion callback, and descriptors of a second
+ * stack in between, all released exactly once to their own stacks. */
+static void test_pkt_free_bulk(void **state)
+{
+	struct fx *f = *state;
+	struct cn_net_params np = {.addr = IP_PEER, .mpool = f->mp, .cpool = f->cp,
+				   .xmit = xmit, .xmit_arg = f};
+	struct cn_net *net2 = cn_net_create(&np);
+	struct cn_mbuf_pool_stats ps0, ps1;
+	struct cn_pkt *p[12], *again[12];
+	unsigned done = 0;
+
+	assert_non_null(net2);
+	cn_mbuf_pool_stats(f->mp, &ps0);
+	for (int i = 0; i < 12; i++) {
+		p[i] = cn_net_pkt_alloc(i >= 5 && i < 8 ? net2 : f->net);
+		assert_non_null(p[i]);
+	}
+	p[2]->ref = cn_mbuf_get(f->mp); /* freed with its descriptor */
+	assert_non_null(p[2]->ref);
+	p[9]->done = count_done;
+	p[9]->done_arg = &done;
+	assert_int_equal(cn_net_pkts_out(f->net), 9);
+	assert_int_equal(cn_net_pkts_out(net2), 3);
+	cn_pkt_free_bulk(p, 12);
+	assert_int_equal(cn_net_pkts_out(f->net), 0);
+	assert_int_equal(cn_net_pkts_out(net2), 0);
+	assert_int_equal(done, 1);
+	cn_mbuf_pool_stats(f->mp, &ps1);
+	assert_int_equal(ps1.in_use, ps0.in_use);
+	/* Each free list holds each descriptor once: taking as many again
+	 * gives distinct descriptors of the right stack. */
+	for (int i = 0; i < 12; i++) {
+		again[i] = cn_net_pkt_alloc(i >= 5 && i < 8 ? net2 : f->net);
+		assert_non_null(again[i]);
+		assert_null(again[i]->ref);
+		assert_null(again[i]->done);
+		for (int j = 0; j < i; j++)
+			assert_ptr_not_equal(again[i], again[j]);
+	}
+	cn_pkt_free_bulk(again, 12);
+	cn_pkt_free_bulk(again, 0);
+	assert_int_equal(cn_net_pkts_out(f->net), 0);
+	assert_int_equal(cn_net_destroy(net2), 0);
+}
+
 /* A chained frame is pulled up when it fits an inline mbuf. */
 static void test_chained_frame(void **state)
 {
@@ -871,6 +923,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chained_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_hook_reasons, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pkt_alloc_xmit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pkt_free_bulk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_corpus_chain1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_corpus_chain2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_corpus_chain3, setup, teardown),
