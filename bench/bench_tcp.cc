@@ -28,9 +28,24 @@
 //         CACHENET_CPU_DISABLE=avx512 cachenet-bench-tcp --cn_sim
 //           --benchmark_filter='^tcp_tx/offload-contig(-proto)?/1460$'
 //       The pause and resume themselves execute instructions inside the
-//       counted region; tcp_tx/harness/pause-resume counts them alone, to
-//       be subtracted from -proto: protocol + buffering per segment =
-//       proto - pause-resume (one pause per write of <= MSS bytes).
+//       counted region; tcp_tx/harness/pause-resume counts a pair alone
+//       (28 since 2026-11-24) and the counter pauses_per_packet says how
+//       many pairs each segment paid (1 per write of <= MSS bytes, plus
+//       one per NIC step, every 16th write): protocol + buffering per
+//       segment = proto - pauses_per_packet x pause-resume.
+//   tcp_tx/offload-<buffer>-out/<payload>  the TX path alone, the figure
+//       to hold against Clark's Tx(data) (issue 5: <= 300 instructions):
+//       cn_tcp_output (decision, header, payload by reference, ring
+//       enqueue) and cn_netdev_tx_reap (the completed frames' release);
+//       the copy-in, the NIC and the ACK processing paused. The ACKs are
+//       tcp_ack/cachenet/pure (Clark's Rx(ack)). Its counter also holds
+//       this loop's own bookkeeping (~28 per segment); the exact split is
+//       callgrind's inclusive cost per function, e.g.
+//         CACHENET_CPU_DISABLE=avx512 cachenet-bench-tcp --cn_sim
+//           --cn_sim_dir=/tmp/s --cn_sim_keep
+//           --benchmark_filter='^tcp_tx/offload-contig-out/1460$'
+//         callgrind_annotate --inclusive=yes /tmp/s/*.callgrind
+//       divided by the segments (instructions / instructions_per_packet).
 //   tcp_tx/harness/pause-resume              an empty pause + resume.
 //   tcp_rx_pf/<csum>-<buffer>-<dca>-b<batch>[-k<k>-<hint>]/1460  the
 //       RX benchmark with the driver's batch (frames per poll) and, for
@@ -276,6 +291,31 @@ void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t 
 		cn_peer_flush(e.peer);
 	};
 	cnbench::Measure m(st, payload);
+	// TX_OUT: everything but cn_tcp_output and the reap inside one paused
+	// stretch per write (the copy-in, and every 16th write the NIC step,
+	// the reap, counted, and the ACKs), so this loop's own bookkeeping is
+	// the only other thing counted.
+	if (count == TX_OUT)
+		for (auto _ : st) {
+			uint32_t done = 0;
+			while (done < payload) {
+				m.pause();
+				if (++writes % 16 == 0 || cn_netdev_tx_pending(e.dev) > 1024) {
+					nic();
+					m.resume();
+					cn_netdev_tx_reap(e.dev);
+					m.pause();
+					while (cn_netdev_rx_pending(e.dev))
+						cn_netdev_poll(e.dev, e.net, now);
+					cn_netdev_tx_reap(e.dev);
+				}
+				int n = cn_tcp_write(e.tcb, app + done, payload - done);
+				done += n > 0 ? (uint32_t)n : 0;
+				m.resume();
+				cn_tcp_output(e.tcb, now);
+			}
+		}
+	else
 	for (auto _ : st) {
 		uint32_t done = 0;
 		while (done < payload) {
@@ -297,20 +337,11 @@ void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t 
 				m.pause();
 				nic();
 				m.resume();
-				if (count == TX_OUT) {
-					// the completed frames released (the poll
-					// below finds none left), then the ACKs
-					// processed uncounted
-					cn_netdev_tx_reap(e.dev);
-					m.pause();
-				}
 				// ACK processing; segments it releases go out at
 				// the next NIC step
 				while (cn_netdev_rx_pending(e.dev))
 					cn_netdev_poll(e.dev, e.net, now);
 				cn_netdev_tx_reap(e.dev);
-				if (count == TX_OUT)
-					m.resume();
 			}
 		}
 	}

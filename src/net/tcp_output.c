@@ -219,7 +219,7 @@ send_segment_inline(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin, ui
 			cn_pkt_free(p);
 			return rc;
 		}
-		if ((uint32_t)rc != len)
+		if (CN_NET_UNLIKELY(fin) && (uint32_t)rc != len)
 			fin = false;
 		len = (uint32_t)rc;
 	}
