@@ -380,7 +380,8 @@ const struct cn_net_stats *cn_net_stats(const struct cn_net *net);
 /** Total drops over all reasons. */
 uint64_t cn_net_drops(const struct cn_net *net);
 
-/** TX descriptors currently out (held by devices or queued). */
+/** TX descriptors currently out (held by devices or queued).
+ *  Cost: walks the free list, O(descriptors): for checks, not per packet. */
 uint32_t cn_net_pkts_out(const struct cn_net *net);
 
 /** Our address (network order) and MAC, as created. */

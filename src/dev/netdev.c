@@ -427,8 +427,7 @@ unsigned cn_netdev_tx_reap(struct cn_netdev *dev)
 		for (k = 0; k < want; k++, d++) {
 			if (!(d->status & DD))
 				break;
-			run[k] = d->p;
-			d->p = NULL;
+			run[k] = d->p; /* the slot's p is rewritten at its next xmit */
 		}
 		i += k;
 		dev->tx_reap = i;

@@ -271,13 +271,17 @@ void cn_pkt_free(struct cn_pkt *p)
 	if (!p)
 		return;
 	net = p->net;
-	if (p->ref)
+	if (p->ref) {
 		cn_mbuf_free_chain(p->ref);
-	if (p->done)
-		p->done(p->done_arg);
+		p->ref = NULL; /* free descriptors hold neither (cn__pkt_pop) */
+	}
+	if (p->done) {
+		void (*done)(void *) = p->done;
+		p->done = NULL;
+		done(p->done_arg);
+	}
 	p->next = net->pkt_free;
 	net->pkt_free = p;
-	net->pkts_out--;
 }
 
 /* A descriptor holding neither references nor a callback: returning it is
@@ -314,7 +318,6 @@ void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n)
 		}
 		last->next = net->pkt_free;
 		net->pkt_free = first;
-		net->pkts_out -= j - i;
 		i = j;
 	}
 }
@@ -375,7 +378,7 @@ int cn_net_destroy(struct cn_net *net)
 		return 0;
 	cn__tcp_free_all(net);
 	cn__udp_free_all(net);
-	rc = net->pkts_out ? -EBUSY : 0;
+	rc = cn_net_pkts_out(net) ? -EBUSY : 0;
 	free(net->pkts);
 	free(net->hash);
 	free(net->conns);
@@ -543,7 +546,12 @@ uint64_t cn_net_drops(const struct cn_net *net)
 
 uint32_t cn_net_pkts_out(const struct cn_net *net)
 {
-	return net->pkts_out;
+	uint32_t nfree = 0;
+
+	/* Counted here rather than on every get and free of the fast path. */
+	for (const struct cn_pkt *p = net->pkt_free; p; p = p->next)
+		nfree++;
+	return net->npkts - nfree;
 }
 
 uint32_t cn_net_addr(const struct cn_net *net)

@@ -120,7 +120,7 @@ struct cn_net {
 	struct cn_net_params p;
 	struct cn_net_stats st;
 	struct cn_pkt *pkt_free;   /* LIFO: the most recently freed is cache-hot */
-	uint32_t pkts_out, npkts;
+	uint32_t npkts;            /* descriptors in all (out = npkts - free) */
 	struct cn_pkt *pkts;       /* the descriptor array */
 	uint16_t ip_id;
 	struct cn_tcb *last;       /* last TCB found: one compare on a stream */
@@ -168,9 +168,11 @@ static inline uint16_t cn__csum_fold16(uint32_t s)
 }
 
 /* A TX descriptor from the stack's LIFO free list (the most recently
- * freed is cache-hot), its per-packet fields reset; NULL (counted) when
- * every descriptor is out. */
-static inline struct cn_pkt *cn__pkt_get(struct cn_net *net)
+ * freed is cache-hot), as it lies: ref and done are NULL on every free
+ * descriptor (cn_pkt_free clears them), npieces, pay_len and ol_flags are
+ * the last user's, for the caller to set. NULL (counted) when every
+ * descriptor is out. */
+static inline struct cn_pkt *cn__pkt_pop(struct cn_net *net)
 {
 	struct cn_pkt *p = net->pkt_free;
 
@@ -179,12 +181,19 @@ static inline struct cn_pkt *cn__pkt_get(struct cn_net *net)
 		return NULL;
 	}
 	net->pkt_free = p->next;
-	net->pkts_out++;
-	p->npieces = 0;
-	p->pay_len = 0;
-	p->ol_flags = 0;
-	p->ref = NULL;
-	p->done = NULL;
+	return p;
+}
+
+/* The same with the per-packet fields reset: no payload, no offload. */
+static inline struct cn_pkt *cn__pkt_get(struct cn_net *net)
+{
+	struct cn_pkt *p = cn__pkt_pop(net);
+
+	if (p) {
+		p->npieces = 0;
+		p->pay_len = 0;
+		p->ol_flags = 0;
+	}
 	return p;
 }
 

@@ -57,6 +57,13 @@ NAHUM_T12 = {
 
 # Seed 001 (Makineni & Iyer), Table 1, per payload: instructions, branches,
 # memory accesses, TLB misses, I-cache misses, D-cache misses; (TX, RX).
+# Clark, Jacobson, Romkey, Salwen (1989), as summarized in seed 004 Table 11:
+# instructions per segment counted by hand on an i386, TCP + IP + buffering
+# + TCB lookup + timers, no driver, checksum or copy. Data sender: Tx(data)
+# and Rx(ack); the Rx(ack) range is their 191-213 for TCP plus the rest.
+CLARK_TX_DATA = 371
+CLARK_RX_ACK = (320, 366)
+
 MAKINENI_T1 = {
     64: ((4536, 3759), (843.6, 768.1), (1.0, 3.1), (9.0, 6.2), (5.9, 9.1), (39.2, 17.9)),
     128: ((4305, 3892), (863.0, 788.3), (1.6, 6.5), (7.2, 6.3), (7.2, 9.6), (40.9, 28.2)),
