@@ -68,8 +68,41 @@ def check_kernel_goals():
           < 1e-9, "goal metric recorded")
 
 
+def check_tx_path():
+    """The TX-path table's arithmetic on constructed counts: a tcp_tx row
+    less pauses_per_packet pause/resume pairs, a tcp_ack row as measured,
+    no row value when the pair was not measured."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "..", "tools", "report"))
+    from cnreport import net
+
+    class Ctx:
+        metrics = {}
+
+        def metric(self, k, v):
+            self.metrics[k] = v
+    sim = {"tcp_tx/offload-contig-out/1460": {"instructions_per_packet": 330.0,
+                                              "pauses_per_packet": 1.0625},
+           "tcp_tx/harness/pause-resume": {"instructions": 28.0},
+           "tcp_ack/cachenet/pure": {"instructions_per_packet": 302.0}}
+    check(abs(net.path_counts(sim, "tcp_tx/offload-contig-out/1460") - (330.0 - 1.0625 * 28.0))
+          < 1e-9, "TX path less its pauses")
+    check(net.path_counts(sim, "tcp_ack/cachenet/pure") == 302.0, "ACK row as measured")
+    check(net.path_counts(sim, "tcp_tx/offload-mbuf-out/1460") is None, "absent row")
+    nopr = {k: v for k, v in sim.items() if k != "tcp_tx/harness/pause-resume"}
+    check(net.path_counts(nopr, "tcp_tx/offload-contig-out/1460") is None,
+          "no pause-resume measured: no net figure")
+    ctx = Ctx()
+    md = "\n".join(net.path_vs_clark(ctx, sim, net.PATH_QUICK))
+    row = [l for l in md.splitlines() if l.startswith("| `tcp_tx/offload-contig-out/1460`")]
+    check(len(row) == 1 and row[0].split(" | ")[2] == "300" and row[0].split(" | ")[3] == "371 |",
+          "TX path row: %s" % row)
+    check("tcp_ack/cachenet/pure/instructions_per_segment" in ctx.metrics, "ACK metric recorded")
+
+
 def main():
     check_kernel_goals()
+    check_tx_path()
     report = sys.argv[1]
     bench = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(report)))),
                          "bench")
