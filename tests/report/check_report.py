@@ -100,9 +100,40 @@ def check_tx_path():
     check("tcp_ack/cachenet/pure/instructions_per_segment" in ctx.metrics, "ACK metric recorded")
 
 
+def check_dca_recovery():
+    """Issue 5's prefetch-recovery verdicts on constructed medians."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "..", "tools", "report"))
+    from cnreport import net
+
+    class Ctx:
+        metrics = {}
+
+        def metric(self, k, v):
+            self.metrics[k] = v
+    check(abs(net.recovery(300, 100, 140) - 0.8) < 1e-12, "recovery 0.8")
+    check(net.recovery(100, 100, 90) is None, "no gap: not judged")
+    check(net.recovery(300, None, 140) is None, "missing figure: not judged")
+    check(net.rx_name("offload-mbuf-split", "flush") == "tcp_rx/offload-mbuf-flush-split/1460",
+          "split benchmark name")
+    t = lambda v: {"tsc_per_packet": v}  # noqa: E731
+    timed = {"tcp_rx/offload-mbuf-flush/1460": t(300), "tcp_rx/offload-mbuf-inject/1460": t(100),
+             "tcp_rx/offload-mbuf-prefetch/1460": t(139),     # 80.5%: met
+             "tcp_rx/fused-contig-flush/1460": t(500), "tcp_rx/fused-contig-inject/1460": t(200),
+             "tcp_rx/fused-contig-prefetch/1460": t(270)}     # 76.7%: not met
+    ctx = Ctx()
+    rows, met, judged = net.recovery_rows(ctx, timed, ["offload-mbuf", "fused-contig",
+                                                       "separate-mbuf"])
+    check([r[-1] for r in rows] == ["met", "NOT met", "not run"], "verdicts %s" % rows)
+    check((met, judged) == (1, 2), "counts %d of %d" % (met, judged))
+    check(abs(ctx.metrics["goals/dca/offload-mbuf/1460/recovery"] - 161 / 200) < 1e-12,
+          "recovery metric")
+
+
 def main():
     check_kernel_goals()
     check_tx_path()
+    check_dca_recovery()
     report = sys.argv[1]
     bench = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(report)))),
                          "bench")
