@@ -68,19 +68,29 @@ def check_kernel_goals():
           < 1e-9, "goal metric recorded")
 
 
+def report_module(name):
+    """A cnreport module, imported from the source tree."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "..", "..", "tools", "report"))
+    import importlib
+    return importlib.import_module("cnreport." + name)
+
+
+class MetricCtx:
+    """The one part of a report context these checks use: metric()."""
+
+    def __init__(self):
+        self.metrics = {}
+
+    def metric(self, k, v):
+        self.metrics[k] = v
+
+
 def check_tx_path():
     """The TX-path table's arithmetic on constructed counts: a tcp_tx row
     less pauses_per_packet pause/resume pairs, a tcp_ack row as measured,
     no row value when the pair was not measured."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                    "..", "..", "tools", "report"))
-    from cnreport import net
-
-    class Ctx:
-        metrics = {}
-
-        def metric(self, k, v):
-            self.metrics[k] = v
+    net = report_module("net")
     sim = {"tcp_tx/offload-contig-out/1460": {"instructions_per_packet": 330.0,
                                               "pauses_per_packet": 1.0625},
            "tcp_tx/harness/pause-resume": {"instructions": 28.0},
@@ -92,7 +102,7 @@ def check_tx_path():
     nopr = {k: v for k, v in sim.items() if k != "tcp_tx/harness/pause-resume"}
     check(net.path_counts(nopr, "tcp_tx/offload-contig-out/1460") is None,
           "no pause-resume measured: no net figure")
-    ctx = Ctx()
+    ctx = MetricCtx()
     md = "\n".join(net.path_vs_clark(ctx, sim, net.PATH_QUICK))
     row = [l for l in md.splitlines() if l.startswith("| `tcp_tx/offload-contig-out/1460`")]
     check(len(row) == 1 and row[0].split(" | ")[2] == "300" and row[0].split(" | ")[3] == "371 |",
@@ -102,15 +112,7 @@ def check_tx_path():
 
 def check_dca_recovery():
     """Issue 5's prefetch-recovery verdicts on constructed medians."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                    "..", "..", "tools", "report"))
-    from cnreport import net
-
-    class Ctx:
-        metrics = {}
-
-        def metric(self, k, v):
-            self.metrics[k] = v
+    net = report_module("net")
     check(abs(net.recovery(300, 100, 140) - 0.8) < 1e-12, "recovery 0.8")
     check(net.recovery(100, 100, 90) is None, "no gap: not judged")
     check(net.recovery(300, None, 140) is None, "missing figure: not judged")
@@ -121,7 +123,7 @@ def check_dca_recovery():
              "tcp_rx/offload-mbuf-prefetch/1460": t(139),     # 80.5%: met
              "tcp_rx/fused-contig-flush/1460": t(500), "tcp_rx/fused-contig-inject/1460": t(200),
              "tcp_rx/fused-contig-prefetch/1460": t(270)}     # 76.7%: not met
-    ctx = Ctx()
+    ctx = MetricCtx()
     rows, met, judged = net.recovery_rows(ctx, timed, ["offload-mbuf", "fused-contig",
                                                        "separate-mbuf"])
     check([r[-1] for r in rows] == ["met", "NOT met", "not run"], "verdicts %s" % rows)
