@@ -224,11 +224,37 @@ int cn_mbuf_attach_cluster(struct cn_mbuf *m, struct cn_mbuf_pool *cpool)
 struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool)
 {
 	struct cn_mbuf *m;
+	struct cn_mbuf_shared *sh;
 	int rc;
 
 	if (cpool->kind != CN_MBUF_POOL_CLUSTER) {
 		errno = EINVAL;
 		return NULL;
+	}
+	if (CN_LIKELY(mpool->kind == CN_MBUF_POOL_SMALL)) {
+		/* The common pair (a driver's RX refill) in one pass: two
+		 * cache pops and the fields a fresh mbuf with a fresh cluster
+		 * has, no calls and no re-checks of what was just set. */
+		m = cn__pool_get1(mpool);
+		if (CN_UNLIKELY(m == NULL)) {
+			errno = ENOBUFS;
+			return NULL;
+		}
+		sh = cn__pool_get1(cpool);
+		if (CN_UNLIKELY(sh == NULL)) {
+			cn__pool_put1(mpool, m);
+			errno = ENOBUFS;
+			return NULL;
+		}
+		mbuf_reset(m);
+		if (CN_MBUF_DEBUG)
+			cn__dbg_cluster_got(sh);
+		sh->refcnt = 1;
+		m->shared = sh;
+		m->buf = sh->base;
+		m->buf_len = sh->size;
+		m->data = sh->base + cpool->headroom;
+		return m;
 	}
 	m = cn_mbuf_get(mpool);
 	if (m == NULL)

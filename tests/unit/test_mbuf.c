@@ -192,6 +192,54 @@ static void params_rejected(void **state)
 	assert_int_equal(cn_mbuf_pool_destroy(sp), 0);
 }
 
+/* cn_mbuf_get_cluster takes two objects: when either pool is dry it fails
+ * with ENOBUFS and holds on to neither. */
+static void get_cluster_exhaustion(void **state)
+{
+	(void)state;
+	for (unsigned cache = 0; cache <= 2; cache += 2) { /* cache_size <= count */
+		struct cn_mbuf_pool_params p = {.kind = CN_MBUF_POOL_SMALL, .count = 4,
+						.cache_size = cache};
+		struct cn_mbuf_pool_params c = {.kind = CN_MBUF_POOL_CLUSTER, .count = 2,
+						.cache_size = cache};
+		struct cn_mbuf_pool *mp = cn_mbuf_pool_create(&p), *cp = cn_mbuf_pool_create(&c);
+		struct cn_mbuf_pool_stats sm, sc;
+		struct cn_mbuf *a, *b, *s[3];
+
+		assert_non_null(mp);
+		assert_non_null(cp);
+		assert_non_null(a = cn_mbuf_get_cluster(mp, cp));
+		assert_non_null(b = cn_mbuf_get_cluster(mp, cp));
+		errno = 0;
+		assert_null(cn_mbuf_get_cluster(mp, cp)); /* clusters dry */
+		assert_int_equal(errno, ENOBUFS);
+		cn_mbuf_pool_stats(mp, &sm);
+		cn_mbuf_pool_stats(cp, &sc);
+		assert_int_equal(sm.in_use, 2); /* the small mbuf went back */
+		assert_int_equal(sc.in_use, 2);
+		cn_mbuf_free(b);
+		for (int i = 0; i < 3; i++)
+			assert_non_null(s[i] = cn_mbuf_get(mp));
+		errno = 0;
+		assert_null(cn_mbuf_get_cluster(mp, cp)); /* small mbufs dry */
+		assert_int_equal(errno, ENOBUFS);
+		cn_mbuf_pool_stats(cp, &sc);
+		assert_int_equal(sc.in_use, 1); /* no cluster taken */
+		cn_mbuf_free(s[2]);
+		assert_non_null(b = cn_mbuf_get_cluster(mp, cp));
+		assert_int_equal(cn_mbuf_refcnt(b), 1);
+		assert_int_equal(b->len, 0);
+		assert_int_equal(cn_mbuf_tailroom(b) + cn_mbuf_headroom(b), CN_MBUF_CLUSTER_SIZE);
+		assert_int_equal(cn_mbuf_check(b), 0);
+		cn_mbuf_free(a);
+		cn_mbuf_free(b);
+		cn_mbuf_free(s[0]);
+		cn_mbuf_free(s[1]);
+		assert_int_equal(cn_mbuf_pool_destroy(cp), 0);
+		assert_int_equal(cn_mbuf_pool_destroy(mp), 0);
+	}
+}
+
 static void exhaustion_and_recovery(void **state)
 {
 	(void)state;
@@ -1126,6 +1174,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bulk, setup, teardown),
 		cmocka_unit_test(params_rejected),
 		cmocka_unit_test(exhaustion_and_recovery),
+		cmocka_unit_test(get_cluster_exhaustion),
 		cmocka_unit_test_setup_teardown(refcounts_and_sharing, setup, teardown),
 		cmocka_unit_test_setup_teardown(surgery_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(model_random, setup, teardown),
