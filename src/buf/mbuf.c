@@ -10,13 +10,11 @@
 
 /* Out of line: kept out of the inlined free fast path, whose registers
  * and stack frame it would otherwise set. */
-__attribute__((noinline)) static void storage_release(struct cn_mbuf_shared *sh)
+/* Segment objects and external storage: out of line, off the cluster's
+ * path. */
+__attribute__((noinline)) static void storage_release_other(struct cn_mbuf_shared *sh)
 {
-	if (sh->kind == CN_MBUF_STORAGE_CLUSTER) {
-		if (CN_MBUF_DEBUG)
-			cn__dbg_cluster_put(sh);
-		cn__pool_put1(sh->pool, sh);
-	} else if (sh->kind == CN_MBUF_STORAGE_SEG) {
+	if (sh->kind == CN_MBUF_STORAGE_SEG) {
 		/* Both descriptors are idle (each holds a reference while
 		 * live): the whole object goes back. */
 		if (CN_MBUF_DEBUG)
@@ -24,6 +22,19 @@ __attribute__((noinline)) static void storage_release(struct cn_mbuf_shared *sh)
 		cn__pool_put1(sh->pool, cn__seg_mbuf(sh, 0));
 	} else if (sh->free_cb != NULL) {
 		sh->free_cb(sh->base, sh->opaque);
+	}
+}
+
+/* The last reference gone: a cluster (every received frame's storage)
+ * goes straight back to its pool's cache, inline. */
+static inline void storage_release(struct cn_mbuf_shared *sh)
+{
+	if (CN_LIKELY(sh->kind == CN_MBUF_STORAGE_CLUSTER)) {
+		if (CN_MBUF_DEBUG)
+			cn__dbg_cluster_put(sh);
+		cn__pool_put1(sh->pool, sh);
+	} else {
+		storage_release_other(sh);
 	}
 }
 
