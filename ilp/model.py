@@ -406,11 +406,12 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
     if spill and chain:
         chain += core.st_fwd
     chain /= W
-    if dis:
+    if dis and 'instr' in dis:
         instr, comp = dis['instr'] / unroll, dis['alu'] / unroll
         loads, stores = dis['loads'] / unroll, dis['stores'] / unroll
-        chain = dis['chain'] / unroll
         scale = (1.0, 1.0, 1.0)
+    if dis:
+        chain = dis['chain'] / unroll
     mem = m.stream(rd, wr, W, size)
     e = core.eff[isa]
     terms = {
@@ -676,6 +677,8 @@ def parse_insn(op, args):
         dsts.append('flags')
     if op.startswith(('cmp', 'test')):
         dsts = ['flags']
+    if mem_out and not op.startswith(('mov', 'vmov')):
+        mem_in = mem_out   # read-modify-write: add %rax,0x10(%rsp) loads too
     if mem_out and op.startswith(('mov', 'vmov')):
         kind = 'store'
     elif mem_in and op.startswith(('mov', 'vmov', 'vpbroadcast', 'vbroadcast')):
@@ -787,9 +790,14 @@ def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0):
     kernel's first inner loops in address order; None when the listing
     does not have the kernel or has fewer loops."""
     sym = ilpgen.fn_symbol(p, 'seq' if form == 'seq' else form, isa)
-    bodies = dis.get(sym)
+    step = unroll_bytes(p, isa)
+    # main loops advance their index by the unrolled block (remainder
+    # loops by 8-byte granules)
+    inc = re.compile(r'^(?:add\s+\$0x%x,%%r|lea\s+0x%x\(%%r)' % (step, step))
+    bodies = [b for b in dis.get(sym) or []
+              if any(inc.match('%s %s' % (op, args)) for op, args in b)]
     k = (len(p.fns) + (1 if p.copy else 0)) if form == 'seq' else 1
-    if not bodies or len(bodies) < k:
+    if len(bodies) < k:
         return None
     return [loop_stats(b, ld_lat, st_fwd) for b in bodies[:k]]
 
@@ -921,8 +929,11 @@ def main(argv=None):
                     help='bench_ilp JSON (timed); may be repeated')
     ap.add_argument('--sim', required=True, help='bench_ilp --cn_sim JSON (callgrind)')
     ap.add_argument('--probe', help='ilp/probe.py JSON: enables the overlap form')
-    ap.add_argument('--objdump', help='libcn_ilp_avx512.a (or its objdump -d text): '
-                    'R for AVX-512 from the synthetic sweep\'s spills')
+    ap.add_argument('--objdump', action='append',
+                    help='libcn_ilp_avx512.a (or its objdump -d text): R for AVX-512 from the '
+                         'synthetic sweep\'s spills, and the compiled main loops (AVX-512: '
+                         'counts and chains; scalar, libcn_ilp_scalar.a: chains, callgrind '
+                         'counting the rest); may be repeated')
     ap.add_argument('--key', default='tsc_per_byte_med')
     ap.add_argument('--R', help='override R, e.g. scalar=12,avx512=28')
     ap.add_argument('--cold-probe', action='store_true',
@@ -960,12 +971,18 @@ def main(argv=None):
     # the AVX-512 kernels' compiled main loops (valgrind cannot count them)
     loops_by_sym = {}
     if a.objdump and core and not a.no_loops:
-        loops_by_sym = objdump_loops(read_objdump(a.objdump))
+        for x in a.objdump:
+            loops_by_sym.update(objdump_loops(read_objdump(x)))
 
     def dis_of(p, form, isa):
-        if isa != 'avx512' or not loops_by_sym:
+        if not loops_by_sym:
             return None
-        return kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd)
+        ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd)
+        if ls and isa == 'scalar':
+            # callgrind counts the scalar kernels (tails included): only the
+            # compiled recurrence from the disassembly
+            ls = [dict(chain=x['chain']) for x in ls]
+        return ls
 
     R, cpi = {}, {}
     print('Architecture parameters (TSC ticks; W = register bytes)')
@@ -973,7 +990,7 @@ def main(argv=None):
         W = WIDTH[isa]
         R[isa], rows, note = probe_R(sim_dr, isa)
         if not rows and isa == 'avx512' and a.objdump:
-            r, orows = probe_R_objdump(read_objdump(a.objdump))
+            r, orows = probe_R_objdump('\n'.join(read_objdump(x) for x in a.objdump))
             rows = []
             if r is not None:
                 R[isa], note = r, ('from the sweep\'s disassembly: first spilling S = n*s '

@@ -585,6 +585,30 @@ class TestOverlapModel(unittest.TestCase):
         self.assertEqual([len(b) for b in d['cn_ilp_a_seq_avx512']], [2, 3])
         self.assertEqual(d['cn_ilp_a_int_avx512'], d['cn_ilp_a_seq_avx512'])
 
+    def test_kernel_loops(self):
+        # the main loops are the ones advancing by the unrolled block (64 B
+        # for a real AVX-512 pipeline), not the 8-byte remainder loops; one
+        # per function in seq (csum: no store), one in int
+        p = model.pipeline_of('bswap32+pes+csum')
+        sym = ilpgen.fn_symbol(p, 'seq', 'avx512')
+
+        def loop(alu, store, step=0x40):
+            body = [('vmovdqu64', '(%rdi,%rax,1),%zmm0')]
+            body += [('vpaddq', '%zmm1,%zmm0,%zmm0')] * alu
+            if store:
+                body.append(('vmovdqu64', '%zmm0,(%rdi,%rax,1)'))
+            return body + [('add', '$0x%x,%%rax' % step), ('cmp', '%rax,%rdx'),
+                           ('jae', '0 <f>')]
+        dis = {sym: [loop(1, True), loop(1, True, 8), loop(3, True), loop(2, False)]}
+        ls = model.kernel_loops(dis, p, 'seq', 'avx512')
+        self.assertEqual([(x['alu'], x['stores']) for x in ls], [(1, 1), (3, 1), (2, 0)])
+        self.assertIsNone(model.kernel_loops(dis, p, 'int', 'avx512'))     # not listed
+        dis[sym] = dis[sym][:2]
+        self.assertIsNone(model.kernel_loops(dis, p, 'seq', 'avx512'))     # too few
+        # a read-modify-write of a spilled slot is a load and a store
+        st = model.loop_stats([('add', '%rax,0x10(%rsp)'), ('jae', '0 <f>')])
+        self.assertEqual((st['loads'], st['stores'], st['stack'], st['alu']), (1, 1, 2, 1))
+
 
 def _cpu_flags():
     try:
