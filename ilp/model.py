@@ -432,7 +432,11 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
     kind = 'int' if isa == 'scalar' else 'vec'
     if core.ld_lat and core.win.get(kind):
         P = core.ld_lat + loop_path(fns, isa)
-        terms['window'] = P * instr / core.window(kind, P)
+        # register moves the renamer eliminates (compiled loops) complete at
+        # rename and never wait in a scheduler: they do not hold the window
+        # (W(P) from the probe, ~100-330 instructions, well under the ROB)
+        wi = (dis['instr'] - dis.get('moves', 0)) / unroll if dis and 'instr' in dis else instr
+        terms['window'] = P * wi / core.window(kind, P)
         # lines in flight from a flushed source. The loop's own misses:
         # each iteration holds its instructions in the window from
         # dispatch until its line arrives from DRAM and its path completes,
@@ -696,7 +700,8 @@ def parse_insn(op, args):
 def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
     """Counts and the loop-carried recurrence of one loop body [(op, args)]:
     {instr, alu (vector ALU instructions, or scalar ones in a loop without
-    vector registers), loads, stores, stack (stack references), chain
+    vector registers), loads, stores, stack (stack references), moves
+    (register-to-register moves, eliminated at rename), chain
     (core cycles per iteration of the longest recurrence with unlimited
     ports: ALU 1 (functions.py's unit, see Core.vec_lat), eliminated
     moves 0, loads ld_lat, a store and the load of the same stack slot
@@ -705,7 +710,7 @@ def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
     of the latest result over the second half."""
     parsed = [(op,) + parse_insn(op, args) for op, args in body]
     vec = any(r.startswith('z') for _, srcs, _a, dsts, *_ in parsed for r in srcs + dsts)
-    st = dict(instr=0, alu=0, loads=0, stores=0, stack=0)
+    st = dict(instr=0, alu=0, loads=0, stores=0, stack=0, moves=0)
     for op, srcs, addr, dsts, kind, mi, mo in parsed:
         if kind == 'branch' and op == 'jmp':
             continue
@@ -715,6 +720,7 @@ def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
         st['stack'] += sum(1 for x in (mi, mo) if x and re.search(r'\(%r[sb]p\)', x))
         if kind == 'alu' and (not vec or any(r.startswith('z') for r in dsts)):
             st['alu'] += 1
+        st['moves'] += kind == 'move'
     ready, mem, ends = {}, {}, []
     for _ in range(iters):
         for op, srcs, addr, dsts, kind, mi, mo in parsed:

@@ -474,6 +474,14 @@ class TestOverlapModel(unittest.TestCase):
         self.assertAlmostEqual(t['compute'], 12 / 64 / 4)
         self.assertAlmostEqual(t['chain'], 5 / 64)
         self.assertAlmostEqual(t['load'], 1 / 64 / 2)
+        # the window holds the loop's instructions but its eliminated moves:
+        # probe window 44 for P = 4 + 16 (a step path of 16), 4 of 16 moves
+        pr = dict(PROBE, ld_lat=0.5, win_vec_16=0.2)
+        core = model.Core(pr)
+        dis = dict(instr=16, alu=12, loads=1, stores=1, stack=0, moves=4, chain=5.0)
+        t = model.loop_terms(core, self.m, [_F('f', ops=16)], 'avx512', 64, 28, 'L1', 'L1',
+                             dis=dis)
+        self.assertAlmostEqual(t['window'], 20 * 12 / 64 / 44.0)
 
     def test_loop_path(self):
         import synthetic
@@ -547,8 +555,8 @@ class TestOverlapModel(unittest.TestCase):
                 ('vmovdqa64', '%zmm0,%zmm5'), ('vmovdqu64', '%zmm3,-0x40(%rdi,%rcx,1)'),
                 ('lea', '0x40(%rcx),%rcx'), ('cmp', '%rcx,%rdx'), ('jae', '20 <f+0x20>')]
         st = model.loop_stats(body, ld_lat=4, st_fwd=5)
-        self.assertEqual((st['instr'], st['alu'], st['loads'], st['stores'], st['stack']),
-                         (9, 3, 1, 1, 0))
+        self.assertEqual((st['instr'], st['alu'], st['loads'], st['stores'], st['stack'],
+                          st['moves']), (9, 3, 1, 1, 0, 1))
         self.assertAlmostEqual(st['chain'], 3.0)
         # the same data address stored and loaded again is not a recurrence
         # (it moves every iteration); a spilled state word is: store, then
