@@ -435,7 +435,7 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
         # register moves the renamer eliminates (compiled loops) complete at
         # rename and never wait in a scheduler: they do not hold the window
         # (W(P) from the probe, ~100-330 instructions, well under the ROB)
-        wi = (dis['instr'] - dis.get('moves', 0)) / unroll if dis and 'instr' in dis else instr
+        wi = instr - (dis.get('moves', 0) / unroll if dis else 0.0)
         terms['window'] = P * wi / core.window(kind, P)
         # lines in flight from a flushed source. The loop's own misses:
         # each iteration holds its instructions in the window from
@@ -987,7 +987,7 @@ def main(argv=None):
         if ls and isa == 'scalar':
             # callgrind counts the scalar kernels (tails included): only the
             # compiled recurrence from the disassembly
-            ls = [dict(chain=x['chain']) for x in ls]
+            ls = [dict(chain=x['chain'], moves=x['moves']) for x in ls]
         return ls
 
     R, cpi = {}, {}
