@@ -319,6 +319,9 @@ class TestOverlapModel(unittest.TestCase):
         self.assertEqual(t['chain'], 0)
         # memory: a 64 B/tick read and a 32 B/tick write, 2 cycles per tick
         self.assertAlmostEqual(t['mem-L1'], (1 / 64 + 1 / 32) * 2)
+        # nor the load and store ports (1 load, 1 store per 8 bytes: 2 and 1 per cycle)
+        self.assertAlmostEqual(t['load'], 1 / 8 / 2)
+        self.assertAlmostEqual(t['store'], 1 / 8 / 1)
         self.assertEqual(max(t, key=t.get), 'compute')
 
     def test_loop_terms_chain_and_spill(self):
