@@ -766,7 +766,8 @@ def objdump_loops(text):
         loops = []
         for i, (addr, op, args) in enumerate(body):
             mm = re.match(r'([0-9a-f]+) <', args)
-            if op.startswith('j') and mm and int(mm[1], 16) < addr:
+            # a backward branch within the function (not a tail call)
+            if op.startswith('j') and mm and body[0][0] <= int(mm[1], 16) < addr:
                 tgt = int(mm[1], 16)
                 span = [(o, a) for ad, o, a in body if tgt <= ad <= addr]
                 inner = not any(o.startswith('j') and re.match(r'([0-9a-f]+) <', a)
