@@ -455,7 +455,8 @@ class TestOverlapModel(unittest.TestCase):
         self.assertAlmostEqual(t['inflight'], 124 * instr / 146.4)
         # the prefetcher's in-order rate caps it: 80 ticks (160 cycles) a
         # line at most, 2.5 cycles per byte
-        core.cold_seqlat[1460] = 160.0
+        core = model.Core(dict(pr, cold_seqlat_1460=80.0))
+        self.assertEqual((core.cold_lat, core.cold_seqlat), ({1460: 120.0}, {1460: 160.0}))
         f = _F('f', ops=400)
         t = model.loop_terms(core, self.m, [f], 'scalar', 64, 11, 'DRAM', 'DRAM', size=1460)
         self.assertGreater((120 + 400) * t['issue'] * core.issue / 146.4, 2.5)  # own misses slower
