@@ -280,6 +280,14 @@ class Core:
         # (2026-11-23: ~80 at P = 20 to ~600 at P = 516, scalar), so W is
         # kept per P and interpolated (window()).
         self.ld_lat = c / probe['ld_lat'] if probe.get('ld_lat') else None
+        # the vector ALU's latency in core cycles (probe.py dep_vec: a chain
+        # of dependent vpxorq), printed, not used: 2 on this core
+        # (2026-11-24), but the 1460-byte chain-bound AVX-512 loops run at
+        # ~0.7 of a 2-cycle chain (the state restarts every call and the
+        # window overlaps consecutive calls' chains), so chains and paths
+        # stay in instructions of latency 1, as functions.py writes them,
+        # and the window probe's P likewise (README.md)
+        self.vec_lat = c / probe['dep_vec'] if probe.get('dep_vec') else None
         self.win = {}
         for kind in ('int', 'vec'):
             pts = []
@@ -290,6 +298,15 @@ class Core:
                     P, I, T = self.ld_lat + L, L + WIN_OVERHEAD, c / v
                     pts.append((P, P * I / T))
             self.win[kind] = sorted(pts)
+        # probe.py's cold_lat_S: the load-to-use latency of a line of a
+        # flushed buffer of S bytes, prepared as bench_ilp's cold state
+        # (TSC ticks, dependent loads in scrambled order): core cycles
+        self.cold_lat, self.cold_seqlat = {}, {}
+
+        for key, v in probe.items():
+            mm = re.match(r'cold_(seq)?lat_(\d+)$', key)
+            if mm and v:
+                (self.cold_seqlat if mm[1] else self.cold_lat)[int(mm[2])] = v * c
 
     def window(self, kind, P):
         """Instructions in flight for chains of latency P (core cycles):
@@ -315,6 +332,7 @@ class Core:
 # probe.py's window loops: besides the chain, a load, a store, the index's
 # add and and, the loop counter's add and the fused compare-and-branch
 WIN_OVERHEAD = 6
+LINE = 64  # bytes per cache line
 
 
 def fn_xpath(f, isa):
@@ -364,11 +382,15 @@ def loops(p, form, isa, size, cache):
     return out
 
 
-def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size=None):
+def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size=None,
+               dis=None):
     """Per-byte core cycles of one loop's resources: {term: cycles}.
     scale multiplies (instructions, loads, stores): callgrind's counts over
     the spec's, when the kernel was simulated. size: the buffer's, for the
-    flushed-stream rate (Machine.stream)."""
+    flushed-stream rate (Machine.stream). dis: the compiled loop's
+    loop_stats() (instructions, ALU instructions, loads, stores, chain per
+    iteration of `unroll` bytes), which then replace the spec's counts,
+    eq. (1)'s spills and the spec's chain."""
     W = WIDTH[isa]
     comp = sum(f.forms[isa]['ops'] for f in fns) / W          # sum a_i / b_i
     lo = 3.0 / unroll                                          # add, cmp, branch
@@ -383,17 +405,28 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
     chain = max([f.forms[isa].get('chain', 0) for f in fns] or [0])
     if spill and chain:
         chain += core.st_fwd
+    chain /= W
+    if dis and 'instr' in dis:
+        instr, comp = dis['instr'] / unroll, dis['alu'] / unroll
+        loads, stores = dis['loads'] / unroll, dis['stores'] / unroll
+        scale = (1.0, 1.0, 1.0)
+    if dis:
+        chain = dis['chain'] / unroll
     mem = m.stream(rd, wr, W, size)
     e = core.eff[isa]
     terms = {
         'issue': e * instr / core.issue,
         # the ALU ports also run the loop overhead in the scalar form; in
         # the vector forms it goes to the scalar ALUs beside them
-        'compute': e * ((comp + lo) * scale[0] / cp if cp == core.alu else
+        'compute': e * ((comp + lo) * scale[0] / cp if isa == 'scalar' or not core.vec else
                         max(comp * scale[0] / cp, lo / core.alu)),
-        'load': e * loads / lp,
-        'store': e * stores / sp,
-        'chain': chain / W,
+        # the efficiency factor is measured on an issue/ALU-bound loop and
+        # applies to those terms only: spill-bound loops reach the probe's
+        # store rate (syn.n6.s16-int scalar, 2026-11-24: 61 stores per 8
+        # bytes at 2 per cycle, measured within 1%)
+        'load': loads / lp,
+        'store': stores / sp,
+        'chain': chain,
         'mem-' + (rd if not wr or wr == rd else rd + '/' + wr): mem * core.cyc_per_tick,
     }
     # the window: each iteration holds its instructions in flight for its
@@ -403,7 +436,31 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
     kind = 'int' if isa == 'scalar' else 'vec'
     if core.ld_lat and core.win.get(kind):
         P = core.ld_lat + loop_path(fns, isa)
-        terms['window'] = P * instr / core.window(kind, P)
+        # register moves the renamer eliminates (compiled loops) complete at
+        # rename and never wait in a scheduler: they do not hold the window
+        # (W(P) from the probe, ~100-330 instructions, well under the ROB)
+        wi = instr - (dis.get('moves', 0) / unroll if dis else 0.0)
+        terms['window'] = P * wi / core.window(kind, P)
+        # lines in flight from a flushed source. The loop's own misses:
+        # each iteration holds its instructions in the window from
+        # dispatch until its line arrives from DRAM and its path completes,
+        # P = the flushed line's raw latency (probe.py cold_lat, scrambled
+        # order, at the buffer's size) + the path; with W(P) instructions
+        # in flight a loop of I instructions per line keeps W / I lines in
+        # flight: P * I / W per line (Little's law). Or the hardware
+        # prefetcher: a sequential stream with a single line in flight
+        # gets a line per cold_seqlat (probe.py's in-order chase through
+        # the same flushed buffers); more lines in flight only help, so
+        # no worse than that. Whichever delivers faster: a scalar loop
+        # (~100 instructions per line, 3-4 lines in flight) runs at the
+        # prefetcher's pace, an AVX-512 one (~12) on its own misses.
+        # Each buffer's first miss stays added outside (first_miss).
+        if rd == 'DRAM' and size in core.cold_lat:
+            P = core.cold_lat[size] + loop_path(fns, isa)
+            t = P * instr / core.window(kind, P)
+            if size in core.cold_seqlat:
+                t = min(t, core.cold_seqlat[size] / LINE)
+            terms['inflight'] = t
     return terms
 
 
@@ -419,25 +476,30 @@ def remainder_cycles(core, p, isa, size, nloops):
     return max(g * ops / core.issue, g * chain) / size
 
 
-def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latency=True):
+def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latency=True,
+                    dis=None):
     """Overlap form: (TSC ticks per byte, dominating term, {term: ticks/B}
     summed over the loops). sim: (instructions, data reads, data writes) per
     byte from callgrind for this kernel at 1460 B hot, to scale the spec's
-    counts (spills included), or None."""
+    counts (spills included), or None. dis: the compiled main loops'
+    loop_stats(), one per loop (kernel_loops()), or None."""
     ls = loops(p, form, isa, size, cache)
+    if dis and len(dis) != len(ls):
+        dis = None
     u = unroll_bytes(p, isa)
     scale = (1.0, 1.0, 1.0)
     if sim:
-        # the spec's counts per byte, undoing the rates (and efficiency)
+        # the spec's counts per byte, undoing the rates (at efficiency 1)
+        save, core.eff[isa] = core.eff[isa], 1.0
         spec = [loop_terms(core, m, fns, isa, u, R, rd, wr, size=size) for fns, rd, wr in ls]
-        e = core.eff[isa]
-        ins = sum(t['issue'] for t in spec) * core.issue / e
-        ld = sum(t['load'] for t in spec) * core.ports(isa)[1] / e
-        st = sum(t['store'] for t in spec) * core.ports(isa)[2] / e
+        core.eff[isa] = save
+        ins = sum(t['issue'] for t in spec) * core.issue
+        ld = sum(t['load'] for t in spec) * core.ports(isa)[1]
+        st = sum(t['store'] for t in spec) * core.ports(isa)[2]
         scale = tuple(x / y if y else 1.0 for x, y in zip(sim, (ins, ld, st)))
     total, by_term = 0.0, {}
-    for fns, rd, wr in ls:
-        t = loop_terms(core, m, fns, isa, u, R, rd, wr, scale, size)
+    for j, (fns, rd, wr) in enumerate(ls):
+        t = loop_terms(core, m, fns, isa, u, R, rd, wr, scale, size, dis[j] if dis else None)
         k = max(t, key=t.get)
         total += t[k]
         by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
@@ -452,12 +514,13 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
 CALIB_ROW = 'syn.n1.s8.a10'
 
 
-def calibrate_efficiency(core, m, med, sim, isa, R, size=1460):
+def calibrate_efficiency(core, m, med, sim, isa, R, size=1460, dis=None):
     """How close a real loop comes to the probe's peak rates: the synthetic
     n=1, s=8, a=10 integrated loop, hot (its recurrence is one add per
     block, its state fits in registers, its data in L1, so only the
-    throughput terms can bound it), measured cycles over its largest
-    throughput term at peak rates. The paper calibrates its CPI the same
+    throughput terms can bound it), measured cycles over its larger of
+    the issue and ALU terms at peak rates (the factor scales those two:
+    the load and store ports keep the probe's rates). The paper calibrates its CPI the same
     way, on one loop. With one function and no copy, the sequential form is
     the same loop as the integrated one, measured separately: the faster
     of the two medians is taken (on this shared machine one median of three
@@ -473,9 +536,10 @@ def calibrate_efficiency(core, m, med, sim, isa, R, size=1460):
     save, core.eff[isa] = core.eff[isa], 1.0
     sk = (sim[0].get(k), sim[1].get(k), sim[2].get(k))
     t, _, terms = predict_overlap(core, m, p, 'int', isa, size, 'hot', R,
-                                  sk if None not in sk else None, cold_latency=False)
+                                  sk if None not in sk else None, cold_latency=False,
+                                  dis=dis(p, 'int', isa) if dis else None)
     core.eff[isa] = save
-    tp = max(v for key, v in terms.items() if key in ('issue', 'compute', 'load', 'store'))
+    tp = max(v for key, v in terms.items() if key in ('issue', 'compute'))
     return max(1.0, meas / tp)
 
 
@@ -495,7 +559,7 @@ def probe_R_objdump(text, prefix='cn_ilp_syn_', form='int', isa='avx512'):
         loop = None
         for addr, op, args in body:
             mm = re.match(r'([0-9a-f]+) <', args)
-            if op.startswith('j') and mm and int(mm[1], 16) < addr:
+            if op.startswith('j') and mm and body[0][0] <= int(mm[1], 16) < addr:
                 loop = (int(mm[1], 16), addr)
                 break
         if loop:
@@ -525,6 +589,230 @@ def probe_R_objdump(text, prefix='cn_ilp_syn_', form='int', isa='avx512'):
     if not spilling:
         return None, rows
     return min(spilling) - 1, rows
+
+
+# ------------------------------------------------------------ disassembly
+#
+# valgrind cannot run AVX-512, so the scalar form's instruction, load and
+# store counts come from callgrind and the AVX-512 form's from the spec
+# (ops per function). The compiler does not emit the spec one for one: it
+# merges x ^= s_j; x ^= s_k into one vpternlogd, reassociates XORs of
+# state words off the data register's path, adds register moves, and
+# spills what does not fit. The main loops' own instructions, read from
+# objdump -d, give the AVX-512 form what callgrind gives the scalar one
+# (and the loop-carried recurrence as compiled, not as specified).
+
+_REG = re.compile(r'%([a-z0-9]+)')
+_FLAGS_W = ('add', 'sub', 'adc', 'sbb', 'cmp', 'test', 'and', 'or', 'xor', 'inc', 'dec',
+            'neg', 'shl', 'shr', 'sar', 'rol', 'ror')
+_FLAGS_R = ('adc', 'sbb', 'cmov', 'set')
+# register moves the renamer eliminates (latency 0): reg-to-reg only
+_MOVES = ('mov', 'movq', 'vmovdqa32', 'vmovdqa64', 'vmovdqu8', 'vmovdqu32', 'vmovdqu64',
+          'vmovdqa', 'vmovdqu', 'vmovaps', 'vmovups')
+
+
+def _canon(r):
+    """Architectural register of an operand name (xmm/ymm/zmm N -> zN;
+    eax/ax/al -> rax; r8d -> r8)."""
+    mm = re.match(r'[xyz]mm(\d+)$', r)
+    if mm:
+        return 'z' + mm[1]
+    mm = re.match(r'(r\d+)[dwb]?$', r)
+    if mm:
+        return mm[1]
+    mm = re.match(r'[re]?([a-d])[xlh]$', r)
+    if mm:
+        return 'r%sx' % mm[1]
+    mm = re.match(r'[re]?(si|di|bp|sp)l?$', r)
+    if mm:
+        return 'r' + mm[1]
+    return r
+
+
+def _operands(args):
+    """AT&T operand list, commas inside parentheses kept; masks dropped."""
+    args = args.split('#')[0].split('<')[0].strip()
+    out, depth, cur = [], 0, ''
+    for ch in args:
+        if ch == ',' and depth == 0:
+            out.append(cur.strip())
+            cur = ''
+            continue
+        depth += ch == '('
+        depth -= ch == ')'
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def parse_insn(op, args):
+    """(srcs, addr, dsts, kind, mem_in, mem_out) of one AT&T instruction:
+    register sources, the memory operand's address registers, register
+    destinations, kind 'move' (register to register), 'load', 'store',
+    'alu', 'branch' or 'other'; mem_in / mem_out the memory operand text
+    read / written."""
+    ops = _operands(args)
+    srcs, addr, dsts, mem_in, mem_out = [], [], [], None, None
+    if op.startswith('j') or op in ('nop', 'nopl', 'nopw', 'xchg') or op.startswith('nop'):
+        return (['flags'] if op.startswith('j') and op != 'jmp' else [], [], [], 'branch',
+                None, None)
+    last = ops[-1] if ops else ''
+    masked = '{%k' in last and '{z}' not in last
+    dst_is_mem = '(' in last
+    for o in ops[:-1]:
+        if '(' in o:
+            mem_in = o
+            addr += [_canon(r) for r in _REG.findall(o)]
+        elif o.startswith('%'):
+            srcs.append(_canon(o[1:].split('{')[0]))
+    if dst_is_mem:
+        mem_out = last
+        addr += [_canon(r) for r in _REG.findall(last)]
+    elif last.startswith('%'):
+        d = _canon(last[1:].split('{')[0])
+        dsts.append(d)
+        # two-operand scalar ALU ops, ternary logic, dot products and merge
+        # masking read their destination too
+        if (not op.startswith('v') and len(ops) == 2 and not op.startswith(('mov', 'lea', 'bswap')))\
+                or op.startswith(('vpternlog', 'vpdp', 'vfmadd', 'vpmadd52')) or masked \
+                or op.startswith('bswap') or len(ops) == 1:
+            srcs.append(d)
+    if op.startswith('lea'):
+        srcs, addr = [_canon(r) for r in _REG.findall(ops[0])], []
+        mem_in = None
+    if not op.startswith('v') and op.startswith(_FLAGS_R):
+        srcs.append('flags')
+    if not op.startswith('v') and op.startswith(_FLAGS_W) and not op.startswith('lea'):
+        dsts.append('flags')
+    if op.startswith(('cmp', 'test')):
+        dsts = ['flags']
+    if mem_out and not op.startswith(('mov', 'vmov')):
+        mem_in = mem_out   # read-modify-write: add %rax,0x10(%rsp) loads too
+    if mem_out and op.startswith(('mov', 'vmov')):
+        kind = 'store'
+    elif mem_in and op.startswith(('mov', 'vmov', 'vpbroadcast', 'vbroadcast')):
+        kind = 'load'
+    elif (op in _MOVES or op.startswith('vmovdq')) and len(ops) == 2 and not mem_in \
+            and not mem_out and ops[0].startswith('%') and '{' not in last:
+        kind = 'move'
+    elif op.startswith(('lea', 'cmp', 'test')):
+        kind = 'other'
+    else:
+        kind = 'alu'
+    return srcs, addr, dsts, kind, mem_in, mem_out
+
+
+def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
+    """Counts and the loop-carried recurrence of one loop body [(op, args)]:
+    {instr, alu (vector ALU instructions, or scalar ones in a loop without
+    vector registers), loads, stores, stack (stack references), moves
+    (register-to-register moves, eliminated at rename), chain
+    (core cycles per iteration of the longest recurrence with unlimited
+    ports: ALU 1 (functions.py's unit, see Core.vec_lat), eliminated
+    moves 0, loads ld_lat, a store and the load of the same stack slot
+    st_fwd)}. The recurrence is found by running
+    the body's dependencies for `iters` iterations and taking the growth
+    of the latest result over the second half."""
+    parsed = [(op,) + parse_insn(op, args) for op, args in body]
+    vec = any(r.startswith('z') for _, srcs, _a, dsts, *_ in parsed for r in srcs + dsts)
+    st = dict(instr=0, alu=0, loads=0, stores=0, stack=0, moves=0)
+    for op, srcs, addr, dsts, kind, mi, mo in parsed:
+        if kind == 'branch' and op == 'jmp':
+            continue
+        st['instr'] += 1
+        st['loads'] += 1 if mi else 0
+        st['stores'] += 1 if mo else 0
+        st['stack'] += sum(1 for x in (mi, mo) if x and re.search(r'\(%r[sb]p\)', x))
+        if kind == 'alu' and (not vec or any(r.startswith('z') for r in dsts)):
+            st['alu'] += 1
+        st['moves'] += kind == 'move'
+    ready, mem, ends = {}, {}, []
+    for _ in range(iters):
+        for op, srcs, addr, dsts, kind, mi, mo in parsed:
+            t = max([ready.get(r, 0.0) for r in srcs] or [0.0])
+            if mi:  # the loaded operand: its address, then the load
+                tm = max([ready.get(r, 0.0) for r in addr] or [0.0]) + ld_lat
+                if mi in mem:   # a stack slot stored in this loop: forwarded
+                    tm = max(tm, mem[mi])
+                t = max(t, tm)
+            # message data moves on every iteration (its address changes);
+            # only a stack slot is the same memory on the next iteration
+            lat = 0.0 if kind in ('move', 'load') else 1.0
+            if mo and re.search(r'\(%r[sb]p\)', mo):
+                mem[mo] = t + st_fwd
+            for d in dsts:
+                ready[d] = t + lat
+        ends.append(max(list(ready.values()) + list(mem.values()) + [0.0]))
+    h = iters // 2
+    st['chain'] = (ends[-1] - ends[h - 1]) / (iters - h)
+    return st
+
+
+def objdump_loops(text):
+    """{symbol: [loop bodies [(op, args)]]} for every function of an objdump
+    -d listing: the loops are the spans from a backward branch's target to
+    the branch, in address order, inner loops only (no other backward
+    branch inside). A function that is one jmp to another (n = 1 int is
+    the seq kernel) takes that function's loops."""
+    fns, cur, body = {}, None, []
+    head = re.compile(r'^[0-9a-f]+ <([^>]+)>:')
+    ins = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
+    alias = {}
+
+    def close():
+        if cur is None:
+            return
+        loops = []
+        for i, (addr, op, args) in enumerate(body):
+            mm = re.match(r'([0-9a-f]+) <', args)
+            # a backward branch within the function (not a tail call)
+            if op.startswith('j') and mm and body[0][0] <= int(mm[1], 16) < addr:
+                tgt = int(mm[1], 16)
+                span = [(o, a) for ad, o, a in body if tgt <= ad <= addr]
+                inner = not any(o.startswith('j') and re.match(r'([0-9a-f]+) <', a)
+                                and tgt <= int(re.match(r'([0-9a-f]+)', a)[1], 16) < ad
+                                for ad, o, a in body if tgt <= ad < addr)
+                if inner and span:
+                    loops.append(span)
+        if body and body[0][1] == 'jmp':
+            mm = re.search(r'<([^>+]+)>', body[0][2])
+            if mm:
+                alias[cur] = mm[1]
+        fns[cur] = loops
+
+    for line in text.splitlines():
+        mh = head.match(line)
+        if mh:
+            close()
+            cur, body = mh[1], []
+            continue
+        mi = ins.match(line)
+        if cur is not None and mi:
+            body.append((int(mi[1], 16), mi[2], mi[3]))
+    close()
+    for a, b in alias.items():
+        if b in fns:
+            fns[a] = fns[b]
+    return fns
+
+
+def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0):
+    """loop_stats() of the kernel's main loops, one per loop of loops()
+    (seq: the copy loop, then one per function; int: one), taken as the
+    kernel's first inner loops in address order; None when the listing
+    does not have the kernel or has fewer loops."""
+    sym = ilpgen.fn_symbol(p, 'seq' if form == 'seq' else form, isa)
+    step = unroll_bytes(p, isa)
+    # main loops advance their index by the unrolled block (remainder
+    # loops by 8-byte granules)
+    inc = re.compile(r'^(?:add\s+\$0x%x,%%r|lea\s+0x%x\(%%r)' % (step, step))
+    bodies = [b for b in dis.get(sym) or []
+              if any(inc.match('%s %s' % (op, args)) for op, args in b)]
+    k = (len(p.fns) + (1 if p.copy else 0)) if form == 'seq' else 1
+    if len(bodies) < k:
+        return None
+    return [loop_stats(b, ld_lat, st_fwd) for b in bodies[:k]]
 
 
 # ------------------------------------------------------------ measurements
@@ -654,8 +942,11 @@ def main(argv=None):
                     help='bench_ilp JSON (timed); may be repeated')
     ap.add_argument('--sim', required=True, help='bench_ilp --cn_sim JSON (callgrind)')
     ap.add_argument('--probe', help='ilp/probe.py JSON: enables the overlap form')
-    ap.add_argument('--objdump', help='libcn_ilp_avx512.a (or its objdump -d text): '
-                    'R for AVX-512 from the synthetic sweep\'s spills')
+    ap.add_argument('--objdump', action='append',
+                    help='libcn_ilp_avx512.a (or its objdump -d text): R for AVX-512 from the '
+                         'synthetic sweep\'s spills, and the compiled main loops (AVX-512: '
+                         'counts and chains; scalar, libcn_ilp_scalar.a: chains, callgrind '
+                         'counting the rest); may be repeated')
     ap.add_argument('--key', default='tsc_per_byte_med')
     ap.add_argument('--R', help='override R, e.g. scalar=12,avx512=28')
     ap.add_argument('--cold-probe', action='store_true',
@@ -665,6 +956,11 @@ def main(argv=None):
                          'matched fewer rows (README.md)')
     ap.add_argument('--no-window', action='store_true',
                     help='leave out the out-of-order window term')
+    ap.add_argument('--no-inflight', action='store_true',
+                    help='leave out the flushed-source lines-in-flight term (probe cold_lat)')
+    ap.add_argument('--no-loops', action='store_true',
+                    help='AVX-512 counts and chains from the spec, not from --objdump\'s '
+                         'compiled main loops')
     a = ap.parse_args(argv)
     with open(a.memsig) as fh:
         m = Machine(json.load(fh))
@@ -683,6 +979,23 @@ def main(argv=None):
             core.win = {}
         if a.cold_probe:
             m.set_cold(pr)
+        if a.no_inflight:
+            core.cold_lat = {}
+    # the AVX-512 kernels' compiled main loops (valgrind cannot count them)
+    loops_by_sym = {}
+    if a.objdump and core and not a.no_loops:
+        for x in a.objdump:
+            loops_by_sym.update(objdump_loops(read_objdump(x)))
+
+    def dis_of(p, form, isa):
+        if not loops_by_sym:
+            return None
+        ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd)
+        if ls and isa == 'scalar':
+            # callgrind counts the scalar kernels (tails included): only the
+            # compiled recurrence from the disassembly
+            ls = [dict(chain=x['chain'], moves=x['moves']) for x in ls]
+        return ls
 
     R, cpi = {}, {}
     print('Architecture parameters (TSC ticks; W = register bytes)')
@@ -690,7 +1003,7 @@ def main(argv=None):
         W = WIDTH[isa]
         R[isa], rows, note = probe_R(sim_dr, isa)
         if not rows and isa == 'avx512' and a.objdump:
-            r, orows = probe_R_objdump(read_objdump(a.objdump))
+            r, orows = probe_R_objdump('\n'.join(read_objdump(x) for x in a.objdump))
             rows = []
             if r is not None:
                 R[isa], note = r, ('from the sweep\'s disassembly: first spilling S = n*s '
@@ -716,13 +1029,19 @@ def main(argv=None):
                   core.cyc_per_tick, core.issue, core.alu, core.load, core.store,
                   '; vector ALU %.1f, loads %.1f, stores %.1f' % (core.vec, core.vload, core.vstore)
                   if core.vec else '', core.st_fwd))
+        print('  latency: load %.1f, vector ALU %s cycles (dep_vec, not used)%s' % (
+            core.ld_lat or 0, '%.1f' % core.vec_lat if core.vec_lat else '-', ''.join(
+                '; flushed %d-B line %.0f (in order %.0f)' % (
+                    z, core.cold_lat[z], core.cold_seqlat.get(z, float('nan')))
+                for z in sorted(core.cold_lat))))
     if a.R:
         for kv in a.R.split(','):
             k, v = kv.split('=')
             R[k] = int(v)
     if core:
         for isa in ('scalar', 'avx512'):
-            e = calibrate_efficiency(core, m, med, (sim_ir, sim_dr, sim_dw), isa, R[isa])
+            e = calibrate_efficiency(core, m, med, (sim_ir, sim_dr, sim_dw), isa, R[isa],
+                                     dis=dis_of)
             if e:
                 core.eff[isa] = e
             print('  %-6s throughput terms x %.2f (%s int hot: measured over its peak-rate '
@@ -754,7 +1073,8 @@ def main(argv=None):
         if core:
             sk = (pipe, form, isa, 1460, 'hot', False)
             sim = (sim_ir[sk], sim_dr[sk], sim_dw[sk]) if sk in sim_ir and sk in sim_dw else None
-            pov, dom, _ = predict_overlap(core, m, p, form, isa, size, cache, R[isa], sim)
+            pov, dom, _ = predict_overlap(core, m, p, form, isa, size, cache, R[isa], sim,
+                                          dis=dis_of(p, form, isa))
             eov = 100.0 * (pov - med[k]) / med[k]
             errs_ov.append((k, eov))
             bounds[dom] = bounds.get(dom, 0) + 1

@@ -15,6 +15,9 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
               round trips per tick (a spilled state word on a recurrence)
   mix_issue   8 scalar adds and 8 vector adds, all independent: the issue
               (dispatch) width when no single port class is the limit
+  dep_vec     a chain of dependent vpxorq zmm (AVX-512 only): dep_add /
+              dep_vec is the vector ALU's latency in core cycles (2 on
+              this Zen 5, 2026-11-24: twice the scalar add's)
   vec_add     independent vpaddq zmm (AVX-512 only)
   vec_shuf    independent vpshufb zmm (AVX-512 only)
   vec_load    independent 64-byte loads from L1 (AVX-512 only)
@@ -25,7 +28,8 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
               the out-of-order window: iterations per tick of a loop whose
               iterations are independent but each is one dependent chain
               (load a word / a zmm from L1, L dependent adds / vpxorq on
-              it, store it), L = 16, 32, 64, 128. A core with an unbounded
+              it, store it), L = 16, 32, 64, 128, 256, 512 (the last two
+              for chains as long as a flushed line's latency). A core with an unbounded
               window would overlap the chains and run at its issue rate;
               a real one holds only so many waiting instructions, and
               each chain keeps its iteration's instructions in flight for
@@ -33,6 +37,14 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
               cycle at window / (chain latency x instructions per
               iteration) (Little's law). model.py derives the window from
               these (Core.window).
+  cold_lat_S, cold_seqlat_S
+              TSC ticks per line of a dependent pointer chase through the
+              same flushed buffers (prepared as cold_read_S): in a
+              scrambled line order within each buffer (cold_lat: the raw
+              latency of a flushed line, the prefetchers cannot guess the
+              next line), and in address order (cold_seqlat: one line in
+              flight at a time, the hardware prefetchers running ahead of
+              a sequential stream). model.py's lines-in-flight term.
   cold_read_S, cold_copy_S
               bytes per tick streaming through buffers of S bytes (the
               benchmark's sizes, --sizes) flushed from every cache level
@@ -186,6 +198,57 @@ static void cold(size_t size, int wide)
 	free(b);
 }
 
+/* Load-to-use latency of a flushed line, in the state cold() prepares:
+ * a pointer chase through the nb flushed buffers' whole lines, buffer
+ * after buffer, every load's address the previous load's result, so one
+ * line is in flight at a time. seq: the lines of each buffer in address
+ * order (what a streaming kernel asks for, the prefetchers see a
+ * sequential stream); otherwise in a fixed scrambled order (odd stride
+ * modulo the line count), the raw flushed latency. TSC ticks per line,
+ * the median of NCOLD flush-then-time runs. */
+static void cold_chase(size_t size, int seq)
+{
+	int nb = size <= 8192 ? 32 : 1;
+	size_t stride = (size + 4095 + 2048) & ~(size_t)4095;
+	size_t lines = size / 64, step = 1;
+	unsigned char *a = aligned_alloc(4096, stride * nb);
+	void **prev = NULL, *first = NULL;
+	uint64_t t[NCOLD];
+
+	memset(a, 0, stride * nb);
+	if (!seq) /* an odd step coprime to the line count: every line once */
+		for (step = lines / 2 + 1; step > 1; step++) {
+			size_t x = step, y = lines;
+			while (y) { size_t r = x % y; x = y; y = r; }
+			if (x == 1)
+				break;
+		}
+	for (int k = 0; k < nb; k++)
+		for (size_t i = 0; i < lines; i++) {
+			void **q = (void **)(void *)(a + k * stride + (i * step % lines) * 64);
+			if (prev)
+				*prev = q;
+			else
+				first = q;
+			prev = q;
+		}
+	*prev = NULL;
+	for (int r = 0; r < NCOLD; r++) {
+		for (int k = 0; k < nb; k++)
+			flush(a + k * stride, size);
+		void *q = first;
+		uint64_t t0 = tsc();
+		while (q)
+			q = *(void **)q;
+		t[r] = tsc() - t0;
+		cold_sink += (uintptr_t)q;
+	}
+	qsort(t, NCOLD, 8, cmp_u64);
+	printf("\"cold_%slat_%zu\": %.4f,\n", seq ? "seq" : "", size,
+	       (double)t[NCOLD / 2] / (double)(lines * nb));
+	free(a);
+}
+
 /* L dependent adds (vpxorq) on a word (zmm) loaded fresh every iteration
  * from one of 64 L1 lines, stored back: iterations independent, each one
  * chain of L + 2 latencies. */
@@ -231,16 +294,24 @@ int main(int argc, char **argv)
 		WIN_INT(32);
 		WIN_INT(64);
 		WIN_INT(128);
+		WIN_INT(256);
+		WIN_INT(512);
 		if (avx512) {
 			WIN_VEC(16);
 			WIN_VEC(32);
 			WIN_VEC(64);
 			WIN_VEC(128);
+			WIN_VEC(256);
+			WIN_VEC(512);
 		}
 	}
-	for (int k = 1; k < argc; k++)
+	for (int k = 1; k < argc; k++) {
 		cold((size_t)strtoul(argv[k], NULL, 10), avx512);
+		cold_chase((size_t)strtoul(argv[k], NULL, 10), 0);
+		cold_chase((size_t)strtoul(argv[k], NULL, 10), 1);
+	}
 	if (avx512) {
+		PROBE("dep_vec", 16, R16("vpxorq %%zmm16,%%zmm0,%%zmm0\n\t"), ::: "xmm0");
 		PROBE("vec_add", 32, R4(VADD8), ::: ZCLOB);
 		PROBE("vec_shuf", 32, R4(VSHUF(0) VSHUF(1) VSHUF(2) VSHUF(3) VSHUF(4) VSHUF(5)
 					 VSHUF(6) VSHUF(7)), ::: ZCLOB);

@@ -319,6 +319,9 @@ class TestOverlapModel(unittest.TestCase):
         self.assertEqual(t['chain'], 0)
         # memory: a 64 B/tick read and a 32 B/tick write, 2 cycles per tick
         self.assertAlmostEqual(t['mem-L1'], (1 / 64 + 1 / 32) * 2)
+        # nor the load and store ports (1 load, 1 store per 8 bytes: 2 and 1 per cycle)
+        self.assertAlmostEqual(t['load'], 1 / 8 / 2)
+        self.assertAlmostEqual(t['store'], 1 / 8 / 1)
         self.assertEqual(max(t, key=t.get), 'compute')
 
     def test_loop_terms_chain_and_spill(self):
@@ -438,6 +441,52 @@ class TestOverlapModel(unittest.TestCase):
         self.assertNotIn('window', model.loop_terms(self.core, self.m, [f], 'scalar', 64, 11,
                                                     'L1', 'L1'))
 
+    def test_inflight(self):
+        # a flushed 1460-byte source whose line arrives 60 ticks (120 cycles)
+        # after its load: P = 120 + the step's path 4 = 124 cycles, beyond the
+        # window's last point (146.4 instructions): P * instructions / 146.4
+        pr = dict(PROBE, ld_lat=0.5, win_int_16=0.2, win_int_116=0.02, cold_lat_1460=60.0)
+        core = model.Core(pr)
+        self.assertEqual(core.cold_lat, {1460: 120.0})
+        self.assertEqual(core.cold_seqlat, {})
+        f = _F('f', ops=4)
+        t = model.loop_terms(core, self.m, [f], 'scalar', 64, 11, 'DRAM', 'DRAM', size=1460)
+        instr = t['issue'] * core.issue
+        self.assertAlmostEqual(t['inflight'], 124 * instr / 146.4)
+        # the prefetcher's in-order rate caps it: 80 ticks (160 cycles) a
+        # line at most, 2.5 cycles per byte
+        core = model.Core(dict(pr, cold_seqlat_1460=80.0))
+        self.assertEqual((core.cold_lat, core.cold_seqlat), ({1460: 120.0}, {1460: 160.0}))
+        f = _F('f', ops=400)
+        t = model.loop_terms(core, self.m, [f], 'scalar', 64, 11, 'DRAM', 'DRAM', size=1460)
+        self.assertGreater((120 + 400) * t['issue'] * core.issue / 146.4, 2.5)  # own misses slower
+        self.assertAlmostEqual(t['inflight'], 160 / 64)
+        # only from a flushed source, only at a size the probe measured
+        self.assertNotIn('inflight', model.loop_terms(core, self.m, [f], 'scalar', 64, 11,
+                                                      'L2', 'L2', size=1460))
+        self.assertNotIn('inflight', model.loop_terms(core, self.m, [f], 'scalar', 64, 11,
+                                                      'DRAM', 'DRAM', size=65536))
+
+    def test_compiled_loop_counts(self):
+        # a compiled loop's counts replace the spec's: 64 bytes an iteration,
+        # 16 instructions (issue 8 per cycle: 2 cycles), 12 vector ALU ops (4
+        # ports: 3 cycles), chain 5 cycles per iteration
+        f = _F('f', ops=2, chain=1)
+        dis = dict(instr=16, alu=12, loads=1, stores=1, stack=0, chain=5.0)
+        t = model.loop_terms(self.core, self.m, [f], 'avx512', 64, 28, 'L1', 'L1', dis=dis)
+        self.assertAlmostEqual(t['issue'], 16 / 64 / 8)
+        self.assertAlmostEqual(t['compute'], 12 / 64 / 4)
+        self.assertAlmostEqual(t['chain'], 5 / 64)
+        self.assertAlmostEqual(t['load'], 1 / 64 / 2)
+        # the window holds the loop's instructions but its eliminated moves:
+        # probe window 44 for P = 4 + 16 (a step path of 16), 4 of 16 moves
+        pr = dict(PROBE, ld_lat=0.5, win_vec_16=0.2)
+        core = model.Core(pr)
+        dis = dict(instr=16, alu=12, loads=1, stores=1, stack=0, moves=4, chain=5.0)
+        t = model.loop_terms(core, self.m, [_F('f', ops=16)], 'avx512', 64, 28, 'L1', 'L1',
+                             dis=dis)
+        self.assertAlmostEqual(t['window'], 20 * 12 / 64 / 44.0)
+
     def test_loop_path(self):
         import synthetic
         # writing steps add up along the data register; a step without
@@ -481,6 +530,96 @@ class TestOverlapModel(unittest.TestCase):
         self.assertEqual(rows, [(8, 2, 4, 0), (16, 2, 8, 0), (18, 3, 6, 1), (24, 4, 6, 1)])
         R, _ = model.probe_R_objdump(fn(2, 4, False))
         self.assertIsNone(R)
+
+    def test_parse_insn(self):
+        # AT&T: the destination last; a two-operand scalar ALU op and vpternlogd
+        # read it too; a folded load's address registers are kept apart
+        self.assertEqual(model.parse_insn('vpaddq', '%zmm3,%zmm0,%zmm1'),
+                         (['z3', 'z0'], [], ['z1'], 'alu', None, None))
+        self.assertEqual(model.parse_insn('vpternlogd', '$0x96,%zmm6,%zmm1,%zmm2')[0],
+                         ['z6', 'z1', 'z2'])
+        self.assertEqual(model.parse_insn('add', '%rax,%rbx'),
+                         (['rax', 'rbx'], [], ['rbx', 'flags'], 'alu', None, None))
+        self.assertEqual(model.parse_insn('adc', '$0x0,%rbx')[0], ['rbx', 'flags'])
+        srcs, addr, dsts, kind, mi, mo = model.parse_insn('vprorq', '$0x1,-0x40(%rdi,%rcx,1),%zmm0')
+        self.assertEqual((srcs, addr, dsts, kind, mi), ([], ['rdi', 'rcx'], ['z0'], 'alu',
+                                                        '-0x40(%rdi,%rcx,1)'))
+        self.assertEqual(model.parse_insn('vmovdqu64', '%zmm0,-0x40(%rsi,%rax,1)')[3:],
+                         ('store', None, '-0x40(%rsi,%rax,1)'))
+        self.assertEqual(model.parse_insn('vmovdqu64', '-0x40(%rsi,%rax,1),%zmm6')[3], 'load')
+        self.assertEqual(model.parse_insn('vmovdqa64', '%zmm1,%zmm4')[3], 'move')
+        self.assertEqual(model.parse_insn('vmovdqa64', '%zmm0,%zmm1{%k1}{z}')[3], 'alu')
+        self.assertEqual(model.parse_insn('mov', '%ecx,%r8d')[:3], (['rcx'], [], ['r8']))
+
+    def test_loop_stats(self):
+        # s0 += x; x ^= s0; s0 += x: the recurrence on zmm0 is add, xor, add =
+        # 3 cycles an iteration (the index's lea is 1; the move is free)
+        body = [('vmovdqu64', '-0x40(%rdi,%rcx,1),%zmm3'), ('vpaddq', '%zmm3,%zmm0,%zmm0'),
+                ('vpxord', '%zmm0,%zmm3,%zmm3'), ('vpaddq', '%zmm3,%zmm0,%zmm0'),
+                ('vmovdqa64', '%zmm0,%zmm5'), ('vmovdqu64', '%zmm3,-0x40(%rdi,%rcx,1)'),
+                ('lea', '0x40(%rcx),%rcx'), ('cmp', '%rcx,%rdx'), ('jae', '20 <f+0x20>')]
+        st = model.loop_stats(body, ld_lat=4, st_fwd=5)
+        self.assertEqual((st['instr'], st['alu'], st['loads'], st['stores'], st['stack'],
+                          st['moves']), (9, 3, 1, 1, 0, 1))
+        self.assertAlmostEqual(st['chain'], 3.0)
+        # the same data address stored and loaded again is not a recurrence
+        # (it moves every iteration); a spilled state word is: store, then
+        # the next iteration's load of the slot forwards (st_fwd) into the add
+        body = [('vmovdqu64', '(%rdi,%rcx,1),%zmm1'), ('vpaddq', '0x40(%rsp),%zmm1,%zmm2'),
+                ('vmovdqa64', '%zmm2,0x40(%rsp)'), ('lea', '0x40(%rcx),%rcx'),
+                ('jae', '0 <f>')]
+        st = model.loop_stats(body, ld_lat=4, st_fwd=5)
+        self.assertEqual((st['loads'], st['stores'], st['stack']), (2, 1, 2))
+        self.assertAlmostEqual(st['chain'], 5 + 1)
+        # scalar: add then adc carries the flags: add (1) + adc (1) on rbx
+        body = [('mov', '(%rsi,%rcx,1),%rdi'), ('add', '%rdi,%rbx'), ('adc', '$0x0,%rbx'),
+                ('add', '$0x8,%rcx'), ('cmp', '%rcx,%rdx'), ('jae', '0 <f>')]
+        st = model.loop_stats(body, ld_lat=4, st_fwd=5)
+        self.assertEqual((st['instr'], st['alu']), (6, 3))   # cmp and the branch are not ALU work
+        self.assertAlmostEqual(st['chain'], 2.0)
+
+    def test_objdump_loops(self):
+        text = '\n'.join([
+            '0000000000001000 <cn_ilp_a_seq_avx512>:',
+            '    1000:\tmov    %rdi,%rsi',
+            '    1004:\tvpaddq %zmm1,%zmm0,%zmm0',          # loop 1
+            '    1008:\tjae    1004 <cn_ilp_a_seq_avx512+0x4>',
+            '    100c:\tvpxord %zmm1,%zmm0,%zmm0',          # loop 2
+            '    1010:\tvpxord %zmm1,%zmm0,%zmm0',
+            '    1014:\tjb     100c <cn_ilp_a_seq_avx512+0xc>',
+            '    1018:\tjmp    1000 <cn_ilp_a_seq_avx512>',  # an outer loop: not inner
+            '    101c:\tret',
+            '',
+            '0000000000001040 <cn_ilp_a_int_avx512>:',
+            '    1040:\tjmp    1000 <cn_ilp_a_seq_avx512>',
+            ''])
+        d = model.objdump_loops(text)
+        self.assertEqual([len(b) for b in d['cn_ilp_a_seq_avx512']], [2, 3])
+        self.assertEqual(d['cn_ilp_a_int_avx512'], d['cn_ilp_a_seq_avx512'])
+
+    def test_kernel_loops(self):
+        # the main loops are the ones advancing by the unrolled block (64 B
+        # for a real AVX-512 pipeline), not the 8-byte remainder loops; one
+        # per function in seq (csum: no store), one in int
+        p = model.pipeline_of('bswap32+pes+csum')
+        sym = ilpgen.fn_symbol(p, 'seq', 'avx512')
+
+        def loop(alu, store, step=0x40):
+            body = [('vmovdqu64', '(%rdi,%rax,1),%zmm0')]
+            body += [('vpaddq', '%zmm1,%zmm0,%zmm0')] * alu
+            if store:
+                body.append(('vmovdqu64', '%zmm0,(%rdi,%rax,1)'))
+            return body + [('add', '$0x%x,%%rax' % step), ('cmp', '%rax,%rdx'),
+                           ('jae', '0 <f>')]
+        dis = {sym: [loop(1, True), loop(1, True, 8), loop(3, True), loop(2, False)]}
+        ls = model.kernel_loops(dis, p, 'seq', 'avx512')
+        self.assertEqual([(x['alu'], x['stores']) for x in ls], [(1, 1), (3, 1), (2, 0)])
+        self.assertIsNone(model.kernel_loops(dis, p, 'int', 'avx512'))     # not listed
+        dis[sym] = dis[sym][:2]
+        self.assertIsNone(model.kernel_loops(dis, p, 'seq', 'avx512'))     # too few
+        # a read-modify-write of a spilled slot is a load and a store
+        st = model.loop_stats([('add', '%rax,0x10(%rsp)'), ('jae', '0 <f>')])
+        self.assertEqual((st['loads'], st['stores'], st['stack'], st['alu']), (1, 1, 2, 1))
 
 
 def _cpu_flags():
