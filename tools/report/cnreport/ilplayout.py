@@ -133,11 +133,13 @@ def ilp(ctx):
                 shown += " --probe probe.json"
             except (RuntimeError, OSError) as e:
                 md += ["Overlap form not run: ilp/probe.py failed (%s)." % e, ""]
-            lib = os.path.join(ctx.paths["root"], "ilp", "libcn_ilp_avx512.a") \
-                if ctx.paths.get("root") else None
-            if lib and os.path.exists(lib) and shutil.which("objdump"):
-                extra += ["--objdump", lib]
-                shown += " --objdump build/ilp/libcn_ilp_avx512.a"
+            # the compiled loops: AVX-512 counts and chains, scalar chains
+            for form in ("avx512", "scalar"):
+                lib = os.path.join(ctx.paths["root"], "ilp", "libcn_ilp_%s.a" % form) \
+                    if ctx.paths.get("root") else None
+                if lib and os.path.exists(lib) and shutil.which("objdump"):
+                    extra += ["--objdump", lib]
+                    shown += " --objdump build/ilp/libcn_ilp_%s.a" % form
             try:
                 out = ctx.run([sys.executable, model, "--memsig", paths["memsig"], "--bench",
                                paths["table"], "--sim", paths["sim"]] + extra)
