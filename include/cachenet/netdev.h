@@ -121,6 +121,48 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
 /** Largest accepted prefetch distance. */
 #define CN_NETDEV_PREFETCH_K_MAX 256
 
+/**
+ * Paced prefetch (params.prefetch_pace, issue #5), for a stack that does
+ * not read a frame's payload in its input (the NIC verified the L4
+ * checksum, and the bytes stay queued by reference until the application
+ * copies them out: tcp_rx/offload-* in bench_tcp.cc). Unpaced PREFETCH
+ * asks for all of a 32-frame batch's lines during the poll (~24 per
+ * frame, every ~60-90 TSC ticks of protocol work), several times what
+ * the memory delivers to one core meanwhile (~26 lines per ~140 ticks on
+ * the machine below, measured: a loop copying flushed 1460-byte payloads
+ * with its prefetch 4 buffers ahead, nothing else to do), and the lines
+ * are not in the cache when the copy-out comes (see
+ * CN_NETDEV_PREFETCH_K_DEFAULT). Paced, the driver asks, before each frame
+ * goes up, for the header lines of the frame k ahead (what the input
+ * reads) and for the next prefetch_pace lines of one stream over the
+ * poll's payloads, in order: at 12 a line a ~6 ticks of poll, about what
+ * the memory delivers, so the first half or so of a batch is in the
+ * cache when the application starts on it, and the stack's copy-out
+ * read-ahead (src/net/tcp.c) covers the rest while it copies.
+ * The stream reads the payload ranges (mbuf data and length) before any
+ * frame goes up; a frame the stack consumed in its input (copied into a
+ * posted buffer, a pure ACK) is then free when the stream reaches its
+ * lines: those prefetches touch a buffer back in its pool (no fault, no
+ * byte read, a wasted line). The payload lines use prefetch_hint; the
+ * frames of the next poll still in the ring get their header lines only.
+ * cn_netdev_rx_burst (no stack to interleave with) ignores the pace.
+ * Cost: one pass over the batch's mbufs for the ranges (they were just
+ * taken: cached) and prefetch_pace prefetches per frame, against
+ * len / 64 + 1 unpaced.
+ * Measured (2026-11-24, 2 cores shared with two other jobs; taskset -c 0;
+ * tcp_rx/offload-{contig,mbuf}-{inject,flush,prefetch}/1460, 7
+ * interleaved repetitions, min_time 0.05; the figures here are the
+ * fastest repetition, the runs being noisy): pace 8, 12, 16, 24: prefetch
+ * contig 199, 196, 199, 216, mbuf 194, 191, 196, 209 (same run: unpaced
+ * 211, 224; flush 248, 243; inject 129, 139); the payload of the first
+ * 16 frames of a poll k ahead, unpaced (contig 200, mbuf 201) does less;
+ * pace 12 with the poll and the copy-out timed apart
+ * (CACHENET_BENCH_RX_SPLIT=1, offload-mbuf): poll 91, read 118 ticks per
+ * segment against unpaced 97, 141 and inject 62, 116: the copy-out
+ * misses no more than in inject mode; what is left is in the poll.
+ */
+#define CN_NETDEV_PREFETCH_PACE_MAX 1024
+
 /** Default copybreak: pure ACKs and other frames of up to 128 bytes. */
 #define CN_NETDEV_COPYBREAK_DEFAULT 128
 /** copybreak value that turns copying off. */
@@ -142,6 +184,13 @@ struct cn_netdev_params {
 	uint32_t prefetch_k;         /**< PREFETCH: frames ahead; 0 = CN_NETDEV_PREFETCH_K_DEFAULT;
 	                                  at most CN_NETDEV_PREFETCH_K_MAX and below ring_size */
 	enum cn_prefetch_hint prefetch_hint; /**< PREFETCH: level for payload lines */
+	uint32_t prefetch_pace;      /**< PREFETCH: 0 = each frame's header and
+	                                  payload lines k ahead; else paced: the
+	                                  header lines k ahead and this many
+	                                  payload lines per frame handed up, in
+	                                  one stream over the poll's frames (see
+	                                  "Paced prefetch"); at most
+	                                  CN_NETDEV_PREFETCH_PACE_MAX */
 	uint32_t copybreak;          /**< frames of at most this many bytes are copied
 	                                  into a small mbuf from mpool and their posted
 	                                  buffer stays posted (Linux's rx_copybreak):
@@ -237,6 +286,8 @@ struct cn_netdev_stats {
 	uint64_t rx_split_hdr_only;  /**< whole frame in the header buffer */
 	uint64_t rx_nosplit_parse;   /**< not split: no IPv4 TCP/UDP header found */
 	uint64_t rx_nosplit_hdr_long;/**< not split: headers > header buffer */
+	uint64_t rx_pace_lines;      /**< paced PREFETCH: payload lines the
+	                                  stream asked for */
 };
 
 struct cn_netdev;
