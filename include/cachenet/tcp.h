@@ -110,7 +110,7 @@ struct cn_tcp_params {
 					   is prefetched, each queued byte once. It pays
 					   when the NIC leaves received data out of the
 					   cache (flushed 1460-B segments, offload:
-					   ~440 -> ~230 ticks each) and costs ~110
+					   ~440 -> ~245 ticks each) and costs ~115
 					   instructions a segment when it is cached
 					   (DDIO, DCA inject), where setting this saves
 					   them */

@@ -346,8 +346,11 @@ static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
  * step, a compare, and the walk of the mbufs read ahead; also when the
  * payload is cached (DCA inject): callgrind, CACHENET_CPU_DISABLE=avx512,
  * tcp_rx/<cfg>-inject/1460, instructions per segment against the replaced
- * read-ahead: offload-mbuf 1216.9 -> 1215.2, offload-contig 1098.0 ->
- * 1094.0, fused-contig 1525.7 -> 1521.7, separate-mbuf 1648.9 -> 1647.0.
+ * read-ahead: offload-mbuf 1216.9 -> 1219.1, offload-contig 1098.0 ->
+ * 1097.7, fused-contig 1525.7 -> 1525.5, separate-mbuf 1648.9 -> 1651.2
+ * (the stream itself -2..-4, the rcv_readahead count +2..+4). The
+ * same-run table with the brief's command, before and after this and the
+ * paced driver prefetch: netdev.h, "Paced prefetch".
  * cn_tcp_params.no_rx_readahead turns it off (a stack on a DDIO NIC). */
 #define RCVQ_READAHEAD_BYTES 5840
 
