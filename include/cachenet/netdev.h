@@ -171,7 +171,9 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
  * (tcp_rx_pf/offload-*-prefetch-b32-k8-l1-p<pace>, min_time 0.01, 15
  * repetitions, medians): 4: 203, 197; 8: 198, 196; 12: 195, 194;
  * 16: 191, 193; 24: 204, 207 (contig, mbuf); unpaced 209, 220; flush
- * 254, 249; inject 126, 138. The payload of the first 16 frames of each
+ * 254, 249; inject 126, 138. At pace 12, k 2, 4, 8, 16 (l1) and k 8 l2
+ * (another run, same form, q25 of 15): contig 196, 193, 190, 189, 188;
+ * mbuf 193, 190, 188, 191, 187. The payload of the first 16 frames of each
  * poll k ahead, the rest header only (tried, not kept) did less (200,
  * 201 against 196, 191 at pace 12, fastest of 7, an exploration build).
  * With the poll and the copy-out timed apart (CACHENET_BENCH_RX_SPLIT=1,
