@@ -50,14 +50,21 @@
 //   tcp_rx_pf/<csum>-<buffer>-<dca>-b<batch>[-k<k>-<hint>]/1460  the
 //       RX benchmark with the driver's batch (frames per poll) and, for
 //       prefetch, the distance k and the payload lines' level varied: the
-//       sweep behind CN_NETDEV_PREFETCH_K_DEFAULT.
+//       sweep behind CN_NETDEV_PREFETCH_K_DEFAULT. All unpaced.
+//   tcp_rx_pf/<csum>-<buffer>-prefetch-b32-k8-l1-p<pace>/1460  paced
+//       prefetch (netdev.h, cn_netdev_params.prefetch_pace): <pace>
+//       payload lines per frame.
 //   tcp_rx/<csum>-<buffer>-<dca>/<payload>  application reads of <payload>
 //       bytes from a peer sending MSS segments (or <payload>-byte segments
 //       below the MSS); csum: offload (NIC verified), separate (a pass,
 //       then by reference), fused (copy+checksum into the posted buffer);
 //       buffer: mbuf (kept by reference, copied out by cn_tcp_recv),
 //       contig (a posted application buffer); dca: inject, flush,
-//       prefetch.
+//       prefetch. offload-*-prefetch paces the driver's payload prefetch
+//       (RX_OFFLOAD_PACE lines per frame; netdev.h): with the checksum
+//       verified by the NIC the stack reads no payload in the poll; the
+//       unpaced figure of the same configuration is
+//       tcp_rx_pf/offload-*-prefetch-b32-k8-l1/1460.
 //   tcp_rx/<csum>-<buffer>-<dca>-split/<payload>  the same with the NIC's
 //       header/payload split on (netdev.h): each data segment reaches the
 //       stack as a chain, headers in a small mbuf, payload in the
@@ -113,7 +120,13 @@ struct rx_knobs {
 	uint32_t prefetch_k = 0; // 0: CN_NETDEV_PREFETCH_K_DEFAULT
 	enum cn_prefetch_hint hint = CN_PREFETCH_L1;
 	bool split = false; // header/payload split (netdev.h)
+	uint32_t pace = 0;  // PREFETCH: paced payload lines per frame (netdev.h); 0 = unpaced
 };
+
+// tcp_rx/offload-*-prefetch: the driver paces its payload prefetch (the
+// stack reads no payload in its input: the NIC verified the checksum);
+// the lines per frame from the sweep tcp_rx_pf/...-p<pace>.
+constexpr uint32_t RX_OFFLOAD_PACE = 12;
 
 struct Env {
 	struct cn_mbuf_pool *mp = nullptr, *cp = nullptr;
@@ -170,6 +183,7 @@ struct Env {
 		dp.dca = dca;
 		dp.prefetch_k = kn.prefetch_k;
 		dp.prefetch_hint = kn.hint;
+		dp.prefetch_pace = kn.pace;
 		dp.split = kn.split;
 		dp.mpool = mp;
 		dp.cpool = cp;
@@ -636,18 +650,24 @@ void register_all()
 	};
 	for (auto &r : rx)
 		for (int d = 0; d < 3; d++)
-			for (uint32_t p : PAYLOADS)
+			for (uint32_t p : PAYLOADS) {
+				rx_knobs kn;
+				if (r.csum == RX_OFFLOAD)
+					kn.pace = RX_OFFLOAD_PACE;
 				cnbench::add(std::string("tcp_rx/") + r.name + "-" + cn_dca_name((enum cn_dca)d) +
 						     "/" + std::to_string(p),
 					     [=](benchmark::State &st) {
-						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p);
+						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p, kn);
 					     });
+			}
 	// Header/payload split: the same reads, the NIC splitting each frame.
 	for (auto &r : rx)
 		for (int d = 0; d < 3; d++)
 			for (uint32_t p : {64u, 1460u, 65536u}) {
 				rx_knobs kn;
 				kn.split = true;
+				if (r.csum == RX_OFFLOAD)
+					kn.pace = RX_OFFLOAD_PACE;
 				cnbench::add(std::string("tcp_rx/") + r.name + "-" + cn_dca_name((enum cn_dca)d) +
 						     "-split/" + std::to_string(p),
 					     [=](benchmark::State &st) {
@@ -676,6 +696,17 @@ void register_all()
 							bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, 1460, kn);
 						});
 					}
+	// Paced PREFETCH (netdev.h): payload lines per frame, batch 32, k 8, l1.
+	for (auto &r : rx)
+		for (uint32_t pace : {4u, 8u, 12u, 16u, 24u}) {
+			rx_knobs kn;
+			kn.pace = pace;
+			cnbench::add(std::string("tcp_rx_pf/") + r.name + "-prefetch-b32-k8-l1-p" +
+					     std::to_string(pace) + "/1460",
+				     [=](benchmark::State &st) {
+					     bm_tcp_rx(st, r.csum, r.contig, CN_DCA_PREFETCH, 1460, kn);
+				     });
+		}
 	cnbench::add("tcp_ack/cachenet/pure", bm_tcp_ack);
 	cnbench::add("tcp_tx/harness/pause-resume", bm_pause_resume);
 	const uint32_t UDP_PAYLOADS[] = {64, 128, 256, 512, 1024, 1472};

@@ -105,14 +105,15 @@ struct cn_tcp_params {
 	bool no_ts_clock;             /**< send now as TSval (false) or 0 */
 	bool no_rx_readahead;         /**< skip the copy-out read-ahead: while the
 					   application copies from the receive queue
-					   (cn_tcp_recv, cn_tcp_recv_post), the payload
-					   of the segments 4 places further on is
-					   prefetched. It pays when the NIC leaves
-					   received data out of the cache (flushed
-					   1460-B segments, offload: ~440 -> ~275
-					   ticks each) and costs ~115 instructions a
-					   segment when it is cached (DDIO, DCA
-					   inject), where setting this saves them */
+					   (cn_tcp_recv, cn_tcp_recv_post), the queued
+					   payload up to 5840 bytes past the copy's end
+					   is prefetched, each queued byte once. It pays
+					   when the NIC leaves received data out of the
+					   cache (flushed 1460-B segments, offload:
+					   ~440 -> ~245 ticks each) and costs ~115
+					   instructions a segment when it is cached
+					   (DDIO, DCA inject), where setting this saves
+					   them */
 };
 
 /** Per-connection counters. */
@@ -130,6 +131,8 @@ struct cn_tcp_stats {
 	uint64_t csum_fallback;           /**< STORED mode that summed the payload */
 	uint64_t rcv_fused;               /**< segments copied+summed into a posted buffer */
 	uint64_t fins_out;                /**< segments carrying our FIN (retransmissions too) */
+	uint64_t rcv_readahead;           /**< receive-queue bytes the copy-out read-ahead
+					       prefetched (each queued byte once, but see tcp.c) */
 };
 
 /** A snapshot of a connection's state for tests and tools. */

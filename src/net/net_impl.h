@@ -72,7 +72,10 @@ struct cn_tcb {
 	uint32_t post_len, post_done;
 	uint32_t rcv_adv;          /* right edge of the window we advertised */
 	uint32_t ooo_n, ooo_max;
+	uint32_t ra_ahead;         /* copy-out read-ahead (tcp.c): rcvq bytes from the
+				      head to the end of ra_last */
 	struct cn_mbuf *ooo;       /* out-of-order segments by seq (m->seq), via nextpkt */
+	const struct cn_mbuf *ra_last; /* last rcvq mbuf read ahead; NULL: none */
 	/* --- cache line 2+: sender slow path, timers -------------------- */
 	uint32_t ssthresh, recover;
 	uint32_t snd_wl1, snd_wl2;

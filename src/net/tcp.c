@@ -180,6 +180,8 @@ static void tcb_free(struct cn_tcb *tcb)
 		cn_mbuf_free_chain(m);
 	}
 	cn_sbchain_flush(&tcb->rcvq);
+	tcb->ra_last = NULL;
+	tcb->ra_ahead = 0;
 	if (tcb->ring)
 		cn_sbring_destroy(tcb->ring);
 	else
@@ -319,51 +321,90 @@ static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
  * the application's copy is a run of demand misses, and a driver's
  * prefetch issued in its poll does not cover it: a 32-frame burst's
  * prefetches are not in the cache when the reads come, however late they
- * come (measured, netdev.h at CN_NETDEV_PREFETCH_K_DEFAULT). So while the
- * segment(s) in @p seg are copied, the payload lines of the queued mbufs
- * RCVQ_READAHEAD further on are prefetched: each queued mbuf once when
- * the reads take whole segments (the first RCVQ_READAHEAD of a queue
- * never), a window of RCVQ_READAHEAD segments in flight during the copy.
- * A queue of at most RCVQ_READAHEAD segments gets none: with the driver's
- * batch 4 nothing changes (tcp_rx_pf/offload-{contig,mbuf}-*-b4/1460, 5
- * reps, same run: flush 517, 506 -> 494, 592; prefetch k8 200, 201 ->
- * 192, 197). XXX: a cursor in the TCB (queued mbufs already prefetched)
- * would let short queues be read ahead too, each mbuf still once.
- * 4 over 2 and 1 (tcp_rx/offload-*-{flush,prefetch}/1460, 5 reps: 1:
- * 413-424 / 282-323 ticks, 2: 360-371 / 299-302, 4: 305-342 / 259-261).
- * Measured, same run (netdev.h): offload-* flush 429-472 -> 262-280 ticks
- * per 1460-byte segment, prefetch 291-352 -> 228-234, inject unchanged
- * (139-157 both). Cost: a walk of RCVQ_READAHEAD mbuf headers (queued:
- * in cache) and len / 64 + 1 prefetches per segment, also when the
+ * come (measured, netdev.h at CN_NETDEV_PREFETCH_K_DEFAULT). So each copy
+ * step first prefetches the queued payload up to RCVQ_READAHEAD_BYTES past
+ * the bytes it copies: one stream over the queue, continued across reads
+ * and segment boundaries from a cursor in the TCB (ra_last, the last mbuf
+ * read ahead, and ra_ahead, the queue bytes from the head to its end), so
+ * each queued mbuf is read ahead once, whole, a steady distance of
+ * payload is in flight, and a queue of a few segments gets it too. The
+ * first copy after a burst arrived reads its own segment ahead with the
+ * next four (the lines come in parallel instead of one demand miss after
+ * another). Invariant: ra_last, when set, is queued (ra_ahead > 0 bytes
+ * of the queue end with it); a drop that reaches its end clears the
+ * cursor, the stream then restarts at the head. Only the queued bytes
+ * [data, data + len) of queued mbufs are prefetched. Where sbcompress
+ * grew the queue's last mbuf after it was read ahead (segments of at most
+ * CN_SBCHAIN_COMPRESS_MAX bytes, copied into its room: cached, written by
+ * the CPU), ra_ahead undercounts: the stream then asks for some lines
+ * twice, never skips one.
+ * Against the read-ahead it replaces (the mbufs 4 places past the ones
+ * copied, none for the first 4 of a queue): same run (2026-11-24, see
+ * netdev.h "Paced prefetch" for the conditions), tcp_rx/offload-*-flush
+ * contig 244 -> 229, mbuf 238 -> 223 ticks per 1460-byte segment (the
+ * fastest of 11), paced prefetch 183 -> 183, 185 -> 180, inject 124 ->
+ * 123, 133 -> 130; a distance of 8760 or 11680 bytes (6, 8 segments)
+ * made flush and inject slower (flush 238-259, inject 127-143). Cost: the
+ * prefetches (len / 64 + 1 per queued mbuf, 4 a turn) and, per copy
+ * step, a compare, and the walk of the mbufs read ahead; also when the
  * payload is cached (DCA inject): callgrind, CACHENET_CPU_DISABLE=avx512,
- * tcp_rx/<cfg>-inject/1460: +114..+118 instructions per segment
- * (offload-mbuf 1100 -> 1218, offload-contig 982 -> 1096, fused-contig
- * 1412 -> 1526, separate-mbuf 1534 -> 1652); cn_tcp_params.no_rx_readahead
- * turns it off (a stack on a DDIO NIC). */
-#define RCVQ_READAHEAD 4
+ * tcp_rx/<cfg>-inject/1460, instructions per segment against the replaced
+ * read-ahead: offload-mbuf 1216.9 -> 1219.1, offload-contig 1098.0 ->
+ * 1097.7, fused-contig 1525.7 -> 1525.5, separate-mbuf 1648.9 -> 1651.2
+ * (the stream itself -2..-4, the rcv_readahead count +2..+4). The
+ * same-run table with the brief's command, before and after this and the
+ * paced driver prefetch: netdev.h, "Paced prefetch".
+ * cn_tcp_params.no_rx_readahead turns it off (a stack on a DDIO NIC). */
+#define RCVQ_READAHEAD_BYTES 5840
 
-static inline __attribute__((always_inline)) void rcvq_readahead(const struct cn_sb_seg *seg)
+/* Every line of [p, p + len), four a turn (the loop's own instructions
+ * were as many as the prefetches). An integer offset: GCC 12 deletes a
+ * prefetch loop driven by a pointer compare (src/dev/netdev.c). */
+static inline __attribute__((always_inline)) void ra_lines(const uint8_t *p, uint32_t len)
 {
-	const struct cn_mbuf *n = seg->m;
+	uint32_t o = 0;
 
-	for (uint32_t i = 0; i < RCVQ_READAHEAD && n; i++)
-		n = n->next;
-	for (uint32_t i = 0; i < seg->npieces && n; i++, n = n->next) {
-		const uint8_t *p = n->data;
-		uint32_t len = n->len, o = 0;
-		/* Four lines a turn: the loop's own instructions were as many
-		 * as the prefetches. An integer offset: GCC 12 deletes a
-		 * prefetch loop driven by a pointer compare (src/dev/netdev.c). */
-		for (; o + 256 <= len; o += 256) {
-			__builtin_prefetch(p + o, 0, 3);
-			__builtin_prefetch(p + o + 64, 0, 3);
-			__builtin_prefetch(p + o + 128, 0, 3);
-			__builtin_prefetch(p + o + 192, 0, 3);
-		}
-		for (; o < len; o += 64)
-			__builtin_prefetch(p + o, 0, 3);
-		if (len)
-			__builtin_prefetch(p + len - 1, 0, 3);
+	for (; o + 256 <= len; o += 256) {
+		__builtin_prefetch(p + o, 0, 3);
+		__builtin_prefetch(p + o + 64, 0, 3);
+		__builtin_prefetch(p + o + 128, 0, 3);
+		__builtin_prefetch(p + o + 192, 0, 3);
+	}
+	for (; o < len; o += 64)
+		__builtin_prefetch(p + o, 0, 3);
+	if (len)
+		__builtin_prefetch(p + len - 1, 0, 3);
+}
+
+/* Before a copy of @p len bytes from the queue's head: the stream up to
+ * len + RCVQ_READAHEAD_BYTES (or the queue's end). */
+static inline __attribute__((always_inline)) void rcvq_readahead(struct cn_tcb *tcb, uint32_t len)
+{
+	const struct cn_mbuf *m, *last = tcb->ra_last;
+	uint32_t ahead = tcb->ra_ahead, target = len + RCVQ_READAHEAD_BYTES, from = ahead;
+
+	if (ahead >= target)
+		return;
+	m = last ? last->next : tcb->rcvq.head;
+	for (; m && ahead < target; m = m->next) {
+		ra_lines(m->data, m->len);
+		ahead += m->len;
+		last = m;
+	}
+	tcb->ra_last = last;
+	tcb->ra_ahead = ahead;
+	tcb->st.rcv_readahead += ahead - from;
+}
+
+/* The copy took @p n bytes off the queue's head: the cursor follows. */
+static inline __attribute__((always_inline)) void rcvq_drop(struct cn_tcb *tcb, uint32_t n)
+{
+	cn_sbchain_drop(&tcb->rcvq, n);
+	if (tcb->ra_ahead > n) {
+		tcb->ra_ahead -= n;
+	} else {
+		tcb->ra_ahead = 0;
+		tcb->ra_last = NULL;
 	}
 }
 
@@ -376,12 +417,12 @@ int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now)
 		struct cn_sb_seg seg;
 		cn_sbchain_seg(&tcb->rcvq, 0, len - done, &seg);
 		if (!tcb->no_readahead)
-			rcvq_readahead(&seg);
+			rcvq_readahead(tcb, seg.len);
 		for (uint32_t i = 0; i < seg.npieces; i++) {
 			memcpy(d + done, seg.piece[i].base, seg.piece[i].len);
 			done += seg.piece[i].len;
 		}
-		cn_sbchain_drop(&tcb->rcvq, seg.len);
+		rcvq_drop(tcb, seg.len);
 	}
 	if (done)
 		maybe_window_update(tcb, now);
@@ -402,12 +443,12 @@ int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len)
 		struct cn_sb_seg seg;
 		cn_sbchain_seg(&tcb->rcvq, 0, len - tcb->post_done, &seg);
 		if (!tcb->no_readahead)
-			rcvq_readahead(&seg);
+			rcvq_readahead(tcb, seg.len);
 		for (uint32_t i = 0; i < seg.npieces; i++) {
 			memcpy(tcb->post_buf + tcb->post_done, seg.piece[i].base, seg.piece[i].len);
 			tcb->post_done += seg.piece[i].len;
 		}
-		cn_sbchain_drop(&tcb->rcvq, seg.len);
+		rcvq_drop(tcb, seg.len);
 	}
 	return 0;
 }

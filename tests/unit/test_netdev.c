@@ -61,13 +61,14 @@ struct host {
 
 /* Devices host_init creates split headers (test_split_*). */
 static bool g_split;
+static uint32_t g_pace; /* prefetch_pace of the next host_init */
 
 static void host_init(struct fx *f, struct host *h, const uint8_t *mac, uint32_t ip,
 		      enum cn_dca dca, uint32_t batch, struct cn_pcap *pc)
 {
 	struct cn_netdev_params dp = {.ring_size = 256, .batch = batch, .dca = dca,
 				      .mpool = f->mp, .cpool = f->cp, .pcap = pc,
-				      .split = g_split};
+				      .split = g_split, .prefetch_pace = g_pace};
 	h->dev = cn_netdev_create(&dp);
 	assert_non_null(h->dev);
 	struct cn_net_params np = {.addr = ip, .mpool = f->mp, .cpool = f->cp,
@@ -378,6 +379,15 @@ static void test_prefetch_params(void **state)
 	d = cn_netdev_create(&dp);
 	assert_non_null(d);
 	cn_netdev_destroy(d);
+	dp.prefetch_pace = CN_NETDEV_PREFETCH_PACE_MAX + 1;
+	errno = 0;
+	assert_null(cn_netdev_create(&dp));
+	assert_int_equal(errno, EINVAL);
+	dp.prefetch_pace = CN_NETDEV_PREFETCH_PACE_MAX;
+	d = cn_netdev_create(&dp);
+	assert_non_null(d);
+	cn_netdev_destroy(d);
+	dp.prefetch_pace = 0;
 	dp.prefetch_k = 1;
 	dp.prefetch_hint = (enum cn_prefetch_hint)(CN_PREFETCH_NTA + 1);
 	errno = 0;
@@ -449,6 +459,54 @@ static void test_copybreak(void **state)
 	}
 }
 
+/* Paced PREFETCH: the stream asks for each payload line of the poll's
+ * frames once, in order, pace lines per frame handed up: min(pace x
+ * frames, payload lines) in all, the payload lines of a frame being those
+ * from the line after its first two to its last byte (none for a frame of
+ * at most 128 bytes). The frames are no TCP/IP (the stack drops them):
+ * only the driver is under test. */
+static void test_prefetch_pace_lines(void **state)
+{
+	struct fx *f = *state;
+	static const uint32_t lens[] = {1514, 100, 129, 600, 1514, 60, 1000, 1514, 191, 192};
+	const unsigned n = sizeof(lens) / sizeof(lens[0]);
+	uint8_t frame[1514];
+	struct cn_mbuf *m;
+	uintptr_t r;
+	uint64_t all = 0;
+
+	memset(frame, 0xa5, sizeof(frame));
+	for (uint32_t pace = 1; pace <= 64; pace *= 4) {
+		struct cn_netdev_params dp = {.ring_size = 64, .batch = 32, .dca = CN_DCA_PREFETCH,
+					      .prefetch_pace = pace, .mpool = f->mp, .cpool = f->cp};
+		struct cn_netdev *d = cn_netdev_create(&dp);
+		assert_non_null(d);
+		struct cn_net_params np = {.addr = IP_A, .mpool = f->mp, .cpool = f->cp,
+					   .xmit = cn_netdev_xmit, .xmit_arg = d};
+		memcpy(np.mac, MAC_A, 6);
+		struct cn_net *net = cn_net_create(&np);
+		assert_non_null(net);
+		/* where a frame starts in its line (every cluster alike) */
+		assert_int_equal(cn_netdev_nic_rx(d, frame, 1514), 0);
+		assert_int_equal(cn_netdev_rx_burst(d, &m, 1), 1);
+		r = (uintptr_t)m->data % 64;
+		cn_mbuf_free(m);
+		all = 0;
+		for (unsigned i = 0; i < n; i++) {
+			uintptr_t lo = (r + 128) & ~(uintptr_t)63, hi = r + lens[i];
+			all += lens[i] > 128 ? (hi - lo + 63) / 64 : 0;
+			assert_int_equal(cn_netdev_nic_rx(d, frame, lens[i]), 0);
+		}
+		assert_int_equal(cn_netdev_poll(d, net, 0), n);
+		assert_int_equal(cn_netdev_stats(d)->rx_pace_lines,
+				 (uint64_t)pace * n < all ? (uint64_t)pace * n : all);
+		host_fini(&(struct host){.dev = d, .net = net});
+	}
+	/* 22 lines of each 1514-byte frame at the 2-byte offset, and so on:
+	 * the last pace (64) took them all */
+	assert_true(all > 64);
+}
+
 static void test_prefetch_stream(void **state)
 {
 	struct fx *f = *state;
@@ -467,7 +525,10 @@ static void test_prefetch_stream(void **state)
 						      .dca = CN_DCA_PREFETCH,
 						      .prefetch_k = ks[ki % (sizeof(ks) / sizeof(ks[0]))],
 						      .prefetch_hint = hint, .mpool = f->mp,
-						      .cpool = f->cp};
+						      .cpool = f->cp,
+						      /* unpaced, paced, one line a frame */
+						      .prefetch_pace = (ki + bi) % 3 == 0 ? 0
+								       : (ki + bi) % 3 == 1 ? 12 : 1};
 			struct host h;
 			h.dev = cn_netdev_create(&dp);
 			assert_non_null(h.dev);
@@ -490,6 +551,13 @@ static void test_prefetch_stream(void **state)
 			receive_source(&h, src, rbuf, want, 200);
 			if (mss == 48)
 				assert_true(cn_netdev_stats(h.dev)->rx_copybreak > 0);
+			/* the paced stream asked for lines of the 1460-byte
+			 * segments' payloads; 114-byte frames have none past
+			 * their two header lines; unpaced counts none */
+			if (dp.prefetch_pace && mss == 1460)
+				assert_true(cn_netdev_stats(h.dev)->rx_pace_lines > 0);
+			else
+				assert_int_equal(cn_netdev_stats(h.dev)->rx_pace_lines, 0);
 			cn_peer_destroy(src);
 			cn_tcp_close(h.tcb);
 			host_fini(&h);
@@ -920,12 +988,16 @@ static void test_split_peers(void **state)
 	struct fx *f = *state;
 	static uint8_t rbuf[1 << 19];
 
-	for (int dca = 0; dca < 3; dca++)
+	/* dca 3: PREFETCH, paced */
+	for (int dca = 0; dca < 4; dca++)
 		for (int ts = 0; ts < 2; ts++) {
 			struct host h;
 			g_split = true;
-			host_init(f, &h, MAC_A, IP_A, (enum cn_dca)dca, 16, NULL);
+			g_pace = dca == 3 ? 12 : 0;
+			host_init(f, &h, MAC_A, IP_A, dca == 3 ? CN_DCA_PREFETCH : (enum cn_dca)dca, 16,
+				  NULL);
 			g_split = false;
+			g_pace = 0;
 			struct cn_tcp_params tp = tcp_params(true, 1000, 2000);
 			tp.rcv_wscale = 0;
 			tp.ts = ts;
@@ -942,6 +1014,9 @@ static void test_split_peers(void **state)
 			assert_true(cn_net_stats(h.net)->rx_chain >= sizeof(rbuf) / 1460);
 			assert_int_equal(cn_net_stats(h.net)->rx_chain_join, 0);
 			assert_true(cn_tcp_stats(h.tcb)->hp_data * 10 > cn_tcp_stats(h.tcb)->segs_in * 9);
+			/* split: the stream runs over the clusters' payloads */
+			if (dca == 3)
+				assert_true(cn_netdev_stats(h.dev)->rx_pace_lines > 0);
 			cn_peer_destroy(src);
 			cn_tcp_close(h.tcb);
 			h.tcb = NULL;
@@ -1082,6 +1157,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pcap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefetch_params, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefetch_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prefetch_pace_lines, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copybreak, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_split_frames, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_split_back_to_back, setup, teardown),

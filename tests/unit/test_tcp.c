@@ -708,6 +708,65 @@ static void test_recv_readahead(void **state)
 				got += want;
 			}
 			assert_memory_equal(src, dst, TOTAL);
+			/* each queued byte read ahead once (no segment here is
+			 * small enough for sbcompress), or never */
+			assert_int_equal(cn_tcp_stats(f->tb)->rcv_readahead,
+					 pb.no_rx_readahead ? 0 : TOTAL);
+			run(f, 1000);
+			f->split = 0;
+			close_pair(f);
+		}
+}
+
+/* The read-ahead with short queues: 1 to 3 segments arrive between reads
+ * that leave part of the queue (or of a segment) behind, or drain it. The
+ * stream continues from its cursor across arrivals and reads: each byte
+ * read ahead exactly once (a cursor left on a freed mbuf, a restart at the
+ * head or a skipped mbuf would count otherwise), and the bytes intact. */
+static void test_recv_readahead_short(void **state)
+{
+	struct fx *f = *state;
+	static const uint32_t cuts[] = {1000, 460, 1460, 2921, 1, 4380, 99999};
+	enum { SEGS = 60, TOTAL = SEGS * 1460 };
+	static uint8_t src[TOTAL], dst[TOTAL];
+
+	for (unsigned i = 0; i < TOTAL; i++)
+		src[i] = (uint8_t)rnd();
+	for (int split = 0; split < 2; split++)
+		for (int post = 0; post < 2; post++) {
+			struct cn_tcp_params pa = base_params(true, rnd(), rnd());
+			struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
+			struct cn_tcp_info ib;
+			uint32_t sent = 0, got = 0;
+			f->split = split;
+			open_pair(f, &pa, &pb);
+			for (unsigned c = 0; got < TOTAL; c++) {
+				uint32_t k = (1 + c % 3) * 1460u;
+				if (k > TOTAL - sent)
+					k = TOTAL - sent;
+				if (k) {
+					assert_int_equal(cn_tcp_send(f->ta, src + sent, k, f->now), (int)k);
+					sent += k;
+				}
+				run(f, 1000);
+				cn_tcp_get_info(f->tb, &ib);
+				assert_int_equal(ib.rcv_queued, sent - got);
+				uint32_t want = cuts[c % (sizeof(cuts) / sizeof(cuts[0]))];
+				if (want > sent - got)
+					want = sent - got;
+				if (!want)
+					continue;
+				if (post) {
+					assert_int_equal(cn_tcp_recv_post(f->tb, dst + got, want), 0);
+					assert_int_equal(cn_tcp_recv_posted(f->tb, true), want);
+				} else {
+					assert_int_equal(cn_tcp_recv(f->tb, dst + got, want, f->now),
+							 (int)want);
+				}
+				got += want;
+			}
+			assert_memory_equal(src, dst, TOTAL);
+			assert_int_equal(cn_tcp_stats(f->tb)->rcv_readahead, TOTAL);
 			run(f, 1000);
 			f->split = 0;
 			close_pair(f);
@@ -977,6 +1036,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_zero_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post_partial, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_readahead, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_readahead_short, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_both_ways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_piggyback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_lost, setup, teardown),
