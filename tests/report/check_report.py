@@ -118,6 +118,9 @@ def check_dca_recovery():
     check(net.recovery(300, None, 140) is None, "missing figure: not judged")
     check(net.rx_name("offload-mbuf-split", "flush") == "tcp_rx/offload-mbuf-flush-split/1460",
           "split benchmark name")
+    check(net.rx_name("offload-mbuf-b4", "prefetch") == "tcp_rx_pf/offload-mbuf-prefetch-b4-k8-l1/1460"
+          and net.rx_name("offload-mbuf-b4", "inject") == "tcp_rx_pf/offload-mbuf-inject-b4/1460",
+          "batch-4 benchmark names")
     t = lambda v: {"tsc_per_packet": v}  # noqa: E731
     timed = {"tcp_rx/offload-mbuf-flush/1460": t(300), "tcp_rx/offload-mbuf-inject/1460": t(100),
              "tcp_rx/offload-mbuf-prefetch/1460": t(139),     # 80.5%: met
