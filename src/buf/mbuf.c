@@ -213,6 +213,20 @@ void cn_mbuf_free_bulk(struct cn_mbuf **m, unsigned n)
 		cn__pool_put(rp, run, k);
 }
 
+/* m (empty, no storage) takes the fresh cluster sh of cpool as its
+ * storage, the only reference to it. */
+static inline void cluster_set(struct cn_mbuf *m, struct cn_mbuf_shared *sh,
+			       const struct cn_mbuf_pool *cpool)
+{
+	if (CN_MBUF_DEBUG)
+		cn__dbg_cluster_got(sh);
+	sh->refcnt = 1;
+	m->shared = sh;
+	m->buf = sh->base;
+	m->buf_len = sh->size;
+	m->data = sh->base + cpool->headroom;
+}
+
 int cn_mbuf_attach_cluster(struct cn_mbuf *m, struct cn_mbuf_pool *cpool)
 {
 	struct cn_mbuf_shared *sh;
@@ -222,13 +236,7 @@ int cn_mbuf_attach_cluster(struct cn_mbuf *m, struct cn_mbuf_pool *cpool)
 	sh = cn__pool_get1(cpool);
 	if (sh == NULL)
 		return -ENOBUFS;
-	if (CN_MBUF_DEBUG)
-		cn__dbg_cluster_got(sh);
-	sh->refcnt = 1;
-	m->shared = sh;
-	m->buf = sh->base;
-	m->buf_len = sh->size;
-	m->data = sh->base + cpool->headroom;
+	cluster_set(m, sh, cpool);
 	return 0;
 }
 
@@ -258,13 +266,7 @@ struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_p
 			return NULL;
 		}
 		mbuf_reset(m);
-		if (CN_MBUF_DEBUG)
-			cn__dbg_cluster_got(sh);
-		sh->refcnt = 1;
-		m->shared = sh;
-		m->buf = sh->base;
-		m->buf_len = sh->size;
-		m->data = sh->base + cpool->headroom;
+		cluster_set(m, sh, cpool);
 		return m;
 	}
 	m = cn_mbuf_get(mpool);

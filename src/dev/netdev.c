@@ -491,6 +491,25 @@ static inline void prefetch_from(const uint8_t *b, uint32_t start, uint32_t len,
 	}
 }
 
+/* One line at the hint's level. */
+static inline void prefetch_line(const void *a, enum cn_prefetch_hint h)
+{
+	switch (h) {
+	case CN_PREFETCH_L1:
+		__builtin_prefetch(a, 0, 3);
+		break;
+	case CN_PREFETCH_L2:
+		__builtin_prefetch(a, 0, 2);
+		break;
+	case CN_PREFETCH_LLC:
+		__builtin_prefetch(a, 0, 1);
+		break;
+	case CN_PREFETCH_NTA:
+		__builtin_prefetch(a, 0, 0);
+		break;
+	}
+}
+
 static inline void prefetch_frame(const uint8_t *b, uint32_t len, enum cn_prefetch_hint h)
 {
 	__builtin_prefetch(b, 0, 3);
@@ -803,20 +822,7 @@ poll_paced(struct cn_netdev *dev, struct cn_net *net, uint64_t now, struct cn_mb
 					a = lo[pj];
 				continue;
 			}
-			switch (h) {
-			case CN_PREFETCH_L1:
-				__builtin_prefetch((const void *)a, 0, 3);
-				break;
-			case CN_PREFETCH_L2:
-				__builtin_prefetch((const void *)a, 0, 2);
-				break;
-			case CN_PREFETCH_LLC:
-				__builtin_prefetch((const void *)a, 0, 1);
-				break;
-			case CN_PREFETCH_NTA:
-				__builtin_prefetch((const void *)a, 0, 0);
-				break;
-			}
+			prefetch_line((const void *)a, h);
 			a += 64;
 			l--;
 		}
