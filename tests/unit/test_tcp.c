@@ -657,6 +657,18 @@ static void test_zero_window(void **state)
 	close_pair(f);
 }
 
+/* Read exactly @p want queued bytes into @p dst at B: copied out by
+ * cn_tcp_recv, or through a posted buffer. */
+static void read_exact(struct fx *f, uint8_t *dst, uint32_t want, bool post)
+{
+	if (post) {
+		assert_int_equal(cn_tcp_recv_post(f->tb, dst, want), 0);
+		assert_int_equal(cn_tcp_recv_posted(f->tb, true), want);
+	} else {
+		assert_int_equal(cn_tcp_recv(f->tb, dst, want, f->now), (int)want);
+	}
+}
+
 /* The copy-out read-ahead (tcp.c, rcvq_readahead) prefetches queued
  * segments past the ones being copied: a hint, so the stream must come out
  * unchanged however the reads cut the queue: 40 segments queued (more than
@@ -698,13 +710,7 @@ static void test_recv_readahead(void **state)
 				uint32_t want = cuts[c % (sizeof(cuts) / sizeof(cuts[0]))];
 				if (want > TOTAL - got)
 					want = TOTAL - got;
-				if (post & 1) {
-					assert_int_equal(cn_tcp_recv_post(f->tb, dst + got, want), 0);
-					assert_int_equal(cn_tcp_recv_posted(f->tb, true), want);
-				} else {
-					assert_int_equal(cn_tcp_recv(f->tb, dst + got, want, f->now),
-							 (int)want);
-				}
+				read_exact(f, dst + got, want, post & 1);
 				got += want;
 			}
 			assert_memory_equal(src, dst, TOTAL);
@@ -756,13 +762,7 @@ static void test_recv_readahead_short(void **state)
 					want = sent - got;
 				if (!want)
 					continue;
-				if (post) {
-					assert_int_equal(cn_tcp_recv_post(f->tb, dst + got, want), 0);
-					assert_int_equal(cn_tcp_recv_posted(f->tb, true), want);
-				} else {
-					assert_int_equal(cn_tcp_recv(f->tb, dst + got, want, f->now),
-							 (int)want);
-				}
+				read_exact(f, dst + got, want, post);
 				got += want;
 			}
 			assert_memory_equal(src, dst, TOTAL);
