@@ -510,10 +510,17 @@ static inline void prefetch_line(const void *a, enum cn_prefetch_hint h)
 	}
 }
 
-static inline void prefetch_frame(const uint8_t *b, uint32_t len, enum cn_prefetch_hint h)
+/* The first two lines of a frame at @p b (Ethernet, IP, TCP with options:
+ * what the stack reads first) to L1. */
+static inline void prefetch_head(const uint8_t *b)
 {
 	__builtin_prefetch(b, 0, 3);
 	__builtin_prefetch(b + 64, 0, 3);
+}
+
+static inline void prefetch_frame(const uint8_t *b, uint32_t len, enum cn_prefetch_hint h)
+{
+	prefetch_head(b);
 	if (len > 128)
 		prefetch_from(b, 128, len, h);
 }
@@ -583,8 +590,7 @@ prefetch_head_desc(const struct cn_netdev *dev, const struct rx_desc *d, const b
 
 	if (split && CN_DEV_UNLIKELY(d->status & (RX_SPH | RX_HBO)))
 		b = dev->rx_hdr[d - dev->rx]->buf + 2;
-	__builtin_prefetch(b, 0, 3);
-	__builtin_prefetch(b + 64, 0, 3);
+	prefetch_head(b);
 }
 
 /* The payload lines of a frame taken in this poll, as a line-aligned
@@ -806,8 +812,7 @@ poll_paced(struct cn_netdev *dev, struct cn_net *net, uint64_t now, struct cn_mb
 				}
 				break;
 			}
-			__builtin_prefetch(m[j]->data, 0, 3);
-			__builtin_prefetch(m[j]->data + 64, 0, 3);
+			prefetch_head(m[j]->data);
 			dev->rx_pf++;
 		}
 		/* pace lines of the stream; an empty range costs none. One
