@@ -58,6 +58,27 @@ extern "C" {
 
 /* ------------------------------------------------------------ arithmetic */
 
+/** Fold a 64-bit unfolded sum to a 32-bit partial sum (internal helper). */
+static inline uint32_t cn__csum_fold32(uint64_t sum)
+{
+	/* 2^32 == 2^16 == 1 modulo 0xffff, so adding halves keeps the value:
+	 * add the halves, wrap the carry around (add, adc). */
+	uint32_t lo = (uint32_t)sum, hi = (uint32_t)(sum >> 32);
+	uint32_t s = lo + hi;
+
+	return s + (s < lo); /* end-around carry: never 0 unless sum is 0 */
+}
+
+/** Fold a 32-bit partial sum to 16 bits (internal helper; a sum of a few
+ *  16-bit values needs no 64 -> 32 step). The upper half of s + rotl(s,
+ *  16) is hi16 + lo16 plus the carry out of the lower half, i.e. the
+ *  end-around-carry sum (three instructions instead of two rounds of
+ *  mask, shift, add). */
+static inline uint16_t cn__csum_fold16(uint32_t s)
+{
+	return (uint16_t)((s + (s << 16 | s >> 16)) >> 16);
+}
+
 /**
  * Fold an unfolded sum to 16 bits with end-around carries (not
  * complemented). Accepts a uint64_t so that up to 2^32 partial sums can be
@@ -67,24 +88,7 @@ extern "C" {
  */
 static inline uint16_t cn_csum_fold(uint64_t sum)
 {
-	/* 2^32 == 2^16 == 1 modulo 0xffff, so adding halves keeps the value.
-	 * 64 -> 32 bits: add the halves, wrap the carry around (add, adc). */
-	uint32_t lo = (uint32_t)sum, hi = (uint32_t)(sum >> 32);
-	uint32_t s = lo + hi;
-	s += s < lo;
-	/* 32 -> 16 bits: the upper half of s + rotl(s, 16) is hi16 + lo16
-	 * plus the carry out of the lower half, i.e. the end-around-carry sum
-	 * (three instructions instead of two rounds of mask, shift, add). */
-	return (uint16_t)((s + (s << 16 | s >> 16)) >> 16);
-}
-
-/** Fold a 64-bit unfolded sum to a 32-bit partial sum (internal helper). */
-static inline uint32_t cn__csum_fold32(uint64_t sum)
-{
-	uint32_t lo = (uint32_t)sum, hi = (uint32_t)(sum >> 32);
-	uint32_t s = lo + hi;
-
-	return s + (s < lo); /* end-around carry: never 0 unless sum is 0 */
+	return cn__csum_fold16(cn__csum_fold32(sum));
 }
 
 /**

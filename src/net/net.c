@@ -273,7 +273,7 @@ void cn_pkt_free(struct cn_pkt *p)
 	net = p->net;
 	if (p->ref) {
 		cn_mbuf_free_chain(p->ref);
-		p->ref = NULL; /* free descriptors hold neither (cn__pkt_pop) */
+		p->ref = NULL; /* free descriptors hold neither (cn__pkt_get) */
 	}
 	if (p->done) {
 		void (*done)(void *) = p->done;

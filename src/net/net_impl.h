@@ -163,19 +163,11 @@ CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len,
 CN_INTERNAL void cn__tcp_free_all(struct cn_net *net);
 CN_INTERNAL void cn__udp_free_all(struct cn_net *net);
 
-/* cn_csum_fold for a sum known to fit 32 bits (a few 16-bit values
- * added): the 64 -> 32 step left out. */
-static inline uint16_t cn__csum_fold16(uint32_t s)
-{
-	return (uint16_t)((s + (s << 16 | s >> 16)) >> 16);
-}
-
 /* A TX descriptor from the stack's LIFO free list (the most recently
- * freed is cache-hot), as it lies: ref and done are NULL on every free
- * descriptor (cn_pkt_free clears them), npieces, pay_len and ol_flags are
- * the last user's, for the caller to set. NULL (counted) when every
- * descriptor is out. */
-static inline struct cn_pkt *cn__pkt_pop(struct cn_net *net)
+ * freed is cache-hot), its per-packet fields reset (no payload, no
+ * offload); ref and done are NULL on every free descriptor (cn_pkt_free
+ * clears them). NULL (counted) when every descriptor is out. */
+static inline struct cn_pkt *cn__pkt_get(struct cn_net *net)
 {
 	struct cn_pkt *p = net->pkt_free;
 
@@ -184,19 +176,9 @@ static inline struct cn_pkt *cn__pkt_pop(struct cn_net *net)
 		return NULL;
 	}
 	net->pkt_free = p->next;
-	return p;
-}
-
-/* The same with the per-packet fields reset: no payload, no offload. */
-static inline struct cn_pkt *cn__pkt_get(struct cn_net *net)
-{
-	struct cn_pkt *p = cn__pkt_pop(net);
-
-	if (p) {
-		p->npieces = 0;
-		p->pay_len = 0;
-		p->ol_flags = 0;
-	}
+	p->npieces = 0;
+	p->pay_len = 0;
+	p->ol_flags = 0;
 	return p;
 }
 
