@@ -648,32 +648,27 @@ void register_all()
 		{RX_OFFLOAD, false, "offload-mbuf"}, {RX_SEPARATE, false, "separate-mbuf"},
 		{RX_OFFLOAD, true, "offload-contig"}, {RX_FUSED, true, "fused-contig"},
 	};
+	// tcp_rx/<cfg>-<dca>[-split]/<payload>; offload-*-prefetch paced.
+	auto add_rx = [](const auto &r, int d, uint32_t p, bool split) {
+		rx_knobs kn;
+		kn.split = split;
+		if (r.csum == RX_OFFLOAD)
+			kn.pace = RX_OFFLOAD_PACE;
+		cnbench::add(std::string("tcp_rx/") + r.name + "-" + cn_dca_name((enum cn_dca)d) +
+				     (split ? "-split/" : "/") + std::to_string(p),
+			     [=](benchmark::State &st) {
+				     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p, kn);
+			     });
+	};
 	for (auto &r : rx)
 		for (int d = 0; d < 3; d++)
-			for (uint32_t p : PAYLOADS) {
-				rx_knobs kn;
-				if (r.csum == RX_OFFLOAD)
-					kn.pace = RX_OFFLOAD_PACE;
-				cnbench::add(std::string("tcp_rx/") + r.name + "-" + cn_dca_name((enum cn_dca)d) +
-						     "/" + std::to_string(p),
-					     [=](benchmark::State &st) {
-						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p, kn);
-					     });
-			}
+			for (uint32_t p : PAYLOADS)
+				add_rx(r, d, p, false);
 	// Header/payload split: the same reads, the NIC splitting each frame.
 	for (auto &r : rx)
 		for (int d = 0; d < 3; d++)
-			for (uint32_t p : {64u, 1460u, 65536u}) {
-				rx_knobs kn;
-				kn.split = true;
-				if (r.csum == RX_OFFLOAD)
-					kn.pace = RX_OFFLOAD_PACE;
-				cnbench::add(std::string("tcp_rx/") + r.name + "-" + cn_dca_name((enum cn_dca)d) +
-						     "-split/" + std::to_string(p),
-					     [=](benchmark::State &st) {
-						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, p, kn);
-					     });
-			}
+			for (uint32_t p : {64u, 1460u, 65536u})
+				add_rx(r, d, p, true);
 	// The sweep behind CN_NETDEV_PREFETCH_K_DEFAULT: prefetch distance and
 	// level, and the driver's batch (the burst shape) for all three modes.
 	for (auto &r : rx)
