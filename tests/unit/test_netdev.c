@@ -356,6 +356,21 @@ static void test_peers(void **state)
 	host_fini(&h);
 }
 
+/* A parameter's bound: @p max + 1 refused with EINVAL, @p max accepted. */
+static void check_param_max(struct cn_netdev_params *dp, uint32_t *field, uint32_t max)
+{
+	struct cn_netdev *d;
+
+	*field = max + 1;
+	errno = 0;
+	assert_null(cn_netdev_create(dp));
+	assert_int_equal(errno, EINVAL);
+	*field = max;
+	d = cn_netdev_create(dp);
+	assert_non_null(d);
+	cn_netdev_destroy(d);
+}
+
 /* PREFETCH mode: the distance and hint are validated at create, and every
  * distance, hint and batch delivers the same bytes as the stream's
  * generator (the prefetches read nothing the stack sees). */
@@ -371,22 +386,8 @@ static void test_prefetch_params(void **state)
 	assert_null(cn_netdev_create(&dp));
 	assert_int_equal(errno, EINVAL);
 	dp.ring_size = 1024;
-	dp.prefetch_k = CN_NETDEV_PREFETCH_K_MAX + 1;
-	errno = 0;
-	assert_null(cn_netdev_create(&dp));
-	assert_int_equal(errno, EINVAL);
-	dp.prefetch_k = CN_NETDEV_PREFETCH_K_MAX;
-	d = cn_netdev_create(&dp);
-	assert_non_null(d);
-	cn_netdev_destroy(d);
-	dp.prefetch_pace = CN_NETDEV_PREFETCH_PACE_MAX + 1;
-	errno = 0;
-	assert_null(cn_netdev_create(&dp));
-	assert_int_equal(errno, EINVAL);
-	dp.prefetch_pace = CN_NETDEV_PREFETCH_PACE_MAX;
-	d = cn_netdev_create(&dp);
-	assert_non_null(d);
-	cn_netdev_destroy(d);
+	check_param_max(&dp, &dp.prefetch_k, CN_NETDEV_PREFETCH_K_MAX);
+	check_param_max(&dp, &dp.prefetch_pace, CN_NETDEV_PREFETCH_PACE_MAX);
 	dp.prefetch_pace = 0;
 	dp.prefetch_k = 1;
 	dp.prefetch_hint = (enum cn_prefetch_hint)(CN_PREFETCH_NTA + 1);
