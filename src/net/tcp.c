@@ -408,10 +408,12 @@ static inline __attribute__((always_inline)) void rcvq_drop(struct cn_tcb *tcb, 
 	}
 }
 
-int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now)
+/* Copy up to @p len bytes off the receive queue's head into @p d, the
+ * read-ahead running in front of the copy; the bytes copied. */
+static inline __attribute__((always_inline)) uint32_t rcvq_copy_out(struct cn_tcb *tcb, uint8_t *d,
+									 uint32_t len)
 {
 	uint32_t done = 0;
-	uint8_t *d = buf;
 
 	while (done < len && tcb->rcvq.sb.cc) {
 		struct cn_sb_seg seg;
@@ -424,6 +426,13 @@ int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now)
 		}
 		rcvq_drop(tcb, seg.len);
 	}
+	return done;
+}
+
+int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now)
+{
+	uint32_t done = rcvq_copy_out(tcb, buf, len);
+
 	if (done)
 		maybe_window_update(tcb, now);
 	return (int)done;
@@ -437,19 +446,8 @@ int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len)
 		return -EINVAL;
 	tcb->post_buf = buf;
 	tcb->post_len = len;
-	tcb->post_done = 0;
 	/* Bytes that arrived before the post come first. */
-	while (tcb->rcvq.sb.cc && tcb->post_done < len) {
-		struct cn_sb_seg seg;
-		cn_sbchain_seg(&tcb->rcvq, 0, len - tcb->post_done, &seg);
-		if (!tcb->no_readahead)
-			rcvq_readahead(tcb, seg.len);
-		for (uint32_t i = 0; i < seg.npieces; i++) {
-			memcpy(tcb->post_buf + tcb->post_done, seg.piece[i].base, seg.piece[i].len);
-			tcb->post_done += seg.piece[i].len;
-		}
-		rcvq_drop(tcb, seg.len);
-	}
+	tcb->post_done = rcvq_copy_out(tcb, tcb->post_buf, len);
 	return 0;
 }
 
