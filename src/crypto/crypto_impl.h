@@ -46,20 +46,34 @@ static inline void cn__st32le(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
+/* Big-endian 64-bit load and store: one load (store) and a BSWAP where
+ * the compiler knows the byte order (gcc 12 did not turn the byte loop
+ * into one: 8 loads, shifts and ORs per word), the byte loop elsewhere. */
 static inline uint64_t cn__ld64be(const uint8_t *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return __builtin_bswap64(v);
+#else
 	uint64_t v = 0;
 	for (int i = 0; i < 8; i++)
 		v = v << 8 | p[i];
 	return v;
+#endif
 }
 
 static inline void cn__st64be(uint8_t *p, uint64_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+#else
 	for (int i = 7; i >= 0; i--) {
 		p[i] = (uint8_t)v;
 		v >>= 8;
 	}
+#endif
 }
 
 /* XOR n bytes of keystream ks into out from in (in NULL: copy ks). Byte
