@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ChaCha20, eight blocks at once in 256-bit vectors, shared by the AVX2 and
- * AVX-512 variants (the latter uses it for tails of up to 8 blocks). Each
+ * ChaCha20, eight blocks at once in 256-bit vectors (one group: the AVX2
+ * variant runs two or three of them interleaved, chacha20_avx2.c). Each
  * register holds one state word of eight consecutive blocks ("vertical"
  * layout), so a quarter round is 12 vector instructions for 8 blocks and no
  * shuffles are needed between column and diagonal rounds; a transpose at
@@ -46,38 +46,16 @@ static inline void cn__x8_put(uint8_t *out, const uint8_t *in, __m256i v)
 	_mm256_storeu_si256((__m256i *)out, v);
 }
 
-/* Blocks counter..counter+7 (mod 2^32): 512 bytes of out = in ^ keystream. */
-static inline void cn__chacha20_x8(const struct cn_chacha20 *st, uint32_t counter,
-				   const uint8_t *in, uint8_t *out)
+/* Feed-forward of blocks counter..counter+7 (the rounds' output in x[16])
+ * and 512 bytes of out = in ^ keystream. */
+static inline __attribute__((always_inline)) void
+cn__x8_finish(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, uint8_t *out,
+	      __m256i x0, __m256i x1, __m256i x2, __m256i x3, __m256i x4, __m256i x5, __m256i x6,
+	      __m256i x7, __m256i x8, __m256i x9, __m256i x10, __m256i x11, __m256i x12,
+	      __m256i x13, __m256i x14, __m256i x15)
 {
-#if !defined(__AVX512VL__)
-	const __m256i rot16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
-					       2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
-	const __m256i rot8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
-					      3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
-#endif
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-	__m256i x0 = _mm256_set1_epi32((int)CN_CHACHA_C0), x1 = _mm256_set1_epi32((int)CN_CHACHA_C1);
-	__m256i x2 = _mm256_set1_epi32((int)CN_CHACHA_C2), x3 = _mm256_set1_epi32((int)CN_CHACHA_C3);
-	__m256i x4 = _mm256_set1_epi32((int)st->key[0]), x5 = _mm256_set1_epi32((int)st->key[1]);
-	__m256i x6 = _mm256_set1_epi32((int)st->key[2]), x7 = _mm256_set1_epi32((int)st->key[3]);
-	__m256i x8 = _mm256_set1_epi32((int)st->key[4]), x9 = _mm256_set1_epi32((int)st->key[5]);
-	__m256i x10 = _mm256_set1_epi32((int)st->key[6]), x11 = _mm256_set1_epi32((int)st->key[7]);
-	__m256i ctr = _mm256_add_epi32(_mm256_set1_epi32((int)counter), lane);
-	__m256i x12 = ctr;
-	__m256i x13 = _mm256_set1_epi32((int)st->nonce[0]), x14 = _mm256_set1_epi32((int)st->nonce[1]);
-	__m256i x15 = _mm256_set1_epi32((int)st->nonce[2]);
 
-	for (int i = 0; i < 10; i++) {
-		CN_X8_QR(x0, x4, x8, x12);
-		CN_X8_QR(x1, x5, x9, x13);
-		CN_X8_QR(x2, x6, x10, x14);
-		CN_X8_QR(x3, x7, x11, x15);
-		CN_X8_QR(x0, x5, x10, x15);
-		CN_X8_QR(x1, x6, x11, x12);
-		CN_X8_QR(x2, x7, x8, x13);
-		CN_X8_QR(x3, x4, x9, x14);
-	}
 	/* Feed-forward: the input state is re-broadcast from memory rather
 	 * than kept in 16 more registers (AVX2 has only 16). */
 	x0 = _mm256_add_epi32(x0, _mm256_set1_epi32((int)CN_CHACHA_C0));
@@ -132,6 +110,42 @@ static inline void cn__chacha20_x8(const struct cn_chacha20 *st, uint32_t counte
 	CN_X8_HALF(x0, x1, x2, x3, x4, x5, x6, x7, 0);
 	CN_X8_HALF(x8, x9, x10, x11, x12, x13, x14, x15, 32);
 #undef CN_X8_HALF
+}
+
+/* Blocks counter..counter+7 (mod 2^32): 512 bytes of out = in ^ keystream. */
+static inline void cn__chacha20_x8(const struct cn_chacha20 *st, uint32_t counter,
+				   const uint8_t *in, uint8_t *out)
+{
+#if !defined(__AVX512VL__)
+	const __m256i rot16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+					       2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+	const __m256i rot8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+					      3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+#endif
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	__m256i x0 = _mm256_set1_epi32((int)CN_CHACHA_C0), x1 = _mm256_set1_epi32((int)CN_CHACHA_C1);
+	__m256i x2 = _mm256_set1_epi32((int)CN_CHACHA_C2), x3 = _mm256_set1_epi32((int)CN_CHACHA_C3);
+	__m256i x4 = _mm256_set1_epi32((int)st->key[0]), x5 = _mm256_set1_epi32((int)st->key[1]);
+	__m256i x6 = _mm256_set1_epi32((int)st->key[2]), x7 = _mm256_set1_epi32((int)st->key[3]);
+	__m256i x8 = _mm256_set1_epi32((int)st->key[4]), x9 = _mm256_set1_epi32((int)st->key[5]);
+	__m256i x10 = _mm256_set1_epi32((int)st->key[6]), x11 = _mm256_set1_epi32((int)st->key[7]);
+	__m256i ctr = _mm256_add_epi32(_mm256_set1_epi32((int)counter), lane);
+	__m256i x12 = ctr;
+	__m256i x13 = _mm256_set1_epi32((int)st->nonce[0]), x14 = _mm256_set1_epi32((int)st->nonce[1]);
+	__m256i x15 = _mm256_set1_epi32((int)st->nonce[2]);
+
+	for (int i = 0; i < 10; i++) {
+		CN_X8_QR(x0, x4, x8, x12);
+		CN_X8_QR(x1, x5, x9, x13);
+		CN_X8_QR(x2, x6, x10, x14);
+		CN_X8_QR(x3, x7, x11, x15);
+		CN_X8_QR(x0, x5, x10, x15);
+		CN_X8_QR(x1, x6, x11, x12);
+		CN_X8_QR(x2, x7, x8, x13);
+		CN_X8_QR(x3, x4, x9, x14);
+	}
+	cn__x8_finish(st, counter, in, out, x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12,
+		      x13, x14, x15);
 }
 
 /* The last 0 < len < 512 bytes: keystream for the blocks needed, in a stack
