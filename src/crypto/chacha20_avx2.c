@@ -55,89 +55,77 @@
 	__m256i p##14 = _mm256_set1_epi32((int)st->nonce[1]);                  \
 	__m256i p##15 = _mm256_set1_epi32((int)st->nonce[2])
 
+/* The rotation constants and lane numbers every group pass needs. */
+#define X8_CONSTS                                                                              \
+	const __m256i rot16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, \
+					       13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15,  \
+					       12, 13);                                           \
+	const __m256i rot8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13,  \
+					      14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12,   \
+					      13, 14);                                            \
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+
+/* One quarter round on words a, b, c, d of every group: QR2 for groups x
+ * and y, QR3 for x, y and z, interleaved instruction by instruction by
+ * the compiler (independent chains). */
+#define QR2(a, b, c, d)                                      \
+	do {                                                 \
+		CN_X8_QR(x##a, x##b, x##c, x##d);            \
+		CN_X8_QR(y##a, y##b, y##c, y##d);            \
+	} while (0)
+#define QR3(a, b, c, d)                                      \
+	do {                                                 \
+		QR2(a, b, c, d);                             \
+		CN_X8_QR(z##a, z##b, z##c, z##d);            \
+	} while (0)
+
+/* Ten double rounds (columns, then diagonals) with quarter-round macro QR. */
+#define TEN_DOUBLE_ROUNDS(QR)                                \
+	for (int i = 0; i < 10; i++) {                       \
+		QR(0, 4, 8, 12);                             \
+		QR(1, 5, 9, 13);                             \
+		QR(2, 6, 10, 14);                            \
+		QR(3, 7, 11, 15);                            \
+		QR(0, 5, 10, 15);                            \
+		QR(1, 6, 11, 12);                            \
+		QR(2, 7, 8, 13);                             \
+		QR(3, 4, 9, 14);                             \
+	}
+
+/* Feed-forward and output of group p: blocks ctr..ctr+7, 512 bytes at
+ * byte offset off of in and out. */
+#define X8_FINISH(p, ctr, off)                                                                 \
+	cn__x8_finish(st, (ctr), in ? in + (off) : NULL, out + (off), p##0, p##1, p##2, p##3,   \
+		      p##4, p##5, p##6, p##7, p##8, p##9, p##10, p##11, p##12, p##13, p##14,   \
+		      p##15)
+
 /* Blocks counter..counter+15 (mod 2^32): 1024 bytes of out = in ^
- * keystream, group x the first eight, group y the next eight. */
+ * keystream (in NULL: the keystream), group x the first eight, y the next. */
 static inline void chacha20_x8x2(const struct cn_chacha20 *st, uint32_t counter,
 				 const uint8_t *in, uint8_t *out)
 {
-	const __m256i rot16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
-					       2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
-	const __m256i rot8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
-					      3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	X8_CONSTS;
 	X8_INIT(x, counter);
 	X8_INIT(y, counter + 8);
 
-	for (int i = 0; i < 10; i++) {
-		CN_X8_QR(x0, x4, x8, x12);
-		CN_X8_QR(y0, y4, y8, y12);
-		CN_X8_QR(x1, x5, x9, x13);
-		CN_X8_QR(y1, y5, y9, y13);
-		CN_X8_QR(x2, x6, x10, x14);
-		CN_X8_QR(y2, y6, y10, y14);
-		CN_X8_QR(x3, x7, x11, x15);
-		CN_X8_QR(y3, y7, y11, y15);
-		CN_X8_QR(x0, x5, x10, x15);
-		CN_X8_QR(y0, y5, y10, y15);
-		CN_X8_QR(x1, x6, x11, x12);
-		CN_X8_QR(y1, y6, y11, y12);
-		CN_X8_QR(x2, x7, x8, x13);
-		CN_X8_QR(y2, y7, y8, y13);
-		CN_X8_QR(x3, x4, x9, x14);
-		CN_X8_QR(y3, y4, y9, y14);
-	}
-	cn__x8_finish(st, counter, in, out, x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12,
-		      x13, x14, x15);
-	cn__x8_finish(st, counter + 8, in ? in + 512 : NULL, out + 512, y0, y1, y2, y3, y4, y5, y6,
-		      y7, y8, y9, y10, y11, y12, y13, y14, y15);
+	TEN_DOUBLE_ROUNDS(QR2)
+	X8_FINISH(x, counter, 0);
+	X8_FINISH(y, counter + 8, 512);
 }
 
-/* Blocks counter..counter+15 (mod 2^32): 1024 bytes of out = in ^
- * keystream, group x the first eight, group y the next eight. */
+/* Blocks counter..counter+23: 1536 bytes, groups x, y and z. */
 static inline void chacha20_x8x3(const struct cn_chacha20 *st, uint32_t counter,
 				 const uint8_t *in, uint8_t *out)
 {
-	const __m256i rot16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
-					       2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
-	const __m256i rot8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
-					      3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	X8_CONSTS;
 	X8_INIT(x, counter);
 	X8_INIT(y, counter + 8);
 	X8_INIT(z, counter + 16);
 
-	for (int i = 0; i < 10; i++) {
-		CN_X8_QR(x0, x4, x8, x12);
-		CN_X8_QR(y0, y4, y8, y12);
-		CN_X8_QR(z0, z4, z8, z12);
-		CN_X8_QR(x1, x5, x9, x13);
-		CN_X8_QR(y1, y5, y9, y13);
-		CN_X8_QR(z1, z5, z9, z13);
-		CN_X8_QR(x2, x6, x10, x14);
-		CN_X8_QR(y2, y6, y10, y14);
-		CN_X8_QR(z2, z6, z10, z14);
-		CN_X8_QR(x3, x7, x11, x15);
-		CN_X8_QR(y3, y7, y11, y15);
-		CN_X8_QR(z3, z7, z11, z15);
-		CN_X8_QR(x0, x5, x10, x15);
-		CN_X8_QR(y0, y5, y10, y15);
-		CN_X8_QR(z0, z5, z10, z15);
-		CN_X8_QR(x1, x6, x11, x12);
-		CN_X8_QR(y1, y6, y11, y12);
-		CN_X8_QR(z1, z6, z11, z12);
-		CN_X8_QR(x2, x7, x8, x13);
-		CN_X8_QR(y2, y7, y8, y13);
-		CN_X8_QR(z2, z7, z8, z13);
-		CN_X8_QR(x3, x4, x9, x14);
-		CN_X8_QR(y3, y4, y9, y14);
-		CN_X8_QR(z3, z4, z9, z14);
-	}
-	cn__x8_finish(st, counter, in, out, x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12,
-		      x13, x14, x15);
-	cn__x8_finish(st, counter + 8, in ? in + 512 : NULL, out + 512, y0, y1, y2, y3, y4, y5, y6,
-		      y7, y8, y9, y10, y11, y12, y13, y14, y15);
-	cn__x8_finish(st, counter + 16, in ? in + 1024 : NULL, out + 1024, z0, z1, z2, z3, z4, z5, z6,
-		      z7, z8, z9, z10, z11, z12, z13, z14, z15);
+	TEN_DOUBLE_ROUNDS(QR3)
+	X8_FINISH(x, counter, 0);
+	X8_FINISH(y, counter + 8, 512);
+	X8_FINISH(z, counter + 16, 1024);
 }
 
 /* The last 512 < len < 1536 bytes: the keystream of the pass's blocks in a
@@ -147,15 +135,12 @@ chacha20_tail(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
 	      size_t len)
 {
 	uint8_t ks[1536] __attribute__((aligned(32)));
-	size_t full = len & ~(size_t)31;
 
 	if (len > 1024)
 		chacha20_x8x3(st, counter, NULL, ks);
 	else
 		chacha20_x8x2(st, counter, NULL, ks);
-	for (size_t i = 0; i < full; i += 32)
-		cn__x8_put(out + i, in ? in + i : NULL, _mm256_load_si256((const __m256i *)(ks + i)));
-	cn__xor_tail(out + full, in ? in + full : NULL, ks + full, len - full);
+	cn__x8_xor_ks(out, in, ks, len);
 }
 
 void cn_chacha20_xor_avx2(const struct cn_chacha20 *st, const void *in, void *out, size_t len)

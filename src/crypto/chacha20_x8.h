@@ -148,18 +148,26 @@ static inline void cn__chacha20_x8(const struct cn_chacha20 *st, uint32_t counte
 		      x13, x14, x15);
 }
 
+/* out = in ^ ks over len bytes (in NULL: ks), ks 32-byte aligned: 32 bytes
+ * at a time, the last < 32 byte-exactly so nothing past len is touched. */
+static inline void cn__x8_xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t len)
+{
+	size_t full = len & ~(size_t)31;
+
+	for (size_t i = 0; i < full; i += 32)
+		cn__x8_put(out + i, in ? in + i : NULL, _mm256_load_si256((const __m256i *)(ks + i)));
+	cn__xor_tail(out + full, in ? in + full : NULL, ks + full, len - full);
+}
+
 /* The last 0 < len < 512 bytes: keystream for the blocks needed, in a stack
- * buffer, XORed byte-exactly so nothing past len is touched. */
+ * buffer, XORed byte-exactly. */
 static inline void cn__chacha20_x8_tail(const struct cn_chacha20 *st, uint32_t counter,
 					const uint8_t *in, uint8_t *out, size_t len)
 {
 	uint8_t ks[512] __attribute__((aligned(32)));
-	size_t full = len & ~(size_t)31;
 
 	cn__chacha20_x8(st, counter, NULL, ks);
-	for (size_t i = 0; i < full; i += 32)
-		cn__x8_put(out + i, in ? in + i : NULL, _mm256_load_si256((const __m256i *)(ks + i)));
-	cn__xor_tail(out + full, in ? in + full : NULL, ks + full, len - full);
+	cn__x8_xor_ks(out, in, ks, len);
 }
 
 #endif /* CN_CHACHA20_X8_H */
