@@ -128,7 +128,10 @@ void cn_chacha20_init(struct cn_chacha20 *st, const uint8_t *key, const uint8_t 
  * the same however much of it is used: 65-1023 B ~390 ticks, 1025-2047 B
  * ~570). Same run on the project's EPYC VM, TSC ticks per byte against
  * OpenSSL 3.0's AVX-512 path: 576 B 0.68-0.70 / 0.71, 1460 B 0.39 / 0.82,
- * 4 KB 0.26-0.27 / 0.38, 16 KB 0.263 / 0.380.
+ * 4 KB 0.26-0.27 / 0.38, 16 KB 0.263 / 0.380. AVX2 only: 24 blocks per
+ * pass in three interleaved groups of eight; against OpenSSL's AVX2 path
+ * (OPENSSL_ia32cap=":~0x10000"), 576 B 1.37 / 1.29, 1460 B 0.77 / 1.03,
+ * 16 KB 0.73 / 0.71 (chacha20_avx2.c).
  */
 int cn_chacha20_xor(const uint8_t *key, const uint8_t *nonce, uint32_t counter, const void *in,
 		    void *out, size_t len);
@@ -227,10 +230,13 @@ void cn_aes128ctr_init(struct cn_aes128ctr *st, const uint8_t *key, const uint8_
  * (SP 800-38A 6.5) with an expanded key (expand it once per key, outside
  * any per-packet path).
  * @return 0 or -EINVAL (nothing written).
- * Cost: dispatched; VAES (4 blocks per instruction, 8 vectors in flight)
- * 2.1-2.4x the speed of OpenSSL 3.0's AES-NI path from 4 KB and 2.3-3x
- * below that; the AES-NI variant matches OpenSSL; generic: hundreds of
- * ticks per byte.
+ * Cost: dispatched; VAES (4 blocks per instruction, 8 vectors in flight,
+ * the last < 512 bytes in passes of exactly the vectors they need), TSC
+ * ticks per byte against OpenSSL 3.0's AES-NI path in the same run on the
+ * project's EPYC VM (2026-11-24): 64 B 0.21 / 0.70, 576 B 0.066 / 0.29,
+ * 1460 B 0.058 / 0.27, 16 KB 0.053 / 0.22; the AES-NI variant (no VAES)
+ * 0.43, 0.24, 0.22, 0.21 at the same sizes, OpenSSL's level or better;
+ * generic: hundreds of ticks per byte.
  */
 int cn_aes128ctr_xor(const struct cn_aes128_key *k, const uint8_t *iv, const void *in, void *out,
 		     size_t len);
