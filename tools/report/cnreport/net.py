@@ -390,7 +390,9 @@ def dca(ctx):
            "the stack's copy-out read-ahead already hides much of flush mode's misses (flush "
            "is cheaper than at batch 4), and a 32-frame poll asks memory for more lines than "
            "it delivers in the poll; at batch 4 the driver's prefetches overlap the reads "
-           "between polls." % (reps, met, judged), "",
+           "between polls. Of what the paced offload rows still lack, the poll's own prefetch "
+           "work is a part: ~130 instructions per frame over inject mode's poll (callgrind; "
+           "netdev.h has the figures)." % (reps, met, judged), "",
            table(["configuration", "flush", "inject", "prefetch", "recovered", "status"], rows), ""]
     # memory accesses per packet against 2N+5 (simulated LL misses)
     if not ctx.args.no_sim:
