@@ -267,6 +267,10 @@ class Core:
         self.load = probe['int_load'] / c
         self.store = probe['int_store'] / c
         self.st_fwd = c / probe['st_fwd']        # cycles per store->load trip
+        # the same for a zmm register (probe.py st_fwd_vec): 11 cycles on
+        # this core (2026-11-24) against 0.5 for a 64-bit word, which the
+        # core renames through memory; a spilled AVX-512 state word's trip
+        self.st_fwd_vec = c / probe['st_fwd_vec'] if probe.get('st_fwd_vec') else self.st_fwd
         self.vec = probe.get('vec_add', 0) / c or None
         self.vload = probe.get('vec_load', 0) / c or None
         self.vstore = probe.get('vec_store', 0) / c or None
@@ -283,12 +287,10 @@ class Core:
         # kept per P and interpolated (window()).
         self.ld_lat = c / probe['ld_lat'] if probe.get('ld_lat') else None
         # the vector ALU's latency in core cycles (probe.py dep_vec: a chain
-        # of dependent vpxorq), printed, not used: 2 on this core
-        # (2026-11-24), but the 1460-byte chain-bound AVX-512 loops run at
-        # ~0.7 of a 2-cycle chain (the state restarts every call and the
-        # window overlaps consecutive calls' chains), so chains and paths
-        # stay in instructions of latency 1, as functions.py writes them,
-        # and the window probe's P likewise (README.md)
+        # of dependent vpxorq): 2 on this core (2026-11-24). dataflow()
+        # runs the compiled loops at it; the spec's chains and paths
+        # (--no-loops, and the window term's P) stay in instructions of
+        # latency 1, as functions.py writes them (README.md)
         self.vec_lat = c / probe['dep_vec'] if probe.get('dep_vec') else None
         self.win = {}
         for kind in ('int', 'vec'):
@@ -309,7 +311,7 @@ class Core:
         self.df_ports = True
         self.df_min_chain = 16
         self.use_dataflow = {'avx512': True, 'scalar': True}
-        self.df_keep_window = False
+        self.df_keep_window = True
         self._probe = probe
         self.fit_dataflow()
         # probe.py's cold_lat_S: the load-to-use latency of a line of a
@@ -437,7 +439,7 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
     cp, lp, sp = core.ports(isa)
     chain = max([f.forms[isa].get('chain', 0) for f in fns] or [0])
     if spill and chain:
-        chain += core.st_fwd
+        chain += core.st_fwd if isa == 'scalar' else core.st_fwd_vec
     chain /= W
     if dis and 'instr' in dis:
         instr, comp = dis['instr'] / unroll, dis['alu'] / unroll
@@ -747,7 +749,7 @@ def parse_insn(op, args):
     return srcs, addr, dsts, kind, mem_in, mem_out
 
 
-def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
+def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40, st_fwd_vec=None):
     """Counts and the loop-carried recurrence of one loop body [(op, args)]:
     {instr, alu (vector ALU instructions, or scalar ones in a loop without
     vector registers), loads, stores, stack (stack references), moves
@@ -755,7 +757,8 @@ def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
     (core cycles per iteration of the longest recurrence with unlimited
     ports: ALU 1 (functions.py's unit, see Core.vec_lat), eliminated
     moves 0, loads ld_lat, a store and the load of the same stack slot
-    st_fwd)}. The recurrence is found by running
+    st_fwd, or st_fwd_vec when the stored register is a vector one)}.
+    The recurrence is found by running
     the body's dependencies for `iters` iterations and taking the growth
     of the latest result over the second half."""
     parsed = [(op,) + parse_insn(op, args) for op, args in body]
@@ -784,7 +787,8 @@ def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
             # only a stack slot is the same memory on the next iteration
             lat = 0.0 if kind in ('move', 'load') else 1.0
             if mo and re.search(r'\(%r[sb]p\)', mo):
-                mem[mo] = t + st_fwd
+                vs = st_fwd_vec is not None and any(r.startswith('z') for r in srcs)
+                mem[mo] = t + (st_fwd_vec if vs else st_fwd)
             for d in dsts:
                 ready[d] = t + lat
         ends.append(max(list(ready.values()) + list(mem.values()) + [0.0]))
@@ -841,7 +845,7 @@ def objdump_loops(text):
     return fns
 
 
-def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0):
+def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None):
     """loop_stats() of the kernel's main loops, one per loop of loops()
     (seq: the copy loop, then one per function; int: one), taken as the
     kernel's first inner loops in address order; None when the listing
@@ -858,7 +862,7 @@ def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0):
         return None
     out = []
     for b in bodies[:k]:
-        st = loop_stats(b, ld_lat, st_fwd)
+        st = loop_stats(b, ld_lat, st_fwd, st_fwd_vec=st_fwd_vec)
         st['body'] = b
         out.append(st)
     return out
@@ -879,7 +883,8 @@ def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0):
 # instruction waiting in a scheduler of Q entries from dispatch until its
 # operands are ready (eliminated register moves take no entry and no
 # time), latencies measured by probe.py (scalar ALU 1, vector ALU dep_vec,
-# loads ld_lat; a stack slot stored and reloaded st_fwd; a message word
+# loads ld_lat; a stack slot stored and reloaded st_fwd or, from a vector
+# register, st_fwd_vec; a message word
 # stored by one loop and loaded by the next, or by the next call in place,
 # after the store's data plus ld_lat), unlimited ports (the throughput
 # terms stay max()ed beside it). Q is not a free parameter: it is the one
@@ -1048,9 +1053,10 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
     bodies = [_df_insns(d['body'], lat, ld, vec) for d in loops_dis]
     ports = core.sim_ports if core.df_ports else None
     src_loop = 0 if p.copy else None   # the loop whose loads read the source
-    # a reloaded stack slot is ready st_fwd after its store's data; a
-    # message word ld_lat after (the ld added at the load)
-    fwd = core.st_fwd - ld
+    # a reloaded stack slot is ready st_fwd (st_fwd_vec for a vector
+    # register) after its store's data; a message word ld_lat after (the
+    # ld added at the load)
+    fwd = {'store': core.st_fwd - ld, 'vstore': core.st_fwd_vec - ld}
 
     def stream(ncalls, iters, which):
         # every loop of every call starts its state from constants: its
@@ -1077,7 +1083,8 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
                         dd = [(r, lt) for r in dsts]
                         if mo:
                             k = (inst,) + mo if mo[0] == 'stack' else (j, mo[1])
-                            dd.append((k, fwd if mo[0] == 'stack' else 0.0))
+                            dd.append((k, fwd.get(opp, fwd['store']) if mo[0] == 'stack'
+                                       else 0.0))
                         yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp)
 
     if N <= 64:
@@ -1251,6 +1258,9 @@ def main(argv=None):
                     help='comma list of isas (scalar,avx512) whose chain and window terms stay '
                          'per loop in latency-1 instructions instead of dataflow()\'s simulation '
                          'of the compiled loops; "all" for both')
+    ap.add_argument('--dataflow-only', action='store_true',
+                    help='dataflow() replaces the window term too (by default the window '
+                         'term stays beside it: README.md)')
     ap.add_argument('--no-loops', action='store_true',
                     help='AVX-512 counts and chains from the spec, not from --objdump\'s '
                          'compiled main loops')
@@ -1277,6 +1287,8 @@ def main(argv=None):
         for isa in (('scalar', 'avx512') if a.no_dataflow == 'all' else
                     [x for x in a.no_dataflow.split(',') if x]):
             core.use_dataflow[isa] = False
+        if a.dataflow_only:
+            core.df_keep_window = False
     # the AVX-512 kernels' compiled main loops (valgrind cannot count them)
     loops_by_sym = {}
     if a.objdump and core and not a.no_loops:
@@ -1286,7 +1298,8 @@ def main(argv=None):
     def dis_of(p, form, isa):
         if not loops_by_sym:
             return None
-        ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd)
+        ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd,
+                          core.st_fwd_vec)
         if ls and isa == 'scalar':
             # callgrind counts the scalar kernels (tails included): only the
             # compiled recurrence (and body, for dataflow()) from the
@@ -1325,8 +1338,11 @@ def main(argv=None):
               'ALU %.1f, loads %.1f, stores %.1f%s; store->load %.1f cycles' % (
                   core.cyc_per_tick, core.issue, core.alu, core.load, core.store,
                   '; vector ALU %.1f, loads %.1f, stores %.1f' % (core.vec, core.vload, core.vstore)
-                  if core.vec else '', core.st_fwd))
-        print('  latency: load %.1f, vector ALU %s cycles (dep_vec, not used)%s' % (
+                  if core.vec else '', core.st_fwd) +
+              ' (vector register %.1f)' % core.st_fwd_vec)
+        print('  dataflow: issue %d, scheduler %s (fitted to the window loops), ports %s' % (
+            core.sim_issue, core.sched, core.sim_ports))
+        print('  latency: load %.1f, vector ALU %s cycles (dep_vec)%s' % (
             core.ld_lat or 0, '%.1f' % core.vec_lat if core.vec_lat else '-', ''.join(
                 '; flushed %d-B line %.0f (in order %.0f)' % (
                     z, core.cold_lat[z], core.cold_seqlat.get(z, float('nan')))

@@ -723,6 +723,23 @@ class TestOverlapModel(unittest.TestCase):
             self.assertLess(x * 1460, 22 * 7 / 2)
 
 
+    def test_vector_spill_round_trip(self):
+        # a state word spilled from a zmm register: reloaded, one add,
+        # stored back every iteration; the recurrence is the add plus the
+        # slot's round trip, st_fwd for a 64-bit register, st_fwd_vec for
+        # a vector one
+        body = [('vmovdqu64', '0x40(%rsp),%zmm1'), ('vpaddq', '%zmm0,%zmm1,%zmm1'),
+                ('vmovdqu64', '%zmm1,0x40(%rsp)'), ('add', '$0x40,%rcx'), ('jae', '0 <f>')]
+        self.assertAlmostEqual(model.loop_stats(body, 4, 0.5)['chain'], 1.5)
+        self.assertAlmostEqual(model.loop_stats(body, 4, 0.5, st_fwd_vec=11.0)['chain'], 12.0)
+        sbody = [('mov', '0x40(%rsp),%rax'), ('add', '%rdx,%rax'), ('mov', '%rax,0x40(%rsp)'),
+                 ('add', '$0x8,%rcx'), ('jae', '0 <f>')]
+        self.assertAlmostEqual(model.loop_stats(sbody, 4, 0.5, st_fwd_vec=11.0)['chain'], 1.5)
+        core = model.Core(dict(PROBE, st_fwd_vec=2.0 / 11.0))
+        self.assertAlmostEqual(core.st_fwd_vec, 11.0)
+        self.assertAlmostEqual(model.Core(PROBE).st_fwd_vec, model.Core(PROBE).st_fwd)
+
+
 def _cpu_flags():
     try:
         with open('/proc/cpuinfo') as fh:
