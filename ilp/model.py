@@ -64,6 +64,7 @@ whose cost is not in a_i); they are left out of the table.
 """
 
 import argparse
+import collections
 import json
 import math
 import os
@@ -328,7 +329,7 @@ class Core:
         """The scheduler size for dataflow(): per kind, the one whose
         simulated window loops reproduce the probe's (fit_sched)."""
         probe, c = self._probe, self.cyc_per_tick
-        self.sched = {}
+        self.sched, self.retire = {}, {}
         for kind in ('int', 'vec'):
             lat = 1.0 if kind == 'int' else self.vec_lat
             pts = []
@@ -337,11 +338,11 @@ class Core:
                 if mm and v:
                     pts.append((int(mm[1]), c / v))
             if pts and lat and self.ld_lat:
-                q = fit_sched(sorted(pts), lat, self.ld_lat, self.sim_issue,
-                              min_chain=self.df_min_chain if self.df_ports else 32,
-                              ports=self.sim_ports if self.df_ports else None, kind=kind)
+                q, r = fit_sched(sorted(pts), lat, self.ld_lat, self.sim_issue,
+                                 min_chain=self.df_min_chain if self.df_ports else 32,
+                                 ports=self.sim_ports if self.df_ports else None, kind=kind)
                 if q:
-                    self.sched[kind] = q
+                    self.sched[kind], self.retire[kind] = q, r
 
     def window(self, kind, P):
         """Instructions in flight for chains of latency P (core cycles):
@@ -892,7 +893,7 @@ def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None):
 # window loops (win_vec_L / win_int_L: chains of L dependent instructions
 # per iteration, fit_sched()).
 
-def sim_dispatch(stream, issue, Q, ports=None):
+def sim_dispatch(stream, issue, Q, ports=None, R=None):
     """Dispatch cycle of every instruction of `stream` [(srcs, msrcs, dsts,
     ld, sched[, op_port, mem_port])] on an in-order front end of `issue`
     instructions per cycle with Q scheduler entries. srcs: registers the
@@ -905,7 +906,10 @@ def sim_dispatch(stream, issue, Q, ports=None):
     instructions per cycle}; an operation (op_port) or memory access
     (mem_port) of a class issues in the first cycle from then on with a
     slot of its class left, older instructions first (None: unlimited).
-    Returns [dispatch cycle]."""
+    R: instructions in flight from dispatch until they and every older
+    one have completed (in-order retirement: a reorder buffer or the
+    physical registers behind it), None: unlimited. Returns [dispatch
+    cycle]."""
     import heapq
     ready, held, out, used = {}, [], [], {}
 
@@ -919,8 +923,14 @@ def sim_dispatch(stream, issue, Q, ports=None):
         used[(cls, c)] = used.get((cls, c), 0) + 1
         return max(t0, float(c))
     t, n = 0.0, 0
+    rob, last = collections.deque(), 0.0
     for e in stream:
         srcs, msrcs, dsts, ld, sq = e[:5]
+        while R and len(rob) >= R:
+            while rob and rob[0] <= t:
+                rob.popleft()
+            if len(rob) >= R:
+                t, n = max(t, rob[0]), 0
         op_port, mem_port = e[5:7] if len(e) > 5 else (None, None)
         while True:
             while held and held[0] <= t:
@@ -945,10 +955,15 @@ def sim_dispatch(stream, issue, Q, ports=None):
                 go = hold + ld
         if hold is None:
             go = hold = slot(op_port, go)
+        done = go
         for d, lat in dsts:
             ready[d] = go + lat
+            done = max(done, go + lat)
         if sq and hold > t:
             heapq.heappush(held, hold)
+        if R:
+            last = max(last, done)
+            rob.append(last)
         out.append(t)
     return out
 
@@ -968,32 +983,41 @@ def win_stream(L, iters, lat, ld_lat, kind='vec'):
         yield (['n'], None, [], 0.0, True, 'alu', None)
 
 
-def sim_win(L, lat, ld_lat, issue, Q, ports=None, kind='vec'):
+def sim_win(L, lat, ld_lat, issue, Q, ports=None, kind='vec', R=None):
     """Simulated cycles per iteration of the window loop of chain L."""
-    it = max(8, 4000 // (L + WIN_OVERHEAD))
+    it = max(6, 2400 // (L + WIN_OVERHEAD))
     n = L + WIN_OVERHEAD
-    d = sim_dispatch(win_stream(L, it, lat, ld_lat, kind), issue, Q, ports)
+    d = sim_dispatch(win_stream(L, it, lat, ld_lat, kind), issue, Q, ports, R)
     h = it // 2
     return (d[(it - 1) * n] - d[h * n]) / (it - 1 - h)
 
 
 SCHED_GRID = tuple(range(24, 321, 8))
+RETIRE_GRID = (None,) + tuple(range(96, 449, 32))
 
 
 def fit_sched(points, lat, ld_lat, issue, min_chain=32, ports=None, kind='vec'):
-    """The scheduler size Q whose simulated window loops come closest to
-    the probe's (mean |log(simulated / measured)|) over the points
-    [(L, cycles per iteration)] with L >= min_chain: shorter chains are
-    bound by the ALU ports, not the window (win_vec_16: 22 instructions
-    in 5.2 cycles, ~4 per cycle, the vector ALU's rate). None without
+    """The scheduler size Q and in-order window R (None: unlimited) whose
+    simulated window loops come closest to the probe's (sum of
+    |log(simulated / measured)|) over the points [(L, cycles per
+    iteration)] with L >= min_chain (without ports, shorter chains are
+    bound by the ALU ports, not the window: win_vec_16 runs 22
+    instructions in 5.2 cycles, the vector ALU's rate). Q on SCHED_GRID,
+    R on RETIRE_GRID (ties: the smaller Q, no R). (None, None) without
     points."""
     pts = [(L, T) for L, T in points if L >= min_chain]
     if not pts:
-        return None
-    def err(Q):
-        return sum(abs(math.log(sim_win(L, lat, ld_lat, issue, Q, ports, kind) / T))
-                   for L, T in pts)
-    return min(SCHED_GRID, key=err)
+        return None, None
+    best = None
+    for R in RETIRE_GRID:
+        for Q in SCHED_GRID:
+            if R and Q >= R:
+                break
+            e = sum(abs(math.log(sim_win(L, lat, ld_lat, issue, Q, ports, kind, R) / T))
+                    for L, T in pts)
+            if best is None or e < best[0] - 1e-9:
+                best = (e, Q, R)
+    return best[1], best[2]
 
 
 _DISP = re.compile(r'^(-?0x[0-9a-f]+|-?\d+)?\(')
@@ -1052,6 +1076,7 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
     ld = core.ld_lat or 4.0
     bodies = [_df_insns(d['body'], lat, ld, vec) for d in loops_dis]
     ports = core.sim_ports if core.df_ports else None
+    R = core.retire.get(kind)
     src_loop = 0 if p.copy else None   # the loop whose loads read the source
     # a reloaded stack slot is ready st_fwd (st_fwd_vec for a vector
     # register) after its store's data; a message word ld_lat after (the
@@ -1095,7 +1120,7 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
                 marks.append(i)
                 i += N * len(bodies[li])
         marks.append(i)
-        d = sim_dispatch(stream(calls, N, which), core.sim_issue, Q, ports)
+        d = sim_dispatch(stream(calls, N, which), core.sim_issue, Q, ports, R)
         d.append(d[-1])
         k, h = len(which), calls // 2
         spans = [0.0] * k
@@ -1106,7 +1131,7 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
     out = []
     for li in range(len(bodies)):
         it, per = 256, len(bodies[li])
-        d = sim_dispatch(stream(1, it, [li]), core.sim_issue, Q, ports)
+        d = sim_dispatch(stream(1, it, [li]), core.sim_issue, Q, ports, R)
         out.append((d[(it - 1) * per] - d[(it // 2) * per]) / (it - 1 - it // 2) * N / size)
     return out
 
@@ -1340,8 +1365,8 @@ def main(argv=None):
                   '; vector ALU %.1f, loads %.1f, stores %.1f' % (core.vec, core.vload, core.vstore)
                   if core.vec else '', core.st_fwd) +
               ' (vector register %.1f)' % core.st_fwd_vec)
-        print('  dataflow: issue %d, scheduler %s (fitted to the window loops), ports %s' % (
-            core.sim_issue, core.sched, core.sim_ports))
+        print('  dataflow: issue %d, scheduler %s, in-order window %s (both fitted to the window '
+              'loops), ports %s' % (core.sim_issue, core.sched, core.retire, core.sim_ports))
         print('  latency: load %.1f, vector ALU %s cycles (dep_vec)%s' % (
             core.ld_lat or 0, '%.1f' % core.vec_lat if core.vec_lat else '-', ''.join(
                 '; flushed %d-B line %.0f (in order %.0f)' % (

@@ -648,16 +648,36 @@ class TestOverlapModel(unittest.TestCase):
         self.assertEqual(model.sim_dispatch(ld, 8, 2), [0, 0, 1, 2, 6])
 
     def test_fit_sched_recovers_the_window(self):
-        # window loops simulated on a core with 40 scheduler entries are
-        # fitted back to 40; 16-instruction chains left out (port bound)
+        # window loops simulated on a core with 40 scheduler entries and no
+        # in-order limit are fitted back to (40, None); 16-instruction
+        # chains left out (port bound without ports)
         pts = [(L, model.sim_win(L, 2.0, 4.0, 6, 40)) for L in (16, 32, 64, 128)]
-        self.assertEqual(model.fit_sched(pts, 2.0, 4.0, 6), 40)
-        self.assertIsNone(model.fit_sched(pts[:1], 2.0, 4.0, 6))
+        self.assertEqual(model.fit_sched(pts, 2.0, 4.0, 6), (40, None))
+        self.assertEqual(model.fit_sched(pts[:1], 2.0, 4.0, 6), (None, None))
         # a long chain holds its iteration's instructions: chains of 128
         # at latency 2 overlap only as far as 40 entries let the next start
         T = pts[-1][1]
         self.assertGreater(T, 128 * 2 * 0.5)
         self.assertLess(T, 128 * 2 + 4)
+        # and with an in-order window of 160 (ports as probe.py's): both back
+        # (the grids cut to the neighbours, to keep the test short)
+        ports = dict(alu=5, load=4, store=2, valu=4, vload=2, vstore=1)
+        pts = [(L, model.sim_win(L, 2.0, 4.0, 7, 104, ports, 'vec', 160))
+               for L in (16, 32, 64, 128, 256, 512)]
+        grids = model.SCHED_GRID, model.RETIRE_GRID
+        try:
+            model.SCHED_GRID, model.RETIRE_GRID = (88, 96, 104, 112, 120), (None, 128, 160, 192)
+            self.assertEqual(model.fit_sched(pts, 2.0, 4.0, 7, 16, ports, 'vec'), (104, 160))
+        finally:
+            model.SCHED_GRID, model.RETIRE_GRID = grids
+
+    def test_sim_dispatch_in_order_window(self):
+        # one long-latency instruction, then independent ones: with R = 4
+        # the fifth waits until the first (and so every older one) is done
+        st = [([], None, [('a', 10.0)], 0.0, True)] + \
+            [([], None, [('b%d' % k, 1.0)], 0.0, True) for k in range(5)]
+        self.assertEqual(model.sim_dispatch(st, 8, 64), [0] * 6)
+        self.assertEqual(model.sim_dispatch(st, 8, 64, R=4), [0, 0, 0, 0, 11, 11])
 
     def _df_core(self, Q=64):
         core = model.Core(dict(PROBE, ld_lat=0.5, dep_vec=1.0))   # ld 4, vector ALU 2 cycles
