@@ -311,6 +311,9 @@ class Core:
             ('vstore', self.vstore or self.store))}
         self.df_ports = True
         self.df_min_chain = 16
+        # the in-order window R beside Q: off by default (README.md: it fits
+        # the window loops better but the calls' overlap worse)
+        self.df_retire = False
         self.use_dataflow = {'avx512': True, 'scalar': True}
         self.df_keep_window = True
         self._probe = probe
@@ -340,7 +343,8 @@ class Core:
             if pts and lat and self.ld_lat:
                 q, r = fit_sched(sorted(pts), lat, self.ld_lat, self.sim_issue,
                                  min_chain=self.df_min_chain if self.df_ports else 32,
-                                 ports=self.sim_ports if self.df_ports else None, kind=kind)
+                                 ports=self.sim_ports if self.df_ports else None, kind=kind,
+                                 retire=self.df_retire)
                 if q:
                     self.sched[kind], self.retire[kind] = q, r
 
@@ -996,20 +1000,20 @@ SCHED_GRID = tuple(range(24, 321, 8))
 RETIRE_GRID = (None,) + tuple(range(96, 449, 32))
 
 
-def fit_sched(points, lat, ld_lat, issue, min_chain=32, ports=None, kind='vec'):
+def fit_sched(points, lat, ld_lat, issue, min_chain=32, ports=None, kind='vec', retire=True):
     """The scheduler size Q and in-order window R (None: unlimited) whose
     simulated window loops come closest to the probe's (sum of
     |log(simulated / measured)|) over the points [(L, cycles per
     iteration)] with L >= min_chain (without ports, shorter chains are
     bound by the ALU ports, not the window: win_vec_16 runs 22
     instructions in 5.2 cycles, the vector ALU's rate). Q on SCHED_GRID,
-    R on RETIRE_GRID (ties: the smaller Q, no R). (None, None) without
-    points."""
+    R on RETIRE_GRID (ties: the smaller Q, no R; retire=False: no R).
+    (None, None) without points."""
     pts = [(L, T) for L, T in points if L >= min_chain]
     if not pts:
         return None, None
     best = None
-    for R in RETIRE_GRID:
+    for R in (RETIRE_GRID if retire else (None,)):
         for Q in SCHED_GRID:
             if R and Q >= R:
                 break
@@ -1286,6 +1290,9 @@ def main(argv=None):
     ap.add_argument('--dataflow-only', action='store_true',
                     help='dataflow() replaces the window term too (by default the window '
                          'term stays beside it: README.md)')
+    ap.add_argument('--retire', action='store_true',
+                    help='dataflow()\'s core with an in-order window R beside the scheduler Q, '
+                         'both fitted to the window loops (README.md)')
     ap.add_argument('--no-loops', action='store_true',
                     help='AVX-512 counts and chains from the spec, not from --objdump\'s '
                          'compiled main loops')
@@ -1314,6 +1321,9 @@ def main(argv=None):
             core.use_dataflow[isa] = False
         if a.dataflow_only:
             core.df_keep_window = False
+        if a.retire:
+            core.df_retire = True
+            core.fit_dataflow()
     # the AVX-512 kernels' compiled main loops (valgrind cannot count them)
     loops_by_sym = {}
     if a.objdump and core and not a.no_loops:
