@@ -1375,8 +1375,9 @@ def main(argv=None):
                   '; vector ALU %.1f, loads %.1f, stores %.1f' % (core.vec, core.vload, core.vstore)
                   if core.vec else '', core.st_fwd) +
               ' (vector register %.1f)' % core.st_fwd_vec)
-        print('  dataflow: issue %d, scheduler %s, in-order window %s (both fitted to the window '
-              'loops), ports %s' % (core.sim_issue, core.sched, core.retire, core.sim_ports))
+        print('  dataflow: issue %d, scheduler %s%s (fitted to the window loops), ports %s' % (
+            core.sim_issue, core.sched, ', in-order window %s' % core.retire
+            if core.df_retire else '', core.sim_ports))
         print('  latency: load %.1f, vector ALU %s cycles (dep_vec)%s' % (
             core.ld_lat or 0, '%.1f' % core.vec_lat if core.vec_lat else '-', ''.join(
                 '; flushed %d-B line %.0f (in order %.0f)' % (
