@@ -64,6 +64,7 @@ whose cost is not in a_i); they are left out of the table.
 """
 
 import argparse
+import collections
 import json
 import math
 import os
@@ -261,10 +262,16 @@ class Core:
         c = probe['dep_add']                     # core cycles per TSC tick
         self.cyc_per_tick = c
         self.issue = probe['mix_issue'] / c
+        # dataflow()'s front end: whole instructions per cycle
+        self.sim_issue = max(1, int(round(self.issue)))
         self.alu = probe['int_add'] / c
         self.load = probe['int_load'] / c
         self.store = probe['int_store'] / c
         self.st_fwd = c / probe['st_fwd']        # cycles per store->load trip
+        # the same for a zmm register (probe.py st_fwd_vec): 11 cycles on
+        # this core (2026-11-24) against 0.5 for a 64-bit word, which the
+        # core renames through memory; a spilled AVX-512 state word's trip
+        self.st_fwd_vec = c / probe['st_fwd_vec'] if probe.get('st_fwd_vec') else self.st_fwd
         self.vec = probe.get('vec_add', 0) / c or None
         self.vload = probe.get('vec_load', 0) / c or None
         self.vstore = probe.get('vec_store', 0) / c or None
@@ -281,12 +288,10 @@ class Core:
         # kept per P and interpolated (window()).
         self.ld_lat = c / probe['ld_lat'] if probe.get('ld_lat') else None
         # the vector ALU's latency in core cycles (probe.py dep_vec: a chain
-        # of dependent vpxorq), printed, not used: 2 on this core
-        # (2026-11-24), but the 1460-byte chain-bound AVX-512 loops run at
-        # ~0.7 of a 2-cycle chain (the state restarts every call and the
-        # window overlaps consecutive calls' chains), so chains and paths
-        # stay in instructions of latency 1, as functions.py writes them,
-        # and the window probe's P likewise (README.md)
+        # of dependent vpxorq): 2 on this core (2026-11-24). dataflow()
+        # runs the compiled loops at it; the spec's chains and paths
+        # (--no-loops, and the window term's P) stay in instructions of
+        # latency 1, as functions.py writes them (README.md)
         self.vec_lat = c / probe['dep_vec'] if probe.get('dep_vec') else None
         self.win = {}
         for kind in ('int', 'vec'):
@@ -298,6 +303,21 @@ class Core:
                     P, I, T = self.ld_lat + L, L + WIN_OVERHEAD, c / v
                     pts.append((P, P * I / T))
             self.win[kind] = sorted(pts)
+        # dataflow()'s ports: the probe's rates per cycle, whole
+        # instructions (int_add 5, vec_add 4, loads 4 / 2, stores 2 / 1)
+        self.sim_ports = {k: max(1, int(round(v))) for k, v in (
+            ('alu', self.alu), ('load', self.load), ('store', self.store),
+            ('valu', self.vec or self.alu), ('vload', self.vload or self.load),
+            ('vstore', self.vstore or self.store))}
+        self.df_ports = True
+        self.df_min_chain = 16
+        # the in-order window R beside Q: off by default (README.md: it fits
+        # the window loops better but the calls' overlap worse)
+        self.df_retire = False
+        self.use_dataflow = {'avx512': True, 'scalar': True}
+        self.df_keep_window = True
+        self._probe = probe
+        self.fit_dataflow()
         # probe.py's cold_lat_S: the load-to-use latency of a line of a
         # flushed buffer of S bytes, prepared as bench_ilp's cold state
         # (TSC ticks, dependent loads in scrambled order): core cycles
@@ -307,6 +327,26 @@ class Core:
             mm = re.match(r'cold_(seq)?lat_(\d+)$', key)
             if mm and v:
                 (self.cold_seqlat if mm[1] else self.cold_lat)[int(mm[2])] = v * c
+
+    def fit_dataflow(self):
+        """The scheduler size for dataflow(): per kind, the one whose
+        simulated window loops reproduce the probe's (fit_sched)."""
+        probe, c = self._probe, self.cyc_per_tick
+        self.sched, self.retire = {}, {}
+        for kind in ('int', 'vec'):
+            lat = 1.0 if kind == 'int' else self.vec_lat
+            pts = []
+            for key, v in probe.items():
+                mm = re.match(r'win_%s_(\d+)$' % kind, key)
+                if mm and v:
+                    pts.append((int(mm[1]), c / v))
+            if pts and lat and self.ld_lat:
+                q, r = fit_sched(sorted(pts), lat, self.ld_lat, self.sim_issue,
+                                 min_chain=self.df_min_chain if self.df_ports else 32,
+                                 ports=self.sim_ports if self.df_ports else None, kind=kind,
+                                 retire=self.df_retire)
+                if q:
+                    self.sched[kind], self.retire[kind] = q, r
 
     def window(self, kind, P):
         """Instructions in flight for chains of latency P (core cycles):
@@ -404,7 +444,7 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
     cp, lp, sp = core.ports(isa)
     chain = max([f.forms[isa].get('chain', 0) for f in fns] or [0])
     if spill and chain:
-        chain += core.st_fwd
+        chain += core.st_fwd if isa == 'scalar' else core.st_fwd_vec
     chain /= W
     if dis and 'instr' in dis:
         instr, comp = dis['instr'] / unroll, dis['alu'] / unroll
@@ -497,9 +537,17 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
         ld = sum(t['load'] for t in spec) * core.ports(isa)[1]
         st = sum(t['store'] for t in spec) * core.ports(isa)[2]
         scale = tuple(x / y if y else 1.0 for x, y in zip(sim, (ins, ld, st)))
+    # the compiled loops' dataflow at the probe's latencies and window
+    # (dataflow()) replaces the per-loop chain and window terms
+    df = dataflow(core, p, form, isa, size, dis) if dis and core.use_dataflow.get(isa) else None
     total, by_term = 0.0, {}
     for j, (fns, rd, wr) in enumerate(ls):
         t = loop_terms(core, m, fns, isa, u, R, rd, wr, scale, size, dis[j] if dis else None)
+        if df:
+            t.pop('chain', None)
+            if not core.df_keep_window:
+                t.pop('window', None)
+            t['dataflow'] = df[j]
         k = max(t, key=t.get)
         total += t[k]
         by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
@@ -534,11 +582,14 @@ def calibrate_efficiency(core, m, med, sim, isa, R, size=1460, dis=None):
     ks = (p.name, 'seq', isa, size, 'hot', False)
     meas = min(med[k], med.get(ks, med[k]))
     save, core.eff[isa] = core.eff[isa], 1.0
+    # the issue and compute terms at the peak rates (dataflow() off: its
+    # ports would stand in for them)
+    save_df, core.use_dataflow = core.use_dataflow, {}
     sk = (sim[0].get(k), sim[1].get(k), sim[2].get(k))
     t, _, terms = predict_overlap(core, m, p, 'int', isa, size, 'hot', R,
                                   sk if None not in sk else None, cold_latency=False,
                                   dis=dis(p, 'int', isa) if dis else None)
-    core.eff[isa] = save
+    core.eff[isa], core.use_dataflow = save, save_df
     tp = max(v for key, v in terms.items() if key in ('issue', 'compute'))
     return max(1.0, meas / tp)
 
@@ -703,7 +754,7 @@ def parse_insn(op, args):
     return srcs, addr, dsts, kind, mem_in, mem_out
 
 
-def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
+def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40, st_fwd_vec=None):
     """Counts and the loop-carried recurrence of one loop body [(op, args)]:
     {instr, alu (vector ALU instructions, or scalar ones in a loop without
     vector registers), loads, stores, stack (stack references), moves
@@ -711,7 +762,8 @@ def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
     (core cycles per iteration of the longest recurrence with unlimited
     ports: ALU 1 (functions.py's unit, see Core.vec_lat), eliminated
     moves 0, loads ld_lat, a store and the load of the same stack slot
-    st_fwd)}. The recurrence is found by running
+    st_fwd, or st_fwd_vec when the stored register is a vector one)}.
+    The recurrence is found by running
     the body's dependencies for `iters` iterations and taking the growth
     of the latest result over the second half."""
     parsed = [(op,) + parse_insn(op, args) for op, args in body]
@@ -740,7 +792,8 @@ def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40):
             # only a stack slot is the same memory on the next iteration
             lat = 0.0 if kind in ('move', 'load') else 1.0
             if mo and re.search(r'\(%r[sb]p\)', mo):
-                mem[mo] = t + st_fwd
+                vs = st_fwd_vec is not None and any(r.startswith('z') for r in srcs)
+                mem[mo] = t + (st_fwd_vec if vs else st_fwd)
             for d in dsts:
                 ready[d] = t + lat
         ends.append(max(list(ready.values()) + list(mem.values()) + [0.0]))
@@ -797,7 +850,7 @@ def objdump_loops(text):
     return fns
 
 
-def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0):
+def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None):
     """loop_stats() of the kernel's main loops, one per loop of loops()
     (seq: the copy loop, then one per function; int: one), taken as the
     kernel's first inner loops in address order; None when the listing
@@ -812,7 +865,279 @@ def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0):
     k = (len(p.fns) + (1 if p.copy else 0)) if form == 'seq' else 1
     if len(bodies) < k:
         return None
-    return [loop_stats(b, ld_lat, st_fwd) for b in bodies[:k]]
+    out = []
+    for b in bodies[:k]:
+        st = loop_stats(b, ld_lat, st_fwd, st_fwd_vec=st_fwd_vec)
+        st['body'] = b
+        out.append(st)
+    return out
+
+
+# ------------------------------------------------------------ dataflow
+#
+# The chain and window terms above take one loop at a time and a latency
+# per instruction of 1 (functions.py's unit). The vector ALU's latency is
+# 2 cycles on this core (probe.py dep_vec), and a chain-bound AVX-512 loop
+# of 1460 B does not run at its chain's 2-cycle latency either: its state
+# restarts at every call, so the next call's chain (and in `seq` the next
+# loop's) starts while this one's is still running, as far as the out-of-
+# order window lets the front end run ahead. Instead of a closed form for
+# that overlap, dataflow() runs the compiled main loops' instructions, call
+# after call as bench_ilp calls them, through a core with: in-order
+# dispatch of `issue` instructions per cycle (probe.py mix_issue), each
+# instruction waiting in a scheduler of Q entries from dispatch until its
+# operands are ready (eliminated register moves take no entry and no
+# time), latencies measured by probe.py (scalar ALU 1, vector ALU dep_vec,
+# loads ld_lat; a stack slot stored and reloaded st_fwd or, from a vector
+# register, st_fwd_vec; a message word
+# stored by one loop and loaded by the next, or by the next call in place,
+# after the store's data plus ld_lat), unlimited ports (the throughput
+# terms stay max()ed beside it). Q is not a free parameter: it is the one
+# scheduler size for which the same simulation reproduces probe.py's
+# window loops (win_vec_L / win_int_L: chains of L dependent instructions
+# per iteration, fit_sched()).
+
+def sim_dispatch(stream, issue, Q, ports=None, R=None):
+    """Dispatch cycle of every instruction of `stream` [(srcs, msrcs, dsts,
+    ld, sched[, op_port, mem_port])] on an in-order front end of `issue`
+    instructions per cycle with Q scheduler entries. srcs: registers the
+    instruction waits for; msrcs: what its memory operand waits for (the
+    address registers, the stored word it reloads), then ld cycles more;
+    dsts: [(name, latency)]. It issues one cycle after dispatch or when
+    its operands are ready, whichever is later, and holds a scheduler
+    entry (sched) until then; a load (no register sources) holds it until
+    its address is ready, its data arriving ld later. ports: {class:
+    instructions per cycle}; an operation (op_port) or memory access
+    (mem_port) of a class issues in the first cycle from then on with a
+    slot of its class left, older instructions first (None: unlimited).
+    R: instructions in flight from dispatch until they and every older
+    one have completed (in-order retirement: a reorder buffer or the
+    physical registers behind it), None: unlimited. Returns [dispatch
+    cycle]."""
+    import heapq
+    ready, held, out, used = {}, [], [], {}
+
+    def slot(cls, t0):
+        cap = ports.get(cls) if ports and cls else None
+        if not cap:
+            return t0
+        c = math.floor(t0)
+        while used.get((cls, c), 0) >= cap:
+            c += 1
+        used[(cls, c)] = used.get((cls, c), 0) + 1
+        return max(t0, float(c))
+    t, n = 0.0, 0
+    rob, last = collections.deque(), 0.0
+    for e in stream:
+        srcs, msrcs, dsts, ld, sq = e[:5]
+        while R and len(rob) >= R:
+            while rob and rob[0] <= t:
+                rob.popleft()
+            if len(rob) >= R:
+                t, n = max(t, rob[0]), 0
+        op_port, mem_port = e[5:7] if len(e) > 5 else (None, None)
+        while True:
+            while held and held[0] <= t:
+                heapq.heappop(held)
+            if n >= issue:
+                t, n = math.floor(t) + 1.0, 0
+                continue
+            if sq and len(held) >= Q:
+                t, n = max(t, held[0]), 0
+                continue
+            break
+        n += 1
+        go = max([t + 1.0] + [ready.get(r, 0.0) for r in srcs])
+        hold = None
+        if msrcs is not None:
+            mem = max([t + 1.0] + [ready.get(r, 0.0) for r in msrcs])
+            if srcs:    # an operation on a loaded operand waits for the data
+                mem = slot(mem_port, mem)
+                go = max(go, mem + ld)
+            else:       # a load leaves the scheduler with its address
+                hold = slot(mem_port, mem)
+                go = hold + ld
+        if hold is None:
+            go = hold = slot(op_port, go)
+        done = go
+        for d, lat in dsts:
+            ready[d] = go + lat
+            done = max(done, go + lat)
+        if sq and hold > t:
+            heapq.heappush(held, hold)
+        if R:
+            last = max(last, done)
+            rob.append(last)
+        out.append(t)
+    return out
+
+
+def win_stream(L, iters, lat, ld_lat, kind='vec'):
+    """probe.py's WIN_INT / WIN_VEC loop: a load, L dependent instructions,
+    the store, the index's add and and, the counter and the fused branch."""
+    v = 'v' if kind == 'vec' else ''
+    for _ in range(iters):
+        yield ([], ['i'], [('x', 0.0)], ld_lat, True, None, v + 'load')
+        for _ in range(L):
+            yield (['x'], None, [('x', lat)], 0.0, True, v + 'alu', None)
+        yield (['x'], ['i'], [], 0.0, True, v + 'store', None)
+        yield (['i'], None, [('i', 1.0)], 0.0, True, 'alu', None)
+        yield (['i'], None, [('i', 1.0)], 0.0, True, 'alu', None)
+        yield (['n'], None, [('n', 1.0)], 0.0, True, 'alu', None)
+        yield (['n'], None, [], 0.0, True, 'alu', None)
+
+
+def sim_win(L, lat, ld_lat, issue, Q, ports=None, kind='vec', R=None):
+    """Simulated cycles per iteration of the window loop of chain L."""
+    it = max(6, 2400 // (L + WIN_OVERHEAD))
+    n = L + WIN_OVERHEAD
+    d = sim_dispatch(win_stream(L, it, lat, ld_lat, kind), issue, Q, ports, R)
+    h = it // 2
+    return (d[(it - 1) * n] - d[h * n]) / (it - 1 - h)
+
+
+SCHED_GRID = tuple(range(24, 321, 8))
+RETIRE_GRID = (None,) + tuple(range(96, 449, 32))
+
+
+def fit_sched(points, lat, ld_lat, issue, min_chain=32, ports=None, kind='vec', retire=True):
+    """The scheduler size Q and in-order window R (None: unlimited) whose
+    simulated window loops come closest to the probe's (sum of
+    |log(simulated / measured)|) over the points [(L, cycles per
+    iteration)] with L >= min_chain (without ports, shorter chains are
+    bound by the ALU ports, not the window: win_vec_16 runs 22
+    instructions in 5.2 cycles, the vector ALU's rate). Q on SCHED_GRID,
+    R on RETIRE_GRID (ties: the smaller Q, no R; retire=False: no R).
+    (None, None) without points."""
+    pts = [(L, T) for L, T in points if L >= min_chain]
+    if not pts:
+        return None, None
+    best = None
+    for R in (RETIRE_GRID if retire else (None,)):
+        for Q in SCHED_GRID:
+            if R and Q >= R:
+                break
+            e = sum(abs(math.log(sim_win(L, lat, ld_lat, issue, Q, ports, kind, R) / T))
+                    for L, T in pts)
+            if best is None or e < best[0] - 1e-9:
+                best = (e, Q, R)
+    return best[1], best[2]
+
+
+_DISP = re.compile(r'^(-?0x[0-9a-f]+|-?\d+)?\(')
+
+
+def _df_insns(body, lat_alu, ld_lat, vec):
+    """Per instruction of a compiled loop body: (srcs, addr, dsts, kind,
+    mem_in, mem_out, lat, sched), message-data operands as ('data',
+    rank of the displacement among the body's loads / stores)."""
+    parsed = [(op,) + parse_insn(op, args) for op, args in body
+              if not (op == 'jmp')]
+    stack = re.compile(r'\(%r[sb]p\)')
+
+    def disp(x):
+        mm = _DISP.match(x)
+        return int(mm[1], 0) if mm and mm[1] else 0
+    lds = sorted({disp(mi) for _, _, _, _, _, mi, _ in parsed if mi and not stack.search(mi)})
+    sts = sorted({disp(mo) for _, _, _, _, _, _, mo in parsed if mo and not stack.search(mo)})
+    out = []
+    for op, srcs, addr, dsts, kind, mi, mo in parsed:
+        def key(x, ranks):
+            if x is None:
+                return None
+            return ('stack', x) if stack.search(x) else ('data', ranks.index(disp(x)))
+        isvec = any(r.startswith('z') for r in srcs + dsts)
+        lat = 0.0 if kind in ('move', 'load') else (lat_alu if isvec and vec else 1.0)
+        v = 'v' if isvec and vec else ''
+        op_port = {'move': None, 'load': None, 'store': v + 'store'}.get(kind, v + 'alu')
+        mem_port = (v + 'load') if mi else None
+        out.append((srcs, addr, dsts, kind, key(mi, lds), key(mo, sts), lat, kind != 'move',
+                    op_port, mem_port))
+    return out
+
+
+def dataflow(core, p, form, isa, size, loops_dis, calls=16):
+    """Core cycles per byte of the kernel's main loops (loops_dis: its
+    kernel_loops(), with 'body'), simulated (sim_dispatch) call after call
+    on the benchmark's hot buffer: per loop, its share of a call's
+    dispatch span in the steady state ([cycles per byte] per loop). At
+    1460 B: `calls` calls of all the loops, the last half measured (the
+    source of a copy is never written: its loads wait for nothing; the
+    destination's words wait for the store of the same word by the loop
+    or call before). Longer buffers (one call per stretch, calls cannot
+    overlap enough to matter): each loop on its own for 256 iterations,
+    its steady rate times the iterations. None without the bodies."""
+    kind = 'int' if isa == 'scalar' else 'vec'
+    Q = core.sched.get(kind)
+    if not Q or not loops_dis or any('body' not in d for d in loops_dis):
+        return None
+    u = unroll_bytes(p, isa)
+    N = size // u
+    if N < 1:
+        return None
+    vec = isa != 'scalar'
+    lat = core.vec_lat if vec and core.vec_lat else 1.0
+    ld = core.ld_lat or 4.0
+    bodies = [_df_insns(d['body'], lat, ld, vec) for d in loops_dis]
+    ports = core.sim_ports if core.df_ports else None
+    R = core.retire.get(kind)
+    src_loop = 0 if p.copy else None   # the loop whose loads read the source
+    # a reloaded stack slot is ready st_fwd (st_fwd_vec for a vector
+    # register) after its store's data; a message word ld_lat after (the
+    # ld added at the load)
+    fwd = {'store': core.st_fwd - ld, 'vstore': core.st_fwd_vec - ld}
+
+    def stream(ncalls, iters, which):
+        # every loop of every call starts its state from constants: its
+        # registers carry nothing over from the loop before (names per loop
+        # instance); the message words in memory do
+        inst = 0
+        for _ in range(ncalls):
+            for li in which:
+                inst += 1
+                for j in range(iters):
+                    for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp in bodies[li]:
+                        srcs = [(inst, r) for r in srcs]
+                        addr = [(inst, r) for r in addr]
+                        dsts = [(inst, r) for r in dsts]
+                        ms = None
+                        if mi:
+                            ms = list(addr)
+                            if mi[0] == 'stack':
+                                ms.append((inst,) + mi)
+                            elif li != src_loop:
+                                ms.append((j, mi[1]))
+                        elif addr:
+                            ms = list(addr)
+                        dd = [(r, lt) for r in dsts]
+                        if mo:
+                            k = (inst,) + mo if mo[0] == 'stack' else (j, mo[1])
+                            dd.append((k, fwd.get(opp, fwd['store']) if mo[0] == 'stack'
+                                       else 0.0))
+                        yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp)
+
+    if N <= 64:
+        which = list(range(len(bodies)))
+        marks, i = [], 0
+        for _ in range(calls):
+            for li in which:
+                marks.append(i)
+                i += N * len(bodies[li])
+        marks.append(i)
+        d = sim_dispatch(stream(calls, N, which), core.sim_issue, Q, ports, R)
+        d.append(d[-1])
+        k, h = len(which), calls // 2
+        spans = [0.0] * k
+        for c in range(h, calls - 1):
+            for li in range(k):
+                spans[li] += d[marks[c * k + li + 1]] - d[marks[c * k + li]]
+        return [s / (calls - 1 - h) / size for s in spans]
+    out = []
+    for li in range(len(bodies)):
+        it, per = 256, len(bodies[li])
+        d = sim_dispatch(stream(1, it, [li]), core.sim_issue, Q, ports, R)
+        out.append((d[(it - 1) * per] - d[(it // 2) * per]) / (it - 1 - it // 2) * N / size)
+    return out
 
 
 # ------------------------------------------------------------ measurements
@@ -958,6 +1283,16 @@ def main(argv=None):
                     help='leave out the out-of-order window term')
     ap.add_argument('--no-inflight', action='store_true',
                     help='leave out the flushed-source lines-in-flight term (probe cold_lat)')
+    ap.add_argument('--no-dataflow', default='',
+                    help='comma list of isas (scalar,avx512) whose chain and window terms stay '
+                         'per loop in latency-1 instructions instead of dataflow()\'s simulation '
+                         'of the compiled loops; "all" for both')
+    ap.add_argument('--dataflow-only', action='store_true',
+                    help='dataflow() replaces the window term too (by default the window '
+                         'term stays beside it: README.md)')
+    ap.add_argument('--retire', action='store_true',
+                    help='dataflow()\'s core with an in-order window R beside the scheduler Q, '
+                         'both fitted to the window loops (README.md)')
     ap.add_argument('--no-loops', action='store_true',
                     help='AVX-512 counts and chains from the spec, not from --objdump\'s '
                          'compiled main loops')
@@ -981,6 +1316,14 @@ def main(argv=None):
             m.set_cold(pr)
         if a.no_inflight:
             core.cold_lat = {}
+        for isa in (('scalar', 'avx512') if a.no_dataflow == 'all' else
+                    [x for x in a.no_dataflow.split(',') if x]):
+            core.use_dataflow[isa] = False
+        if a.dataflow_only:
+            core.df_keep_window = False
+        if a.retire:
+            core.df_retire = True
+            core.fit_dataflow()
     # the AVX-512 kernels' compiled main loops (valgrind cannot count them)
     loops_by_sym = {}
     if a.objdump and core and not a.no_loops:
@@ -990,11 +1333,13 @@ def main(argv=None):
     def dis_of(p, form, isa):
         if not loops_by_sym:
             return None
-        ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd)
+        ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd,
+                          core.st_fwd_vec)
         if ls and isa == 'scalar':
             # callgrind counts the scalar kernels (tails included): only the
-            # compiled recurrence from the disassembly
-            ls = [dict(chain=x['chain'], moves=x['moves']) for x in ls]
+            # compiled recurrence (and body, for dataflow()) from the
+            # disassembly
+            ls = [dict(chain=x['chain'], moves=x['moves'], body=x['body']) for x in ls]
         return ls
 
     R, cpi = {}, {}
@@ -1028,8 +1373,12 @@ def main(argv=None):
               'ALU %.1f, loads %.1f, stores %.1f%s; store->load %.1f cycles' % (
                   core.cyc_per_tick, core.issue, core.alu, core.load, core.store,
                   '; vector ALU %.1f, loads %.1f, stores %.1f' % (core.vec, core.vload, core.vstore)
-                  if core.vec else '', core.st_fwd))
-        print('  latency: load %.1f, vector ALU %s cycles (dep_vec, not used)%s' % (
+                  if core.vec else '', core.st_fwd) +
+              ' (vector register %.1f)' % core.st_fwd_vec)
+        print('  dataflow: issue %d, scheduler %s%s (fitted to the window loops), ports %s' % (
+            core.sim_issue, core.sched, ', in-order window %s' % core.retire
+            if core.df_retire else '', core.sim_ports))
+        print('  latency: load %.1f, vector ALU %s cycles (dep_vec)%s' % (
             core.ld_lat or 0, '%.1f' % core.vec_lat if core.vec_lat else '-', ''.join(
                 '; flushed %d-B line %.0f (in order %.0f)' % (
                     z, core.cold_lat[z], core.cold_seqlat.get(z, float('nan')))

@@ -22,6 +22,10 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
   vec_shuf    independent vpshufb zmm (AVX-512 only)
   vec_load    independent 64-byte loads from L1 (AVX-512 only)
   vec_store   independent 64-byte stores to L1 (AVX-512 only)
+  st_fwd_vec  st_fwd for a zmm register, chained (AVX-512 only): a
+              spilled vector state word's round trip (11 core cycles on
+              this Zen 5, 2026-11-24, where the 64-bit word's is 0.5: the
+              core renames that one through memory)
   ld_lat      dependent 64-bit loads from L1 (pointer chase): loads per
               tick, i.e. the inverse of the load-to-use latency
   win_int_L / win_vec_L
@@ -317,6 +321,8 @@ int main(int argc, char **argv)
 					 VSHUF(6) VSHUF(7)), ::: ZCLOB);
 		PROBE("vec_load", 16, R16("vmovdqu64 64(%0),%%zmm0\n\t"), :: "r"(p) : "xmm0");
 		PROBE("vec_store", 16, R16("vmovdqu64 %%zmm0,64(%0)\n\t"), :: "r"(p) : "memory");
+		PROBE("st_fwd_vec", 4, R4("vmovdqu64 %%zmm0,64(%0)\n\tvmovdqu64 64(%0),%%zmm0\n\t"),
+		      :: "r"(p) : "xmm0", "memory");
 		PROBE("mix_issue", 64, R4(ADD8 VADD8),
 		      : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f), "+r"(g), "+r"(h)
 		      :: ZCLOB);

@@ -622,6 +622,144 @@ class TestOverlapModel(unittest.TestCase):
         self.assertEqual((st['loads'], st['stores'], st['stack'], st['alu']), (1, 1, 2, 1))
 
 
+    def test_sim_dispatch_scheduler(self):
+        # independent instructions: issue-wide groups, one cycle apart
+        ind = [([], None, [('r%d' % k, 1.0)], 0.0, True) for k in range(10)]
+        self.assertEqual(model.sim_dispatch(ind, 4, 64),
+                         [0, 0, 0, 0, 1, 1, 1, 1, 2, 2])
+        # a chain of latency 2 with 3 scheduler entries: the first three
+        # dispatch at once and issue at 1, 3, 5; the fourth waits for the
+        # first entry to free (cycle 1), the fifth for the second (3), ...
+        chain = [(['x'], None, [('x', 2.0)], 0.0, True) for _ in range(6)]
+        self.assertEqual(model.sim_dispatch(chain, 8, 3), [0, 0, 0, 1, 3, 5])
+        # a large scheduler: all dispatch in the first cycle
+        self.assertEqual(model.sim_dispatch(chain, 8, 64), [0] * 6)
+        # eliminated moves (no entry) never wait for one
+        mv = chain[:3] + [([], None, [('y', 0.0)], 0.0, False)] * 2
+        self.assertEqual(model.sim_dispatch(mv, 8, 3), [0] * 5)
+        # a memory operand: ready ld cycles after its address and stored word
+        ld = [([], None, [('a', 1.0)], 0.0, True),            # address at 2
+              ([], ['a'], [('v', 0.0)], 4.0, True),           # load: 6
+              (['v'], None, [('w', 1.0)], 0.0, True),         # w at 7
+              ([], ['w'], [('u', 0.0)], 4.0, True),           # waits for w + 4 = 11
+              (['u'], None, [], 0.0, True)]
+        # with 2 entries: i2 waits for i0's entry (1), i3 for the load's,
+        # freed with its address (2), i4 for i2's (6)
+        self.assertEqual(model.sim_dispatch(ld, 8, 2), [0, 0, 1, 2, 6])
+
+    def test_fit_sched_recovers_the_window(self):
+        # window loops simulated on a core with 40 scheduler entries and no
+        # in-order limit are fitted back to (40, None); 16-instruction
+        # chains left out (port bound without ports)
+        pts = [(L, model.sim_win(L, 2.0, 4.0, 6, 40)) for L in (16, 32, 64, 128)]
+        self.assertEqual(model.fit_sched(pts, 2.0, 4.0, 6), (40, None))
+        self.assertEqual(model.fit_sched(pts[:1], 2.0, 4.0, 6), (None, None))
+        # a long chain holds its iteration's instructions: chains of 128
+        # at latency 2 overlap only as far as 40 entries let the next start
+        T = pts[-1][1]
+        self.assertGreater(T, 128 * 2 * 0.5)
+        self.assertLess(T, 128 * 2 + 4)
+        # and with an in-order window of 160 (ports as probe.py's): both back
+        # (the grids cut to the neighbours, to keep the test short)
+        ports = dict(alu=5, load=4, store=2, valu=4, vload=2, vstore=1)
+        pts = [(L, model.sim_win(L, 2.0, 4.0, 7, 104, ports, 'vec', 160))
+               for L in (16, 32, 64, 128, 256, 512)]
+        grids = model.SCHED_GRID, model.RETIRE_GRID
+        try:
+            model.SCHED_GRID, model.RETIRE_GRID = (88, 96, 104, 112, 120), (None, 128, 160, 192)
+            self.assertEqual(model.fit_sched(pts, 2.0, 4.0, 7, 16, ports, 'vec'), (104, 160))
+        finally:
+            model.SCHED_GRID, model.RETIRE_GRID = grids
+
+    def test_sim_dispatch_in_order_window(self):
+        # one long-latency instruction, then independent ones: with R = 4
+        # the fifth waits until the first (and so every older one) is done
+        st = [([], None, [('a', 10.0)], 0.0, True)] + \
+            [([], None, [('b%d' % k, 1.0)], 0.0, True) for k in range(5)]
+        self.assertEqual(model.sim_dispatch(st, 8, 64), [0] * 6)
+        self.assertEqual(model.sim_dispatch(st, 8, 64, R=4), [0, 0, 0, 0, 11, 11])
+
+    def _df_core(self, Q=64):
+        core = model.Core(dict(PROBE, ld_lat=0.5, dep_vec=1.0))   # ld 4, vector ALU 2 cycles
+        core.sched = {'vec': Q, 'int': Q}
+        return core
+
+    def test_dataflow_chain_overlaps_calls(self):
+        # an in-place AVX-512 loop of 6 vector instructions alternating
+        # s += x, x ^= s: the state's recurrence is 5 of them (the last x
+        # is stored, not carried), 10 cycles per 64-byte block, the state
+        # restarting at every call: at 64 KB one call is 1024 blocks, the
+        # chain's latency bounds it, 10 cycles per 64 bytes; at 1460 B (22 blocks)
+        # the next call's chain starts while this one's is still running:
+        # faster than 10 per block, not faster than the issue width (8 per
+        # cycle, 10 instructions per block) and the loop never takes less
+        # than half the chain (Q = 64 entries hold ~7 blocks of 22).
+        p = model.pipeline_of('syn.n1.s1.a10')
+        body = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0')]
+        for k in range(6):
+            body.append(('vpaddq', '%zmm0,%zmm1,%zmm1') if k % 2 == 0 else
+                        ('vpxord', '%zmm1,%zmm0,%zmm0'))
+        body += [('vmovdqu64', '%zmm0,(%rdi,%rcx,1)'), ('add', '$0x40,%rcx'),
+                 ('cmp', '%rcx,%rdx'), ('jae', '0 <f>')]
+        dis = [dict(model.loop_stats(body), body=body)]
+        core = self._df_core()
+        big = model.dataflow(core, p, 'int', 'avx512', 65536, dis)
+        self.assertEqual(len(big), 1)
+        self.assertAlmostEqual(big[0] * 64, 10.0, places=3)
+        small = model.dataflow(core, p, 'int', 'avx512', 1460, dis)[0] * 1460 / 22
+        self.assertLess(small, 9.0)
+        self.assertGreater(small, 5.0)
+        self.assertGreater(small, 11 / 8)
+        # a smaller window overlaps less
+        small8 = model.dataflow(self._df_core(8), p, 'int', 'avx512', 1460, dis)[0] * 1460 / 22
+        self.assertGreater(small8, small)
+        # the same chain carried from call to call (no restart) could not
+        # overlap: a loop that reloads its state from a stack slot it
+        # stores back is bound by the chain plus the slot's round trip
+        spill = [('vmovdqu64', '0x40(%rsp),%zmm1')] + body[:-3] + \
+            [('vmovdqu64', '%zmm1,0x40(%rsp)')] + body[-3:]
+        st = model.dataflow(core, p, 'int', 'avx512', 65536,
+                            [dict(model.loop_stats(spill), body=spill)])[0] * 64
+        self.assertGreaterEqual(st, 10.0)
+
+    def test_dataflow_seq_loops_wait_for_the_stored_words(self):
+        # seq: the second loop's loads read the words the first stored.
+        # With no chain carried in either loop, a block's path is load 4 +
+        # 1 op (2) + store; the second loop cannot get ahead of the first
+        # by more than the window lets the first run ahead. Both loops'
+        # spans are positive and add up to the call.
+        p = model.pipeline_of('syn.n2.s1.a10')
+        body = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0'), ('vpaddq', '%zmm2,%zmm0,%zmm0'),
+                ('vmovdqu64', '%zmm0,(%rdi,%rcx,1)'), ('add', '$0x40,%rcx'),
+                ('cmp', '%rcx,%rdx'), ('jae', '0 <f>')]
+        d = dict(model.loop_stats(body), body=body)
+        df = model.dataflow(self._df_core(), p, 'seq', 'avx512', 1460, [d, d])
+        self.assertEqual(len(df), 2)
+        self.assertTrue(all(x > 0 for x in df))
+        # 6 instructions per block at 8 per cycle: at least 22 * 6 / 8 cycles
+        # per loop, and nowhere near serial latency (22 * (4 + 2 + 1))
+        for x in df:
+            self.assertGreaterEqual(x * 1460, 22 * 6 / 8 - 1)
+            self.assertLess(x * 1460, 22 * 7 / 2)
+
+
+    def test_vector_spill_round_trip(self):
+        # a state word spilled from a zmm register: reloaded, one add,
+        # stored back every iteration; the recurrence is the add plus the
+        # slot's round trip, st_fwd for a 64-bit register, st_fwd_vec for
+        # a vector one
+        body = [('vmovdqu64', '0x40(%rsp),%zmm1'), ('vpaddq', '%zmm0,%zmm1,%zmm1'),
+                ('vmovdqu64', '%zmm1,0x40(%rsp)'), ('add', '$0x40,%rcx'), ('jae', '0 <f>')]
+        self.assertAlmostEqual(model.loop_stats(body, 4, 0.5)['chain'], 1.5)
+        self.assertAlmostEqual(model.loop_stats(body, 4, 0.5, st_fwd_vec=11.0)['chain'], 12.0)
+        sbody = [('mov', '0x40(%rsp),%rax'), ('add', '%rdx,%rax'), ('mov', '%rax,0x40(%rsp)'),
+                 ('add', '$0x8,%rcx'), ('jae', '0 <f>')]
+        self.assertAlmostEqual(model.loop_stats(sbody, 4, 0.5, st_fwd_vec=11.0)['chain'], 1.5)
+        core = model.Core(dict(PROBE, st_fwd_vec=2.0 / 11.0))
+        self.assertAlmostEqual(core.st_fwd_vec, 11.0)
+        self.assertAlmostEqual(model.Core(PROBE).st_fwd_vec, model.Core(PROBE).st_fwd)
+
+
 def _cpu_flags():
     try:
         with open('/proc/cpuinfo') as fh:
