@@ -42,32 +42,9 @@
 #if defined(__x86_64__)
 #include "chacha20_x8.h"
 
-#define X8_INIT(p, ctr)                                                        \
-	__m256i p##0 = _mm256_set1_epi32((int)CN_CHACHA_C0);                   \
-	__m256i p##1 = _mm256_set1_epi32((int)CN_CHACHA_C1);                   \
-	__m256i p##2 = _mm256_set1_epi32((int)CN_CHACHA_C2);                   \
-	__m256i p##3 = _mm256_set1_epi32((int)CN_CHACHA_C3);                   \
-	__m256i p##4 = _mm256_set1_epi32((int)st->key[0]);                     \
-	__m256i p##5 = _mm256_set1_epi32((int)st->key[1]);                     \
-	__m256i p##6 = _mm256_set1_epi32((int)st->key[2]);                     \
-	__m256i p##7 = _mm256_set1_epi32((int)st->key[3]);                     \
-	__m256i p##8 = _mm256_set1_epi32((int)st->key[4]);                     \
-	__m256i p##9 = _mm256_set1_epi32((int)st->key[5]);                     \
-	__m256i p##10 = _mm256_set1_epi32((int)st->key[6]);                    \
-	__m256i p##11 = _mm256_set1_epi32((int)st->key[7]);                    \
-	__m256i p##12 = _mm256_add_epi32(_mm256_set1_epi32((int)(ctr)), lane); \
-	__m256i p##13 = _mm256_set1_epi32((int)st->nonce[0]);                  \
-	__m256i p##14 = _mm256_set1_epi32((int)st->nonce[1]);                  \
-	__m256i p##15 = _mm256_set1_epi32((int)st->nonce[2])
-
 /* The rotation constants and lane numbers every group pass needs. */
-#define X8_CONSTS                                                                              \
-	const __m256i rot16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, \
-					       13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15,  \
-					       12, 13);                                           \
-	const __m256i rot8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13,  \
-					      14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12,   \
-					      13, 14);                                            \
+#define X8_CONSTS      \
+	CN_X8_ROT_CONSTS; \
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
 
 /* One quarter round on words a, b, c, d of every group: QR2 for groups x
@@ -84,19 +61,6 @@
 		CN_X8_QR(z##a, z##b, z##c, z##d);            \
 	} while (0)
 
-/* Ten double rounds (columns, then diagonals) with quarter-round macro QR. */
-#define TEN_DOUBLE_ROUNDS(QR)                                \
-	for (int i = 0; i < 10; i++) {                       \
-		QR(0, 4, 8, 12);                             \
-		QR(1, 5, 9, 13);                             \
-		QR(2, 6, 10, 14);                            \
-		QR(3, 7, 11, 15);                            \
-		QR(0, 5, 10, 15);                            \
-		QR(1, 6, 11, 12);                            \
-		QR(2, 7, 8, 13);                             \
-		QR(3, 4, 9, 14);                             \
-	}
-
 /* Feed-forward and output of group p: blocks ctr..ctr+7, 512 bytes at
  * byte offset off of in and out. */
 #define X8_FINISH(p, ctr, off)                                                                 \
@@ -110,10 +74,10 @@ static inline void chacha20_x8x2(const struct cn_chacha20 *st, uint32_t counter,
 				 const uint8_t *in, uint8_t *out)
 {
 	X8_CONSTS;
-	X8_INIT(x, counter);
-	X8_INIT(y, counter + 8);
+	CN_X8_INIT(x, counter);
+	CN_X8_INIT(y, counter + 8);
 
-	TEN_DOUBLE_ROUNDS(QR2)
+	CN_X8_TEN_DOUBLE_ROUNDS(QR2)
 	X8_FINISH(x, counter, 0);
 	X8_FINISH(y, counter + 8, 512);
 }
@@ -123,11 +87,11 @@ static inline void chacha20_x8x3(const struct cn_chacha20 *st, uint32_t counter,
 				 const uint8_t *in, uint8_t *out)
 {
 	X8_CONSTS;
-	X8_INIT(x, counter);
-	X8_INIT(y, counter + 8);
-	X8_INIT(z, counter + 16);
+	CN_X8_INIT(x, counter);
+	CN_X8_INIT(y, counter + 8);
+	CN_X8_INIT(z, counter + 16);
 
-	TEN_DOUBLE_ROUNDS(QR3)
+	CN_X8_TEN_DOUBLE_ROUNDS(QR3)
 	X8_FINISH(x, counter, 0);
 	X8_FINISH(y, counter + 8, 512);
 	X8_FINISH(z, counter + 16, 1024);
@@ -161,10 +125,7 @@ static inline __attribute__((always_inline)) void
 chacha20_h(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, uint8_t *out,
 	   size_t len, const int ns)
 {
-	const __m256i rot16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
-					       2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
-	const __m256i rot8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
-					      3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+	CN_X8_ROT_CONSTS;
 	const __m256i a0 = _mm256_setr_epi32((int)CN_CHACHA_C0, (int)CN_CHACHA_C1, (int)CN_CHACHA_C2,
 					     (int)CN_CHACHA_C3, (int)CN_CHACHA_C0, (int)CN_CHACHA_C1,
 					     (int)CN_CHACHA_C2, (int)CN_CHACHA_C3);

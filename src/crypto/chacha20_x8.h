@@ -38,6 +38,56 @@
 		c = _mm256_add_epi32(c, d); b = CN_X8_ROL7(_mm256_xor_si256(b, c));  \
 	} while (0)
 
+/* The byte-shuffle rotation constants CN_X8_QR uses without AVX512VL. */
+#if defined(__AVX512VL__)
+#define CN_X8_ROT_CONSTS
+#else
+#define CN_X8_ROT_CONSTS                                                                       \
+	const __m256i rot16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, \
+					       13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15,  \
+					       12, 13);                                           \
+	const __m256i rot8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13,  \
+					      14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12,   \
+					      13, 14)
+#endif
+
+/* The initial state of one group of eight blocks, word i in p##i (block
+ * ctr + j in lane j); needs st and lane = 0..7 in scope. */
+#define CN_X8_INIT(p, ctr)                                                     \
+	__m256i p##0 = _mm256_set1_epi32((int)CN_CHACHA_C0);                   \
+	__m256i p##1 = _mm256_set1_epi32((int)CN_CHACHA_C1);                   \
+	__m256i p##2 = _mm256_set1_epi32((int)CN_CHACHA_C2);                   \
+	__m256i p##3 = _mm256_set1_epi32((int)CN_CHACHA_C3);                   \
+	__m256i p##4 = _mm256_set1_epi32((int)st->key[0]);                     \
+	__m256i p##5 = _mm256_set1_epi32((int)st->key[1]);                     \
+	__m256i p##6 = _mm256_set1_epi32((int)st->key[2]);                     \
+	__m256i p##7 = _mm256_set1_epi32((int)st->key[3]);                     \
+	__m256i p##8 = _mm256_set1_epi32((int)st->key[4]);                     \
+	__m256i p##9 = _mm256_set1_epi32((int)st->key[5]);                     \
+	__m256i p##10 = _mm256_set1_epi32((int)st->key[6]);                    \
+	__m256i p##11 = _mm256_set1_epi32((int)st->key[7]);                    \
+	__m256i p##12 = _mm256_add_epi32(_mm256_set1_epi32((int)(ctr)), lane); \
+	__m256i p##13 = _mm256_set1_epi32((int)st->nonce[0]);                  \
+	__m256i p##14 = _mm256_set1_epi32((int)st->nonce[1]);                  \
+	__m256i p##15 = _mm256_set1_epi32((int)st->nonce[2])
+
+/* A quarter round on words a, b, c, d of group x (the AVX2 variant's
+ * QR2/QR3 do two or three groups side by side). */
+#define CN_X8_QR1(a, b, c, d) CN_X8_QR(x##a, x##b, x##c, x##d)
+
+/* Ten double rounds (columns, then diagonals) with quarter-round macro QR. */
+#define CN_X8_TEN_DOUBLE_ROUNDS(QR)                          \
+	for (int i = 0; i < 10; i++) {                       \
+		QR(0, 4, 8, 12);                             \
+		QR(1, 5, 9, 13);                             \
+		QR(2, 6, 10, 14);                            \
+		QR(3, 7, 11, 15);                            \
+		QR(0, 5, 10, 15);                            \
+		QR(1, 6, 11, 12);                            \
+		QR(2, 7, 8, 13);                             \
+		QR(3, 4, 9, 14);                             \
+	}
+
 /* 32 bytes of out = in ^ v (in NULL: v). Unaligned; in == out safe. */
 static inline void cn__x8_put(uint8_t *out, const uint8_t *in, __m256i v)
 {
@@ -116,34 +166,11 @@ cn__x8_finish(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
 static inline void cn__chacha20_x8(const struct cn_chacha20 *st, uint32_t counter,
 				   const uint8_t *in, uint8_t *out)
 {
-#if !defined(__AVX512VL__)
-	const __m256i rot16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
-					       2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
-	const __m256i rot8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
-					      3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
-#endif
+	CN_X8_ROT_CONSTS;
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-	__m256i x0 = _mm256_set1_epi32((int)CN_CHACHA_C0), x1 = _mm256_set1_epi32((int)CN_CHACHA_C1);
-	__m256i x2 = _mm256_set1_epi32((int)CN_CHACHA_C2), x3 = _mm256_set1_epi32((int)CN_CHACHA_C3);
-	__m256i x4 = _mm256_set1_epi32((int)st->key[0]), x5 = _mm256_set1_epi32((int)st->key[1]);
-	__m256i x6 = _mm256_set1_epi32((int)st->key[2]), x7 = _mm256_set1_epi32((int)st->key[3]);
-	__m256i x8 = _mm256_set1_epi32((int)st->key[4]), x9 = _mm256_set1_epi32((int)st->key[5]);
-	__m256i x10 = _mm256_set1_epi32((int)st->key[6]), x11 = _mm256_set1_epi32((int)st->key[7]);
-	__m256i ctr = _mm256_add_epi32(_mm256_set1_epi32((int)counter), lane);
-	__m256i x12 = ctr;
-	__m256i x13 = _mm256_set1_epi32((int)st->nonce[0]), x14 = _mm256_set1_epi32((int)st->nonce[1]);
-	__m256i x15 = _mm256_set1_epi32((int)st->nonce[2]);
+	CN_X8_INIT(x, counter);
 
-	for (int i = 0; i < 10; i++) {
-		CN_X8_QR(x0, x4, x8, x12);
-		CN_X8_QR(x1, x5, x9, x13);
-		CN_X8_QR(x2, x6, x10, x14);
-		CN_X8_QR(x3, x7, x11, x15);
-		CN_X8_QR(x0, x5, x10, x15);
-		CN_X8_QR(x1, x6, x11, x12);
-		CN_X8_QR(x2, x7, x8, x13);
-		CN_X8_QR(x3, x4, x9, x14);
-	}
+	CN_X8_TEN_DOUBLE_ROUNDS(CN_X8_QR1)
 	cn__x8_finish(st, counter, in, out, x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12,
 		      x13, x14, x15);
 }
