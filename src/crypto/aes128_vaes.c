@@ -121,18 +121,12 @@ run(const struct vaes_keys *k, const bool has_in, uint64_t hi, uint64_t lo, cons
 	 * the smaller ones, whose ten dependent rounds are latency-bound,
 	 * overlap its rounds. */
 	size_t n = (len + 63) / 64;
-	if (n >= 4) {
+	for (; n >= 4; n -= 4)
 		pass(k, 4, has_in, &ctr, &ip, &op, &len);
-		n -= 4;
-	}
-	if (n == 4) {
-		pass(k, 4, has_in, &ctr, &ip, &op, &len);
-	} else {
-		if (n & 2)
-			pass(k, 2, has_in, &ctr, &ip, &op, &len);
-		if (n & 1)
-			pass(k, 1, has_in, &ctr, &ip, &op, &len);
-	}
+	if (n & 2)
+		pass(k, 2, has_in, &ctr, &ip, &op, &len);
+	if (n & 1)
+		pass(k, 1, has_in, &ctr, &ip, &op, &len);
 }
 
 /* A call whose low 64 counter bits wrap (at most once per call: 2^64
