@@ -620,10 +620,11 @@ static inline __attribute__((always_inline)) uint32_t desc_frame_len(const struc
 }
 
 /* Prefetch the frames still in the ring, from rx_pf up to (not including)
- * @p limit, as far as their status says the NIC wrote them. Reading the
- * status is the driver's descriptor read, done early. */
-static inline __attribute__((always_inline)) void prefetch_ring(struct cn_netdev *dev, uint32_t limit,
-								 const bool split)
+ * @p limit, as far as their status says the NIC wrote them: the whole
+ * frame, or with @p head_only its header lines (paced PREFETCH). Reading
+ * the status is the driver's descriptor read, done early. */
+static inline __attribute__((always_inline)) void
+prefetch_ring(struct cn_netdev *dev, uint32_t limit, const bool split, const bool head_only)
 {
 	if ((int32_t)(dev->rx_pf - dev->rx_drv) < 0)
 		dev->rx_pf = dev->rx_drv;
@@ -631,7 +632,10 @@ static inline __attribute__((always_inline)) void prefetch_ring(struct cn_netdev
 		const struct rx_desc *d = &dev->rx[dev->rx_pf & dev->mask];
 		if (!(d->status & DD))
 			break;
-		prefetch_desc(dev, d, dev->p.prefetch_hint, split);
+		if (head_only)
+			prefetch_head_desc(dev, d, split);
+		else
+			prefetch_desc(dev, d, dev->p.prefetch_hint, split);
 		dev->rx_pf++;
 	}
 }
@@ -734,7 +738,7 @@ rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf, bool p
 			if (!(st & DD))
 				break;
 			if (pf)
-				prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split);
+				prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split, false);
 			m = copy_small(dev, d, true);
 			if (m) {
 				if (pf_small)
@@ -747,7 +751,7 @@ rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf, bool p
 			continue;
 		}
 		if (pf)
-			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split);
+			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split, false);
 		m = copy_small(dev, d, false);
 		if (m) {
 			if (pf_small)
@@ -807,15 +811,9 @@ poll_paced(struct cn_netdev *dev, struct cn_net *net, uint64_t now, struct cn_mb
 			prefetch_head(m[pf]->data);
 		if (CN_DEV_UNLIKELY(pf < want)) {
 			/* the next poll's first frames, still in the ring */
-			uint32_t r = base + pf;
-			while ((int32_t)(base + want - r) > 0 && r != dev->rx_nic) {
-				const struct rx_desc *d = &dev->rx[r & dev->mask];
-				if (!(d->status & DD))
-					break;
-				prefetch_head_desc(dev, d, split);
-				r++;
-			}
-			pf = r - base;
+			dev->rx_pf = base + pf;
+			prefetch_ring(dev, base + want, split, true);
+			pf = dev->rx_pf - base;
 		}
 		/* pace lines of the stream; an empty range costs none. Per
 		 * range, the lines it has left up to what the pace allows,
@@ -894,7 +892,7 @@ poll_rx(struct cn_netdev *dev, struct cn_net *net, uint64_t now, const bool spli
 		while ((int32_t)(want - dev->rx_pf) > 0) {
 			uint32_t j = dev->rx_pf - base;
 			if (j >= n) {
-				prefetch_ring(dev, want, split);
+				prefetch_ring(dev, want, split, false);
 				break;
 			}
 			prefetch_mbuf(m[j], dev->p.prefetch_hint, split);
