@@ -51,6 +51,8 @@
 //       RX benchmark with the driver's batch (frames per poll) and, for
 //       prefetch, the distance k and the payload lines' level varied: the
 //       sweep behind CN_NETDEV_PREFETCH_K_DEFAULT. All unpaced.
+//   tcp_rx_mem/<flush|inject>-d<D>/1460  the frames of a 1460-byte
+//       receive loaded alone, a prefetch D lines ahead (bm_tcp_rx_mem).
 //   tcp_rx_pf/<csum>-<buffer>-prefetch-b32-k8-l1-p<pace>/1460  paced
 //       prefetch (netdev.h, cn_netdev_params.prefetch_pace): <pace>
 //       payload lines per frame.
@@ -100,6 +102,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include "cachenet/netdev.h"
@@ -572,6 +575,98 @@ void bm_udp_tx(benchmark::State &st, udp_mode mode, uint32_t payload)
 	cnbench::free_buffer(app);
 }
 
+// tcp_rx_mem/<dca>-d<D>/1460: the memory side of tcp_rx/*-<dca>/1460
+// alone. The same device, ring (1024), pools and DCA mode; a peer sending
+// 1514-byte frames (UDP, 1472-byte datagrams: the frame of a 1460-byte TCP
+// segment, and not flow-controlled, so no stack is needed), taken off the
+// ring 256 at a time with cn_netdev_rx_burst; then every line of every
+// frame is loaded once, in ring order, with a prefetcht0 for the line D
+// lines ahead (D 0: no software prefetch, the hardware prefetchers only),
+// and the frames are freed. No protocol work. flush-d<D> is how fast one
+// core pulls the lines a NIC left in memory into its caches in a tight
+// loop with this buffer layout (2 KB clusters in the order the pool hands
+// them out): the reference the report sets beside the prefetch rows of
+// tcp_rx at 1460 B and the time their 80% goal asks for. It is not a
+// bound: a receive that overlaps the loads with protocol work can beat it
+// (the batch-4 rows do). inject-d0 is the loop's own cost with the lines
+// cached. Building the burst's line list runs paused. Counters:
+// tsc_per_packet (per frame), bytes_per_tsc (frame bytes per tick).
+void bm_tcp_rx_mem(benchmark::State &st, enum cn_dca dca, uint32_t dist)
+{
+	constexpr unsigned BURST = 256;
+	constexpr uint16_t DGRAM = 1472; // 14 + 20 + 8 + 1472 = 1514 bytes
+	Env e;
+	if (!e.init(st, dca, 1024, 0)) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_peer_params pp = e.peer_params(CN_PEER_UDP_SOURCE);
+	pp.mss = DGRAM;
+	e.peer = cn_peer_create(e.dev, &pp);
+	if (!e.peer) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_mbuf *m[BURST];
+	std::vector<const uint8_t *> lines;
+	std::vector<size_t> frame_end; // lines[] index past frame i's lines
+	lines.reserve(BURST * 32);
+	frame_end.reserve(BURST);
+	unsigned n = 0, i = 0;
+	size_t li = 0;
+	uint64_t frames = 0, frame_bytes = 0, acc = 0;
+	cnbench::Measure meas(st, 14 + 20 + 8 + DGRAM);
+	for (auto _ : st) {
+		if (i == n) {
+			for (unsigned j = 0; j < n; j++)
+				cn_mbuf_free_chain(m[j]);
+			if (!cn_netdev_rx_pending(e.dev)) {
+				meas.pause();
+				cn_peer_send(e.peer, BURST);
+				meas.resume();
+			}
+			n = cn_netdev_rx_burst(e.dev, m, BURST);
+			if (n == 0) {
+				st.SkipWithError("the peer sent no frames");
+				break;
+			}
+			meas.pause();
+			lines.clear();
+			frame_end.clear();
+			for (unsigned j = 0; j < n; j++) {
+				uintptr_t a = (uintptr_t)m[j]->data & ~(uintptr_t)63;
+				uintptr_t end = (uintptr_t)m[j]->data + m[j]->len;
+				for (; a < end; a += 64)
+					lines.push_back((const uint8_t *)a);
+				frame_end.push_back(lines.size());
+			}
+			meas.resume();
+			for (size_t q = 0; q < dist && q < lines.size(); q++)
+				__builtin_prefetch(lines[q], 0, 3);
+			i = 0;
+			li = 0;
+		}
+		const size_t fe = frame_end[i], nl = lines.size();
+		for (; li < fe; li++) {
+			if (li + dist < nl)
+				__builtin_prefetch(lines[li + dist], 0, 3);
+			acc += *(const volatile uint64_t *)lines[li];
+		}
+		frame_bytes += m[i]->len;
+		frames++;
+		i++;
+	}
+	meas.finish();
+	benchmark::DoNotOptimize(acc);
+	for (unsigned j = 0; j < n; j++) /* read or not, the last burst's frames */
+		cn_mbuf_free_chain(m[j]);
+	per_packet(st, (double)frames);
+	auto it = st.counters.find("tsc_per_packet");
+	if (it != st.counters.end() && frames && it->second.value > 0)
+		st.counters["bytes_per_tsc"] =
+			benchmark::Counter((double)frame_bytes / (double)frames / it->second.value);
+}
+
 void rx_free(void *, struct cn_mbuf *m, const struct cn_pkt_info *)
 {
 	cn_mbuf_free_chain(m);
@@ -702,6 +797,12 @@ void register_all()
 					     bm_tcp_rx(st, r.csum, r.contig, CN_DCA_PREFETCH, 1460, kn);
 				     });
 		}
+	// The memory side of the 1460-byte RX rows alone (bm_tcp_rx_mem).
+	for (uint32_t d : {0u, 32u, 64u, 96u, 128u, 192u})
+		cnbench::add("tcp_rx_mem/flush-d" + std::to_string(d) + "/1460",
+			     [=](benchmark::State &st) { bm_tcp_rx_mem(st, CN_DCA_FLUSH, d); });
+	cnbench::add("tcp_rx_mem/inject-d0/1460",
+		     [](benchmark::State &st) { bm_tcp_rx_mem(st, CN_DCA_INJECT, 0); });
 	cnbench::add("tcp_ack/cachenet/pure", bm_tcp_ack);
 	cnbench::add("tcp_tx/harness/pause-resume", bm_pause_resume);
 	const uint32_t UDP_PAYLOADS[] = {64, 128, 256, 512, 1024, 1472};

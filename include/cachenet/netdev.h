@@ -212,10 +212,23 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
  * With the poll and the copy-out timed apart (offload-mbuf, one run):
  * prefetch poll 81, read 128; flush 75, 183; inject 60, 121. The pace
  * sweep redone on the cheaper loop (p4, 8, 12, 16, 24: contig 217, 213,
- * 208, 208, 226; mbuf 213, 198, 190, 203, 218) keeps 12. What is left
- * to the goal is about the poll's remaining ~130 instructions per frame
- * over inject (~15 ticks at the poll's ~7.7 instructions a tick) plus
- * the memory's own pace; the goal stays unmet at batch 32.
+ * 208, 208, 226; mbuf 213, 198, 190, 203, 218) keeps 12.
+ * What is left is the memory, not the ~130 instructions: session 8
+ * (2026-11-24) ran prefetch mode with the NIC's flush switched off (a
+ * temporary patch, not kept: the same poll, its prefetches hitting
+ * cached lines), 7 interleaved repetitions, medians: offload-mbuf 142.7
+ * against inject 135.8, offload-contig 131.6 against 130.3 ticks per
+ * segment; the prefetch code costs 1-7 ticks of a 48-70 tick shortfall.
+ * The same day: prefetch_hint l1, l2, llc, nta at pace 12 within 7 ticks
+ * of each other (mbuf 192-199, contig 189-193); pace 24 and 36 with l2
+ * slower (212-225). bench_tcp's tcp_rx_mem/flush-d<D>/1460 loads the
+ * frames of these rows and nothing else (same ring, pools, flush): best
+ * 164-176 ticks a frame at D = 96 lines, 338-348 without software
+ * prefetch, 66-68 with the lines cached; the 80% goal asks the batch-32
+ * offload rows for 148-158 ticks a frame with the protocol work, less
+ * than that loop's load time, while the batch-4 rows (prefetch k frames
+ * ahead between small polls) reach 151-177. The goal stays unmet at
+ * batch 32; cachenet-report's DCA section prints the comparison.
  */
 #define CN_NETDEV_PREFETCH_PACE_MAX 1024
 

@@ -133,6 +133,20 @@ def check_dca_recovery():
     check((met, judged) == (1, 2), "counts %d of %d" % (met, judged))
     check(abs(ctx.metrics["goals/dca/offload-mbuf/1460/recovery"] - 161 / 200) < 1e-12,
           "recovery metric")
+    # loading the frames alone: the best distance, each row's target against it
+    for d, v in ((0, 340), (32, 230), (96, 160), (192, 190)):
+        timed["tcp_rx_mem/flush-d%d/1460" % d] = t(v)
+    timed["tcp_rx_mem/inject-d0/1460"] = t(66)
+    ctx = MetricCtx()
+    md = "\n".join(net.mem_floor(ctx, timed, ["offload-mbuf", "fused-contig", "separate-mbuf"]))
+    check("160 ticks at 96 lines" in md and "66 with the lines cached" in md, "best distance: %s" % md)
+    row = [l for l in md.splitlines() if l.startswith("| `offload-mbuf`")]
+    # target 100 + 0.2 x 200 = 140; 140 / 160 and 139 / 160
+    check(len(row) == 1 and row[0].split(" | ")[2:] == ["140", "139", "0.875", "0.869 |"],
+          "offload-mbuf row %s" % row)
+    check(not [l for l in md.splitlines() if l.startswith("| `separate-mbuf`")], "unmeasured row left out")
+    check(ctx.metrics["tcp_rx_mem/flush-best/1460/tsc_per_packet"] == 160, "load-only metric")
+    check("was not run" in "\n".join(net.mem_floor(MetricCtx(), {}, ["offload-mbuf"])), "not run")
 
 
 def main():
