@@ -7,7 +7,10 @@
 //   csum/<impl>/<bytes>        sum of a buffer at a 4 KB-aligned address
 //   csum/<impl>/<bytes>+1      the same, starting one byte further
 //   csum_copy/<impl>/<bytes>   copy + checksum (source +1 for "<bytes>+1")
-//   copy/<impl>/<bytes>        the copy alone (glibc memcpy), the floor
+//   copy/<impl>/<bytes>        the copy alone: glibc (memcpy), the floor, and
+//                              loop512 (AVX-512BW CPUs: the bare AVX-512 copy
+//                              loop of bench/copyloop512.c, csum_copy's
+//                              structure without the checksum)
 //   ipv4-hdr/<impl>/20         checksum of a 20-byte IPv4 header
 //
 // Sizes 20, 64, 576, 1460, 4096, 9000, 65536 (+1: 64 and up). Each impl
@@ -78,6 +81,7 @@ uint16_t cnbench_dpdk_projflags_copy_cksum(void *dst, const void *src, size_t le
 #endif
 #if defined(__x86_64__)
 extern "C" uint64_t cnbench_loadsum512(const void *buf, size_t len); // bench/loadsum512.c
+extern "C" void cnbench_copyloop512(void *dst, const void *src, size_t len); // bench/copyloop512.c
 #endif
 
 #ifdef CN_HAVE_LWIP
@@ -305,6 +309,18 @@ void register_all()
 			return (uint16_t)0;
 		},
 		false, "copy/");
+#if defined(__x86_64__)
+	// The bare AVX-512 copy loop (bench/copyloop512.c): what a vector loop
+	// that reads and writes each byte once reaches, the checksum aside.
+	if (cn_cpu_has(CN_CPU_AVX512F) && cn_cpu_has(CN_CPU_AVX512BW))
+		add_copy(
+			"loop512",
+			[](void *d, const void *s, size_t n) {
+				cnbench_copyloop512(d, s, n);
+				return (uint16_t)0;
+			},
+			false, "copy/");
+#endif
 	add_sum("loadsum64", loadsum64, false);
 #if defined(__x86_64__)
 	if (cn_cpu_has(CN_CPU_AVX512F))
