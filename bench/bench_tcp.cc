@@ -51,6 +51,9 @@
 //       RX benchmark with the driver's batch (frames per poll) and, for
 //       prefetch, the distance k and the payload lines' level varied: the
 //       sweep behind CN_NETDEV_PREFETCH_K_DEFAULT. All unpaced.
+//   tcp_rx_ra/<offload-cfg>-<dca>-ra<bytes>/1460  the stack's copy-out
+//       read-ahead distance (tcp.h rx_readahead; ra0: none) in each DCA
+//       mode; prefetch paced as in tcp_rx.
 //   tcp_rx_mem/<flush|inject>-d<D>/1460  the frames of a 1460-byte
 //       receive loaded alone, a prefetch D lines ahead (bm_tcp_rx_mem).
 //   tcp_rx_pf/<csum>-<buffer>-prefetch-b32-k8-l1-p<pace>/1460  paced
@@ -66,7 +69,11 @@
 //       (RX_OFFLOAD_PACE lines per frame; netdev.h): with the checksum
 //       verified by the NIC the stack reads no payload in the poll; the
 //       unpaced figure of the same configuration is
-//       tcp_rx_pf/offload-*-prefetch-b32-k8-l1/1460.
+//       tcp_rx_pf/offload-*-prefetch-b32-k8-l1/1460 (default read-ahead).
+//       offload-*-prefetch also sets the stack's copy-out read-ahead to
+//       RX_PREFETCH_READAHEAD bytes (tcp.h rx_readahead), the distance
+//       that suits a driver that prefetches; every other row keeps the
+//       default (tcp_rx_ra/ has each mode at each distance).
 //   tcp_rx/<csum>-<buffer>-<dca>-split/<payload>  the same with the NIC's
 //       header/payload split on (netdev.h): each data segment reaches the
 //       stack as a chain, headers in a small mbuf, payload in the
@@ -124,12 +131,21 @@ struct rx_knobs {
 	enum cn_prefetch_hint hint = CN_PREFETCH_L1;
 	bool split = false; // header/payload split (netdev.h)
 	uint32_t pace = 0;  // PREFETCH: paced payload lines per frame (netdev.h); 0 = unpaced
+	uint32_t readahead = 0; // the stack's copy-out read-ahead (tcp.h rx_readahead); 0 = default
+	bool no_readahead = false; // ... or none (tcp.h no_rx_readahead)
 };
 
 // tcp_rx/offload-*-prefetch: the driver paces its payload prefetch (the
 // stack reads no payload in its input: the NIC verified the checksum);
 // the lines per frame from the sweep tcp_rx_pf/...-p<pace>.
 constexpr uint32_t RX_OFFLOAD_PACE = 12;
+// ... and the stack's copy-out read-ahead reaches further (tcp.h
+// rx_readahead): behind the driver's prefetch, the sweep
+// tcp_rx_ra/offload-*-prefetch-ra<bytes>/1460 is fastest at 11680-17520
+// (mbuf 176 -> 161, contig 180 -> 169 ticks a segment against the default
+// 5840), while flush (and inject) are fastest at the default, which they
+// keep. Each DCA mode with the stack configured for it.
+constexpr uint32_t RX_PREFETCH_READAHEAD = 17520;
 
 struct Env {
 	struct cn_mbuf_pool *mp = nullptr, *cp = nullptr;
@@ -401,6 +417,8 @@ void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca
 		return;
 	}
 	struct cn_tcp_params tp = e.tcp(CN_TCP_CSUM_OFFLOAD, true);
+	tp.rx_readahead = kn.readahead;
+	tp.no_rx_readahead = kn.no_readahead;
 	e.tcb = cn_tcp_open(e.net, &tp);
 	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SOURCE);
 	pp.mss = (uint16_t)(payload < MSS ? payload : MSS);
@@ -749,6 +767,8 @@ void register_all()
 		kn.split = split;
 		if (r.csum == RX_OFFLOAD)
 			kn.pace = RX_OFFLOAD_PACE;
+		if (r.csum == RX_OFFLOAD && d == CN_DCA_PREFETCH)
+			kn.readahead = RX_PREFETCH_READAHEAD;
 		cnbench::add(std::string("tcp_rx/") + r.name + "-" + cn_dca_name((enum cn_dca)d) +
 				     (split ? "-split/" : "/") + std::to_string(p),
 			     [=](benchmark::State &st) {
@@ -797,6 +817,26 @@ void register_all()
 					     bm_tcp_rx(st, r.csum, r.contig, CN_DCA_PREFETCH, 1460, kn);
 				     });
 		}
+	// The stack's copy-out read-ahead distance in each DCA mode (tcp.h,
+	// CN_TCP_RX_READAHEAD_DEFAULT); ra0: none. Offload rows: the stack
+	// reads no payload in its input, the read-ahead is its only prefetch
+	// of the copy-out (prefetch: behind the driver's paced prefetch).
+	for (auto &r : rx) {
+		if (r.csum != RX_OFFLOAD)
+			continue;
+		for (int d = 0; d < 3; d++)
+			for (uint32_t ra : {0u, 5840u, 8760u, 11680u, 17520u}) {
+				rx_knobs kn;
+				kn.pace = RX_OFFLOAD_PACE;
+				kn.readahead = ra;
+				kn.no_readahead = ra == 0;
+				cnbench::add(std::string("tcp_rx_ra/") + r.name + "-" + cn_dca_name((enum cn_dca)d) +
+						     "-ra" + std::to_string(ra) + "/1460",
+					     [=](benchmark::State &st) {
+						     bm_tcp_rx(st, r.csum, r.contig, (enum cn_dca)d, 1460, kn);
+					     });
+			}
+	}
 	// The memory side of the 1460-byte RX rows alone (bm_tcp_rx_mem).
 	for (uint32_t d : {0u, 32u, 64u, 96u, 128u, 192u})
 		cnbench::add("tcp_rx_mem/flush-d" + std::to_string(d) + "/1460",

@@ -229,6 +229,13 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
  * than that loop's load time, while the batch-4 rows (prefetch k frames
  * ahead between small polls) reach 151-177. The goal stays unmet at
  * batch 32; cachenet-report's DCA section prints the comparison.
+ * What did pay: the stack's copy-out read-ahead reaching further behind
+ * this driver (tcp.h, cn_tcp_params.rx_readahead, per connection since
+ * session 8): tcp_rx_ra/offload-mbuf-prefetch 176-180 -> 160-161 ticks at
+ * 11680-17520 bytes, contig 180-186 -> 169-178, while flush and inject
+ * stay fastest at the default 5840. bench_tcp's offload-*-prefetch rows
+ * run at 17520 since then (RX_PREFETCH_READAHEAD); recovery in one quick
+ * report run: offload-mbuf 67%, offload-contig 50%.
  */
 #define CN_NETDEV_PREFETCH_PACE_MAX 1024
 

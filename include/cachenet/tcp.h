@@ -106,15 +106,45 @@ struct cn_tcp_params {
 	bool no_rx_readahead;         /**< skip the copy-out read-ahead: while the
 					   application copies from the receive queue
 					   (cn_tcp_recv, cn_tcp_recv_post), the queued
-					   payload up to 5840 bytes past the copy's end
-					   is prefetched, each queued byte once. It pays
+					   payload up to rx_readahead bytes past the
+					   copy's end is prefetched, each queued byte
+					   once. It pays
 					   when the NIC leaves received data out of the
 					   cache (flushed 1460-B segments, offload:
 					   ~440 -> ~245 ticks each) and costs ~115
 					   instructions a segment when it is cached
 					   (DDIO, DCA inject), where setting this saves
 					   them */
+	uint32_t rx_readahead;        /**< bytes the copy-out read-ahead keeps
+					   asked for past each copy's end; 0 =
+					   CN_TCP_RX_READAHEAD_DEFAULT; at most
+					   CN_TCP_RX_READAHEAD_MAX. The default suits a
+					   NIC that leaves received data in memory and a
+					   driver that does not prefetch it (DCA flush);
+					   behind a driver that prefetches the payload
+					   during its poll (DCA prefetch, paced) a longer
+					   distance pays: see CN_TCP_RX_READAHEAD_DEFAULT */
 };
+
+/**
+ * Default copy-out read-ahead distance (cn_tcp_params.rx_readahead): four
+ * 1460-byte segments. Measured 2026-11-24 (session 8, Zen 5 class EPYC
+ * VM, taskset -c 1, two runs, 5 interleaved repetitions, medians, another
+ * job on the other core), bench_tcp tcp_rx_ra/<cfg>-<dca>-ra<bytes>/1460,
+ * TSC ticks per 1460-byte segment at 5840 / 8760 / 11680 bytes (no
+ * read-ahead):
+ *   offload-mbuf   flush    239-242 / 242    / 264-267 (423-445)
+ *                  prefetch 179-180 / 167-168 / 160-161 (284-286)
+ *                  inject   128-131 / 131-132 / 133-134 (130-132)
+ *   offload-contig flush    236-240 / 249-258 / 261-264 (409-417)
+ *                  prefetch 183-186 / 181-182 / 178-181 (273-277)
+ *                  inject   122     / 123-125 / 124     (123-125)
+ * The default is flush's best; behind the driver's paced prefetch,
+ * 11680 receives a segment 11% faster (mbuf) to 2% (contig).
+ */
+#define CN_TCP_RX_READAHEAD_DEFAULT 5840u
+/** Largest accepted cn_tcp_params.rx_readahead. */
+#define CN_TCP_RX_READAHEAD_MAX (1u << 20)
 
 /** Per-connection counters. */
 struct cn_tcp_stats {

@@ -94,6 +94,7 @@ struct cn_tcb {
 	uint32_t ph_sum0;          /* pseudo-header w/o length, folded (offload: + l4len, fold) */
 	uint16_t hdr_len;          /* 54 or 66 */
 	uint8_t no_ts_clock, nodelay, no_readahead;
+	uint32_t ra_dist;          /* copy-out read-ahead distance, bytes (tcp.c) */
 	uint32_t laddr;
 	struct cn_tcb *hnext;      /* hash chain */
 	struct cn_sbring *ring;    /* when sb_kind == RING */

@@ -81,7 +81,8 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
 	    (unsigned)p->csum > CN_TCP_CSUM_SEPARATE || p->snd_wscale > 14 || p->rcv_wscale > 14 ||
 	    (p->csum == CN_TCP_CSUM_STORED &&
 	     (p->sndbuf != CN_SOCKBUF_RING || p->ring_copy != CN_SBRING_COPY_CSUM)) ||
-	    (p->csum == CN_TCP_CSUM_FUSED && !net->p.cpool) || p->ooo_max > CN_OOO_MAX) {
+	    (p->csum == CN_TCP_CSUM_FUSED && !net->p.cpool) || p->ooo_max > CN_OOO_MAX ||
+	    p->rx_readahead > CN_TCP_RX_READAHEAD_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -126,6 +127,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
 	tcb->no_ts_clock = p->no_ts_clock;
 	tcb->nodelay = p->nodelay;
 	tcb->no_readahead = p->no_rx_readahead;
+	tcb->ra_dist = p->rx_readahead ? p->rx_readahead : CN_TCP_RX_READAHEAD_DEFAULT;
 	tcb->csum_mode = (uint8_t)p->csum;
 	tcb->sb_kind = (uint8_t)p->sndbuf;
 	tcb->rcv_space_max = p->rcvbuf_size ? p->rcvbuf_size : 1u << 20;
@@ -322,7 +324,8 @@ static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
  * prefetch issued in its poll does not cover it: a 32-frame burst's
  * prefetches are not in the cache when the reads come, however late they
  * come (measured, netdev.h at CN_NETDEV_PREFETCH_K_DEFAULT). So each copy
- * step first prefetches the queued payload up to RCVQ_READAHEAD_BYTES past
+ * step first prefetches the queued payload up to ra_dist bytes
+ * (cn_tcp_params.rx_readahead, CN_TCP_RX_READAHEAD_DEFAULT 5840) past
  * the bytes it copies: one stream over the queue, continued across reads
  * and segment boundaries from a cursor in the TCB (ra_last, the last mbuf
  * read ahead, and ra_ahead, the queue bytes from the head to its end), so
@@ -344,7 +347,9 @@ static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
  * contig 244 -> 229, mbuf 238 -> 223 ticks per 1460-byte segment (the
  * fastest of 11), paced prefetch 183 -> 183, 185 -> 180, inject 124 ->
  * 123, 133 -> 130; a distance of 8760 or 11680 bytes (6, 8 segments)
- * made flush and inject slower (flush 238-259, inject 127-143). Cost: the
+ * made flush and inject slower (flush 238-259, inject 127-143), while
+ * behind the driver's paced prefetch 11680 pays (tcp.h,
+ * CN_TCP_RX_READAHEAD_DEFAULT: the distance is per connection). Cost: the
  * prefetches (len / 64 + 1 per queued mbuf, 4 a turn) and, per copy
  * step, a compare, and the walk of the mbufs read ahead; also when the
  * payload is cached (DCA inject): callgrind, CACHENET_CPU_DISABLE=avx512,
@@ -355,8 +360,6 @@ static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
  * same-run table with the brief's command, before and after this and the
  * paced driver prefetch: netdev.h, "Paced prefetch".
  * cn_tcp_params.no_rx_readahead turns it off (a stack on a DDIO NIC). */
-#define RCVQ_READAHEAD_BYTES 5840
-
 /* Every line of [p, p + len), four a turn (the loop's own instructions
  * were as many as the prefetches). An integer offset: GCC 12 deletes a
  * prefetch loop driven by a pointer compare (src/dev/netdev.c). */
@@ -377,11 +380,11 @@ static inline __attribute__((always_inline)) void ra_lines(const uint8_t *p, uin
 }
 
 /* Before a copy of @p len bytes from the queue's head: the stream up to
- * len + RCVQ_READAHEAD_BYTES (or the queue's end). */
+ * len + ra_dist (or the queue's end). */
 static inline __attribute__((always_inline)) void rcvq_readahead(struct cn_tcb *tcb, uint32_t len)
 {
 	const struct cn_mbuf *m, *last = tcb->ra_last;
-	uint32_t ahead = tcb->ra_ahead, target = len + RCVQ_READAHEAD_BYTES, from = ahead;
+	uint32_t ahead = tcb->ra_ahead, target = len + tcb->ra_dist, from = ahead;
 
 	if (ahead >= target)
 		return;

@@ -151,6 +151,22 @@ def check_dca_recovery():
     check(not [l for l in md.splitlines() if l.startswith("| `separate-mbuf`")], "unmeasured row left out")
     check(ctx.metrics["tcp_rx_mem/flush-best/1460/tsc_per_packet"] == 160, "load-only metric")
     check("was not run" in "\n".join(net.mem_floor(MetricCtx(), {}, ["offload-mbuf"])), "not run")
+    # the read-ahead sweep: each mode's fastest distance, the recovery at those
+    ra = {}
+    for mode, vals in (("flush", (400, 230, 240, 250, 290)), ("inject", (131, 128, 130, 133, 135)),
+                       ("prefetch", (300, 180, 170, 162, 160))):
+        for d, v in zip(net.RA_DISTANCES, vals):
+            ra["tcp_rx_ra/offload-mbuf-%s-ra%d/1460" % (mode, d)] = t(v)
+    ctx = MetricCtx()
+    md = "\n".join(net.readahead_rows(ctx, ra))
+    check("offload-mbuf flush 5840; offload-mbuf inject 5840; offload-mbuf prefetch 17520" in md,
+          "fastest distances: %s" % md)
+    # (230 - 160) / (230 - 128)
+    check(abs(ctx.metrics["tcp_rx_ra/offload-mbuf/1460/recovery_best"] - 70 / 102) < 1e-12,
+          "best-distance recovery")
+    check("offload-mbuf 68.63%" in md and "| `offload-contig` flush | — |" in md.replace(" None ", " — "),
+          "recovery text and an unmeasured configuration: %s" % md)
+    check("was not run" in "\n".join(net.readahead_rows(MetricCtx(), {})), "sweep not run")
 
 
 def main():

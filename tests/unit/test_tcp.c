@@ -325,6 +325,11 @@ static void test_open_errors(void **state)
 	assert_null(cn_tcp_open(f->a.net, &p));
 	assert_int_equal(errno, EINVAL);
 	p = base_params(true, 1, 2);
+	p.rx_readahead = CN_TCP_RX_READAHEAD_MAX + 1;
+	errno = 0;
+	assert_null(cn_tcp_open(f->a.net, &p));
+	assert_int_equal(errno, EINVAL);
+	p = base_params(true, 1, 2);
 	f->ta = cn_tcp_open(f->a.net, &p);
 	assert_non_null(f->ta);
 	assert_null(cn_tcp_open(f->a.net, &p));
@@ -773,6 +778,49 @@ static void test_recv_readahead_short(void **state)
 		}
 }
 
+/* The read-ahead distance (cn_tcp_params.rx_readahead): 40 segments
+ * queued, a first read of one byte reads ahead whole segments until
+ * 1 + distance bytes are asked for (0: CN_TCP_RX_READAHEAD_DEFAULT),
+ * the rest of the reads the remainder, each byte once, the stream intact. */
+static void test_recv_readahead_distance(void **state)
+{
+	struct fx *f = *state;
+	enum { SEGS = 40, TOTAL = SEGS * 1460 };
+	static const uint32_t dist[] = {0, 1460, 11680, 40000, CN_TCP_RX_READAHEAD_MAX};
+	static uint8_t src[TOTAL], dst[TOTAL];
+
+	for (unsigned i = 0; i < TOTAL; i++)
+		src[i] = (uint8_t)rnd();
+	for (unsigned d = 0; d < sizeof(dist) / sizeof(dist[0]); d++) {
+		struct cn_tcp_params pa = base_params(true, rnd(), rnd());
+		struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
+		struct cn_tcp_info ib;
+		pb.rx_readahead = dist[d];
+		open_pair(f, &pa, &pb);
+		memset(dst, 0, sizeof(dst));
+		for (uint32_t sent = 0; sent < TOTAL;) {
+			int n = cn_tcp_send(f->ta, src + sent, TOTAL - sent, f->now);
+			assert_true(n >= 0);
+			sent += (uint32_t)n;
+			run(f, 1000);
+		}
+		run(f, 1000);
+		cn_tcp_get_info(f->tb, &ib);
+		assert_int_equal(ib.rcv_queued, TOTAL);
+		read_exact(f, dst, 1, false);
+		uint32_t want = 1 + (dist[d] ? dist[d] : CN_TCP_RX_READAHEAD_DEFAULT);
+		uint32_t segs = (want + 1459) / 1460;
+		if (segs > SEGS)
+			segs = SEGS;
+		assert_int_equal(cn_tcp_stats(f->tb)->rcv_readahead, segs * 1460);
+		read_exact(f, dst + 1, TOTAL - 1, false);
+		assert_memory_equal(src, dst, TOTAL);
+		assert_int_equal(cn_tcp_stats(f->tb)->rcv_readahead, TOTAL);
+		run(f, 1000);
+		close_pair(f);
+	}
+}
+
 /* A posted buffer smaller than a segment: filled exactly (copy and
  * checksum fused over the part that fits), the rest kept by reference. */
 static void test_post_partial(void **state)
@@ -1037,6 +1085,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_post_partial, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_readahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_readahead_short, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_readahead_distance, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_both_ways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_piggyback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fin_lost, setup, teardown),

@@ -349,6 +349,43 @@ def recovery_rows(ctx, timed, cfgs):
 
 # tcp_rx_mem's prefetch distances, in lines (bench_tcp.cc, bm_tcp_rx_mem)
 MEM_DISTANCES = [0, 32, 64, 96, 128, 192]
+# tcp_rx_ra's copy-out read-ahead distances, bytes (0: none), and the one
+# bench_tcp.cc gives the offload prefetch rows (RX_PREFETCH_READAHEAD)
+RA_DISTANCES = [0, 5840, 8760, 11680, 17520]
+RA_PREFETCH = 17520
+RA_CFGS = ["offload-mbuf", "offload-contig"]
+
+
+def readahead_rows(ctx, rt):
+    """The stack's read-ahead distance in each DCA mode (tcp_rx_ra, same
+    run): ticks per segment, each mode's fastest distance, and the recovery
+    with every mode at its fastest."""
+    rows, fastest, recs = [], [], []
+    for cfg in RA_CFGS:
+        best = {}
+        for mode in ("flush", "inject", "prefetch"):
+            v = {d: rt.get("tcp_rx_ra/%s-%s-ra%d/1460" % (cfg, mode, d), {}).get("tsc_per_packet")
+                 for d in RA_DISTANCES}
+            got = {d: x for d, x in v.items() if x}
+            if got:
+                d = min(got, key=got.get)
+                best[mode] = got[d]
+                fastest.append("%s %s %s" % (cfg, mode, "none" if d == 0 else "%d" % d))
+            rows.append(["`%s` %s" % (cfg, mode)] + [v[d] for d in RA_DISTANCES])
+        r = recovery(best.get("flush"), best.get("inject"), best.get("prefetch"))
+        if r is not None:
+            ctx.metric("tcp_rx_ra/%s/1460/recovery_best" % cfg, r)
+            recs.append("%s %s" % (cfg, pct(r)))
+    if not fastest:
+        return ["*The read-ahead sweep (`tcp_rx_ra/*`) was not run.*", ""]
+    return ["**The stack's read-ahead distance in each mode** (`tcp_rx_ra/<cfg>-<mode>-ra<bytes>/1460`, "
+            "same run; `cn_tcp_params.rx_readahead` bytes, none = `no_rx_readahead`): TSC ticks per "
+            "segment. The `offload-*-prefetch` rows above run at %d bytes (bench_tcp.cc, "
+            "RX_PREFETCH_READAHEAD: behind the driver's paced prefetch a longer distance paid in "
+            "the sweeps), every other row at the default, 5840. Fastest distance in this run: %s. "
+            "Recovery with every mode at its fastest distance: %s."
+            % (RA_PREFETCH, "; ".join(fastest), "; ".join(recs) if recs else "not judged"), "",
+            table(["configuration, mode"] + ["ra %d" % d if d else "none" for d in RA_DISTANCES], rows), ""]
 
 
 def mem_floor(ctx, rt, cfgs):
@@ -418,7 +455,8 @@ def dca(ctx):
     if not ctx.args.quick:
         cfgs += [c + "-split" for c in RECOVERY_CFGS]
     mem_names = ["tcp_rx_mem/flush-d%d/1460" % d for d in MEM_DISTANCES] + ["tcp_rx_mem/inject-d0/1460"]
-    rfilt = "^%s$" % alt([rx_name(c, m) for c in cfgs for m in modes] + mem_names)
+    ra_names = ["tcp_rx_ra/%s-%s-ra%d/1460" % (c, m, d) for c in RA_CFGS for m in modes for d in RA_DISTANCES]
+    rfilt = "^%s$" % alt([rx_name(c, m) for c in cfgs for m in modes] + mem_names + ra_names)
     reps = 3 if ctx.args.quick else 5
     rt = results(ctx.bench("tcp", ["--benchmark_filter=" + rfilt, "--benchmark_min_time=0.03",
                                    "--benchmark_repetitions=%d" % reps,
@@ -428,13 +466,15 @@ def dca(ctx):
     md += ["**Prefetch recovery at 1460 B** (issue 5's goal: `prefetch` wins back at least "
            "80%% of the flush - inject gap, (flush - prefetch) / (flush - inject)); TSC ticks per "
            "packet, medians of %d interleaved repetitions. %d of %d rows meet it. Plain rows: "
-           "the driver's default batch of 32 frames per poll (offload rows: paced prefetch); "
-           "`-b4` rows: 4 frames per poll, all three modes, prefetch k 8 unpaced. At batch 32 "
-           "the stack's copy-out read-ahead already hides much of flush mode's misses (flush "
-           "is cheaper than at batch 4), and a 32-frame poll asks memory for more lines than "
-           "it delivers in the poll; at batch 4 the driver's prefetches overlap the reads "
-           "between polls." % (reps, met, judged), "",
+           "the driver's default batch of 32 frames per poll (offload rows: paced prefetch, "
+           "and the stack's read-ahead at %d bytes in prefetch mode, below); `-b4` rows: 4 "
+           "frames per poll, all three modes, prefetch k 8 unpaced, the default read-ahead. "
+           "At batch 32 the stack's copy-out read-ahead already hides much of flush mode's "
+           "misses (flush is cheaper than at batch 4), and a 32-frame poll asks memory for more "
+           "lines than it delivers in the poll; at batch 4 the driver's prefetches overlap the "
+           "reads between polls." % (reps, met, judged, RA_PREFETCH), "",
            table(["configuration", "flush", "inject", "prefetch", "recovered", "status"], rows), ""]
+    md += readahead_rows(ctx, rt)
     md += mem_floor(ctx, rt, cfgs)
     # memory accesses per packet against 2N+5 (simulated LL misses)
     if not ctx.args.no_sim:
