@@ -126,6 +126,7 @@ class Machine:
             self.lat[lvl] = lv.get('by_order', {}).get('page', {}).get('tsc', lv.get('tsc', 0.0))
         self.dram_lat = self.lat['DRAM']
         self.cold = {}  # set_cold(): {size: (read, copy) bytes per tick}
+        self.warm = {}  # set_warm(): {size: (in place, copy) bytes per tick}
 
     def set_cold(self, probe):
         """Flushed-buffer stream rates at the benchmark's sizes, from
@@ -136,12 +137,29 @@ class Machine:
             if mm and v and probe.get('cold_copy_' + mm[1]):
                 self.cold[int(mm[1])] = (v, probe['cold_copy_' + mm[1]])
 
-    def stream(self, rd, wr, W, size):
+    def set_warm(self, probe):
+        """Rates of a loop that reads and writes a warm buffer of a size
+        whose two buffers exceed L1 (64 KB: L2), from ilp/probe.py
+        (warm_rmw_S in place, warm_copy_S to a second buffer: bytes per
+        tick): {size: (in place, copy)}."""
+        for k, v in probe.items():
+            mm = re.match(r'warm_rmw_(\d+)$', k)
+            if mm and v and probe.get('warm_copy_' + mm[1]):
+                self.warm[int(mm[1])] = (v, probe['warm_copy_' + mm[1]])
+
+    def stream(self, rd, wr, W, size, copy=None):
         """Ticks per byte of one loop's data stream: read at level rd,
         write at level wr (None: no output). A flushed (DRAM) source of a
         size ilp/probe.py measured takes that size's flushed rate instead
         of memsig's 64 MB stream: read only, or, with a flushed destination
-        too, read and write together (copy)."""
+        too, read and write together (copy). copy (True / False, the
+        overlap form): a loop that reads and writes at L2, at a size
+        probe.py measured warm (set_warm), takes that size's warm rate, in
+        place or copied: the reads and writes of one pass overlap, where
+        memsig's read and write rates (256 KB) are added (in place at 64
+        KB: 0.013 ticks per byte measured, 0.023 added). None: memsig's."""
+        if copy is not None and rd == 'L2' and wr == 'L2' and size in self.warm:
+            return 1.0 / self.warm[size][1 if copy else 0]
         if rd == 'DRAM' and size in self.cold:
             r, cp = self.cold[size]
             if wr == 'DRAM':
@@ -423,7 +441,7 @@ def loops(p, form, isa, size, cache):
 
 
 def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size=None,
-               dis=None):
+               dis=None, copy=None):
     """Per-byte core cycles of one loop's resources: {term: cycles}.
     scale multiplies (instructions, loads, stores): callgrind's counts over
     the spec's, when the kernel was simulated. size: the buffer's, for the
@@ -452,7 +470,7 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
         scale = (1.0, 1.0, 1.0)
     if dis:
         chain = dis['chain'] / unroll
-    mem = m.stream(rd, wr, W, size)
+    mem = m.stream(rd, wr, W, size, copy)
     e = core.eff[isa]
     terms = {
         'issue': e * instr / core.issue,
@@ -542,7 +560,11 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     df = dataflow(core, p, form, isa, size, dis) if dis and core.use_dataflow.get(isa) else None
     total, by_term = 0.0, {}
     for j, (fns, rd, wr) in enumerate(ls):
-        t = loop_terms(core, m, fns, isa, u, R, rd, wr, scale, size, dis[j] if dis else None)
+        # the loop copies (the seq form's first loop, or the integrated
+        # loop, of a pipeline with copy) or works in place
+        cp = bool(p.copy) and (form != 'seq' or j == 0)
+        t = loop_terms(core, m, fns, isa, u, R, rd, wr, scale, size, dis[j] if dis else None,
+                       cp)
         if df:
             t.pop('chain', None)
             if not core.df_keep_window:
@@ -1279,6 +1301,10 @@ def main(argv=None):
                          '(cold_read/copy_S) instead of memsig\'s DRAM stream rate (64 MB) plus '
                          'one DRAM latency per stream; off by default: on the 2026-11-23 runs it '
                          'matched fewer rows (README.md)')
+    ap.add_argument('--no-warm', action='store_true',
+                    help='loops reading and writing at L2 at memsig\'s read and write rates '
+                         'added, not probe.py\'s warm in-place / copy rate at the buffer\'s '
+                         'size (warm_rmw_S, warm_copy_S; README.md)')
     ap.add_argument('--no-window', action='store_true',
                     help='leave out the out-of-order window term')
     ap.add_argument('--no-inflight', action='store_true',
@@ -1314,6 +1340,8 @@ def main(argv=None):
             core.win = {}
         if a.cold_probe:
             m.set_cold(pr)
+        if not a.no_warm:
+            m.set_warm(pr)
         if a.no_inflight:
             core.cold_lat = {}
         for isa in (('scalar', 'avx512') if a.no_dataflow == 'all' else

@@ -64,6 +64,17 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
               is not what 23 flushed lines cost; this is the rate at the
               benchmark's size and state, first misses included.
 
+  warm_rmw_S, warm_copy_S
+              bytes per tick through a warm buffer of S bytes, S > 8 KB
+              (AVX-512 only): bench_ilp.cc's "hot" state at 64 KB, where
+              the buffers sit in L2. Passes back to back, the median of
+              101: in place (each line loaded and stored back: warm_rmw)
+              and copied to a second buffer (warm_copy). model.py's rate
+              of a loop that reads and writes at L2 at that size: an
+              in-place pass reads and writes in parallel (2026-11-24
+              session 8: 0.0135 ticks per byte at 64 KB, where memsig's
+              L2 read and write rates at 256 KB, added, make 0.0228).
+
 Without AVX-512 (cpuid) the vector probes are left out and mix_issue uses
 scalar adds only. Prints JSON {name: per-tick rate, ..., "avx512": 0|1}
 to stdout (or --json FILE). Standard library only; x86-64 only.
@@ -272,6 +283,42 @@ static void cold_chase(size_t size, int seq)
 #define VADD8 VADD(0) VADD(1) VADD(2) VADD(3) VADD(4) VADD(5) VADD(6) VADD(7)
 #define ZCLOB "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7"
 
+/* A buffer of S bytes left warm, as bench_ilp.cc's "hot" state at a size
+ * whose buffers exceed L1 (64 KB: in L2): passes over it back to back, the
+ * median of NCOLD, bytes per tick. In place (warm_rmw_S: each line loaded
+ * and stored back, as the in-place kernels do) and copied to a second
+ * buffer (warm_copy_S). One 64-byte load and store per line (AVX-512). */
+static void warm(size_t size)
+{
+	size_t n = size & ~(size_t)63;
+	unsigned char *a = aligned_alloc(4096, n + 4096), *b = aligned_alloc(4096, n + 4096);
+	uint64_t t[2][NCOLD];
+
+	memset(a, 1, n + 4096);
+	memset(b, 2, n + 4096);
+	for (int r = -1; r < NCOLD; r++) {
+		for (int w = 0; w < 2; w++) {
+			unsigned char *dst = w ? b + 2048 : a;
+			uint64_t t0 = tsc();
+			for (size_t o = 0; o < n; o += 64)
+				/* no accumulator: a chain of vpaddq (2 cycles) per
+				 * line would bound the pass, not the cache */
+				__asm__ volatile("vmovdqu64 (%0),%%zmm0\n\t"
+						 "vmovdqu64 %%zmm0,(%1)"
+						 :: "r"(a + o), "r"(dst + o)
+						 : "xmm0", "memory");
+			if (r >= 0)
+				t[w][r] = tsc() - t0;
+		}
+	}
+	qsort(t[0], NCOLD, 8, cmp_u64);
+	qsort(t[1], NCOLD, 8, cmp_u64);
+	printf("\"warm_rmw_%zu\": %.4f,\n", size, (double)n / t[0][NCOLD / 2]);
+	printf("\"warm_copy_%zu\": %.4f,\n", size, (double)n / t[1][NCOLD / 2]);
+	free(a);
+	free(b);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0;
@@ -313,6 +360,8 @@ int main(int argc, char **argv)
 		cold((size_t)strtoul(argv[k], NULL, 10), avx512);
 		cold_chase((size_t)strtoul(argv[k], NULL, 10), 0);
 		cold_chase((size_t)strtoul(argv[k], NULL, 10), 1);
+		if (avx512 && strtoul(argv[k], NULL, 10) > 8192)
+			warm((size_t)strtoul(argv[k], NULL, 10));
 	}
 	if (avx512) {
 		PROBE("dep_vec", 16, R16("vpxorq %%zmm16,%%zmm0,%%zmm0\n\t"), ::: "xmm0");

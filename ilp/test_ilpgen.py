@@ -418,6 +418,27 @@ class TestOverlapModel(unittest.TestCase):
         self.assertAlmostEqual(self.m.first_miss('cold', 1, 1460), 200 / 1460)
         self.assertAlmostEqual(self.m.first_miss('l2', 1, 65536), 10 / 65536)
 
+    def test_warm_stream_rates(self):
+        # probe.py's warm rates (a 64 KB buffer in L2, in place or copied)
+        # replace memsig's L2 read and write rates, added, for a loop that
+        # reads and writes at L2 at that size, in the overlap form only
+        # (copy given); reads alone, other sizes and levels keep memsig's
+        self.m.set_warm({'warm_rmw_65536': 4.0, 'warm_copy_65536': 2.0, 'other': 1.0})
+        self.assertEqual(self.m.warm, {65536: (4.0, 2.0)})
+        self.assertAlmostEqual(self.m.stream('L2', 'L2', 64, 65536, False), 1 / 4.0)
+        self.assertAlmostEqual(self.m.stream('L2', 'L2', 64, 65536, True), 1 / 2.0)
+        self.assertAlmostEqual(self.m.stream('L2', 'L2', 64, 65536), 1 / 64 + 1 / 32)
+        self.assertAlmostEqual(self.m.stream('L2', None, 64, 65536, False), 1 / 64)
+        self.assertAlmostEqual(self.m.stream('L3', 'L2', 64, 65536, False), 1 / 64 + 1 / 32)
+        self.assertAlmostEqual(self.m.stream('L2', 'L2', 64, 1460, False), 1 / 64 + 1 / 32)
+        # an in-place loop bound by its stream: 64 KB hot is L2 (two
+        # buffers exceed L1), the warm in-place rate
+        f = _F('f', ops=1, writes=True)
+        t, dom, _ = model.predict_overlap(self.core, self.m, _P([f]), 'int', 'scalar', 65536,
+                                          'hot', 11)
+        self.assertEqual(dom, 'mem')
+        self.assertAlmostEqual(t, 1 / 4.0)
+
     def test_window(self):
         # ld_lat 4 cycles (0.5 loads per tick at 2 cycles per tick); chains
         # of L = 16 and 116 at 10 and 100 cycles per iteration: W = P I / T
