@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Hand probe (ilp/README, session 8): the cost of a loop exit whose trip count varies.
+ * Build and run: ilp/README.md, session 8, the hand probes paragraph. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

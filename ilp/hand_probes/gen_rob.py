@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # generate robprobe.c: two independent pointer chases through DRAM, K filler
 # instructions between the loads; per K and filler type, ticks per iteration
 Ks = list(range(16, 513, 16))

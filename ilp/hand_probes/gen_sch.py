@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # scheduler probe: miss A; K instructions waiting on A's value; miss B (independent)
 Ks = list(range(8, 257, 8))
 fill = {

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Hand probe (ilp/README, session 8): zmm register moves, latency and rate (move elimination).
+ * Build and run: ilp/README.md, session 8, the hand probes paragraph. */
 #include <stdint.h>
 #include <stdio.h>
 static inline uint64_t tsc(void){uint32_t lo,hi;__asm__ volatile("lfence\n\trdtsc\n\tlfence":"=a"(lo),"=d"(hi)::"memory");return ((uint64_t)hi<<32)|lo;}

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Hand probe (ilp/README, session 8): seq kernels of n = 1..4 per call, and the tail at 1460 against 1408 bytes.
+ * Build and run: ilp/README.md, session 8, the hand probes paragraph. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
