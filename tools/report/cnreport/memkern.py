@@ -140,7 +140,7 @@ def kernel_goals(ctx, got):
         r = ratio(c, val("csum", "copy/glibc/%d" % n, "tsc_per_op"))
         lp = val("csum", "copy/loop512/%d" % n, "tsc_per_op")
         # the same copy without the checksum: what the checksum itself costs
-        note = "" if c is None or not lp else "%.2fx a bare AVX-512 copy loop (+%.1f ticks)" % (c / lp, c - lp)
+        note = "" if c is None or not lp else "%.2fx a bare AVX-512 copy loop (%+.1f ticks)" % (c / lp, c - lp)
         goal("copy+csum hot %d B, cachenet / memcpy" % n, r, "<= 1.4", None if r is None else r <= 1.4, note)
         r = ratio(c, val("csum", "csum_copy/cachenet-memcpy+csum/%d" % n, "tsc_per_op"))
         goal("copy+csum hot %d B, fused / memcpy then csum" % n, r, "< 1", None if r is None else r < 1)
