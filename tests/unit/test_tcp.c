@@ -674,6 +674,23 @@ static void read_exact(struct fx *f, uint8_t *dst, uint32_t want, bool post)
 	}
 }
 
+/* Send @p total bytes from A and run the link until B has all of them
+ * queued, none read yet. */
+static void queue_all(struct fx *f, const uint8_t *src, uint32_t total)
+{
+	struct cn_tcp_info ib;
+
+	for (uint32_t sent = 0; sent < total;) {
+		int n = cn_tcp_send(f->ta, src + sent, total - sent, f->now);
+		assert_true(n >= 0);
+		sent += (uint32_t)n;
+		run(f, 1000);
+	}
+	run(f, 1000);
+	cn_tcp_get_info(f->tb, &ib);
+	assert_int_equal(ib.rcv_queued, total);
+}
+
 /* The copy-out read-ahead (tcp.c, rcvq_readahead) prefetches queued
  * segments past the ones being copied: a hint, so the stream must come out
  * unchanged however the reads cut the queue: 40 segments queued (more than
@@ -694,23 +711,13 @@ static void test_recv_readahead(void **state)
 		for (int post = 0; post < 4; post++) {
 			struct cn_tcp_params pa = base_params(true, rnd(), rnd());
 			struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
-			struct cn_tcp_info ib;
 			/* post 2 and 3: the same reads with the read-ahead off */
 			pb.no_rx_readahead = post >= 2;
 			uint32_t got = 0;
 			f->split = split;
 			open_pair(f, &pa, &pb);
 			memset(dst, 0, sizeof(dst));
-			for (uint32_t sent = 0; sent < TOTAL;) {
-				int n = cn_tcp_send(f->ta, src + sent, TOTAL - sent, f->now);
-				assert_true(n >= 0);
-				sent += (uint32_t)n;
-				run(f, 1000);
-			}
-			run(f, 1000);
-			/* all of it queued before the first read */
-			cn_tcp_get_info(f->tb, &ib);
-			assert_int_equal(ib.rcv_queued, TOTAL);
+			queue_all(f, src, TOTAL);
 			for (unsigned c = 0; got < TOTAL; c++) {
 				uint32_t want = cuts[c % (sizeof(cuts) / sizeof(cuts[0]))];
 				if (want > TOTAL - got)
@@ -794,19 +801,10 @@ static void test_recv_readahead_distance(void **state)
 	for (unsigned d = 0; d < sizeof(dist) / sizeof(dist[0]); d++) {
 		struct cn_tcp_params pa = base_params(true, rnd(), rnd());
 		struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
-		struct cn_tcp_info ib;
 		pb.rx_readahead = dist[d];
 		open_pair(f, &pa, &pb);
 		memset(dst, 0, sizeof(dst));
-		for (uint32_t sent = 0; sent < TOTAL;) {
-			int n = cn_tcp_send(f->ta, src + sent, TOTAL - sent, f->now);
-			assert_true(n >= 0);
-			sent += (uint32_t)n;
-			run(f, 1000);
-		}
-		run(f, 1000);
-		cn_tcp_get_info(f->tb, &ib);
-		assert_int_equal(ib.rcv_queued, TOTAL);
+		queue_all(f, src, TOTAL);
 		read_exact(f, dst, 1, false);
 		uint32_t want = 1 + (dist[d] ? dist[d] : CN_TCP_RX_READAHEAD_DEFAULT);
 		uint32_t segs = (want + 1459) / 1460;
