@@ -170,9 +170,7 @@ static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t
 			memcpy(&x, end - 8, 8);
 			t = x >> (64 - 8 * n);
 		}
-		carries += __builtin_add_overflow(acc, t, &acc);
-		acc += carries;
-		return acc + (acc < carries);
+		n = 0; /* taken: the pieces below are skipped */
 #endif
 	}
 	if (n & 4) {
@@ -213,10 +211,11 @@ static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t
  * that the figure does not depend on where the linker put the benchmark
  * loop: unaligned, one build measured 3.0 and the next 4.2 ticks at 20 B
  * for the same code), TSC ticks per call, three alternations, medians of
- * 5 (2026-11-24): 20 B 3.27-3.40 against DPDK's inline rte_raw_cksum
- * 4.12-4.27 (4.09-4.23 with the tail in 4-, 2-, 1-byte pieces); 64 B
- * 4.98-5.43 against DPDK's 5.30-5.45 (5.91-6.35 before). Longer inputs
- * call cn_csum_partial_dispatch() (costs there).
+ * 5 (2026-11-24): 20 B 2.52-2.53 against DPDK's inline rte_raw_cksum
+ * 4.05-4.07 (3.12-3.20 when the shifted-tail path ended in a return of
+ * its own, 4.09-4.23 with the tail in 4-, 2-, 1-byte pieces); 64 B
+ * 4.34-4.43 against DPDK's 5.15-5.21 (5.91-6.35 with the pieces). Longer
+ * inputs call cn_csum_partial_dispatch() (costs there).
  */
 #ifndef CN__CSUM_DISPATCH_BUILD
 /* Always inlined where the compiler allows it: an out-of-line copy would be
