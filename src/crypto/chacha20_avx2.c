@@ -42,11 +42,6 @@
 #if defined(__x86_64__)
 #include "chacha20_x8.h"
 
-/* The rotation constants and lane numbers every group pass needs. */
-#define X8_CONSTS      \
-	CN_X8_ROT_CONSTS; \
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
-
 /* One quarter round on words a, b, c, d of every group: QR2 for groups x
  * and y, QR3 for x, y and z, interleaved instruction by instruction by
  * the compiler (independent chains). */
@@ -73,7 +68,7 @@
 static inline void chacha20_x8x2(const struct cn_chacha20 *st, uint32_t counter,
 				 const uint8_t *in, uint8_t *out)
 {
-	X8_CONSTS;
+	CN_X8_CONSTS;
 	CN_X8_INIT(x, counter);
 	CN_X8_INIT(y, counter + 8);
 
@@ -86,7 +81,7 @@ static inline void chacha20_x8x2(const struct cn_chacha20 *st, uint32_t counter,
 static inline void chacha20_x8x3(const struct cn_chacha20 *st, uint32_t counter,
 				 const uint8_t *in, uint8_t *out)
 {
-	X8_CONSTS;
+	CN_X8_CONSTS;
 	CN_X8_INIT(x, counter);
 	CN_X8_INIT(y, counter + 8);
 	CN_X8_INIT(z, counter + 16);

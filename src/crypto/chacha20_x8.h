@@ -51,8 +51,14 @@
 					      13, 14)
 #endif
 
+/* The rotation constants and the lane numbers (block j of a group in
+ * lane j) a group pass needs. */
+#define CN_X8_CONSTS   \
+	CN_X8_ROT_CONSTS; \
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+
 /* The initial state of one group of eight blocks, word i in p##i (block
- * ctr + j in lane j); needs st and lane = 0..7 in scope. */
+ * ctr + j in lane j); needs st and lane (CN_X8_CONSTS) in scope. */
 #define CN_X8_INIT(p, ctr)                                                     \
 	__m256i p##0 = _mm256_set1_epi32((int)CN_CHACHA_C0);                   \
 	__m256i p##1 = _mm256_set1_epi32((int)CN_CHACHA_C1);                   \
@@ -166,8 +172,7 @@ cn__x8_finish(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
 static inline void cn__chacha20_x8(const struct cn_chacha20 *st, uint32_t counter,
 				   const uint8_t *in, uint8_t *out)
 {
-	CN_X8_ROT_CONSTS;
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	CN_X8_CONSTS;
 	CN_X8_INIT(x, counter);
 
 	CN_X8_TEN_DOUBLE_ROUNDS(CN_X8_QR1)
