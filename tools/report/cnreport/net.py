@@ -332,11 +332,17 @@ def rx_name(cfg, mode, payload=1460):
     return "tcp_rx/%s-%s/%d" % (cfg, mode, payload)
 
 
+def mode_times(timed, cfg):
+    """Ticks per packet of configuration cfg at 1460 B in each DCA mode
+    (None where not run)."""
+    return {m: timed.get(rx_name(cfg, m), {}).get("tsc_per_packet")
+            for m in ("flush", "inject", "prefetch")}
+
+
 def recovery_rows(ctx, timed, cfgs):
     rows, met, judged = [], 0, 0
     for cfg in cfgs:
-        v = {m: timed.get(rx_name(cfg, m), {}).get("tsc_per_packet")
-             for m in ("flush", "inject", "prefetch")}
+        v = mode_times(timed, cfg)
         r = recovery(v["flush"], v["inject"], v["prefetch"])
         status = "not run" if r is None else ("met" if r >= RECOVERY_GOAL else "NOT met")
         if r is not None:
@@ -401,7 +407,7 @@ def mem_floor(ctx, rt, cfgs):
     ctx.metric("tcp_rx_mem/flush-best/1460/tsc_per_packet", load)
     rows = []
     for cfg in cfgs:
-        v = {m: rt.get(rx_name(cfg, m), {}).get("tsc_per_packet") for m in ("flush", "inject", "prefetch")}
+        v = mode_times(rt, cfg)
         if not all(v.values()) or v["flush"] <= v["inject"]:
             continue
         target = v["inject"] + (1 - RECOVERY_GOAL) * (v["flush"] - v["inject"])
