@@ -224,6 +224,18 @@ _add(Fn('csum', block=2, writes=False, state=1, consts=0,
 # Measured by hand-editing the generated copy+aes128ctr+csum AVX-512 loop
 # (2026-11-23): 1.06x the cipher alone at 16 and 64 KB against 1.19-1.20x
 # with the add/shift/add form in the same run; without the checksum 1.00x.
+#
+# Any vector work costs here: in a 4-register AES loop written in inline
+# assembly (2026-11-24, TSC ticks per iteration) two more operations per
+# register took it from 12.0 to 14.0 (XOR + VPDPWSSD), 14.7 (AND + VPADDQ),
+# 14.4 (VPSRLQ + VPADDQ). Tried and not kept: summing each 512-byte block
+# on the idle integer side instead (ADCX/ADOX chains, 64-bit loads of the
+# destination) L blocks after it was stored, the last L in this form.
+# 64 KB hot: 0.0520 -> 0.0484 TSC/B at L = 1 (1.03x the cipher alone), but
+# flushed 0.140 -> 0.178 (loads of lines whose stores still wait for their
+# RFO hold up retirement), and at L = 16-32 hot only 0.050 while flushed
+# and L3 stayed 3-16% slower. Loads of the block just stored ran at 1.5x:
+# a 64-bit load from a 512-bit store in flight is not forwarded.
 CSUM_VNNI_AVX512 = dict(
     decl='__m512i csum_d0 = _mm512_setzero_si512();\n'
          '__m512i csum_d1 = _mm512_setzero_si512();\n'
