@@ -334,6 +334,9 @@ class Core:
         self.df_retire = False
         self.use_dataflow = {'avx512': True, 'scalar': True}
         self.df_keep_window = True
+        # dataflow() runs the kernel's whole straight path (set-up, masked
+        # pass, fold) where objdump_paths() has it, not the loops alone
+        self.df_path = True
         self._probe = probe
         self.fit_dataflow()
         # probe.py's cold_lat_S: the load-to-use latency of a line of a
@@ -558,6 +561,10 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     # the compiled loops' dataflow at the probe's latencies and window
     # (dataflow()) replaces the per-loop chain and window terms
     df = dataflow(core, p, form, isa, size, dis) if dis and core.use_dataflow.get(isa) else None
+    # did dataflow() run the kernel's whole path (the code between and
+    # after the loops)?
+    df_path = bool(df and core.df_path and dis[0].get('path') and size // u <= 64)
+    rem = remainder_cycles(core, p, isa, size, len(ls))
     total, by_term = 0.0, {}
     for j, (fns, rd, wr) in enumerate(ls):
         # the loop copies (the seq form's first loop, or the integrated
@@ -569,11 +576,16 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
             t.pop('chain', None)
             if not core.df_keep_window:
                 t.pop('window', None)
+            if df_path:
+                # the simulated call ran the masked pass itself: the
+                # remainder goes on the other terms, not beside dataflow
+                t = {kk: v + rem / len(ls) for kk, v in t.items()}
             t['dataflow'] = df[j]
         k = max(t, key=t.get)
         total += t[k]
         by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
-    total += remainder_cycles(core, p, isa, size, len(ls))
+    if not df_path:
+        total += rem
     ticks = total / core.cyc_per_tick
     if cold_latency:
         ticks += m.first_miss(cache, 2 if p.copy else 1, size)
@@ -751,7 +763,7 @@ def parse_insn(op, args):
                 or op.startswith(('vpternlog', 'vpdp', 'vfmadd', 'vpmadd52')) or masked \
                 or op.startswith('bswap') or len(ops) == 1:
             srcs.append(d)
-    if op.startswith('lea'):
+    if op.startswith('lea') and ops:    # not `leave`
         srcs, addr = [_canon(r) for r in _REG.findall(ops[0])], []
         mem_in = None
     if not op.startswith('v') and op.startswith(_FLAGS_R):
@@ -872,11 +884,84 @@ def objdump_loops(text):
     return fns
 
 
-def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None):
+def objdump_paths(text):
+    """{symbol: [(kind, body)]} for every function of an objdump -d listing
+    whose code from its first instruction to its first `ret` runs straight
+    through but for its inner loops (no call, every backward branch there
+    the end of an inner loop): that code in address order, cut into
+    ('code', [(op, args)]) and ('loop', body) pieces, jumps left out. The
+    synthetic AVX-512 kernels are laid out so: set-up, main loop, the
+    masked pass over the last whole words, the fold into the result, per
+    function of a `seq`; their other paths (buffers under one block) sit
+    after the `ret`. A function that is one jmp to another takes its path."""
+    fns, cur, body = {}, None, []
+    head = re.compile(r'^[0-9a-f]+ <([^>]+)>:')
+    ins = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
+    tgt_re = re.compile(r'([0-9a-f]+) <')
+    alias = {}
+
+    def close():
+        if cur is None or not body:
+            return
+        if body[0][1] == 'jmp':
+            mm = re.search(r'<([^>+]+)>', body[0][2])
+            if mm:
+                alias[cur] = mm[1]
+            return
+        end = next((i for i, (_, op, _a) in enumerate(body) if op.startswith('ret')), None)
+        if end is None:
+            return
+        code = body[:end + 1]
+        if any(op.startswith('call') for _, op, _a in code):
+            return
+        start, last = code[0][0], code[-1][0]
+        loops = []
+        for ad, op, args in code:
+            mm = tgt_re.match(args)
+            if op.startswith('j') and mm and start <= int(mm[1], 16) < ad:
+                loops.append((int(mm[1], 16), ad))
+            elif op == 'jmp':
+                return      # code skipped on the way: not one straight path
+        # inner loops only, none overlapping another
+        for (a0, a1), (b0, b1) in zip(loops, loops[1:]):
+            if b0 <= a1:
+                return
+        out, i = [], 0
+        for a0, a1 in loops:
+            seg = [(op, args) for ad, op, args in code if i <= ad < a0 and not op.startswith('j')]
+            if seg:
+                out.append(('code', seg))
+            out.append(('loop', [(op, args) for ad, op, args in code if a0 <= ad <= a1]))
+            i = a1 + 1
+        seg = [(op, args) for ad, op, args in code if i <= ad <= last and not op.startswith('j')]
+        if seg:
+            out.append(('code', seg))
+        fns[cur] = out
+
+    for line in text.splitlines():
+        mh = head.match(line)
+        if mh:
+            close()
+            cur, body = mh[1], []
+            continue
+        mi = ins.match(line)
+        if cur is not None and mi:
+            body.append((int(mi[1], 16), mi[2], mi[3]))
+    close()
+    for a, b in alias.items():
+        if b in fns:
+            fns[a] = fns[b]
+    return fns
+
+
+def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None, paths=None):
     """loop_stats() of the kernel's main loops, one per loop of loops()
     (seq: the copy loop, then one per function; int: one), taken as the
     kernel's first inner loops in address order; None when the listing
-    does not have the kernel or has fewer loops."""
+    does not have the kernel or has fewer loops. paths: objdump_paths();
+    where the kernel's straight path holds exactly these loops, the first
+    loop's entry carries it as 'path' (dataflow() then runs the code
+    between the loops too)."""
     sym = ilpgen.fn_symbol(p, 'seq' if form == 'seq' else form, isa)
     step = unroll_bytes(p, isa)
     # main loops advance their index by the unrolled block (remainder
@@ -892,6 +977,9 @@ def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None):
         st = loop_stats(b, ld_lat, st_fwd, st_fwd_vec=st_fwd_vec)
         st['body'] = b
         out.append(st)
+    path = (paths or {}).get(sym)
+    if path and [b for kd, b in path if kd == 'loop'] == bodies[:k]:
+        out[0]['path'] = path
     return out
 
 
@@ -1117,27 +1205,89 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
         for _ in range(ncalls):
             for li in which:
                 inst += 1
-                for j in range(iters):
-                    for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp in bodies[li]:
+                for e in stream_body(inst, li, iters):
+                    yield e
+
+    def stream_body(inst, li, iters):
+        # loop li's iterations, its registers named by inst
+        for j in range(iters):
+            for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp in bodies[li]:
+                srcs = [(inst, r) for r in srcs]
+                addr = [(inst, r) for r in addr]
+                dsts = [(inst, r) for r in dsts]
+                ms = None
+                if mi:
+                    ms = list(addr)
+                    if mi[0] == 'stack':
+                        ms.append((inst,) + mi)
+                    elif li != src_loop:
+                        ms.append((j, mi[1]))
+                elif addr:
+                    ms = list(addr)
+                dd = [(r, lt) for r in dsts]
+                if mo:
+                    k = (inst,) + mo if mo[0] == 'stack' else (j, mo[1])
+                    dd.append((k, fwd.get(opp, fwd['store']) if mo[0] == 'stack'
+                               else 0.0))
+                yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp)
+
+    path = loops_dis[0].get('path') if core.df_path else None
+    if path and N <= 64:
+        # the whole call as compiled: set-up, loops, the masked pass and
+        # the fold, registers named per call; a piece of code belongs to
+        # the loop before it (the set-up to the first loop)
+        segs, li = [], 0
+        for kd, b in path:
+            if kd == 'loop':
+                segs.append((li, None))
+                li += 1
+            else:
+                segs.append((max(li - 1, 0), _df_insns(b, lat, ld, vec)))
+        if li != len(bodies):
+            path = None
+    if path and N <= 64:
+        def pstream(ncalls):
+            for c in range(ncalls):
+                inst = ('call', c)
+                li = 0
+                for owner, code in segs:
+                    if code is None:
+                        for e in stream_body(inst, li, N):
+                            yield e
+                        li += 1
+                        continue
+                    for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp in code:
                         srcs = [(inst, r) for r in srcs]
                         addr = [(inst, r) for r in addr]
-                        dsts = [(inst, r) for r in dsts]
+                        dd = [((inst, r), lt) for r in dsts]
                         ms = None
-                        if mi:
+                        if mi or addr:
                             ms = list(addr)
-                            if mi[0] == 'stack':
+                            if mi and mi[0] == 'stack':
                                 ms.append((inst,) + mi)
-                            elif li != src_loop:
-                                ms.append((j, mi[1]))
-                        elif addr:
-                            ms = list(addr)
-                        dd = [(r, lt) for r in dsts]
-                        if mo:
-                            k = (inst,) + mo if mo[0] == 'stack' else (j, mo[1])
-                            dd.append((k, fwd.get(opp, fwd['store']) if mo[0] == 'stack'
-                                       else 0.0))
+                        if mo and mo[0] == 'stack':
+                            dd.append(((inst,) + mo, fwd.get(opp, fwd['store'])))
                         yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp)
-
+        marks, owners, i = [], [], 0
+        for _ in range(calls):
+            li = 0
+            for owner, code in segs:
+                marks.append(i)
+                owners.append(owner)
+                if code is None:
+                    i += N * len(bodies[li])
+                    li += 1
+                else:
+                    i += len(code)
+        marks.append(i)
+        d = sim_dispatch(pstream(calls), core.sim_issue, Q, ports, R)
+        d.append(d[-1])
+        k, h = len(segs), calls // 2
+        spans = [0.0] * len(bodies)
+        for c in range(h, calls - 1):
+            for s in range(k):
+                spans[owners[c * k + s]] += d[marks[c * k + s + 1]] - d[marks[c * k + s]]
+        return [s_ / (calls - 1 - h) / size for s_ in spans]
     if N <= 64:
         which = list(range(len(bodies)))
         marks, i = [], 0
@@ -1319,6 +1469,9 @@ def main(argv=None):
     ap.add_argument('--retire', action='store_true',
                     help='dataflow()\'s core with an in-order window R beside the scheduler Q, '
                          'both fitted to the window loops (README.md)')
+    ap.add_argument('--no-path', action='store_true',
+                    help='dataflow() runs the main loops alone, with the remainder added '
+                         'outside, not the kernel\'s whole path (objdump_paths(); README.md)')
     ap.add_argument('--no-loops', action='store_true',
                     help='AVX-512 counts and chains from the spec, not from --objdump\'s '
                          'compiled main loops')
@@ -1349,20 +1502,24 @@ def main(argv=None):
             core.use_dataflow[isa] = False
         if a.dataflow_only:
             core.df_keep_window = False
+        if a.no_path:
+            core.df_path = False
         if a.retire:
             core.df_retire = True
             core.fit_dataflow()
     # the AVX-512 kernels' compiled main loops (valgrind cannot count them)
-    loops_by_sym = {}
+    loops_by_sym, paths_by_sym = {}, {}
     if a.objdump and core and not a.no_loops:
         for x in a.objdump:
-            loops_by_sym.update(objdump_loops(read_objdump(x)))
+            text = read_objdump(x)
+            loops_by_sym.update(objdump_loops(text))
+            paths_by_sym.update(objdump_paths(text))
 
     def dis_of(p, form, isa):
         if not loops_by_sym:
             return None
         ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd,
-                          core.st_fwd_vec)
+                          core.st_fwd_vec, paths_by_sym)
         if ls and isa == 'scalar':
             # callgrind counts the scalar kernels (tails included): only the
             # compiled recurrence (and body, for dataflow()) from the
