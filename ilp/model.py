@@ -291,6 +291,8 @@ class Core:
         # core renames through memory; a spilled AVX-512 state word's trip
         self.st_fwd_vec = c / probe['st_fwd_vec'] if probe.get('st_fwd_vec') else self.st_fwd
         self.vec = probe.get('vec_add', 0) / c or None
+        # 64-bit loads and stores per cycle, mixed (probe.py mem_mix)
+        self.memops = probe.get('mem_mix', 0) / c or None
         self.vload = probe.get('vec_load', 0) / c or None
         self.vstore = probe.get('vec_store', 0) / c or None
         # measured time over the peak-rate bound of one throughput-bound
@@ -488,6 +490,13 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
         'load': loads / lp,
         'store': stores / sp,
         'chain': chain,
+        # loads and stores share the core's memory pipes: probe.py mem_mix
+        # (3 loads and a store per group) runs 4 64-bit accesses a cycle,
+        # where loads alone run 4 and stores alone 2. A read-modify-write
+        # of a stack slot (`add %rax,-0x78(%rsp)`) is both, which
+        # callgrind's data reads do not count: the compiled loop's
+        'memops': (max(loads + stores, dis.get('mem_ops', 0.0) / unroll) / core.memops
+                   if isa == 'scalar' and core.memops and dis else 0.0),
         'mem-' + (rd if not wr or wr == rd else rd + '/' + wr): mem * core.cyc_per_tick,
     }
     # the window: each iteration holds its instructions in flight for its
@@ -1524,7 +1533,8 @@ def main(argv=None):
             # callgrind counts the scalar kernels (tails included): only the
             # compiled recurrence (and body, for dataflow()) from the
             # disassembly
-            ls = [dict(chain=x['chain'], moves=x['moves'], body=x['body']) for x in ls]
+            ls = [dict(chain=x['chain'], moves=x['moves'], body=x['body'],
+                       mem_ops=x['loads'] + x['stores']) for x in ls]
         return ls
 
     R, cpi = {}, {}
@@ -1559,7 +1569,8 @@ def main(argv=None):
                   core.cyc_per_tick, core.issue, core.alu, core.load, core.store,
                   '; vector ALU %.1f, loads %.1f, stores %.1f' % (core.vec, core.vload, core.vstore)
                   if core.vec else '', core.st_fwd) +
-              ' (vector register %.1f)' % core.st_fwd_vec)
+              ' (vector register %.1f)' % core.st_fwd_vec +
+              ('; 64-bit loads and stores together %.1f' % core.memops if core.memops else ''))
         print('  dataflow: issue %d, scheduler %s%s (fitted to the window loops), ports %s' % (
             core.sim_issue, core.sched, ', in-order window %s' % core.retire
             if core.df_retire else '', core.sim_ports))

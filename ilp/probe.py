@@ -11,6 +11,10 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
   int_add     independent adds on 8 registers: scalar ALU throughput
   int_load    independent 64-bit loads from L1
   int_store   independent 64-bit stores to L1
+  mem_mix     three independent 64-bit loads and a store per group, to four
+              L1 words: loads and stores per tick together. The loads
+              alone run 4 a cycle and the stores 2, the mix 4 (Zen 5,
+              2026-11-24): the memory pipes are shared (model.py memops)
   st_fwd      store then reload of the same word, chained: store-to-load
               round trips per tick (a spilled state word on a recurrence)
   mix_issue   8 scalar adds and 8 vector adds, all independent: the issue
@@ -332,6 +336,8 @@ int main(int argc, char **argv)
 	      : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f), "+r"(g), "+r"(h));
 	PROBE("int_load", 16, R16("mov 64(%1),%0\n\t"), : "=r"(a) : "r"(p));
 	PROBE("int_store", 16, R16("mov %0,64(%1)\n\t"), : "+r"(a) : "r"(p) : "memory");
+	PROBE("mem_mix", 16, R4("mov 64(%1),%0\n\tmov 128(%1),%0\n\tmov 192(%1),%0\n\t"
+				"mov %0,256(%1)\n\t"), : "=r"(a) : "r"(p) : "memory");
 	PROBE("st_fwd", 4, R4("mov %0,64(%1)\n\tmov 64(%1),%0\n\t"), : "+r"(a) : "r"(p) : "memory");
 	{
 		void **chase = (void **)(void *)buf;

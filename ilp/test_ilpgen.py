@@ -324,6 +324,33 @@ class TestOverlapModel(unittest.TestCase):
         self.assertAlmostEqual(t['store'], 1 / 8 / 1)
         self.assertEqual(max(t, key=t.get), 'compute')
 
+    def test_loop_terms_memops(self):
+        # a scalar loop of 20 read-modify-writes of stack slots (callgrind
+        # counts them as writes only) and the message load: 21 loads and
+        # 20 stores per 8-byte iteration through memory pipes that run 3
+        # (mem_mix / dep_add) accesses a cycle, loads and stores together
+        f = _F('f', ops=2, state=20)
+        body = [('mov', '-0x8(%r14,%rdx,1),%rax')] + \
+            [('add', '%%rax,%s(%%rsp)' % hex(8 * k)) for k in range(20)] + \
+            [('add', '$0x8,%rdx'), ('cmp', '%rdx,%rsi'), ('jae', '0 <f>')]
+        st = model.loop_stats(body)
+        self.assertEqual((st['loads'], st['stores']), (21, 20))
+        dis = dict(chain=st['chain'], moves=0, body=body, mem_ops=41)
+        core = model.Core(dict(PROBE, mem_mix=6.0))
+        t = model.loop_terms(core, self.m, [f], 'scalar', 8, 11, 'L1', 'L1', dis=dis)
+        self.assertAlmostEqual(t['memops'], 41 / 8 / 3)
+        # the spec's counts when they are more (no compiled loop: none)
+        self.assertAlmostEqual(model.loop_terms(core, self.m, [f], 'scalar', 8, 11, 'L1', 'L1',
+                                                dis=dict(dis, mem_ops=1))['memops'],
+                               (t['load'] * core.load + t['store'] * core.store) / 3)
+        self.assertEqual(model.loop_terms(core, self.m, [f], 'scalar', 8, 11, 'L1', 'L1')
+                         ['memops'], 0.0)
+        # without the probe, or for a vector loop, no term
+        self.assertEqual(model.loop_terms(self.core, self.m, [f], 'scalar', 8, 11, 'L1', 'L1',
+                                          dis=dis)['memops'], 0.0)
+        self.assertEqual(model.loop_terms(core, self.m, [f], 'avx512', 64, 11, 'L1', 'L1',
+                                          dis=dis)['memops'], 0.0)
+
     def test_loop_terms_chain_and_spill(self):
         # a 6-cycle recurrence per 8-byte word: 0.75 cycles per byte
         f = _F('f', ops=2, chain=6, state=4)
