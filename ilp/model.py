@@ -313,6 +313,10 @@ class Core:
         # (--no-loops, and the window term's P) stay in instructions of
         # latency 1, as functions.py writes them (README.md)
         self.vec_lat = c / probe['dep_vec'] if probe.get('dep_vec') else None
+        # vpternlog through a source other than its destination (probe.py
+        # dep_tern): 3 cycles on this core (2026-11-24) where through the
+        # destination it is dep_vec's 2; dataflow() delays those operands
+        self.tern_lat = c / probe['dep_tern'] if probe.get('dep_tern') else None
         self.win = {}
         for kind in ('int', 'vec'):
             pts = []
@@ -1022,8 +1026,10 @@ def sim_dispatch(stream, issue, Q, ports=None, R=None):
     instructions per cycle with Q scheduler entries. srcs: registers the
     instruction waits for; msrcs: what its memory operand waits for (the
     address registers, the stored word it reloads), then ld cycles more;
-    dsts: [(name, latency)]. It issues one cycle after dispatch or when
-    its operands are ready, whichever is later, and holds a scheduler
+    dsts: [(name, latency)]; late (optional 8th): {source: cycles} an
+    operand is needed that much after it is ready (vpternlog's sources
+    other than its destination). It issues one cycle after dispatch or
+    when its operands are ready, whichever is later, and holds a scheduler
     entry (sched) until then; a load (no register sources) holds it until
     its address is ready, its data arriving ld later. ports: {class:
     instructions per cycle}; an operation (op_port) or memory access
@@ -1055,6 +1061,7 @@ def sim_dispatch(stream, issue, Q, ports=None, R=None):
             if len(rob) >= R:
                 t, n = max(t, rob[0]), 0
         op_port, mem_port = e[5:7] if len(e) > 5 else (None, None)
+        late = e[7] if len(e) > 7 else None
         while True:
             while held and held[0] <= t:
                 heapq.heappop(held)
@@ -1066,7 +1073,8 @@ def sim_dispatch(stream, issue, Q, ports=None, R=None):
                 continue
             break
         n += 1
-        go = max([t + 1.0] + [ready.get(r, 0.0) for r in srcs])
+        go = max([t + 1.0] + [ready.get(r, 0.0) + (late.get(r, 0.0) if late else 0.0)
+                              for r in srcs])
         hold = None
         if msrcs is not None:
             mem = max([t + 1.0] + [ready.get(r, 0.0) for r in msrcs])
@@ -1146,10 +1154,14 @@ def fit_sched(points, lat, ld_lat, issue, min_chain=32, ports=None, kind='vec', 
 _DISP = re.compile(r'^(-?0x[0-9a-f]+|-?\d+)?\(')
 
 
-def _df_insns(body, lat_alu, ld_lat, vec):
+def _df_insns(body, lat_alu, ld_lat, vec, tern_extra=0.0):
     """Per instruction of a compiled loop body: (srcs, addr, dsts, kind,
-    mem_in, mem_out, lat, sched), message-data operands as ('data',
-    rank of the displacement among the body's loads / stores)."""
+    mem_in, mem_out, lat, sched, op_port, mem_port, late), message-data
+    operands as ('data', rank of the displacement among the body's loads
+    / stores); late: {source register: cycles it is needed later than
+    ready}, tern_extra for a vector vpternlog's sources other than its
+    destination (probe.py dep_tern: 3 cycles through them, 2 through the
+    destination, on this core)."""
     parsed = [(op,) + parse_insn(op, args) for op, args in body
               if not (op == 'jmp')]
     stack = re.compile(r'\(%r[sb]p\)')
@@ -1170,8 +1182,11 @@ def _df_insns(body, lat_alu, ld_lat, vec):
         v = 'v' if isvec and vec else ''
         op_port = {'move': None, 'load': None, 'store': v + 'store'}.get(kind, v + 'alu')
         mem_port = (v + 'load') if mi else None
+        late = {}
+        if tern_extra and vec and isvec and op.startswith('vpternlog'):
+            late = {r: tern_extra for r in srcs if r not in dsts}
         out.append((srcs, addr, dsts, kind, key(mi, lds), key(mo, sts), lat, kind != 'move',
-                    op_port, mem_port))
+                    op_port, mem_port, late))
     return out
 
 
@@ -1197,7 +1212,8 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
     vec = isa != 'scalar'
     lat = core.vec_lat if vec and core.vec_lat else 1.0
     ld = core.ld_lat or 4.0
-    bodies = [_df_insns(d['body'], lat, ld, vec) for d in loops_dis]
+    tx = (core.tern_lat - lat) if vec and core.tern_lat else 0.0
+    bodies = [_df_insns(d['body'], lat, ld, vec, tx) for d in loops_dis]
     ports = core.sim_ports if core.df_ports else None
     R = core.retire.get(kind)
     src_loop = 0 if p.copy else None   # the loop whose loads read the source
@@ -1220,7 +1236,8 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
     def stream_body(inst, li, iters):
         # loop li's iterations, its registers named by inst
         for j in range(iters):
-            for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp in bodies[li]:
+            for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp, late in bodies[li]:
+                late = {(inst, r): x for r, x in late.items()}
                 srcs = [(inst, r) for r in srcs]
                 addr = [(inst, r) for r in addr]
                 dsts = [(inst, r) for r in dsts]
@@ -1238,7 +1255,7 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
                     k = (inst,) + mo if mo[0] == 'stack' else (j, mo[1])
                     dd.append((k, fwd.get(opp, fwd['store']) if mo[0] == 'stack'
                                else 0.0))
-                yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp)
+                yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp, late)
 
     path = loops_dis[0].get('path') if core.df_path else None
     if path and N <= 64:
@@ -1251,7 +1268,7 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
                 segs.append((li, None))
                 li += 1
             else:
-                segs.append((max(li - 1, 0), _df_insns(b, lat, ld, vec)))
+                segs.append((max(li - 1, 0), _df_insns(b, lat, ld, vec, tx)))
         if li != len(bodies):
             path = None
     if path and N <= 64:
@@ -1265,7 +1282,8 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
                             yield e
                         li += 1
                         continue
-                    for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp in code:
+                    for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp, late in code:
+                        late = {(inst, r): x for r, x in late.items()}
                         srcs = [(inst, r) for r in srcs]
                         addr = [(inst, r) for r in addr]
                         dd = [((inst, r), lt) for r in dsts]
@@ -1276,7 +1294,7 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
                                 ms.append((inst,) + mi)
                         if mo and mo[0] == 'stack':
                             dd.append(((inst,) + mo, fwd.get(opp, fwd['store'])))
-                        yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp)
+                        yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp, late)
         marks, owners, i = [], [], 0
         for _ in range(calls):
             li = 0
@@ -1574,8 +1592,10 @@ def main(argv=None):
         print('  dataflow: issue %d, scheduler %s%s (fitted to the window loops), ports %s' % (
             core.sim_issue, core.sched, ', in-order window %s' % core.retire
             if core.df_retire else '', core.sim_ports))
-        print('  latency: load %.1f, vector ALU %s cycles (dep_vec)%s' % (
-            core.ld_lat or 0, '%.1f' % core.vec_lat if core.vec_lat else '-', ''.join(
+        print('  latency: load %.1f, vector ALU %s cycles (dep_vec)%s%s' % (
+            core.ld_lat or 0, '%.1f' % core.vec_lat if core.vec_lat else '-',
+            ', vpternlog through a source %.1f (dep_tern)' % core.tern_lat if core.tern_lat else '',
+            ''.join(
                 '; flushed %d-B line %.0f (in order %.0f)' % (
                     z, core.cold_lat[z], core.cold_seqlat.get(z, float('nan')))
                 for z in sorted(core.cold_lat))))

@@ -22,6 +22,10 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
   dep_vec     a chain of dependent vpxorq zmm (AVX-512 only): dep_add /
               dep_vec is the vector ALU's latency in core cycles (2 on
               this Zen 5, 2026-11-24: twice the scalar add's)
+  dep_tern    a chain of vpternlogd zmm through a source operand, not the
+              destination (AVX-512 only): 3 cycles an instruction on this
+              Zen 5 (2026-11-24), where through the destination (which it
+              also reads) it is dep_vec's 2
   vec_add     independent vpaddq zmm (AVX-512 only)
   vec_shuf    independent vpshufb zmm (AVX-512 only)
   vec_load    independent 64-byte loads from L1 (AVX-512 only)
@@ -109,6 +113,7 @@ static inline uint64_t tsc(void)
 #include <emmintrin.h>
 
 #define R4(x) x x x x
+#define R8(x) R4(x) R4(x)
 #define R16(x) R4(x) R4(x) R4(x) R4(x)
 static unsigned char buf[4096] __attribute__((aligned(64)));
 
@@ -371,6 +376,8 @@ int main(int argc, char **argv)
 	}
 	if (avx512) {
 		PROBE("dep_vec", 16, R16("vpxorq %%zmm16,%%zmm0,%%zmm0\n\t"), ::: "xmm0");
+		PROBE("dep_tern", 16, R8("vpternlogd $0x96,%%zmm0,%%zmm17,%%zmm1\n\t"
+					 "vpternlogd $0x96,%%zmm1,%%zmm17,%%zmm0\n\t"), ::: "xmm0", "xmm1");
 		PROBE("vec_add", 32, R4(VADD8), ::: ZCLOB);
 		PROBE("vec_shuf", 32, R4(VSHUF(0) VSHUF(1) VSHUF(2) VSHUF(3) VSHUF(4) VSHUF(5)
 					 VSHUF(6) VSHUF(7)), ::: ZCLOB);

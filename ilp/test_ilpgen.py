@@ -871,6 +871,41 @@ class TestOverlapModel(unittest.TestCase):
         ls = model.kernel_loops({sym: [body]}, p, 'int', 'avx512', paths={sym: other})
         self.assertNotIn('path', ls[0])
 
+    def test_dataflow_tern_source_latency(self):
+        # a recurrence through vpternlogd: via a source operand it takes
+        # probe.py dep_tern's latency (3 cycles), via the destination
+        # (which the instruction also reads) the vector ALU's (2)
+        p = model.pipeline_of('syn.n1.s1.a10')
+        tail = [('vmovdqu64', '%zmm2,(%rdi,%rcx,1)'), ('add', '$0x40,%rcx'),
+                ('cmp', '%rcx,%rdx'), ('jae', '0 <f>')]
+        via_src = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0'),
+                   ('vpternlogd', '$0x96,%zmm1,%zmm0,%zmm2'),
+                   ('vmovdqa64', '%zmm2,%zmm1')] + tail
+        via_dst = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0'),
+                   ('vpternlogd', '$0x96,%zmm3,%zmm0,%zmm2')] + tail
+        ins = model._df_insns(via_src, 2.0, 4.0, True, 1.0)
+        self.assertEqual(ins[1][-1], {'z1': 1.0, 'z0': 1.0})
+        self.assertEqual(model._df_insns(via_src, 2.0, 4.0, True)[1][-1], {})
+        core = self._df_core()
+
+        def per_block(body):
+            dis = [dict(model.loop_stats(body), body=body)]
+            return model.dataflow(core, p, 'int', 'avx512', 65536, dis)[0] * 64
+        self.assertAlmostEqual(per_block(via_src), 2.0, places=3)   # no dep_tern
+        self.assertAlmostEqual(per_block(via_dst), 2.0, places=3)
+        core.tern_lat = 3.0
+        self.assertAlmostEqual(per_block(via_src), 3.0, places=3)
+        self.assertAlmostEqual(per_block(via_dst), 2.0, places=3)
+        # sim_dispatch: an operand needed `late` cycles after it is ready
+        # (one scheduler entry: the third instruction waits for the
+        # second's issue, at a's 3 + 1 with it, at 3 without)
+        st = [([], None, [('a', 2.0)], 0.0, True),
+              (['a'], None, [('b', 2.0)], 0.0, True, None, None, {'a': 1.0}),
+              ([], None, [('c', 1.0)], 0.0, True)]
+        self.assertEqual(model.sim_dispatch(st, 8, 1), [0, 1, 4])
+        st[1] = st[1][:7]
+        self.assertEqual(model.sim_dispatch(st, 8, 1), [0, 1, 3])
+
     def test_vector_spill_round_trip(self):
         # a state word spilled from a zmm register: reloaded, one add,
         # stored back every iteration; the recurrence is the add plus the
