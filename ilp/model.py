@@ -291,6 +291,8 @@ class Core:
         # core renames through memory; a spilled AVX-512 state word's trip
         self.st_fwd_vec = c / probe['st_fwd_vec'] if probe.get('st_fwd_vec') else self.st_fwd
         self.vec = probe.get('vec_add', 0) / c or None
+        # 64-bit loads and stores per cycle, mixed (probe.py mem_mix)
+        self.memops = probe.get('mem_mix', 0) / c or None
         self.vload = probe.get('vec_load', 0) / c or None
         self.vstore = probe.get('vec_store', 0) / c or None
         # measured time over the peak-rate bound of one throughput-bound
@@ -311,6 +313,10 @@ class Core:
         # (--no-loops, and the window term's P) stay in instructions of
         # latency 1, as functions.py writes them (README.md)
         self.vec_lat = c / probe['dep_vec'] if probe.get('dep_vec') else None
+        # vpternlog through a source other than its destination (probe.py
+        # dep_tern): 3 cycles on this core (2026-11-24) where through the
+        # destination it is dep_vec's 2; dataflow() delays those operands
+        self.tern_lat = c / probe['dep_tern'] if probe.get('dep_tern') else None
         self.win = {}
         for kind in ('int', 'vec'):
             pts = []
@@ -334,6 +340,9 @@ class Core:
         self.df_retire = False
         self.use_dataflow = {'avx512': True, 'scalar': True}
         self.df_keep_window = True
+        # dataflow() runs the kernel's whole straight path (set-up, masked
+        # pass, fold) where objdump_paths() has it, not the loops alone
+        self.df_path = True
         self._probe = probe
         self.fit_dataflow()
         # probe.py's cold_lat_S: the load-to-use latency of a line of a
@@ -485,6 +494,13 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
         'load': loads / lp,
         'store': stores / sp,
         'chain': chain,
+        # loads and stores share the core's memory pipes: probe.py mem_mix
+        # (3 loads and a store per group) runs 4 64-bit accesses a cycle,
+        # where loads alone run 4 and stores alone 2. A read-modify-write
+        # of a stack slot (`add %rax,-0x78(%rsp)`) is both, which
+        # callgrind's data reads do not count: the compiled loop's
+        'memops': (max(loads + stores, dis.get('mem_ops', 0.0) / unroll) / core.memops
+                   if isa == 'scalar' and core.memops and dis else 0.0),
         'mem-' + (rd if not wr or wr == rd else rd + '/' + wr): mem * core.cyc_per_tick,
     }
     # the window: each iteration holds its instructions in flight for its
@@ -558,6 +574,10 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     # the compiled loops' dataflow at the probe's latencies and window
     # (dataflow()) replaces the per-loop chain and window terms
     df = dataflow(core, p, form, isa, size, dis) if dis and core.use_dataflow.get(isa) else None
+    # did dataflow() run the kernel's whole path (the code between and
+    # after the loops)?
+    df_path = bool(df and core.df_path and dis[0].get('path') and size // u <= 64)
+    rem = remainder_cycles(core, p, isa, size, len(ls))
     total, by_term = 0.0, {}
     for j, (fns, rd, wr) in enumerate(ls):
         # the loop copies (the seq form's first loop, or the integrated
@@ -569,11 +589,16 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
             t.pop('chain', None)
             if not core.df_keep_window:
                 t.pop('window', None)
+            if df_path:
+                # the simulated call ran the masked pass itself: the
+                # remainder goes on the other terms, not beside dataflow
+                t = {kk: v + rem / len(ls) for kk, v in t.items()}
             t['dataflow'] = df[j]
         k = max(t, key=t.get)
         total += t[k]
         by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
-    total += remainder_cycles(core, p, isa, size, len(ls))
+    if not df_path:
+        total += rem
     ticks = total / core.cyc_per_tick
     if cold_latency:
         ticks += m.first_miss(cache, 2 if p.copy else 1, size)
@@ -751,7 +776,7 @@ def parse_insn(op, args):
                 or op.startswith(('vpternlog', 'vpdp', 'vfmadd', 'vpmadd52')) or masked \
                 or op.startswith('bswap') or len(ops) == 1:
             srcs.append(d)
-    if op.startswith('lea'):
+    if op.startswith('lea') and ops:    # not `leave`
         srcs, addr = [_canon(r) for r in _REG.findall(ops[0])], []
         mem_in = None
     if not op.startswith('v') and op.startswith(_FLAGS_R):
@@ -872,11 +897,84 @@ def objdump_loops(text):
     return fns
 
 
-def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None):
+def objdump_paths(text):
+    """{symbol: [(kind, body)]} for every function of an objdump -d listing
+    whose code from its first instruction to its first `ret` runs straight
+    through but for its inner loops (no call, every backward branch there
+    the end of an inner loop): that code in address order, cut into
+    ('code', [(op, args)]) and ('loop', body) pieces, jumps left out. The
+    synthetic AVX-512 kernels are laid out so: set-up, main loop, the
+    masked pass over the last whole words, the fold into the result, per
+    function of a `seq`; their other paths (buffers under one block) sit
+    after the `ret`. A function that is one jmp to another takes its path."""
+    fns, cur, body = {}, None, []
+    head = re.compile(r'^[0-9a-f]+ <([^>]+)>:')
+    ins = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
+    tgt_re = re.compile(r'([0-9a-f]+) <')
+    alias = {}
+
+    def close():
+        if cur is None or not body:
+            return
+        if body[0][1] == 'jmp':
+            mm = re.search(r'<([^>+]+)>', body[0][2])
+            if mm:
+                alias[cur] = mm[1]
+            return
+        end = next((i for i, (_, op, _a) in enumerate(body) if op.startswith('ret')), None)
+        if end is None:
+            return
+        code = body[:end + 1]
+        if any(op.startswith('call') for _, op, _a in code):
+            return
+        start, last = code[0][0], code[-1][0]
+        loops = []
+        for ad, op, args in code:
+            mm = tgt_re.match(args)
+            if op.startswith('j') and mm and start <= int(mm[1], 16) < ad:
+                loops.append((int(mm[1], 16), ad))
+            elif op == 'jmp':
+                return      # code skipped on the way: not one straight path
+        # inner loops only, none overlapping another
+        for (a0, a1), (b0, b1) in zip(loops, loops[1:]):
+            if b0 <= a1:
+                return
+        out, i = [], 0
+        for a0, a1 in loops:
+            seg = [(op, args) for ad, op, args in code if i <= ad < a0 and not op.startswith('j')]
+            if seg:
+                out.append(('code', seg))
+            out.append(('loop', [(op, args) for ad, op, args in code if a0 <= ad <= a1]))
+            i = a1 + 1
+        seg = [(op, args) for ad, op, args in code if i <= ad <= last and not op.startswith('j')]
+        if seg:
+            out.append(('code', seg))
+        fns[cur] = out
+
+    for line in text.splitlines():
+        mh = head.match(line)
+        if mh:
+            close()
+            cur, body = mh[1], []
+            continue
+        mi = ins.match(line)
+        if cur is not None and mi:
+            body.append((int(mi[1], 16), mi[2], mi[3]))
+    close()
+    for a, b in alias.items():
+        if b in fns:
+            fns[a] = fns[b]
+    return fns
+
+
+def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None, paths=None):
     """loop_stats() of the kernel's main loops, one per loop of loops()
     (seq: the copy loop, then one per function; int: one), taken as the
     kernel's first inner loops in address order; None when the listing
-    does not have the kernel or has fewer loops."""
+    does not have the kernel or has fewer loops. paths: objdump_paths();
+    where the kernel's straight path holds exactly these loops, the first
+    loop's entry carries it as 'path' (dataflow() then runs the code
+    between the loops too)."""
     sym = ilpgen.fn_symbol(p, 'seq' if form == 'seq' else form, isa)
     step = unroll_bytes(p, isa)
     # main loops advance their index by the unrolled block (remainder
@@ -892,6 +990,9 @@ def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None):
         st = loop_stats(b, ld_lat, st_fwd, st_fwd_vec=st_fwd_vec)
         st['body'] = b
         out.append(st)
+    path = (paths or {}).get(sym)
+    if path and [b for kd, b in path if kd == 'loop'] == bodies[:k]:
+        out[0]['path'] = path
     return out
 
 
@@ -925,8 +1026,10 @@ def sim_dispatch(stream, issue, Q, ports=None, R=None):
     instructions per cycle with Q scheduler entries. srcs: registers the
     instruction waits for; msrcs: what its memory operand waits for (the
     address registers, the stored word it reloads), then ld cycles more;
-    dsts: [(name, latency)]. It issues one cycle after dispatch or when
-    its operands are ready, whichever is later, and holds a scheduler
+    dsts: [(name, latency)]; late (optional 8th): {source: cycles} an
+    operand is needed that much after it is ready (vpternlog's sources
+    other than its destination). It issues one cycle after dispatch or
+    when its operands are ready, whichever is later, and holds a scheduler
     entry (sched) until then; a load (no register sources) holds it until
     its address is ready, its data arriving ld later. ports: {class:
     instructions per cycle}; an operation (op_port) or memory access
@@ -958,6 +1061,7 @@ def sim_dispatch(stream, issue, Q, ports=None, R=None):
             if len(rob) >= R:
                 t, n = max(t, rob[0]), 0
         op_port, mem_port = e[5:7] if len(e) > 5 else (None, None)
+        late = e[7] if len(e) > 7 else None
         while True:
             while held and held[0] <= t:
                 heapq.heappop(held)
@@ -969,7 +1073,8 @@ def sim_dispatch(stream, issue, Q, ports=None, R=None):
                 continue
             break
         n += 1
-        go = max([t + 1.0] + [ready.get(r, 0.0) for r in srcs])
+        go = max([t + 1.0] + [ready.get(r, 0.0) + (late.get(r, 0.0) if late else 0.0)
+                              for r in srcs])
         hold = None
         if msrcs is not None:
             mem = max([t + 1.0] + [ready.get(r, 0.0) for r in msrcs])
@@ -1049,10 +1154,14 @@ def fit_sched(points, lat, ld_lat, issue, min_chain=32, ports=None, kind='vec', 
 _DISP = re.compile(r'^(-?0x[0-9a-f]+|-?\d+)?\(')
 
 
-def _df_insns(body, lat_alu, ld_lat, vec):
+def _df_insns(body, lat_alu, ld_lat, vec, tern_extra=0.0):
     """Per instruction of a compiled loop body: (srcs, addr, dsts, kind,
-    mem_in, mem_out, lat, sched), message-data operands as ('data',
-    rank of the displacement among the body's loads / stores)."""
+    mem_in, mem_out, lat, sched, op_port, mem_port, late), message-data
+    operands as ('data', rank of the displacement among the body's loads
+    / stores); late: {source register: cycles it is needed later than
+    ready}, tern_extra for a vector vpternlog's sources other than its
+    destination (probe.py dep_tern: 3 cycles through them, 2 through the
+    destination, on this core)."""
     parsed = [(op,) + parse_insn(op, args) for op, args in body
               if not (op == 'jmp')]
     stack = re.compile(r'\(%r[sb]p\)')
@@ -1073,8 +1182,11 @@ def _df_insns(body, lat_alu, ld_lat, vec):
         v = 'v' if isvec and vec else ''
         op_port = {'move': None, 'load': None, 'store': v + 'store'}.get(kind, v + 'alu')
         mem_port = (v + 'load') if mi else None
+        late = {}
+        if tern_extra and vec and isvec and op.startswith('vpternlog'):
+            late = {r: tern_extra for r in srcs if r not in dsts}
         out.append((srcs, addr, dsts, kind, key(mi, lds), key(mo, sts), lat, kind != 'move',
-                    op_port, mem_port))
+                    op_port, mem_port, late))
     return out
 
 
@@ -1100,7 +1212,8 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
     vec = isa != 'scalar'
     lat = core.vec_lat if vec and core.vec_lat else 1.0
     ld = core.ld_lat or 4.0
-    bodies = [_df_insns(d['body'], lat, ld, vec) for d in loops_dis]
+    tx = (core.tern_lat - lat) if vec and core.tern_lat else 0.0
+    bodies = [_df_insns(d['body'], lat, ld, vec, tx) for d in loops_dis]
     ports = core.sim_ports if core.df_ports else None
     R = core.retire.get(kind)
     src_loop = 0 if p.copy else None   # the loop whose loads read the source
@@ -1117,27 +1230,91 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
         for _ in range(ncalls):
             for li in which:
                 inst += 1
-                for j in range(iters):
-                    for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp in bodies[li]:
+                for e in stream_body(inst, li, iters):
+                    yield e
+
+    def stream_body(inst, li, iters):
+        # loop li's iterations, its registers named by inst
+        for j in range(iters):
+            for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp, late in bodies[li]:
+                late = {(inst, r): x for r, x in late.items()}
+                srcs = [(inst, r) for r in srcs]
+                addr = [(inst, r) for r in addr]
+                dsts = [(inst, r) for r in dsts]
+                ms = None
+                if mi:
+                    ms = list(addr)
+                    if mi[0] == 'stack':
+                        ms.append((inst,) + mi)
+                    elif li != src_loop:
+                        ms.append((j, mi[1]))
+                elif addr:
+                    ms = list(addr)
+                dd = [(r, lt) for r in dsts]
+                if mo:
+                    k = (inst,) + mo if mo[0] == 'stack' else (j, mo[1])
+                    dd.append((k, fwd.get(opp, fwd['store']) if mo[0] == 'stack'
+                               else 0.0))
+                yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp, late)
+
+    path = loops_dis[0].get('path') if core.df_path else None
+    if path and N <= 64:
+        # the whole call as compiled: set-up, loops, the masked pass and
+        # the fold, registers named per call; a piece of code belongs to
+        # the loop before it (the set-up to the first loop)
+        segs, li = [], 0
+        for kd, b in path:
+            if kd == 'loop':
+                segs.append((li, None))
+                li += 1
+            else:
+                segs.append((max(li - 1, 0), _df_insns(b, lat, ld, vec, tx)))
+        if li != len(bodies):
+            path = None
+    if path and N <= 64:
+        def pstream(ncalls):
+            for c in range(ncalls):
+                inst = ('call', c)
+                li = 0
+                for owner, code in segs:
+                    if code is None:
+                        for e in stream_body(inst, li, N):
+                            yield e
+                        li += 1
+                        continue
+                    for srcs, addr, dsts, kd, mi, mo, lt, sq, opp, mp, late in code:
+                        late = {(inst, r): x for r, x in late.items()}
                         srcs = [(inst, r) for r in srcs]
                         addr = [(inst, r) for r in addr]
-                        dsts = [(inst, r) for r in dsts]
+                        dd = [((inst, r), lt) for r in dsts]
                         ms = None
-                        if mi:
+                        if mi or addr:
                             ms = list(addr)
-                            if mi[0] == 'stack':
+                            if mi and mi[0] == 'stack':
                                 ms.append((inst,) + mi)
-                            elif li != src_loop:
-                                ms.append((j, mi[1]))
-                        elif addr:
-                            ms = list(addr)
-                        dd = [(r, lt) for r in dsts]
-                        if mo:
-                            k = (inst,) + mo if mo[0] == 'stack' else (j, mo[1])
-                            dd.append((k, fwd.get(opp, fwd['store']) if mo[0] == 'stack'
-                                       else 0.0))
-                        yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp)
-
+                        if mo and mo[0] == 'stack':
+                            dd.append(((inst,) + mo, fwd.get(opp, fwd['store'])))
+                        yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp, late)
+        marks, owners, i = [], [], 0
+        for _ in range(calls):
+            li = 0
+            for owner, code in segs:
+                marks.append(i)
+                owners.append(owner)
+                if code is None:
+                    i += N * len(bodies[li])
+                    li += 1
+                else:
+                    i += len(code)
+        marks.append(i)
+        d = sim_dispatch(pstream(calls), core.sim_issue, Q, ports, R)
+        d.append(d[-1])
+        k, h = len(segs), calls // 2
+        spans = [0.0] * len(bodies)
+        for c in range(h, calls - 1):
+            for s in range(k):
+                spans[owners[c * k + s]] += d[marks[c * k + s + 1]] - d[marks[c * k + s]]
+        return [s_ / (calls - 1 - h) / size for s_ in spans]
     if N <= 64:
         which = list(range(len(bodies)))
         marks, i = [], 0
@@ -1319,6 +1496,9 @@ def main(argv=None):
     ap.add_argument('--retire', action='store_true',
                     help='dataflow()\'s core with an in-order window R beside the scheduler Q, '
                          'both fitted to the window loops (README.md)')
+    ap.add_argument('--no-path', action='store_true',
+                    help='dataflow() runs the main loops alone, with the remainder added '
+                         'outside, not the kernel\'s whole path (objdump_paths(); README.md)')
     ap.add_argument('--no-loops', action='store_true',
                     help='AVX-512 counts and chains from the spec, not from --objdump\'s '
                          'compiled main loops')
@@ -1349,25 +1529,30 @@ def main(argv=None):
             core.use_dataflow[isa] = False
         if a.dataflow_only:
             core.df_keep_window = False
+        if a.no_path:
+            core.df_path = False
         if a.retire:
             core.df_retire = True
             core.fit_dataflow()
     # the AVX-512 kernels' compiled main loops (valgrind cannot count them)
-    loops_by_sym = {}
+    loops_by_sym, paths_by_sym = {}, {}
     if a.objdump and core and not a.no_loops:
         for x in a.objdump:
-            loops_by_sym.update(objdump_loops(read_objdump(x)))
+            text = read_objdump(x)
+            loops_by_sym.update(objdump_loops(text))
+            paths_by_sym.update(objdump_paths(text))
 
     def dis_of(p, form, isa):
         if not loops_by_sym:
             return None
         ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd,
-                          core.st_fwd_vec)
+                          core.st_fwd_vec, paths_by_sym)
         if ls and isa == 'scalar':
             # callgrind counts the scalar kernels (tails included): only the
             # compiled recurrence (and body, for dataflow()) from the
             # disassembly
-            ls = [dict(chain=x['chain'], moves=x['moves'], body=x['body']) for x in ls]
+            ls = [dict(chain=x['chain'], moves=x['moves'], body=x['body'],
+                       mem_ops=x['loads'] + x['stores']) for x in ls]
         return ls
 
     R, cpi = {}, {}
@@ -1402,12 +1587,15 @@ def main(argv=None):
                   core.cyc_per_tick, core.issue, core.alu, core.load, core.store,
                   '; vector ALU %.1f, loads %.1f, stores %.1f' % (core.vec, core.vload, core.vstore)
                   if core.vec else '', core.st_fwd) +
-              ' (vector register %.1f)' % core.st_fwd_vec)
+              ' (vector register %.1f)' % core.st_fwd_vec +
+              ('; 64-bit loads and stores together %.1f' % core.memops if core.memops else ''))
         print('  dataflow: issue %d, scheduler %s%s (fitted to the window loops), ports %s' % (
             core.sim_issue, core.sched, ', in-order window %s' % core.retire
             if core.df_retire else '', core.sim_ports))
-        print('  latency: load %.1f, vector ALU %s cycles (dep_vec)%s' % (
-            core.ld_lat or 0, '%.1f' % core.vec_lat if core.vec_lat else '-', ''.join(
+        print('  latency: load %.1f, vector ALU %s cycles (dep_vec)%s%s' % (
+            core.ld_lat or 0, '%.1f' % core.vec_lat if core.vec_lat else '-',
+            ', vpternlog through a source %.1f (dep_tern)' % core.tern_lat if core.tern_lat else '',
+            ''.join(
                 '; flushed %d-B line %.0f (in order %.0f)' % (
                     z, core.cold_lat[z], core.cold_seqlat.get(z, float('nan')))
                 for z in sorted(core.cold_lat))))

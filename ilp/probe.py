@@ -11,6 +11,10 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
   int_add     independent adds on 8 registers: scalar ALU throughput
   int_load    independent 64-bit loads from L1
   int_store   independent 64-bit stores to L1
+  mem_mix     three independent 64-bit loads and a store per group, to four
+              L1 words: loads and stores per tick together. The loads
+              alone run 4 a cycle and the stores 2, the mix 4 (Zen 5,
+              2026-11-24): the memory pipes are shared (model.py memops)
   st_fwd      store then reload of the same word, chained: store-to-load
               round trips per tick (a spilled state word on a recurrence)
   mix_issue   8 scalar adds and 8 vector adds, all independent: the issue
@@ -18,6 +22,10 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
   dep_vec     a chain of dependent vpxorq zmm (AVX-512 only): dep_add /
               dep_vec is the vector ALU's latency in core cycles (2 on
               this Zen 5, 2026-11-24: twice the scalar add's)
+  dep_tern    a chain of vpternlogd zmm through a source operand, not the
+              destination (AVX-512 only): 3 cycles an instruction on this
+              Zen 5 (2026-11-24), where through the destination (which it
+              also reads) it is dep_vec's 2
   vec_add     independent vpaddq zmm (AVX-512 only)
   vec_shuf    independent vpshufb zmm (AVX-512 only)
   vec_load    independent 64-byte loads from L1 (AVX-512 only)
@@ -105,6 +113,7 @@ static inline uint64_t tsc(void)
 #include <emmintrin.h>
 
 #define R4(x) x x x x
+#define R8(x) R4(x) R4(x)
 #define R16(x) R4(x) R4(x) R4(x) R4(x)
 static unsigned char buf[4096] __attribute__((aligned(64)));
 
@@ -332,6 +341,8 @@ int main(int argc, char **argv)
 	      : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f), "+r"(g), "+r"(h));
 	PROBE("int_load", 16, R16("mov 64(%1),%0\n\t"), : "=r"(a) : "r"(p));
 	PROBE("int_store", 16, R16("mov %0,64(%1)\n\t"), : "+r"(a) : "r"(p) : "memory");
+	PROBE("mem_mix", 16, R4("mov 64(%1),%0\n\tmov 128(%1),%0\n\tmov 192(%1),%0\n\t"
+				"mov %0,256(%1)\n\t"), : "=r"(a) : "r"(p) : "memory");
 	PROBE("st_fwd", 4, R4("mov %0,64(%1)\n\tmov 64(%1),%0\n\t"), : "+r"(a) : "r"(p) : "memory");
 	{
 		void **chase = (void **)(void *)buf;
@@ -365,6 +376,8 @@ int main(int argc, char **argv)
 	}
 	if (avx512) {
 		PROBE("dep_vec", 16, R16("vpxorq %%zmm16,%%zmm0,%%zmm0\n\t"), ::: "xmm0");
+		PROBE("dep_tern", 16, R8("vpternlogd $0x96,%%zmm0,%%zmm17,%%zmm1\n\t"
+					 "vpternlogd $0x96,%%zmm1,%%zmm17,%%zmm0\n\t"), ::: "xmm0", "xmm1");
 		PROBE("vec_add", 32, R4(VADD8), ::: ZCLOB);
 		PROBE("vec_shuf", 32, R4(VSHUF(0) VSHUF(1) VSHUF(2) VSHUF(3) VSHUF(4) VSHUF(5)
 					 VSHUF(6) VSHUF(7)), ::: ZCLOB);

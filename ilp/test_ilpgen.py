@@ -324,6 +324,33 @@ class TestOverlapModel(unittest.TestCase):
         self.assertAlmostEqual(t['store'], 1 / 8 / 1)
         self.assertEqual(max(t, key=t.get), 'compute')
 
+    def test_loop_terms_memops(self):
+        # a scalar loop of 20 read-modify-writes of stack slots (callgrind
+        # counts them as writes only) and the message load: 21 loads and
+        # 20 stores per 8-byte iteration through memory pipes that run 3
+        # (mem_mix / dep_add) accesses a cycle, loads and stores together
+        f = _F('f', ops=2, state=20)
+        body = [('mov', '-0x8(%r14,%rdx,1),%rax')] + \
+            [('add', '%%rax,%s(%%rsp)' % hex(8 * k)) for k in range(20)] + \
+            [('add', '$0x8,%rdx'), ('cmp', '%rdx,%rsi'), ('jae', '0 <f>')]
+        st = model.loop_stats(body)
+        self.assertEqual((st['loads'], st['stores']), (21, 20))
+        dis = dict(chain=st['chain'], moves=0, body=body, mem_ops=41)
+        core = model.Core(dict(PROBE, mem_mix=6.0))
+        t = model.loop_terms(core, self.m, [f], 'scalar', 8, 11, 'L1', 'L1', dis=dis)
+        self.assertAlmostEqual(t['memops'], 41 / 8 / 3)
+        # the spec's counts when they are more (no compiled loop: none)
+        self.assertAlmostEqual(model.loop_terms(core, self.m, [f], 'scalar', 8, 11, 'L1', 'L1',
+                                                dis=dict(dis, mem_ops=1))['memops'],
+                               (t['load'] * core.load + t['store'] * core.store) / 3)
+        self.assertEqual(model.loop_terms(core, self.m, [f], 'scalar', 8, 11, 'L1', 'L1')
+                         ['memops'], 0.0)
+        # without the probe, or for a vector loop, no term
+        self.assertEqual(model.loop_terms(self.core, self.m, [f], 'scalar', 8, 11, 'L1', 'L1',
+                                          dis=dis)['memops'], 0.0)
+        self.assertEqual(model.loop_terms(core, self.m, [f], 'avx512', 64, 11, 'L1', 'L1',
+                                          dis=dis)['memops'], 0.0)
+
     def test_loop_terms_chain_and_spill(self):
         # a 6-cycle recurrence per 8-byte word: 0.75 cycles per byte
         f = _F('f', ops=2, chain=6, state=4)
@@ -763,6 +790,121 @@ class TestOverlapModel(unittest.TestCase):
             self.assertGreaterEqual(x * 1460, 22 * 6 / 8 - 1)
             self.assertLess(x * 1460, 22 * 7 / 2)
 
+
+    def test_objdump_paths(self):
+        # set-up, the main loop, a masked pass and the fold up to the first
+        # ret, in address order; the short-buffer path after the ret left
+        # out, jumps dropped; an alias takes the path; a call or a forward
+        # jmp on the way (code skipped) gives none
+        lines = ['0000000000001000 <cn_ilp_a_seq_avx512>:',
+                 '    1000:\tcmp    $0x3f,%rdx',
+                 '    1004:\tjbe    1040 <cn_ilp_a_seq_avx512+0x40>',
+                 '    1006:\tvpbroadcastq %rax,%zmm1',
+                 '    1010:\tvpaddq (%rdi,%rcx,1),%zmm1,%zmm1',
+                 '    1018:\tlea    0x40(%rcx),%rcx',
+                 '    101c:\tcmp    %rcx,%rdx',
+                 '    101f:\tjae    1010 <cn_ilp_a_seq_avx512+0x10>',
+                 '    1021:\tvmovdqu64 (%rdi),%zmm0{%k1}{z}',
+                 '    1028:\tvpaddq %zmm0,%zmm1,%zmm1',
+                 '    1030:\tvmovq  %xmm1,%rax',
+                 '    1035:\tret',
+                 '    1040:\txor    %eax,%eax',
+                 '    1042:\tret',
+                 '',
+                 '0000000000001050 <cn_ilp_a_int_avx512>:',
+                 '    1050:\tjmp    1000 <cn_ilp_a_seq_avx512>',
+                 '']
+        d = model.objdump_paths('\n'.join(lines))
+        path = d['cn_ilp_a_seq_avx512']
+        self.assertEqual([k for k, _ in path], ['code', 'loop', 'code'])
+        self.assertEqual([op for op, _ in path[0][1]], ['cmp', 'vpbroadcastq'])
+        self.assertEqual(path[1][1], model.objdump_loops('\n'.join(lines))
+                         ['cn_ilp_a_seq_avx512'][0])
+        self.assertEqual([op for op, _ in path[2][1]], ['vmovdqu64', 'vpaddq', 'vmovq', 'ret'])
+        self.assertEqual(d['cn_ilp_a_int_avx512'], path)
+        for bad in ('    1021:\tcall   2000 <memcpy>', '    1021:\tjmp    1030 <x+0x30>'):
+            self.assertNotIn('cn_ilp_a_seq_avx512',
+                             model.objdump_paths('\n'.join(lines[:8] + [bad] + lines[9:14])))
+
+    def test_dataflow_runs_the_path(self):
+        # the loop of test_dataflow_chain_overlaps_calls, with the code a
+        # kernel runs around it: a set-up that starts the state from a
+        # constant and a fold that waits for the chain's end (4 dependent
+        # vector instructions, then to a general register). At 1460 B the
+        # path costs more than the loop alone (the fold's waiting
+        # instructions hold entries the next call's chain would take, and
+        # are dispatched besides); at 64 KB (one call) the path is not run.
+        # kernel_loops() attaches the path only where its loops are the
+        # kernel's main loops; predict_overlap() then adds the remainder to
+        # the other terms, not beside dataflow.
+        p = model.pipeline_of('syn.n1.s1.a10')
+        body = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0')]
+        for k in range(6):
+            body.append(('vpaddq', '%zmm0,%zmm1,%zmm1') if k % 2 == 0 else
+                        ('vpxord', '%zmm1,%zmm0,%zmm0'))
+        body += [('vmovdqu64', '%zmm0,(%rdi,%rcx,1)'), ('add', '$0x40,%rcx'),
+                 ('cmp', '%rcx,%rdx'), ('jae', '0 <f>')]
+        setup = [('movabs', '$0x9e3779b97f4a7c15,%rax'), ('vpbroadcastq', '%rax,%zmm1')]
+        fold = [('vextracti64x4', '$0x1,%zmm1,%ymm2'), ('vpaddq', '%ymm1,%ymm2,%ymm2'),
+                ('vextracti64x2', '$0x1,%ymm2,%xmm1'), ('vpaddq', '%xmm2,%xmm1,%xmm1'),
+                ('vmovq', '%xmm1,%rax'), ('vzeroupper', ''), ('ret', '')]
+        path = [('code', setup), ('loop', body), ('code', fold)]
+        core = self._df_core()
+        alone = [dict(model.loop_stats(body), body=body)]
+        withp = [dict(alone[0], path=path)]
+        a = model.dataflow(core, p, 'int', 'avx512', 1460, alone)[0]
+        b = model.dataflow(core, p, 'int', 'avx512', 1460, withp)[0]
+        self.assertGreater(b, a)
+        # 9 more instructions per call at 8 per cycle at least; and no more
+        # than the fold's latency on top of the loop alone
+        self.assertGreaterEqual((b - a) * 1460, 9 / 8 - 0.01)
+        self.assertLess((b - a) * 1460, 2 + 4 * 2 + 2 + 2)
+        core.df_path = False
+        self.assertEqual(model.dataflow(core, p, 'int', 'avx512', 1460, withp)[0], a)
+        core.df_path = True
+        self.assertEqual(model.dataflow(core, p, 'int', 'avx512', 65536, withp),
+                         model.dataflow(core, p, 'int', 'avx512', 65536, alone))
+        sym = ilpgen.fn_symbol(p, 'int', 'avx512')
+        ls = model.kernel_loops({sym: [body]}, p, 'int', 'avx512', paths={sym: path})
+        self.assertEqual(ls[0]['path'], path)
+        other = [('code', setup), ('loop', body[:-1] + [('jb', '0 <f>')])]
+        ls = model.kernel_loops({sym: [body]}, p, 'int', 'avx512', paths={sym: other})
+        self.assertNotIn('path', ls[0])
+
+    def test_dataflow_tern_source_latency(self):
+        # a recurrence through vpternlogd: via a source operand it takes
+        # probe.py dep_tern's latency (3 cycles), via the destination
+        # (which the instruction also reads) the vector ALU's (2)
+        p = model.pipeline_of('syn.n1.s1.a10')
+        tail = [('vmovdqu64', '%zmm2,(%rdi,%rcx,1)'), ('add', '$0x40,%rcx'),
+                ('cmp', '%rcx,%rdx'), ('jae', '0 <f>')]
+        via_src = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0'),
+                   ('vpternlogd', '$0x96,%zmm1,%zmm0,%zmm2'),
+                   ('vmovdqa64', '%zmm2,%zmm1')] + tail
+        via_dst = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0'),
+                   ('vpternlogd', '$0x96,%zmm3,%zmm0,%zmm2')] + tail
+        ins = model._df_insns(via_src, 2.0, 4.0, True, 1.0)
+        self.assertEqual(ins[1][-1], {'z1': 1.0, 'z0': 1.0})
+        self.assertEqual(model._df_insns(via_src, 2.0, 4.0, True)[1][-1], {})
+        core = self._df_core()
+
+        def per_block(body):
+            dis = [dict(model.loop_stats(body), body=body)]
+            return model.dataflow(core, p, 'int', 'avx512', 65536, dis)[0] * 64
+        self.assertAlmostEqual(per_block(via_src), 2.0, places=3)   # no dep_tern
+        self.assertAlmostEqual(per_block(via_dst), 2.0, places=3)
+        core.tern_lat = 3.0
+        self.assertAlmostEqual(per_block(via_src), 3.0, places=3)
+        self.assertAlmostEqual(per_block(via_dst), 2.0, places=3)
+        # sim_dispatch: an operand needed `late` cycles after it is ready
+        # (one scheduler entry: the third instruction waits for the
+        # second's issue, at a's 3 + 1 with it, at 3 without)
+        st = [([], None, [('a', 2.0)], 0.0, True),
+              (['a'], None, [('b', 2.0)], 0.0, True, None, None, {'a': 1.0}),
+              ([], None, [('c', 1.0)], 0.0, True)]
+        self.assertEqual(model.sim_dispatch(st, 8, 1), [0, 1, 4])
+        st[1] = st[1][:7]
+        self.assertEqual(model.sim_dispatch(st, 8, 1), [0, 1, 3])
 
     def test_vector_spill_round_trip(self):
         # a state word spilled from a zmm register: reloaded, one add,

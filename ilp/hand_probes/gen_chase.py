@@ -7,8 +7,9 @@ DRAM that measure the core's queues. Writes a C file to stdout.
                      (or register-writing ones) the core keeps in flight
                      while a load misses (reorder buffer, register files)
   gen_chase.py sch   miss A; K instructions waiting on A's value (add,
-                     vpaddq, zmm store); miss B, independent: how many
-                     waiting instructions the schedulers hold
+                     vpaddq, zmm store, 64-bit store: session 9); miss B,
+                     independent: how many waiting instructions the
+                     schedulers hold
 
 Per K and kind, ticks per iteration (median of 5). Build the output with
 gcc -O1 -mavx512f, run pinned (taskset)."""
@@ -41,6 +42,7 @@ else:
         'add_dep': (lambda o: '', lambda k, o: 'add %%%d,%%%%r%d\\n\\t' % (o, 8 + k % 8)),
         'vpaddq_dep': (lambda o: 'vmovq %%%d,%%%%xmm0\\n\\t' % o, lambda k, o: 'vpaddq %%%%zmm0,%%%%zmm%d,%%%%zmm%d\\n\\t' % (16 + k % 8, 1 + k % 15)),
         'vstore_dep': (lambda o: 'vmovq %%%d,%%%%xmm0\\n\\t' % o, lambda k, o: 'vmovdqu64 %%%%zmm0,%d(%%3)\\n\\t' % (64 * (k % 32))),
+        'store_dep': (lambda o: '', lambda k, o: 'mov %%%d,%d(%%3)\\n\\t' % (o, 8 * (k % 256))),
     }
     for name, (pre, f) in fill.items():
         for K in Ks:
