@@ -849,22 +849,48 @@ def loop_stats(body, ld_lat=4.0, st_fwd=5.0, iters=40, st_fwd_vec=None):
     return st
 
 
+def _objdump_functions(text):
+    """An objdump -d listing's functions in address order, [(symbol,
+    [(address, op, args)])], and {symbol: the symbol it jumps to} for each
+    function that is one jmp to another (n = 1 int is the seq kernel)."""
+    head = re.compile(r'^[0-9a-f]+ <([^>]+)>:')
+    ins = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
+    fns, alias = [], {}
+    for line in text.splitlines():
+        mh = head.match(line)
+        if mh:
+            fns.append((mh[1], []))
+            continue
+        mi = ins.match(line)
+        if fns and mi:
+            fns[-1][1].append((int(mi[1], 16), mi[2], mi[3]))
+    for sym, body in fns:
+        if body and body[0][1] == 'jmp':
+            mm = re.search(r'<([^>+]+)>', body[0][2])
+            if mm:
+                alias[sym] = mm[1]
+    return fns, alias
+
+
+def _with_aliases(out, alias):
+    """out, each function that jumps to another given that one's entry."""
+    for a, b in alias.items():
+        if b in out:
+            out[a] = out[b]
+    return out
+
+
 def objdump_loops(text):
     """{symbol: [loop bodies [(op, args)]]} for every function of an objdump
     -d listing: the loops are the spans from a backward branch's target to
     the branch, in address order, inner loops only (no other backward
     branch inside). A function that is one jmp to another (n = 1 int is
     the seq kernel) takes that function's loops."""
-    fns, cur, body = {}, None, []
-    head = re.compile(r'^[0-9a-f]+ <([^>]+)>:')
-    ins = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
-    alias = {}
-
-    def close():
-        if cur is None:
-            return
+    fns, alias = _objdump_functions(text)
+    out = {}
+    for sym, body in fns:
         loops = []
-        for i, (addr, op, args) in enumerate(body):
+        for addr, op, args in body:
             mm = re.match(r'([0-9a-f]+) <', args)
             # a backward branch within the function (not a tail call)
             if op.startswith('j') and mm and body[0][0] <= int(mm[1], 16) < addr:
@@ -875,26 +901,43 @@ def objdump_loops(text):
                                 for ad, o, a in body if tgt <= ad < addr)
                 if inner and span:
                     loops.append(span)
-        if body and body[0][1] == 'jmp':
-            mm = re.search(r'<([^>+]+)>', body[0][2])
-            if mm:
-                alias[cur] = mm[1]
-        fns[cur] = loops
+        out[sym] = loops
+    return _with_aliases(out, alias)
 
-    for line in text.splitlines():
-        mh = head.match(line)
-        if mh:
-            close()
-            cur, body = mh[1], []
-            continue
-        mi = ins.match(line)
-        if cur is not None and mi:
-            body.append((int(mi[1], 16), mi[2], mi[3]))
-    close()
-    for a, b in alias.items():
-        if b in fns:
-            fns[a] = fns[b]
-    return fns
+
+def _straight_path(body):
+    """objdump_paths()'s pieces of one function's body, or None if its
+    code up to the first `ret` is not one straight path."""
+    end = next((i for i, (_, op, _a) in enumerate(body) if op.startswith('ret')), None)
+    if end is None:
+        return None
+    code = body[:end + 1]
+    if any(op.startswith('call') for _, op, _a in code):
+        return None
+    start, last = code[0][0], code[-1][0]
+    tgt_re = re.compile(r'([0-9a-f]+) <')
+    loops = []
+    for ad, op, args in code:
+        mm = tgt_re.match(args)
+        if op.startswith('j') and mm and start <= int(mm[1], 16) < ad:
+            loops.append((int(mm[1], 16), ad))
+        elif op == 'jmp':
+            return None     # code skipped on the way: not one straight path
+    # inner loops only, none overlapping another
+    for (a0, a1), (b0, b1) in zip(loops, loops[1:]):
+        if b0 <= a1:
+            return None
+    out, i = [], 0
+    for a0, a1 in loops:
+        seg = [(op, args) for ad, op, args in code if i <= ad < a0 and not op.startswith('j')]
+        if seg:
+            out.append(('code', seg))
+        out.append(('loop', [(op, args) for ad, op, args in code if a0 <= ad <= a1]))
+        i = a1 + 1
+    seg = [(op, args) for ad, op, args in code if i <= ad <= last and not op.startswith('j')]
+    if seg:
+        out.append(('code', seg))
+    return out
 
 
 def objdump_paths(text):
@@ -907,64 +950,13 @@ def objdump_paths(text):
     masked pass over the last whole words, the fold into the result, per
     function of a `seq`; their other paths (buffers under one block) sit
     after the `ret`. A function that is one jmp to another takes its path."""
-    fns, cur, body = {}, None, []
-    head = re.compile(r'^[0-9a-f]+ <([^>]+)>:')
-    ins = re.compile(r'^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$')
-    tgt_re = re.compile(r'([0-9a-f]+) <')
-    alias = {}
-
-    def close():
-        if cur is None or not body:
-            return
-        if body[0][1] == 'jmp':
-            mm = re.search(r'<([^>+]+)>', body[0][2])
-            if mm:
-                alias[cur] = mm[1]
-            return
-        end = next((i for i, (_, op, _a) in enumerate(body) if op.startswith('ret')), None)
-        if end is None:
-            return
-        code = body[:end + 1]
-        if any(op.startswith('call') for _, op, _a in code):
-            return
-        start, last = code[0][0], code[-1][0]
-        loops = []
-        for ad, op, args in code:
-            mm = tgt_re.match(args)
-            if op.startswith('j') and mm and start <= int(mm[1], 16) < ad:
-                loops.append((int(mm[1], 16), ad))
-            elif op == 'jmp':
-                return      # code skipped on the way: not one straight path
-        # inner loops only, none overlapping another
-        for (a0, a1), (b0, b1) in zip(loops, loops[1:]):
-            if b0 <= a1:
-                return
-        out, i = [], 0
-        for a0, a1 in loops:
-            seg = [(op, args) for ad, op, args in code if i <= ad < a0 and not op.startswith('j')]
-            if seg:
-                out.append(('code', seg))
-            out.append(('loop', [(op, args) for ad, op, args in code if a0 <= ad <= a1]))
-            i = a1 + 1
-        seg = [(op, args) for ad, op, args in code if i <= ad <= last and not op.startswith('j')]
-        if seg:
-            out.append(('code', seg))
-        fns[cur] = out
-
-    for line in text.splitlines():
-        mh = head.match(line)
-        if mh:
-            close()
-            cur, body = mh[1], []
-            continue
-        mi = ins.match(line)
-        if cur is not None and mi:
-            body.append((int(mi[1], 16), mi[2], mi[3]))
-    close()
-    for a, b in alias.items():
-        if b in fns:
-            fns[a] = fns[b]
-    return fns
+    fns, alias = _objdump_functions(text)
+    out = {}
+    for sym, body in fns:
+        path = _straight_path(body) if body and sym not in alias else None
+        if path is not None:
+            out[sym] = path
+    return _with_aliases(out, alias)
 
 
 def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None, paths=None):

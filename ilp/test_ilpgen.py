@@ -727,6 +727,17 @@ class TestOverlapModel(unittest.TestCase):
         self.assertEqual(model.sim_dispatch(st, 8, 64), [0] * 6)
         self.assertEqual(model.sim_dispatch(st, 8, 64, R=4), [0, 0, 0, 0, 11, 11])
 
+    @staticmethod
+    def _syn_loop():
+        # an in-place AVX-512 loop body: load, 6 vector instructions
+        # alternating s += x and x ^= s, store, loop control
+        body = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0')]
+        for k in range(6):
+            body.append(('vpaddq', '%zmm0,%zmm1,%zmm1') if k % 2 == 0 else
+                        ('vpxord', '%zmm1,%zmm0,%zmm0'))
+        return body + [('vmovdqu64', '%zmm0,(%rdi,%rcx,1)'), ('add', '$0x40,%rcx'),
+                       ('cmp', '%rcx,%rdx'), ('jae', '0 <f>')]
+
     def _df_core(self, Q=64):
         core = model.Core(dict(PROBE, ld_lat=0.5, dep_vec=1.0))   # ld 4, vector ALU 2 cycles
         core.sched = {'vec': Q, 'int': Q}
@@ -743,12 +754,7 @@ class TestOverlapModel(unittest.TestCase):
         # cycle, 10 instructions per block) and the loop never takes less
         # than half the chain (Q = 64 entries hold ~7 blocks of 22).
         p = model.pipeline_of('syn.n1.s1.a10')
-        body = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0')]
-        for k in range(6):
-            body.append(('vpaddq', '%zmm0,%zmm1,%zmm1') if k % 2 == 0 else
-                        ('vpxord', '%zmm1,%zmm0,%zmm0'))
-        body += [('vmovdqu64', '%zmm0,(%rdi,%rcx,1)'), ('add', '$0x40,%rcx'),
-                 ('cmp', '%rcx,%rdx'), ('jae', '0 <f>')]
+        body = self._syn_loop()
         dis = [dict(model.loop_stats(body), body=body)]
         core = self._df_core()
         big = model.dataflow(core, p, 'int', 'avx512', 65536, dis)
@@ -838,12 +844,7 @@ class TestOverlapModel(unittest.TestCase):
         # kernel's main loops; predict_overlap() then adds the remainder to
         # the other terms, not beside dataflow.
         p = model.pipeline_of('syn.n1.s1.a10')
-        body = [('vmovdqu64', '(%rdi,%rcx,1),%zmm0')]
-        for k in range(6):
-            body.append(('vpaddq', '%zmm0,%zmm1,%zmm1') if k % 2 == 0 else
-                        ('vpxord', '%zmm1,%zmm0,%zmm0'))
-        body += [('vmovdqu64', '%zmm0,(%rdi,%rcx,1)'), ('add', '$0x40,%rcx'),
-                 ('cmp', '%rcx,%rdx'), ('jae', '0 <f>')]
+        body = self._syn_loop()
         setup = [('movabs', '$0x9e3779b97f4a7c15,%rax'), ('vpbroadcastq', '%rax,%zmm1')]
         fold = [('vextracti64x4', '$0x1,%zmm1,%ymm2'), ('vpaddq', '%ymm1,%ymm2,%ymm2'),
                 ('vextracti64x2', '$0x1,%ymm2,%xmm1'), ('vpaddq', '%xmm2,%xmm1,%xmm1'),
