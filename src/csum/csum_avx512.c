@@ -200,6 +200,145 @@ reduce:
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
 }
 
+/*
+ * Copies that span 65..2047 bytes from dst's 64-byte block start (packets up
+ * to the Ethernet MTU): straight-line code, no loop. After the optional
+ * masked head block, the full blocks go in groups of 16, 8, 4, 2 and 1 taken
+ * by the bits of the remaining length, then a masked tail; each group sums
+ * its blocks as a tree and adds the result to one F/H pair, so a group adds
+ * one add to the chain that the reduction waits on.
+ *
+ * Why not copy_chunk's loop: in a stream of calls each result waits on that
+ * chain and on the reduction, and the core overlaps only a few calls, so at
+ * these sizes per-call latency and instruction count set the rate. (In
+ * the harness below, ten dependent one-cycle LEAs after the result made a
+ * call 1.4 ticks slower, ten independent ones 0.3.) Measured with
+ * cachenet-bench-csum, taskset -c 0, medians of 9 interleaved repetitions,
+ * TSC ticks per call, previous binary and this one alternated, two rounds
+ * (glibc memcpy of the same bytes 5.85-5.88 at 576 B, 15.1-15.2 at 1460 B):
+ *
+ *   csum_copy/cachenet  576 B  10.48-10.52 -> 9.37-9.51  (memcpy x1.79 -> x1.60-1.62)
+ *                      1460 B  19.47-19.73 -> 17.51-17.75
+ *                        64 B   5.95-5.98  -> 5.55-5.61  (the one-block path below)
+ *                      4096 B  47.3 (other round 59.9) -> 44.7-45.0
+ *                      9000 B  95.8-96.4   -> 95.1-96.3
+ *
+ * Standalone harness (the kernel through a function pointer, medians of 61
+ * x 1000 calls, dst aligned / dst at +13): faster from 320 B up (384 B
+ * 8.76 -> 7.84; 1024 B 13.47-13.55 -> 13.44-13.47, at +13 16.0-16.4 ->
+ * 15.2), but slower for aligned copies of 65..256 B: 100 B 6.76 -> 6.97,
+ * 128 B 5.85 -> 6.66-6.73, 256 B 7.02 -> 7.33-7.36 (at +13: 7.25-7.31 ->
+ * 7.57-7.67, 8.1-8.2 -> 8.1-8.2, 8.7-9.3 -> 8.7-8.8). Starting the range at
+ * 129 or 193 B instead made those sizes slower still (two failed range
+ * tests before copy_chunk) and 576 B slower too (8.8 -> 9.3).
+ *
+ * Tried and no faster at 576 B (harness, loop 9.8, this 8.7): a jump table
+ * into one body per block count (8.7), the same with a masked head and tail
+ * instead of branches (9.9), a branch-free masked remainder of two blocks
+ * (10.0), VNNI accumulation (xor + vpdpwssd, 10.5: one dot product per
+ * cycle), loads of a group before its stores (8.7), the caller's sum added
+ * in lane 0 and the odd-address swap done as a vector shift by 8 (bench:
+ * 9.56-9.64 against 9.45-9.86). The ceiling, fixed 576-byte code without
+ * any branch, was 6.8-7.4.
+ */
+#define CN_CSUM_COPY_SMALL_MIN 65
+#define CN_CSUM_COPY_SMALL_MAX 2047
+
+/* F and H (see reduce512) of a group of blocks. */
+struct fh {
+	__m512i f, h;
+};
+
+static inline __attribute__((always_inline)) struct fh fh_add(struct fh a, struct fh b)
+{
+	return (struct fh){ _mm512_add_epi64(a.f, b.f), _mm512_add_epi64(a.h, b.h) };
+}
+
+/* One full block: load from s + o, aligned store to d + o. Groups of 2^k
+ * blocks are summed as trees (pairs, then pairs of pairs). */
+static inline __attribute__((always_inline)) struct fh
+copy_1(unsigned char *d, const unsigned char *s, size_t o)
+{
+	__m512i x = cn__loadu64(s + o);
+
+	_mm512_store_si512(d + o, x);
+	return (struct fh){ x, _mm512_srli_epi64(x, 32) };
+}
+
+static inline __attribute__((always_inline)) struct fh
+copy_2(unsigned char *d, const unsigned char *s, size_t o)
+{
+	return fh_add(copy_1(d, s, o), copy_1(d, s, o + 64));
+}
+
+static inline __attribute__((always_inline)) struct fh
+copy_4(unsigned char *d, const unsigned char *s, size_t o)
+{
+	return fh_add(copy_2(d, s, o), copy_2(d, s, o + 128));
+}
+
+static inline __attribute__((always_inline)) struct fh
+copy_8(unsigned char *d, const unsigned char *s, size_t o)
+{
+	return fh_add(copy_4(d, s, o), copy_4(d, s, o + 256));
+}
+
+static inline __attribute__((always_inline)) struct fh
+copy_16(unsigned char *d, const unsigned char *s, size_t o)
+{
+	struct fh a = copy_8(d, s, o);
+
+	/* Finish the first half before the second: gcc 12 otherwise issues
+	 * all 16 loads first and spills sums to the stack. */
+	__asm__("" : "+v"(a.f), "+v"(a.h));
+	return fh_add(a, copy_8(d, s, o + 512));
+}
+
+/* Address-frame sum of a copy with CN_CSUM_COPY_SMALL_MIN <= (dst & 63) + len
+ * <= CN_CSUM_COPY_SMALL_MAX. */
+static inline __attribute__((always_inline)) uint64_t
+copy_small(unsigned char *dst, const unsigned char *src, size_t len)
+{
+	size_t off = (uintptr_t)dst & 63;
+	/* As in copy_chunk: only masked-off bytes lie before the objects. */
+	unsigned char *d = (unsigned char *)((uintptr_t)dst - off);
+	const unsigned char *s = (const unsigned char *)((uintptr_t)src - off);
+	size_t n = off + len;
+	struct fh a;
+
+	if (off) {
+		__mmask64 m = cn__mask_from(off);
+		__m512i x = _mm512_maskz_loadu_epi8(m, s);
+		_mm512_mask_storeu_epi8(d, m, x);
+		a = (struct fh){ x, _mm512_srli_epi64(x, 32) };
+		d += 64;
+		s += 64;
+		n -= 64;
+	} else {
+		a = (struct fh){ _mm512_setzero_si512(), _mm512_setzero_si512() };
+	}
+	/* n < 2048 now. Each group starts after the larger ones present,
+	 * at the bits of n above its own. */
+	if (n & 1024)
+		a = fh_add(a, copy_16(d, s, 0));
+	if (n & 512)
+		a = fh_add(a, copy_8(d, s, n & 1024));
+	if (n & 256)
+		a = fh_add(a, copy_4(d, s, n & 1536));
+	if (n & 128)
+		a = fh_add(a, copy_2(d, s, n & 1792));
+	if (n & 64)
+		a = fh_add(a, copy_1(d, s, n & 1920));
+	if (n & 63) {
+		size_t o = n & 1984;
+		__mmask64 m = cn__mask_below(n & 63);
+		__m512i x = _mm512_maskz_loadu_epi8(m, s + o);
+		_mm512_mask_storeu_epi8(d + o, m, x);
+		a = fh_add(a, (struct fh){ x, _mm512_srli_epi64(x, 32) });
+	}
+	return reduce512(a.f, a.h);
+}
+
 /* As partial_long, for the copy. */
 static __attribute__((noinline, cold)) uint32_t
 copy_long(unsigned char *d, const unsigned char *s, size_t len, uint32_t sum)
@@ -213,7 +352,22 @@ uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_
 {
 	unsigned char *d = (unsigned char *)dst;
 	const unsigned char *s = (const unsigned char *)src;
+	size_t off = (uintptr_t)d & 63;
+	/* Bytes from dst's block start to its end. off + len wraps only for
+	 * len > SIZE_MAX - off, and then n < off < 64: never the small range. */
+	size_t n = off + len;
 
+	if (n - (CN_CSUM_COPY_SMALL_MIN) <= CN_CSUM_COPY_SMALL_MAX - CN_CSUM_COPY_SMALL_MIN)
+		return cn__csum_finish(copy_small(d, s, len), (uintptr_t)d & 1, sum);
+	/* 1 <= len, n <= 64: one masked block. Tested after the small range
+	 * (in front of it, 576 B took 10.02 ticks instead of 9.33-9.44); on
+	 * copy_chunk's path 64 B took 6.36-6.42, here 5.55-5.61. */
+	if (len - 1 < 64 - off) {
+		__mmask64 m = cn__mask_from(off) & cn__mask_below(n);
+		__m512i x = _mm512_maskz_loadu_epi8(m, s - off);
+		_mm512_mask_storeu_epi8(d - off, m, x);
+		return cn__csum_finish(reduce512(x, _mm512_srli_epi64(x, 32)), (uintptr_t)d & 1, sum);
+	}
 	if (__builtin_expect(len - 1 < CN_CSUM_CHUNK_MAX, 1))
 		return cn__csum_finish(copy_chunk(d, s, len), (uintptr_t)d & 1, sum);
 	return copy_long(d, s, len, sum);

@@ -503,34 +503,43 @@ static void test_copy_random(void **state)
 	free(buf);
 }
 
+/* All-0xff up to past the AVX-512 copy's straight-line range (dst block
+ * offset + length <= 2047, csum_avx512.c): its largest groups at their
+ * largest lane values. */
+#define ALL_ONES_MAX_LEN 2100
 static void test_copy_all_ones(void **state)
 {
-	size_t n = 600 + ALIGNS + 64;
+	size_t n = ALL_ONES_MAX_LEN + ALIGNS + 64;
 	unsigned char *buf = xmalloc(n);
 
 	(void)state;
 	memset(buf, 0xff, n);
-	check_copy(buf, 600);
+	check_copy(buf, ALL_ONES_MAX_LEN);
 	free(buf);
 }
 
-/* Every (src, dst) alignment pair, at lengths around the vector block sizes. */
+/* Every (src, dst) alignment pair, at lengths around the vector block sizes
+ * and the edges of the AVX-512 copy's straight-line range (65..2047 bytes
+ * from dst's block start). */
+#define PAIRS_BUF 2304
 static void test_copy_alignment_pairs(void **state)
 {
-	static const size_t lens[] = { 1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 128, 129, 191,
-				       255, 256, 257, 300, 511, 512, 513 };
-	unsigned char *src = xmalloc(1024), *dst = xmalloc(1024 + 2 * GUARD);
+	static const size_t lens[] = { 1,   2,    3,    31,   32,   33,   63,   64,  65,
+				       127, 128,  129,  191,  255,  256,  257,  300, 511,
+				       512, 513,  576,  959,  960,  1023, 1024, 1025, 1460,
+				       1983, 1984, 1985, 2047, 2048, 2049 };
+	unsigned char *src = xmalloc(PAIRS_BUF), *dst = xmalloc(PAIRS_BUF + 2 * GUARD);
 
 	(void)state;
 	rng_seed(5);
-	fill_random(src, 1024);
+	fill_random(src, PAIRS_BUF);
 	for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
 		size_t n = lens[li];
 		for (size_t a = 0; a < ALIGNS; a++) {
 			uint16_t want = cn_csum_fold(cn_csum_partial_ref(src + a, n, 0));
 			for (size_t da = 0; da < ALIGNS; da++) {
 				for (size_t v = 0; v < n_variants; v++) {
-					memset(dst, 0x5a, 1024 + 2 * GUARD);
+					memset(dst, 0x5a, PAIRS_BUF + 2 * GUARD);
 					unsigned char *d = dst + GUARD + da;
 					if (cn_csum_fold(variants[v].copy(d, src + a, n, 0)) != want ||
 					    memcmp(d, src + a, n) != 0 || dst[GUARD + da - 1] != 0x5a ||
@@ -666,7 +675,8 @@ static void test_update_random(void **state)
 static void test_guard_pages(void **state)
 {
 	size_t span = 4 * (size_t)sysconf(_SC_PAGESIZE);
-	static const size_t big[] = { 1023, 1024, 1025, 1460, 4095, 4096, 4097, 9000, 16383 };
+	static const size_t big[] = { 1023, 1024, 1025, 1460, 2047, 2048, 2049,
+				      4095, 4096, 4097, 9000, 16383 };
 	struct cn_test_guarded g;
 
 	(void)state;
