@@ -228,7 +228,8 @@ reduce:
  * 8.76 -> 7.84; 1024 B 13.47-13.55 -> 13.44-13.47, at +13 16.0-16.4 ->
  * 15.2), but slower for aligned copies of 65..256 B: 100 B 6.76 -> 6.97,
  * 128 B 5.85 -> 6.66-6.73, 256 B 7.02 -> 7.33-7.36 (at +13: 7.25-7.31 ->
- * 7.57-7.67, 8.1-8.2 -> 8.1-8.2, 8.7-9.3 -> 8.7-8.8). Starting the range at
+ * 7.57-7.67, 8.1-8.2 -> 8.1-8.2, 8.7-9.3 -> 8.7-8.8), and 64 B at +13
+ * (two blocks) 7.23-7.25 -> 7.51-7.64. Starting the range at
  * 129 or 193 B instead made those sizes slower still (two failed range
  * tests before copy_chunk) and 576 B slower too (8.8 -> 9.3).
  *
