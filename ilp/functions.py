@@ -233,9 +233,10 @@ _add(Fn('csum', block=2, writes=False, state=1, consts=0,
 # destination) L blocks after it was stored, the last L in this form.
 # 64 KB hot: 0.0520 -> 0.0484 TSC/B at L = 1 (1.03x the cipher alone), but
 # flushed 0.140 -> 0.178 (loads of lines whose stores still wait for their
-# RFO hold up retirement), and at L = 16-32 hot only 0.050 while flushed
-# and L3 stayed 3-16% slower. Loads of the block just stored ran at 1.5x:
-# a 64-bit load from a 512-bit store in flight is not forwarded.
+# RFO hold up retirement), and at L = 16-32 hot only 0.050-0.051 while
+# flushed stayed 0-6% and L3 4-20% slower. Loads of the block just stored
+# ran at 1.5x: a 64-bit load from a 512-bit store in flight is not
+# forwarded.
 CSUM_VNNI_AVX512 = dict(
     decl='__m512i csum_d0 = _mm512_setzero_si512();\n'
          '__m512i csum_d1 = _mm512_setzero_si512();\n'
