@@ -4,8 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-static inline uint64_t tsc(void){uint32_t lo,hi;__asm__ volatile("lfence\n\trdtsc\n\tlfence":"=a"(lo),"=d"(hi)::"memory");return ((uint64_t)hi<<32)|lo;}
-static int cmp(const void*a,const void*b){uint64_t x=*(uint64_t*)a,y=*(uint64_t*)b;return x<y?-1:x>y;}
+#include "probe.h"
 #define NC 4096
 static long ns[NC];
 __attribute__((noinline)) static long loop(long n){ long a=0,b=0; __asm__ volatile(

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <immintrin.h>
-static inline uint64_t tsc(void){uint32_t lo,hi;__asm__ volatile("lfence\n\trdtsc\n\tlfence":"=a"(lo),"=d"(hi)::"memory");return ((uint64_t)hi<<32)|lo;}
-static int cmp(const void*a,const void*b){uint64_t x=*(uint64_t*)a,y=*(uint64_t*)b;return x<y?-1:x>y;}
+#include "probe.h"
 __attribute__((noinline)) static void rw(char *p, size_t n){ __m512i k=_mm512_set1_epi64(1);
   for(size_t i=0;i<n;i+=64) _mm512_store_si512(p+i,_mm512_xor_si512(_mm512_load_si512(p+i),k)); }
 __attribute__((noinline)) static void cp(char *d, const char *s, size_t n){

@@ -6,8 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-static inline uint64_t tsc(void){uint32_t lo,hi;__asm__ volatile("lfence\n\trdtsc\n\tlfence":"=a"(lo),"=d"(hi)::"memory");return ((uint64_t)hi<<32)|lo;}
-static int cmp(const void*a,const void*b){uint64_t x=*(uint64_t*)a,y=*(uint64_t*)b;return x<y?-1:x>y;}
+#include "probe.h"
 #define R8(x) x x x x x x x x
 #define T(name, body) static double name(void){ uint64_t t[31]; for(int r=0;r<31;r++){ long it=4096; uint64_t t0=tsc(); \
   __asm__ volatile("1:\n\t" R8(body) "dec %0\n\tjnz 1b\n\t" : "+r"(it) :: "xmm0","xmm1","xmm2","rax"); t[r]=tsc()-t0;} qsort(t,31,8,cmp); return t[15]/4096.0/8*1.7379; }

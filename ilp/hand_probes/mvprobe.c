@@ -3,7 +3,7 @@
  * Build and run: ilp/README.md, session 8, the hand probes paragraph. */
 #include <stdint.h>
 #include <stdio.h>
-static inline uint64_t tsc(void){uint32_t lo,hi;__asm__ volatile("lfence\n\trdtsc\n\tlfence":"=a"(lo),"=d"(hi)::"memory");return ((uint64_t)hi<<32)|lo;}
+#include "probe.h"
 #define R4(x) x x x x
 #define R16(x) R4(x) R4(x) R4(x) R4(x)
 #define PROBE(name, ops, body) do { uint64_t best=~0ull; for(int r=0;r<200;r++){uint64_t t0=tsc(); for(long i=0;i<20000;i++) __asm__ volatile(body ::: "xmm0","xmm1","xmm2","xmm3","xmm4","xmm5","xmm6","xmm7","rax","rbx"); uint64_t t=tsc()-t0; if(t<best)best=t;} printf("%-28s %.3f ticks per op-group\n", name, (double)best/20000.0/(ops)); } while(0)

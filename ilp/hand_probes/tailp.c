@@ -9,8 +9,7 @@
 #include <string.h>
 #include "cn_ilp.h"
 typedef uint64_t (*kfn)(void *, const void *, size_t);
-static inline uint64_t tsc(void){uint32_t lo,hi;__asm__ volatile("lfence\n\trdtsc\n\tlfence":"=a"(lo),"=d"(hi)::"memory");return ((uint64_t)hi<<32)|lo;}
-static int cmp(const void*a,const void*b){uint64_t x=*(uint64_t*)a,y=*(uint64_t*)b;return x<y?-1:x>y;}
+#include "probe.h"
 static unsigned char src[4096] __attribute__((aligned(64))), dst[4096+2048] __attribute__((aligned(64)));
 static uint64_t sink;
 #define NS 1001

@@ -5,8 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-static inline uint64_t tsc(void){uint32_t lo,hi;__asm__ volatile("lfence\n\trdtsc\n\tlfence":"=a"(lo),"=d"(hi)::"memory");return ((uint64_t)hi<<32)|lo;}
-static int cmp(const void*a,const void*b){uint64_t x=*(uint64_t*)a,y=*(uint64_t*)b;return x<y?-1:x>y;}
+#include "probe.h"
 static unsigned char buf[8192] __attribute__((aligned(64)));
 #define R8(x) x x x x x x x x
 #define T(name, body) static uint64_t name(long it){ unsigned char *p=buf; uint64_t t0=tsc(); \
