@@ -255,6 +255,17 @@ static inline __attribute__((always_inline)) struct fh fh_add(struct fh a, struc
 	return (struct fh){ _mm512_add_epi64(a.f, b.f), _mm512_add_epi64(a.h, b.h) };
 }
 
+/* The bytes of m: masked load from s, masked store to d (masked-off bytes
+ * are neither read nor written). */
+static inline __attribute__((always_inline)) struct fh
+copy_masked(unsigned char *d, const unsigned char *s, __mmask64 m)
+{
+	__m512i x = _mm512_maskz_loadu_epi8(m, s);
+
+	_mm512_mask_storeu_epi8(d, m, x);
+	return (struct fh){ x, _mm512_srli_epi64(x, 32) };
+}
+
 /* One full block: load from s + o, aligned store to d + o. Groups of 2^k
  * blocks are summed as trees (pairs, then pairs of pairs). */
 static inline __attribute__((always_inline)) struct fh
@@ -308,10 +319,7 @@ copy_small(unsigned char *dst, const unsigned char *src, size_t len)
 	struct fh a;
 
 	if (off) {
-		__mmask64 m = cn__mask_from(off);
-		__m512i x = _mm512_maskz_loadu_epi8(m, s);
-		_mm512_mask_storeu_epi8(d, m, x);
-		a = (struct fh){ x, _mm512_srli_epi64(x, 32) };
+		a = copy_masked(d, s, cn__mask_from(off));
 		d += 64;
 		s += 64;
 		n -= 64;
@@ -332,10 +340,7 @@ copy_small(unsigned char *dst, const unsigned char *src, size_t len)
 		a = fh_add(a, copy_1(d, s, n & 1920));
 	if (n & 63) {
 		size_t o = n & 1984;
-		__mmask64 m = cn__mask_below(n & 63);
-		__m512i x = _mm512_maskz_loadu_epi8(m, s + o);
-		_mm512_mask_storeu_epi8(d + o, m, x);
-		a = fh_add(a, (struct fh){ x, _mm512_srli_epi64(x, 32) });
+		a = fh_add(a, copy_masked(d + o, s + o, cn__mask_below(n & 63)));
 	}
 	return reduce512(a.f, a.h);
 }
@@ -364,10 +369,8 @@ uint32_t cn_csum_copy_avx512(void *restrict dst, const void *restrict src, size_
 	 * (in front of it, 576 B took 10.02 ticks instead of 9.33-9.44); on
 	 * copy_chunk's path 64 B took 6.36-6.42, here 5.55-5.61. */
 	if (len - 1 < 64 - off) {
-		__mmask64 m = cn__mask_from(off) & cn__mask_below(n);
-		__m512i x = _mm512_maskz_loadu_epi8(m, s - off);
-		_mm512_mask_storeu_epi8(d - off, m, x);
-		return cn__csum_finish(reduce512(x, _mm512_srli_epi64(x, 32)), (uintptr_t)d & 1, sum);
+		struct fh b = copy_masked(d - off, s - off, cn__mask_from(off) & cn__mask_below(n));
+		return cn__csum_finish(reduce512(b.f, b.h), (uintptr_t)d & 1, sum);
 	}
 	if (__builtin_expect(len - 1 < CN_CSUM_CHUNK_MAX, 1))
 		return cn__csum_finish(copy_chunk(d, s, len), (uintptr_t)d & 1, sum);
