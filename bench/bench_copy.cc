@@ -9,6 +9,10 @@
 //   copy/loop512/<bytes>     a bare AVX-512 load/store loop (AVX-512BW CPUs,
 //                            bench/copyloop512.c): the ceiling of any vector
 //                            kernel that reads and writes every byte once
+//   copy/repmovsb/<bytes>    an inline `rep movsb` (x86-64)
+//   touch/load512/<bytes>    the loop's loads alone: every source line loaded
+//   touch/store512/<bytes>   the loop's stores alone: every destination line
+//                            stored (both AVX-512BW CPUs, 4096 B and up)
 //
 // impl: cachenet (dispatched), cachenet-<variant> (cn_bswap_impls() /
 // cn_pes_impls(): avx512, avx2, generic), compiler (a plain C loop of
@@ -27,10 +31,24 @@
 //   taskset -c 1 build-copy/bench/cachenet-bench-copy --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true   (one line)
 // From 8 KB up glibc's memcpy is `rep movsb` (checked on Debian 12's glibc
-// 2.36 with AVX-512: same time as an inline rep movsb at 64 KB), microcoded
-// fast strings that no byte-transforming loop can use; at 64 KB (L2) it
-// takes 0.69-0.77x the time of copy/loop512, which bswap32 matches, so there
-// the goal measures rep movsb against vector loops.
+// 2.36 with AVX-512: same time as copy/repmovsb at 9000 and 64 KB),
+// microcoded fast strings that no byte-transforming loop can use; at 64 KB
+// (L2) it takes 0.69-0.77x the time of copy/loop512, which bswap32 matches,
+// so there the goal measures rep movsb against vector loops.
+//
+// Why no loop gets closer at 64 KB (L1D 48 KB here, so every line comes from
+// L2): a loop brings each line it stores into L1 before writing it, as well
+// as each line it loads, and the two kinds of fill add up. One run
+// (2026-11-24, taskset -c 1, medians of 7, TSC ticks a call, AMD EPYC Zen 5
+// class): touch/load512 849 + touch/store512 860 = 1709; copy/loop512 1733;
+// bswap32/cachenet 1811; copy/glibc 1272, copy/repmovsb 1266. 1.2x memcpy is
+// 1527, below the loop's loads and stores alone; rep movsb writes whole lines
+// without fetching them. Tried on a standalone copy of the bswap loop (same
+// day, 64 KB): prefetchw of the destination 512/1024/2048 B ahead 1711-1863
+// against 1687-1708 without, prefetcht0 of the source likewise 1720-2117,
+// streaming (non-temporal) stores 3961; destination offsets 0..3584 within
+// the page 1697-1711. At 9000 B (L1) the order reverses: rep movsb 142,
+// loop512 86, bswap32 85.
 #include "harness/cn_bench.h"
 
 #include <cstdint>
@@ -44,6 +62,8 @@
 #include "cachenet/pes.h"
 
 extern "C" void cnbench_copyloop512(void *dst, const void *src, size_t len); // bench/copyloop512.c
+extern "C" void cnbench_load512(void *sink, const void *src, size_t len);
+extern "C" void cnbench_store512(void *dst, const void *src, size_t len);
 
 namespace {
 
@@ -131,6 +151,57 @@ void glibc_copy(void *d, const void *s, size_t n)
 	std::memcpy(d, s, n);
 }
 
+#if defined(__x86_64__)
+// The instruction glibc's memcpy uses from 8 KB up, inline.
+void repmovsb_copy(void *d, const void *s, size_t n)
+{
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+#endif
+
+// touch/<impl>/<bytes>: half a copy (load512: the source's lines loaded;
+// store512: the destination's lines stored), timed like the copies, with
+// nothing to check but that the stores landed.
+void bm_touch(benchmark::State &st, Kernel fn, bool stores, size_t n, bool cold)
+{
+	void *src = cnbench::alloc_buffer(n, 0);
+	void *dst = cnbench::alloc_buffer(n < 64 ? 64 : n, kDstOffset);
+	std::memset(dst, 0, n);
+	fn(dst, src, n);
+	if (stores && n && static_cast<unsigned char *>(dst)[n - 1] != 0xa5) {
+		st.SkipWithError("the stores did not land");
+	} else {
+		cnbench::Measure m(st, n);
+		for (auto _ : st) {
+			if (cold) {
+				m.pause();
+				cn_cache_flush_range(src, n);
+				cn_cache_flush_range(dst, n);
+				m.resume();
+			}
+			fn(dst, src, n);
+			benchmark::ClobberMemory();
+		}
+		m.finish();
+		st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)n);
+	}
+	cnbench::free_buffer(src);
+	cnbench::free_buffer(dst);
+}
+
+void add_touch(const std::string &impl, Kernel fn, bool stores)
+{
+	for (int cold = 0; cold < 2; cold++) {
+		for (size_t n : kSizes) {
+			if (n < 4096) // L1-resident: per-call costs, not line fills
+				continue;
+			bool c = cold != 0;
+			cnbench::add("touch/" + impl + (c ? "-cold" : "") + "/" + std::to_string(n),
+				     [fn, stores, n, c](benchmark::State &st) { bm_touch(st, fn, stores, n, c); });
+		}
+	}
+}
+
 void bm(benchmark::State &st, Kernel fn, Kernel ref, size_t n, bool cold)
 {
 	void *src = cnbench::alloc_buffer(n, 0);
@@ -192,8 +263,12 @@ void register_all()
 	add("pes", "compiler", loop_pes, ref_pes);
 	add("copy", "glibc", glibc_copy, glibc_copy);
 #if defined(__x86_64__)
-	if (cn_cpu_has(CN_CPU_AVX512F) && cn_cpu_has(CN_CPU_AVX512BW))
+	add("copy", "repmovsb", repmovsb_copy, glibc_copy);
+	if (cn_cpu_has(CN_CPU_AVX512F) && cn_cpu_has(CN_CPU_AVX512BW)) {
 		add("copy", "loop512", cnbench_copyloop512, glibc_copy);
+		add_touch("load512", cnbench_load512, false);
+		add_touch("store512", cnbench_store512, true);
+	}
 #endif
 }
 

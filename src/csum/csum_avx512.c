@@ -241,6 +241,21 @@ reduce:
  * in lane 0 and the odd-address swap done as a vector shift by 8 (bench:
  * 9.56-9.64 against 9.45-9.86). The ceiling, fixed 576-byte code without
  * any branch, was 6.8-7.4.
+ *
+ * The same ceiling in the benchmark itself (2026-11-24): a build whose
+ * kernel sends n == 576 through copy_8 + copy_1 and the reduction, with no
+ * length logic at all (not shippable), this kernel, and glibc memcpy, three
+ * alternated rounds of cachenet-bench-csum --benchmark_filter=
+ * '^(csum_copy/cachenet|copy/glibc)/576$' (taskset -c 1, medians of 5):
+ * fixed 7.98-8.23 ticks, this kernel 9.85-10.30, memcpy 6.13-6.35, i.e.
+ * 1.31x and 1.62x memcpy. Instructions in one aligned 576-byte call
+ * (stepped with gdb): 69 fixed, 104 here, 105 for a Duff's-device switch
+ * (one body of 31 blocks entered at the block count through a jump table),
+ * which ran 10.39-10.52. The call is bound by instruction dispatch, ~0.05
+ * tick an instruction, so 1.4x memcpy (8.6 ticks) leaves room for ~10
+ * instructions of length handling beyond the fixed code; the range test,
+ * the head test, the block-count dispatch (a jump table or the group
+ * tests), the tail test and the odd-address swap take more than that.
  */
 #define CN_CSUM_COPY_SMALL_MIN 65
 #define CN_CSUM_COPY_SMALL_MAX 2047
