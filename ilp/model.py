@@ -575,8 +575,8 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     # (dataflow()) replaces the per-loop chain and window terms
     df = dataflow(core, p, form, isa, size, dis) if dis and core.use_dataflow.get(isa) else None
     # did dataflow() run the kernel's whole path (the code between and
-    # after the loops)?
-    df_path = bool(df and core.df_path and dis[0].get('path') and size // u <= 64)
+    # after the loops)? The same test it made.
+    df_path = bool(df) and whole_path(core, dis, size // u) is not None
     rem = remainder_cycles(core, p, isa, size, len(ls))
     total, by_term = 0.0, {}
     for j, (fns, rd, wr) in enumerate(ls):
@@ -607,6 +607,21 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
 
 
 CALIB_ROW = 'syn.n1.s8.a10'
+
+
+def whole_path(core, loops_dis, N):
+    """The kernel's compiled path (objdump_paths(), attached by
+    kernel_loops()) when dataflow() simulates it whole for calls of N main-
+    loop iterations, else None (the main loops alone, the remainder added
+    outside by predict_overlap()): the path must be on (core.df_path, off
+    with --no-path), hold exactly the loops of loops_dis, and the call be
+    short (N <= 64; longer calls run each loop in its steady state)."""
+    path = loops_dis[0].get('path') if core.df_path and loops_dis else None
+    if not path or N > 64:
+        return None
+    if sum(1 for kd, _ in path if kd == 'loop') != len(loops_dis):
+        return None
+    return path
 
 
 def calibrate_efficiency(core, m, med, sim, isa, R, size=1460, dis=None):
@@ -1249,8 +1264,8 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
                                else 0.0))
                 yield (srcs, ms, dd, ld if mi else 0.0, sq, opp, mp, late)
 
-    path = loops_dis[0].get('path') if core.df_path else None
-    if path and N <= 64:
+    path = whole_path(core, loops_dis, N)
+    if path:
         # the whole call as compiled: set-up, loops, the masked pass and
         # the fold, registers named per call; a piece of code belongs to
         # the loop before it (the set-up to the first loop)
@@ -1261,9 +1276,6 @@ def dataflow(core, p, form, isa, size, loops_dis, calls=16):
                 li += 1
             else:
                 segs.append((max(li - 1, 0), _df_insns(b, lat, ld, vec, tx)))
-        if li != len(bodies):
-            path = None
-    if path and N <= 64:
         def pstream(ncalls):
             for c in range(ncalls):
                 inst = ('call', c)

@@ -865,6 +865,17 @@ class TestOverlapModel(unittest.TestCase):
         core.df_path = True
         self.assertEqual(model.dataflow(core, p, 'int', 'avx512', 65536, withp),
                          model.dataflow(core, p, 'int', 'avx512', 65536, alone))
+        # whole_path() is the one decision dataflow() and predict_overlap()
+        # share: a path with a loop the simulation does not have is not run
+        self.assertEqual(model.whole_path(core, withp, 22), path)
+        self.assertIsNone(model.whole_path(core, withp, 1024))
+        self.assertIsNone(model.whole_path(core, alone, 22))
+        two = [dict(withp[0], path=path + [('loop', body)])]
+        self.assertIsNone(model.whole_path(core, two, 22))
+        self.assertEqual(model.dataflow(core, p, 'int', 'avx512', 1460, two)[0], a)
+        core.df_path = False
+        self.assertIsNone(model.whole_path(core, withp, 22))
+        core.df_path = True
         sym = ilpgen.fn_symbol(p, 'int', 'avx512')
         ls = model.kernel_loops({sym: [body]}, p, 'int', 'avx512', paths={sym: path})
         self.assertEqual(ls[0]['path'], path)
