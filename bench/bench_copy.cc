@@ -11,6 +11,7 @@
 //                            kernel that reads and writes every byte once
 //   copy/repmovsb/<bytes>    an inline `rep movsb` (x86-64)
 //   touch/load512/<bytes>    the loop's loads alone: every source line loaded
+//                            (bench/loadsum512.c, bench_csum's load ceiling)
 //   touch/store512/<bytes>   the loop's stores alone: every destination line
 //                            stored (both AVX-512BW CPUs, 4096 B and up)
 //
@@ -40,9 +41,9 @@
 // L2): a loop brings each line it stores into L1 before writing it, as well
 // as each line it loads, and the two kinds of fill add up. One run
 // (2026-11-24, taskset -c 1, medians of 7, TSC ticks a call, AMD EPYC Zen 5
-// class): touch/load512 849 + touch/store512 860 = 1709; copy/loop512 1733;
-// bswap32/cachenet 1811; copy/glibc 1272, copy/repmovsb 1266. 1.2x memcpy is
-// 1527, below the loop's loads and stores alone; rep movsb writes whole lines
+// class): touch/load512 866 + touch/store512 804 = 1670; copy/loop512 1666;
+// bswap32/cachenet 1659; copy/glibc 1247, copy/repmovsb 1275. 1.2x memcpy is
+// 1496, below the loop's loads and stores alone; rep movsb writes whole lines
 // without fetching them. Tried on a standalone copy of the bswap loop (same
 // day, 64 KB): prefetchw of the destination 512/1024/2048 B ahead 1711-1863
 // against 1687-1708 without, prefetcht0 of the source likewise 1720-2117,
@@ -62,7 +63,7 @@
 #include "cachenet/pes.h"
 
 extern "C" void cnbench_copyloop512(void *dst, const void *src, size_t len); // bench/copyloop512.c
-extern "C" void cnbench_load512(void *sink, const void *src, size_t len);
+extern "C" uint64_t cnbench_loadsum512(const void *buf, size_t len); // bench/loadsum512.c
 extern "C" void cnbench_store512(void *dst, const void *src, size_t len);
 
 namespace {
@@ -151,40 +152,50 @@ void glibc_copy(void *d, const void *s, size_t n)
 	std::memcpy(d, s, n);
 }
 
+// Calls fn(dst, src, n) in the timed loop; cold: both buffers flushed from
+// every cache level before each call, untimed.
+void timed(benchmark::State &st, Kernel fn, void *dst, const void *src, size_t n, bool cold)
+{
+	cnbench::Measure m(st, n);
+	for (auto _ : st) {
+		if (cold) {
+			m.pause();
+			cn_cache_flush_range(src, n);
+			cn_cache_flush_range(dst, n);
+			m.resume();
+		}
+		fn(dst, src, n);
+		benchmark::ClobberMemory();
+	}
+	m.finish();
+	st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)n);
+}
+
 #if defined(__x86_64__)
 // The instruction glibc's memcpy uses from 8 KB up, inline.
 void repmovsb_copy(void *d, const void *s, size_t n)
 {
 	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
-#endif
 
-// touch/<impl>/<bytes>: half a copy (load512: the source's lines loaded;
-// store512: the destination's lines stored), timed like the copies, with
-// nothing to check but that the stores landed.
+// touch/<impl>/<bytes>: half a copy, timed like the copies. load512 leaves
+// its sum in dst's first 8 bytes; store512 is checked for the stores.
+void touch_load512(void *d, const void *s, size_t n)
+{
+	uint64_t v = cnbench_loadsum512(s, n);
+	std::memcpy(d, &v, sizeof(v));
+}
+
 void bm_touch(benchmark::State &st, Kernel fn, bool stores, size_t n, bool cold)
 {
 	void *src = cnbench::alloc_buffer(n, 0);
-	void *dst = cnbench::alloc_buffer(n < 64 ? 64 : n, kDstOffset);
+	void *dst = cnbench::alloc_buffer(n, kDstOffset);
 	std::memset(dst, 0, n);
 	fn(dst, src, n);
-	if (stores && n && static_cast<unsigned char *>(dst)[n - 1] != 0xa5) {
+	if (stores && static_cast<unsigned char *>(dst)[n - 1] != 0xa5)
 		st.SkipWithError("the stores did not land");
-	} else {
-		cnbench::Measure m(st, n);
-		for (auto _ : st) {
-			if (cold) {
-				m.pause();
-				cn_cache_flush_range(src, n);
-				cn_cache_flush_range(dst, n);
-				m.resume();
-			}
-			fn(dst, src, n);
-			benchmark::ClobberMemory();
-		}
-		m.finish();
-		st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)n);
-	}
+	else
+		timed(st, fn, dst, src, n, cold);
 	cnbench::free_buffer(src);
 	cnbench::free_buffer(dst);
 }
@@ -201,6 +212,7 @@ void add_touch(const std::string &impl, Kernel fn, bool stores)
 		}
 	}
 }
+#endif
 
 void bm(benchmark::State &st, Kernel fn, Kernel ref, size_t n, bool cold)
 {
@@ -210,23 +222,10 @@ void bm(benchmark::State &st, Kernel fn, Kernel ref, size_t n, bool cold)
 	ref(want.data(), src, n);
 	std::memset(dst, 0, n);
 	fn(dst, src, n);
-	if (std::memcmp(dst, want.data(), n) != 0) {
+	if (std::memcmp(dst, want.data(), n) != 0)
 		st.SkipWithError("wrong output");
-	} else {
-		cnbench::Measure m(st, n);
-		for (auto _ : st) {
-			if (cold) {
-				m.pause();
-				cn_cache_flush_range(src, n);
-				cn_cache_flush_range(dst, n);
-				m.resume();
-			}
-			fn(dst, src, n);
-			benchmark::ClobberMemory();
-		}
-		m.finish();
-		st.SetBytesProcessed((int64_t)st.iterations() * (int64_t)n);
-	}
+	else
+		timed(st, fn, dst, src, n, cold);
 	cnbench::free_buffer(src);
 	cnbench::free_buffer(dst);
 }
@@ -266,7 +265,7 @@ void register_all()
 	add("copy", "repmovsb", repmovsb_copy, glibc_copy);
 	if (cn_cpu_has(CN_CPU_AVX512F) && cn_cpu_has(CN_CPU_AVX512BW)) {
 		add("copy", "loop512", cnbench_copyloop512, glibc_copy);
-		add_touch("load512", cnbench_load512, false);
+		add_touch("load512", touch_load512, false);
 		add_touch("store512", cnbench_store512, true);
 	}
 #endif

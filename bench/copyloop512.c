@@ -13,7 +13,6 @@
 #include <stddef.h>
 
 void cnbench_copyloop512(void *dst, const void *src, size_t len);
-void cnbench_load512(void *sink, const void *src, size_t len);
 void cnbench_store512(void *dst, const void *src, size_t len);
 
 void cnbench_copyloop512(void *dst, const void *src, size_t len)
@@ -45,37 +44,12 @@ void cnbench_copyloop512(void *dst, const void *src, size_t len)
 }
 
 /*
- * The two halves of the copy loop, for bench_copy's touch/ rows: every
- * 64-byte line of src loaded once (four independent OR chains, so the
- * loads wait on nothing but the memory; the 64-byte result goes to sink),
- * and every line of dst stored once (a constant). Their sum against
- * copy/loop512 shows whether a copying loop's time is its loads plus its
- * stores (each line it reads and each line it writes brought into L1), the
- * cost rep movsb avoids for the lines it writes.
+ * The store half of the copy loop, for bench_copy's touch/store512 rows:
+ * every 64-byte line of dst stored once (a constant). Beside the load half
+ * (bench/loadsum512.c) it shows whether a copying loop's time is its loads
+ * plus its stores, each line it reads and each line it writes brought into
+ * L1: the cost rep movsb avoids for the lines it writes.
  */
-void cnbench_load512(void *sink, const void *src, size_t len)
-{
-	const unsigned char *s = (const unsigned char *)src;
-	__m512i a = _mm512_setzero_si512(), b = a, c = a, e = a;
-
-	while (len >= 256) {
-		a = _mm512_or_si512(a, _mm512_loadu_si512(s));
-		b = _mm512_or_si512(b, _mm512_loadu_si512(s + 64));
-		c = _mm512_or_si512(c, _mm512_loadu_si512(s + 128));
-		e = _mm512_or_si512(e, _mm512_loadu_si512(s + 192));
-		s += 256;
-		len -= 256;
-	}
-	while (len >= 64) {
-		a = _mm512_or_si512(a, _mm512_loadu_si512(s));
-		s += 64;
-		len -= 64;
-	}
-	if (len)
-		b = _mm512_or_si512(b, _mm512_maskz_loadu_epi8(_cvtu64_mask64(~0ull >> (64 - len)), s));
-	_mm512_storeu_si512(sink, _mm512_or_si512(_mm512_or_si512(a, b), _mm512_or_si512(c, e)));
-}
-
 void cnbench_store512(void *dst, const void *src, size_t len)
 {
 	unsigned char *d = (unsigned char *)dst;
