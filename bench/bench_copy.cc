@@ -40,7 +40,7 @@
 // Why no loop gets closer at 64 KB (L1D 48 KB here, so every line comes from
 // L2): a loop brings each line it stores into L1 before writing it, as well
 // as each line it loads, and the two kinds of fill add up. One run
-// (2026-11-24, taskset -c 1, medians of 7, TSC ticks a call, AMD EPYC Zen 5
+// (2026-11-24, taskset -c 1, medians of 5, TSC ticks a call, AMD EPYC Zen 5
 // class): touch/load512 866 + touch/store512 804 = 1670; copy/loop512 1666;
 // bswap32/cachenet 1659; copy/glibc 1247, copy/repmovsb 1275. 1.2x memcpy is
 // 1496, below the loop's loads and stores alone; rep movsb writes whole lines
