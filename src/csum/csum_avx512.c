@@ -44,6 +44,16 @@ static inline uint64_t reduce512(__m512i f, __m512i h)
 	return (uint64_t)_mm512_reduce_add_epi64(t);
 }
 
+/* F and H (see reduce512) of a group of blocks. */
+struct fh {
+	__m512i f, h;
+};
+
+static inline __attribute__((always_inline)) struct fh fh_add(struct fh a, struct fh b)
+{
+	return (struct fh){ _mm512_add_epi64(a.f, b.f), _mm512_add_epi64(a.h, b.h) };
+}
+
 /* Address-frame sum of [buf, buf+len), 1 <= len <= CN_CSUM_CHUNK_MAX. */
 static inline __attribute__((always_inline)) uint64_t
 sum_chunk(const unsigned char *buf, size_t len)
@@ -103,10 +113,181 @@ sum_chunk(const unsigned char *buf, size_t len)
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
 }
 
-/* 0 bytes or more than CN_CSUM_CHUNK_MAX, out of line: the common path has
- * a single inlined chunk and makes no call, so it saves no registers and
- * sets up no frame. Chunks are a power of two long, so each starts at the
- * same address parity and all of them sum in the same frame. */
+/*
+ * Sums that span 65..2047 bytes from the buffer's 64-byte block start:
+ * straight-line code, no loop, built as copy_small below (whose comment
+ * explains why at packet sizes). The masked first block starts the F/H
+ * pair, so nothing is zeroed; the full blocks go in groups of 16, 8, 4, 2
+ * and 1 taken by the bits of the remaining length, each summed as a tree
+ * and added to the pair; then a masked tail.
+ *
+ * Measured with cachenet-bench-csum (TSC ticks per call; 5 rounds, each
+ * the median of 5 interleaved repetitions, previous binary and this one
+ * alternated, taskset -c 1; ranges are over the rounds, medians of the
+ * rounds in brackets; glibc memcpy of the same bytes in the same run 5.86-
+ * 6.15 [5.89-5.91] at 576 B, 15.15-15.74 [15.17-15.22] at 1460 B):
+ *
+ *   /work/tmp/altn.sh '^(csum/cachenet|csum/cachenet-avx512|copy/glibc)/
+ *       (576|1460|4096)(\+1)?$' 5 tsc_per_op OLD NEW        (one line)
+ *
+ *   csum/cachenet         576 B   9.50-9.80 [9.57]  -> 8.63-9.25 [9.08]
+ *                                 (memcpy x1.62 -> x1.54)
+ *                       576+1 B  10.56-10.95 [10.61] -> 8.98-10.00 [9.52]
+ *                        1460 B  15.59-16.11 [15.68] -> 14.10-14.76 [14.28]
+ *                      1460+1 B  15.64-16.18 [15.69] -> 14.08-14.90 [14.21]
+ *   csum/cachenet-avx512  576 B   8.67-8.93 [8.75]  -> 7.42-7.87 [7.67]
+ *                       576+1 B   9.75-10.11 [9.84] -> 8.37-8.73 [8.45]
+ *                        1460 B  15.02-15.55 [15.11] -> 13.80-14.42 [13.89]
+ *                      4096+1 B  33.67-34.81 [33.81] -> 34.49-36.21 [34.94]
+ *                                 (sum_chunk's path, below; 4096 B
+ *                                 33.05-33.99 -> 33.16-34.57, and in an
+ *                                 earlier run 35.04-35.92 -> 34.80-36.20)
+ *
+ * At 576 B the path is 83 instructions from entry to return where
+ * sum_chunk's was 104 (objdump). In a 3-round run of the same kind,
+ * csum/cachenet-avx512/64+1 (two blocks, now this path) went 6.52-7.05 ->
+ * 6.08-6.24, /64 (the one-block path) 5.16-5.31 -> 5.22-5.38, /9000
+ * 70.4-73.0 -> 71.3-73.1. cachenet-bench-tcp, tcp_rx/<csum>-<buffer>-
+ * inject, 5 rounds, ticks per packet: separate-mbuf 1460 B 162.6-166.3 ->
+ * 157.3-165.6,
+ * 512 B 132.4-135.9 -> 130.4-136.0; offload-contig (no payload sum)
+ * 1460 B 124.4-126.6 -> 123.0-127.0, 512 B 113.8-117.3 -> 112.6-120.1.
+ *
+ * Tried (same benchmark, 3-5 rounds against the old binary and each other):
+ * - sum_chunk inlined into the entry beside this path, as before: gcc 12
+ *   then keeps its accumulators in two registers each and copies them four
+ *   times an iteration; csum/cachenet-avx512/4096 34.7-34.9 -> 39.6-40.2,
+ *   9000 73.5-75.1 -> 84.1-86.2. Hence partial_chunk, out of line.
+ * - Inputs of at most 64 bytes sent to partial_chunk instead of the one
+ *   masked block in the entry: /64 5.37-5.39 -> 6.06-6.32.
+ * - The tail out of line (gcc's layout without the __builtin_expect):
+ *   aligned 576 B a little faster (avx512 8.07-8.16 -> 7.94-8.06), buffers
+ *   with a tail slower (576+1 9.02-9.07 -> 9.18-9.29, 64+1 6.40-6.47 ->
+ *   6.80-6.89); a packet's length leaves a tail 63 times in 64.
+ * - A branch-free tail (a zero mask when there is none): 576 B 9.15-9.37
+ *   -> 9.83-9.96 (dispatched, against the out-of-line tail).
+ * - No folded second blocks (see sum_2): avx512 576 B 7.95-8.09 against
+ *   7.69-7.81, 576+1 8.92-9.09 against 8.64-8.71, 1460 B the same.
+ *   Folded in the group of 16 as well: 1460 B 15.08-15.49 against
+ *   14.68-14.77 (dispatched).
+ * A jump table into one body per block count was not tried here: for the
+ * copy it was slower in this benchmark (10.4 against 9.9 at 576 B).
+ */
+#define CN_CSUM_SMALL_MIN 65
+#define CN_CSUM_SMALL_MAX 2047
+
+/* One full block at p + o. Groups of 2^k blocks are summed as trees. */
+static inline __attribute__((always_inline)) struct fh sum_1(const unsigned char *p, size_t o)
+{
+	__m512i x = cn__load64(p + o);
+
+	return (struct fh){ x, _mm512_srli_epi64(x, 32) };
+}
+
+/*
+ * Two blocks. With fold, the second is not loaded into a register: the add
+ * to F and the shift for H each read it from memory, two instructions
+ * where a load, an add and a shift are three (the block is read twice, from
+ * L1). gcc 12 loads a value used twice once, hence the asm. In the groups of
+ * 8 and fewer blocks this made 576 B faster; in the group of 16 it made
+ * 1460 B slower (the comment above has the figures), so sum_16 does not fold.
+ */
+static inline __attribute__((always_inline)) struct fh sum_2(const unsigned char *p, size_t o,
+							       bool fold)
+{
+	if (!fold)
+		return fh_add(sum_1(p, o), sum_1(p, o + 64));
+
+	__m512i x = cn__load64(p + o), f, hy;
+	const __m512i *y = (const __m512i *)(p + o + 64);
+
+	__asm__("vpaddq %2, %3, %0\n\tvpsrlq $32, %2, %1" : "=v"(f), "=v"(hy) : "m"(*y), "v"(x));
+	return (struct fh){ f, _mm512_add_epi64(_mm512_srli_epi64(x, 32), hy) };
+}
+
+static inline __attribute__((always_inline)) struct fh sum_4(const unsigned char *p, size_t o,
+							       bool fold)
+{
+	return fh_add(sum_2(p, o, fold), sum_2(p, o + 128, fold));
+}
+
+static inline __attribute__((always_inline)) struct fh sum_8(const unsigned char *p, size_t o,
+							       bool fold)
+{
+	return fh_add(sum_4(p, o, fold), sum_4(p, o + 256, fold));
+}
+
+static inline __attribute__((always_inline)) struct fh sum_16(const unsigned char *p, size_t o)
+{
+	struct fh a = sum_8(p, o, false);
+
+	/* As in copy_16: finish the first half before the second, or gcc 12
+	 * issues all 16 loads first and spills sums to the stack. */
+	__asm__("" : "+v"(a.f), "+v"(a.h));
+	return fh_add(a, sum_8(p, o + 512, false));
+}
+
+/* An empty asm that takes the pair in registers and gives it back: placed
+ * after each step of sum_small (taken or not), it makes every path leave the
+ * pair in the same two registers. Without it gcc 12 leaves them in other
+ * registers on one side of a branch and copies them across at the join (one
+ * vmovdqa64 a step on the 576-byte path, objdump). */
+static inline __attribute__((always_inline)) void fh_pin(struct fh *a)
+{
+	__asm__("" : "+v"(a->f), "+v"(a->h));
+}
+
+/* The bytes of m in the block at p (masked-off bytes are not read). */
+static inline __attribute__((always_inline)) struct fh sum_masked(const unsigned char *p,
+								    __mmask64 m)
+{
+	__m512i x = _mm512_maskz_loadu_epi8(m, p);
+
+	return (struct fh){ x, _mm512_srli_epi64(x, 32) };
+}
+
+/* Address-frame sum of [buf, buf+len), CN_CSUM_SMALL_MIN <= (buf & 63) + len
+ * <= CN_CSUM_SMALL_MAX. */
+static inline __attribute__((always_inline)) uint64_t
+sum_small(const unsigned char *buf, size_t len)
+{
+	size_t off = (uintptr_t)buf & 63;
+	/* As in sum_chunk: only masked-off bytes lie before the object. */
+	const unsigned char *p = (const unsigned char *)((uintptr_t)buf - off);
+	size_t n = off + len - 64; /* after the first block: 1..1983 */
+	struct fh a = sum_masked(p, cn__mask_from(off));
+
+	fh_pin(&a);
+	p += 64;
+	/* Each group starts after the larger ones present, at the bits of n
+	 * above its own. */
+	if (n & 1024)
+		a = fh_add(a, sum_16(p, 0));
+	fh_pin(&a);
+	if (n & 512)
+		a = fh_add(a, sum_8(p, n & 1024, true));
+	fh_pin(&a);
+	if (n & 256)
+		a = fh_add(a, sum_4(p, n & 1536, true));
+	fh_pin(&a);
+	if (n & 128)
+		a = fh_add(a, sum_2(p, n & 1792, true));
+	fh_pin(&a);
+	if (n & 64)
+		a = fh_add(a, sum_1(p, n & 1920));
+	fh_pin(&a);
+	/* Tail mask by BZHI (the bits below n & 63): mov, bzhi, kmov, where
+	 * cn__mask_below's shift takes five instructions. */
+	if (__builtin_expect(n & 63, 1))
+		a = fh_add(a, sum_masked(p + (n & 1984), _cvtu64_mask64(_bzhi_u64(~0ull, n & 63))));
+	fh_pin(&a);
+	return reduce512(a.f, a.h);
+}
+
+/* 0 bytes or more than CN_CSUM_CHUNK_MAX, out of line: partial_chunk's
+ * common path has a single inlined chunk and makes no call, so it saves no
+ * registers and sets up no frame. Chunks are a power of two long, so each
+ * starts at the same address parity and all of them sum in the same frame. */
 static __attribute__((noinline, cold)) uint32_t
 partial_long(const unsigned char *p, size_t len, uint32_t sum)
 {
@@ -114,13 +295,34 @@ partial_long(const unsigned char *p, size_t len, uint32_t sum)
 			       (uintptr_t)p & 1, sum);
 }
 
-uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
+/* Inputs past sum_small's range, in a function of their own, which the
+ * entry reaches by a jump: inlined beside sum_small, sum_chunk's loop gets
+ * register copies (the comment above sum_small has the figures). */
+static __attribute__((noinline)) uint32_t
+partial_chunk(const unsigned char *p, size_t len, uint32_t sum)
 {
-	const unsigned char *p = (const unsigned char *)buf;
-
 	if (__builtin_expect(len - 1 < CN_CSUM_CHUNK_MAX, 1)) /* 1..CHUNK_MAX */
 		return cn__csum_finish(sum_chunk(p, len), (uintptr_t)p & 1, sum);
 	return partial_long(p, len, sum);
+}
+
+uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	/* Bytes from p's block start to its end; wraps only when n < 64 (as
+	 * in cn_csum_copy_avx512), never into the small range. */
+	size_t n = ((uintptr_t)p & 63) + len;
+
+	if (__builtin_expect(n - CN_CSUM_SMALL_MIN <= CN_CSUM_SMALL_MAX - CN_CSUM_SMALL_MIN, 1))
+		return cn__csum_finish(sum_small(p, len), (uintptr_t)p & 1, sum);
+	/* 1 <= len, n <= 64: one masked block, here rather than through
+	 * partial_chunk (64 B: 5.2-5.4 ticks here, 6.1-6.3 there). */
+	if (len - 1 < 64 - ((uintptr_t)p & 63)) {
+		size_t off = (uintptr_t)p & 63;
+		struct fh b = sum_masked(p - off, cn__mask_from(off) & cn__mask_below(n));
+		return cn__csum_finish(reduce512(b.f, b.h), (uintptr_t)p & 1, sum);
+	}
+	return partial_chunk(p, len, sum);
 }
 
 /*
@@ -259,16 +461,6 @@ reduce:
  */
 #define CN_CSUM_COPY_SMALL_MIN 65
 #define CN_CSUM_COPY_SMALL_MAX 2047
-
-/* F and H (see reduce512) of a group of blocks. */
-struct fh {
-	__m512i f, h;
-};
-
-static inline __attribute__((always_inline)) struct fh fh_add(struct fh a, struct fh b)
-{
-	return (struct fh){ _mm512_add_epi64(a.f, b.f), _mm512_add_epi64(a.h, b.h) };
-}
 
 /* The bytes of m: masked load from s, masked store to d (masked-off bytes
  * are neither read nor written). */

@@ -317,18 +317,21 @@ static void test_random_all_lengths(void **state)
 	free(buf);
 }
 
-/* Carry storms: all-0xff data makes every add carry. */
+/* Carry storms: all-0xff data makes every add carry. Up to past the
+ * AVX-512 kernels' straight-line ranges (block offset + length <= 2047,
+ * csum_avx512.c): their largest groups at their largest lane values. */
+#define ALL_ONES_MAX_LEN 2100
 static void test_all_ones(void **state)
 {
-	size_t n = SMALL_MAX_LEN + ALIGNS + 64;
+	size_t n = ALL_ONES_MAX_LEN + ALIGNS + 64;
 	unsigned char *buf = xmalloc(n);
 
 	(void)state;
 	memset(buf, 0xff, n);
-	check_all_lengths(buf, SMALL_MAX_LEN, 1);
+	check_all_lengths(buf, ALL_ONES_MAX_LEN, 1);
 	/* Nonzero data never folds to +0, and all-ones sums to -0. */
 	for (size_t v = 0; v < n_variants; v++)
-		for (size_t len = 2; len <= 300; len += 2)
+		for (size_t len = 2; len <= ALL_ONES_MAX_LEN; len += 2)
 			assert_int_equal(cn_csum_fold(variants[v].partial(buf + 1, len, 0)), 0xffff);
 	free(buf);
 }
@@ -368,6 +371,52 @@ static void test_single_byte(void **state)
 					if (cn_csum_fold(variants[v].partial(buf + a, len, 0)) != want)
 						fail_msg("%s: len %zu align %zu byte %zu", variants[v].name,
 							 len, a, k);
+			}
+		}
+	}
+	free(buf);
+}
+
+/*
+ * Partial sums whose block offset + length (the bytes from the buffer's
+ * 64-byte block start to its end) lies just below, at and just above the
+ * edges of the AVX-512 kernel's straight-line range (65..2047) and of its
+ * groups of 1, 2, 4, 8 and 16 blocks after the first, at alignments that
+ * put the head block's mask at its extremes: random, all-0xff and
+ * alternating 0xff/0x00 blocks (carries in some lanes only), from three
+ * starting sums.
+ */
+#define EDGE_BUF (2048 + 3 + 64)
+static void test_partial_range_edges(void **state)
+{
+	static const size_t edges[] = { 64, 65, 128, 129, 192, 320, 576, 1024, 1088, 1984, 2047, 2048 };
+	static const size_t aligns[] = { 0, 1, 2, 7, 31, 32, 33, 62, 63 };
+	static const uint32_t starts[] = { 0, 0xffffffffu, 0x0001fffeu };
+	unsigned char *buf = xmalloc(EDGE_BUF);
+
+	(void)state;
+	rng_seed(13);
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 0)
+			fill_random(buf, EDGE_BUF);
+		for (size_t i = 0; pass > 0 && i < EDGE_BUF; i++)
+			buf[i] = pass == 1 || (i / 64) % 2 == 0 ? 0xff : 0x00;
+		for (size_t e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
+			for (size_t j = 0; j < sizeof(aligns) / sizeof(aligns[0]); j++) {
+				size_t a = aligns[j];
+				for (size_t span = edges[e] - 3; span <= edges[e] + 3; span++) {
+					if (span < a)
+						continue;
+					size_t len = span - a;
+					uint32_t s0 = starts[(span + a) % 3];
+					uint16_t want = cn_csum_fold(cn_csum_partial_ref(buf + a, len, s0));
+					for (size_t v = 0; v < n_variants; v++) {
+						uint16_t got = cn_csum_fold(variants[v].partial(buf + a, len, s0));
+						if (got != want)
+							fail_msg("%s: pass %d offset %zu + len %zu: %#06x != %#06x",
+								 variants[v].name, pass, a, len, got, want);
+					}
+				}
 			}
 		}
 	}
@@ -506,7 +555,6 @@ static void test_copy_random(void **state)
 /* All-0xff up to past the AVX-512 copy's straight-line range (dst block
  * offset + length <= 2047, csum_avx512.c): its largest groups at their
  * largest lane values. */
-#define ALL_ONES_MAX_LEN 2100
 static void test_copy_all_ones(void **state)
 {
 	size_t n = ALL_ONES_MAX_LEN + ALIGNS + 64;
@@ -670,21 +718,24 @@ static void test_update_random(void **state)
  * last byte is the last before one, for the sum and both sides of the copy:
  * the vector kernels load whole aligned 64-byte blocks with byte masks at
  * both ends, and a mask that let one byte too many through would fault
- * here. Every variant, lengths 0..600 and larger ones up to the region.
+ * here. Every variant, every length 0..GUARD_ALL_LEN (one block past the
+ * AVX-512 straight-line ranges, 2047 bytes from the block start: against
+ * the upper page their last group of blocks ends at the guard, from every
+ * block offset) and larger ones up to the region.
  */
+#define GUARD_ALL_LEN 2112
 static void test_guard_pages(void **state)
 {
 	size_t span = 4 * (size_t)sysconf(_SC_PAGESIZE);
-	static const size_t big[] = { 1023, 1024, 1025, 1460, 2047, 2048, 2049,
-				      4095, 4096, 4097, 9000, 16383 };
+	static const size_t big[] = { 4095, 4096, 4097, 9000, 16383 };
 	struct cn_test_guarded g;
 
 	(void)state;
 	cn_test_guarded_map(&g, 2, span); /* source, destination */
 	rng_seed(43);
 	fill_random(g.lo[0], span);
-	for (size_t i = 0; i <= 600 + sizeof(big) / sizeof(big[0]); i++) {
-		size_t n = i <= 600 ? i : big[i - 601];
+	for (size_t i = 0; i <= GUARD_ALL_LEN + sizeof(big) / sizeof(big[0]); i++) {
+		size_t n = i <= GUARD_ALL_LEN ? i : big[i - GUARD_ALL_LEN - 1];
 		if (n > span)
 			continue;
 		const unsigned char *srcs[2] = { g.lo[0], g.hi[0] - n };
@@ -822,6 +873,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_all_ones),
 		cmocka_unit_test(test_all_zeros),
 		cmocka_unit_test(test_single_byte),
+		cmocka_unit_test(test_partial_range_edges),
 		cmocka_unit_test(test_large_lengths),
 		cmocka_unit_test(test_combine),
 		cmocka_unit_test(test_copy_random),
