@@ -95,24 +95,30 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
+/* Every variant's partial sum of [p, p + len) from s0 against the
+ * reference; pass and a (the alignment) name the case in a failure (pass
+ * -1: no pattern pass). */
+static void check_partial(const unsigned char *p, size_t len, uint32_t s0, int pass, size_t a)
+{
+	uint16_t want = cn_csum_fold(cn_csum_partial_ref(p, len, s0));
+
+	for (size_t v = 0; v < n_variants; v++) {
+		uint16_t got = cn_csum_fold(variants[v].partial(p, len, s0));
+		if (got != want)
+			fail_msg("%s: pass %d align %zu len %zu start %#x: got %#06x want %#06x",
+				 variants[v].name, pass, a, len, s0, got, want);
+	}
+}
+
 /* Compare every variant with the reference over [buf+a, +n) for a = 0..63,
  * n = 0..max, with a few starting sums. */
 static void check_all_lengths(const unsigned char *buf, size_t max, size_t align_step)
 {
 	static const uint32_t starts[] = { 0, 0xffffffffu, 0x0001fffeu };
 
-	for (size_t n = 0; n <= max; n++) {
-		for (size_t a = 0; a < ALIGNS; a += align_step) {
-			uint32_t s0 = starts[(n + a) % 3];
-			uint16_t want = cn_csum_fold(cn_csum_partial_ref(buf + a, n, s0));
-			for (size_t v = 0; v < n_variants; v++) {
-				uint16_t got = cn_csum_fold(variants[v].partial(buf + a, n, s0));
-				if (got != want)
-					fail_msg("%s: len %zu align %zu start %#x: got %#06x want %#06x",
-						 variants[v].name, n, a, s0, got, want);
-			}
-		}
-	}
+	for (size_t n = 0; n <= max; n++)
+		for (size_t a = 0; a < ALIGNS; a += align_step)
+			check_partial(buf + a, n, starts[(n + a) % 3], -1, a);
 }
 
 /* ------------------------------------------------------------------ tests */
@@ -407,15 +413,7 @@ static void test_partial_range_edges(void **state)
 				for (size_t span = edges[e] - 3; span <= edges[e] + 3; span++) {
 					if (span < a)
 						continue;
-					size_t len = span - a;
-					uint32_t s0 = starts[(span + a) % 3];
-					uint16_t want = cn_csum_fold(cn_csum_partial_ref(buf + a, len, s0));
-					for (size_t v = 0; v < n_variants; v++) {
-						uint16_t got = cn_csum_fold(variants[v].partial(buf + a, len, s0));
-						if (got != want)
-							fail_msg("%s: pass %d offset %zu + len %zu: %#06x != %#06x",
-								 variants[v].name, pass, a, len, got, want);
-					}
+					check_partial(buf + a, span - a, starts[(span + a) % 3], pass, a);
 				}
 			}
 		}
