@@ -62,7 +62,11 @@
 //   tcp_rx/<csum>-<buffer>-<dca>/<payload>  application reads of <payload>
 //       bytes from a peer sending MSS segments (or <payload>-byte segments
 //       below the MSS); csum: offload (NIC verified), separate (a pass,
-//       then by reference), fused (copy+checksum into the posted buffer);
+//       then by reference), fused (copy+checksum into the posted buffer;
+//       the application posts <payload> bytes per read, so in a poll of
+//       32 frames only the segments that fit it are fused, the first at
+//       1460 B, and the rest are summed and queued as in separate, then
+//       copied out by cn_tcp_recv_posted);
 //       buffer: mbuf (kept by reference, copied out by cn_tcp_recv),
 //       contig (a posted application buffer); dca: inject, flush,
 //       prefetch. offload-*-prefetch paces the driver's payload prefetch
