@@ -56,6 +56,8 @@
 //       mode; prefetch paced as in tcp_rx.
 //   tcp_rx_mem/<flush|inject>-d<D>/1460  the frames of a 1460-byte
 //       receive loaded alone, a prefetch D lines ahead (bm_tcp_rx_mem).
+//   tcp_rx_mem/<flush|inject>-f<F>-sum/1460  the same frames summed whole,
+//       frame i + F prefetched before frame i (the driver's pattern).
 //   tcp_rx_pf/<csum>-<buffer>-prefetch-b32-k8-l1-p<pace>/1460  paced
 //       prefetch (netdev.h, cn_netdev_params.prefetch_pace): <pace>
 //       payload lines per frame.
@@ -116,6 +118,7 @@
 #include <vector>
 
 extern "C" {
+#include "cachenet/csum.h"
 #include "cachenet/netdev.h"
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
@@ -611,9 +614,16 @@ void bm_udp_tx(benchmark::State &st, udp_mode mode, uint32_t payload)
 // tcp_rx at 1460 B and the time their 80% goal asks for. It is not a
 // bound: a receive that overlaps the loads with protocol work can beat it
 // (the batch-4 rows do). inject-d0 is the loop's own cost with the lines
-// cached. Building the burst's line list runs paused. Counters:
-// tsc_per_packet (per frame), bytes_per_tsc (frame bytes per tick).
-void bm_tcp_rx_mem(benchmark::State &st, enum cn_dca dca, uint32_t dist)
+// cached. Building the burst's line list runs paused.
+// tcp_rx_mem/<dca>-f<F>-sum/1460: the same frames in the receive path's
+// own pattern: each frame summed whole by cn_csum_partial (the AVX-512
+// kernel's straight-line path: all of a frame's loads issue at once), and
+// every line of frame i + F prefetched (prefetcht0) just before frame i is
+// summed, as cn_netdev_poll's PREFETCH mode asks for them; F 0 with inject:
+// that loop's own cost. Counters: tsc_per_packet (per frame),
+// bytes_per_tsc (frame bytes per tick).
+void bm_tcp_rx_mem(benchmark::State &st, enum cn_dca dca, uint32_t dist, uint32_t fdist = 0,
+		   bool sum = false)
 {
 	constexpr unsigned BURST = 256;
 	constexpr uint16_t DGRAM = 1472; // 14 + 20 + 8 + 1472 = 1514 bytes
@@ -665,14 +675,28 @@ void bm_tcp_rx_mem(benchmark::State &st, enum cn_dca dca, uint32_t dist)
 			meas.resume();
 			for (size_t q = 0; q < dist && q < lines.size(); q++)
 				__builtin_prefetch(lines[q], 0, 3);
+			for (size_t q = 0; fdist && q < frame_end[fdist < n ? fdist - 1 : n - 1]; q++)
+				__builtin_prefetch(lines[q], 0, 3);
 			i = 0;
 			li = 0;
 		}
 		const size_t fe = frame_end[i], nl = lines.size();
-		for (; li < fe; li++) {
-			if (li + dist < nl)
-				__builtin_prefetch(lines[li + dist], 0, 3);
-			acc += *(const volatile uint64_t *)lines[li];
+		if (fdist) {
+			/* frame i + fdist's lines, all at once, as the driver's
+			 * interleaved prefetch asks for them */
+			if (i + fdist < n)
+				for (size_t q = frame_end[i + fdist - 1]; q < frame_end[i + fdist]; q++)
+					__builtin_prefetch(lines[q], 0, 3);
+		}
+		if (sum) {
+			acc += cn_csum_partial(m[i]->data, m[i]->len, 0);
+			li = fe;
+		} else {
+			for (; li < fe; li++) {
+				if (li + dist < nl)
+					__builtin_prefetch(lines[li + dist], 0, 3);
+				acc += *(const volatile uint64_t *)lines[li];
+			}
 		}
 		frame_bytes += m[i]->len;
 		frames++;
@@ -847,6 +871,13 @@ void register_all()
 			     [=](benchmark::State &st) { bm_tcp_rx_mem(st, CN_DCA_FLUSH, d); });
 	cnbench::add("tcp_rx_mem/inject-d0/1460",
 		     [](benchmark::State &st) { bm_tcp_rx_mem(st, CN_DCA_INJECT, 0); });
+	// The same frames summed as the receive path sums them, each prefetched
+	// whole F frames ahead as the driver's PREFETCH mode does.
+	for (uint32_t f : {2u, 4u, 6u, 8u, 12u})
+		cnbench::add("tcp_rx_mem/flush-f" + std::to_string(f) + "-sum/1460",
+			     [=](benchmark::State &st) { bm_tcp_rx_mem(st, CN_DCA_FLUSH, 0, f, true); });
+	cnbench::add("tcp_rx_mem/inject-f0-sum/1460",
+		     [](benchmark::State &st) { bm_tcp_rx_mem(st, CN_DCA_INJECT, 0, 0, true); });
 	cnbench::add("tcp_ack/cachenet/pure", bm_tcp_ack);
 	cnbench::add("tcp_tx/harness/pause-resume", bm_pause_resume);
 	const uint32_t UDP_PAYLOADS[] = {64, 128, 256, 512, 1024, 1472};

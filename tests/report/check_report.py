@@ -151,9 +151,11 @@ def check_dca_recovery():
     for d, v in ((0, 340), (32, 230), (96, 160), (192, 190)):
         timed["tcp_rx_mem/flush-d%d/1460" % d] = t(v)
     timed["tcp_rx_mem/inject-d0/1460"] = t(66)
+    timed["tcp_rx_mem/flush-f4-sum/1460"] = t(170)
     ctx = MetricCtx()
     md = "\n".join(net.mem_floor(ctx, timed, ["offload-mbuf", "fused-contig", "separate-mbuf"]))
-    check("160 ticks at 96 lines" in md and "66 with the lines cached" in md, "best distance: %s" % md)
+    check("160 ticks (96 lines ahead" in md and "66 loaded" in md and "4 frames ahead, summed: 170" in md,
+          "best distance: %s" % md)
     row = [l for l in md.splitlines() if l.startswith("| `offload-mbuf`")]
     # target 100 + 0.2 x 200 = 140; 140 / 160 and 139 / 160
     check(len(row) == 1 and row[0].split(" | ")[2:] == ["140", "139", "0.875", "0.869 |"],
@@ -161,6 +163,12 @@ def check_dca_recovery():
     check(not [l for l in md.splitlines() if l.startswith("| `separate-mbuf`")], "unmeasured row left out")
     check(ctx.metrics["tcp_rx_mem/flush-best/1460/tsc_per_packet"] == 160, "load-only metric")
     check("was not run" in "\n".join(net.mem_floor(MetricCtx(), {}, ["offload-mbuf"])), "not run")
+    # a summed pattern faster than every line distance is the floor
+    timed["tcp_rx_mem/flush-f4-sum/1460"] = t(150)
+    ctx = MetricCtx()
+    md = "\n".join(net.mem_floor(ctx, timed, ["offload-mbuf"]))
+    check("150 ticks (4 frames ahead, summed" in md and
+          ctx.metrics["tcp_rx_mem/flush-best/1460/tsc_per_packet"] == 150, "summed floor: %s" % md)
     # the read-ahead sweep: each mode's fastest distance, the recovery at those
     ra = {}
     for mode, vals in (("flush", (400, 230, 240, 250, 290)), ("inject", (131, 128, 130, 133, 135)),

@@ -353,8 +353,10 @@ def recovery_rows(ctx, timed, cfgs):
     return rows, met, judged
 
 
-# tcp_rx_mem's prefetch distances, in lines (bench_tcp.cc, bm_tcp_rx_mem)
+# tcp_rx_mem's prefetch distances, in lines and in frames (bench_tcp.cc,
+# bm_tcp_rx_mem)
 MEM_DISTANCES = [0, 32, 64, 96, 128, 192]
+MEM_FRAMES = [2, 4, 6, 8, 12]
 # tcp_rx_ra's copy-out read-ahead distances, bytes (0: none), and the one
 # bench_tcp.cc gives the offload prefetch rows (RX_PREFETCH_READAHEAD)
 RA_DISTANCES = [0, 5840, 8760, 11680, 17520]
@@ -396,14 +398,22 @@ def readahead_rows(ctx, rt):
 
 def mem_floor(ctx, rt, cfgs):
     """Loading the frames alone (tcp_rx_mem, same run) beside the prefetch
-    rows and the prefetch time their 80% goal asks for."""
-    fl = {d: rt.get("tcp_rx_mem/flush-d%d/1460" % d, {}).get("tsc_per_packet") for d in MEM_DISTANCES}
-    fl = {d: v for d, v in fl.items() if v}
+    rows and the prefetch time their 80% goal asks for. The floor is the
+    fastest of the two patterns: each line loaded with a prefetch D lines
+    ahead, and each frame summed whole with frame i + F prefetched first."""
+    pats = {}
+    for d in MEM_DISTANCES:
+        pats["%d lines ahead" % d] = rt.get("tcp_rx_mem/flush-d%d/1460" % d, {}).get("tsc_per_packet")
+    for f in MEM_FRAMES:
+        pats["%d frames ahead, summed" % f] = rt.get("tcp_rx_mem/flush-f%d-sum/1460" % f,
+                                                      {}).get("tsc_per_packet")
+    pats = {k: v for k, v in pats.items() if v}
     hot = rt.get("tcp_rx_mem/inject-d0/1460", {}).get("tsc_per_packet")
-    if not fl:
+    hot_sum = rt.get("tcp_rx_mem/inject-f0-sum/1460", {}).get("tsc_per_packet")
+    if not pats:
         return ["*Loading the frames alone (`tcp_rx_mem/*`) was not run.*", ""]
-    best = min(fl, key=fl.get)
-    load = fl[best]
+    best = min(pats, key=pats.get)
+    load = pats[best]
     ctx.metric("tcp_rx_mem/flush-best/1460/tsc_per_packet", load)
     rows = []
     for cfg in cfgs:
@@ -413,21 +423,24 @@ def mem_floor(ctx, rt, cfgs):
         target = v["inject"] + (1 - RECOVERY_GOAL) * (v["flush"] - v["inject"])
         rows.append(["`%s`" % cfg, v["inject"], target, v["prefetch"], ratio(target, load),
                      ratio(v["prefetch"], load)])
-    dist = ", ".join("%d: %.0f" % (d, fl[d]) for d in sorted(fl))
-    return ["**Loading the frames alone** (`tcp_rx_mem/flush-d<D>/1460`, same run): the frames of "
-            "a 1460-byte receive (1514 bytes; the same ring, pools and flush), each line loaded "
-            "once in ring order with a software prefetch D lines ahead, and no protocol work. "
-            "Ticks per frame by D: %s; %s with the lines cached (`inject-d0`: the loop's own "
-            "cost). The best, %.0f ticks at %d lines (%.1f bytes a tick), is what this core "
-            "gets from memory for these frames in a tight loop. *Target*: "
-            "the prefetch time the 80%% goal asks for, inject + 0.2 x (flush - inject). A row "
-            "whose target is below the tight loop's time (ratio < 1) must receive a frame, "
-            "protocol work included, faster than that loop loads one; the batch-4 rows, whose "
-            "driver prefetches k frames ahead between small polls, show that overlapping the "
-            "loads with protocol work can beat the loop. The batch-32 offload rows lack that "
-            "overlap: the poll handles 32 frames' headers before the application copies any "
-            "payload." % (dist, "%.0f" % hot if hot else "not run", load, best,
-                          1514.0 / load), "",
+    by = "; ".join("%s: %.0f" % (k, v) for k, v in pats.items())
+    cached = "; ".join(x for x in ("%.0f loaded" % hot if hot else "",
+                                   "%.0f summed" % hot_sum if hot_sum else "") if x)
+    return ["**Loading the frames alone** (`tcp_rx_mem/flush-d<D>/1460` and "
+            "`tcp_rx_mem/flush-f<F>-sum/1460`, same run): the frames of a 1460-byte receive "
+            "(1514 bytes; the same ring, pools and flush) and no protocol work, in two patterns: "
+            "each line loaded once in ring order with a software prefetch D lines ahead; or each "
+            "frame summed whole by the checksum kernel, as the receive path reads it, with every "
+            "line of the frame F ahead prefetched first, as the driver's prefetch mode asks for "
+            "them. Ticks per frame: %s; with the lines cached (the loops' own cost): %s. The "
+            "best, %.0f ticks (%s, %.1f bytes a tick), is the fastest this core was seen to "
+            "bring these frames in from memory. *Target*: the prefetch time the 80%% goal asks "
+            "for, inject + 0.2 x (flush - inject). A row whose target is below the loop's time "
+            "(ratio < 1) must receive a frame, protocol work included, faster than memory "
+            "delivers one with no work at all. A batch-32 row above 1 still needs memory busy "
+            "while the application reads the batch the poll left in cache; the batch-4 rows, "
+            "whose reads come between small polls, get that overlap."
+            % (by, cached or "not run", load, best, 1514.0 / load), "",
             table(["configuration", "inject", "target", "prefetch", "target ÷ loop",
                    "prefetch ÷ loop"], rows), ""]
 
@@ -460,7 +473,9 @@ def dca(ctx):
     cfgs = RECOVERY_CFGS + [c + "-b4" for c in RECOVERY_CFGS]
     if not ctx.args.quick:
         cfgs += [c + "-split" for c in RECOVERY_CFGS]
-    mem_names = ["tcp_rx_mem/flush-d%d/1460" % d for d in MEM_DISTANCES] + ["tcp_rx_mem/inject-d0/1460"]
+    mem_names = (["tcp_rx_mem/flush-d%d/1460" % d for d in MEM_DISTANCES] +
+                 ["tcp_rx_mem/flush-f%d-sum/1460" % f for f in MEM_FRAMES] +
+                 ["tcp_rx_mem/inject-d0/1460", "tcp_rx_mem/inject-f0-sum/1460"])
     ra_names = ["tcp_rx_ra/%s-%s-ra%d/1460" % (c, m, d) for c in RA_CFGS for m in modes for d in RA_DISTANCES]
     rfilt = "^%s$" % alt([rx_name(c, m) for c in cfgs for m in modes] + mem_names + ra_names)
     reps = 3 if ctx.args.quick else 5
