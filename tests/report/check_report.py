@@ -147,6 +147,19 @@ def check_dca_recovery():
     check((met, judged) == (1, 2), "counts %d of %d" % (met, judged))
     check(abs(ctx.metrics["goals/dca/offload-mbuf/1460/recovery"] - 161 / 200) < 1e-12,
           "recovery metric")
+    # each mode at its fastest batch: flush from b32, inject and prefetch from b4
+    bb = {"tcp_rx_pf/offload-mbuf-flush-b4/1460": t(400), "tcp_rx_pf/offload-mbuf-inject-b4/1460": t(90),
+          "tcp_rx_pf/offload-mbuf-prefetch-b4-k8-l1/1460": t(120)}
+    bb.update(timed)
+    ctx = MetricCtx()
+    md, bmet = net.best_batch_rows(ctx, bb, ["offload-mbuf", "offload-mbuf-b4", "fused-contig"])
+    row = [l for l in "\n".join(md).splitlines() if l.startswith("| `offload-mbuf`")]
+    # (300 - 120) / (300 - 90) = 85.7%
+    check(len(row) == 1 and "300 (b32)" in row[0] and "90 (b4)" in row[0] and "120 (b4)" in row[0]
+          and "| met" in row[0], "best-batch row %s" % row)
+    check(bmet == 1 and abs(ctx.metrics["dca/offload-mbuf/1460/recovery_best_batch"] - 180 / 210) < 1e-12,
+          "best-batch metric")
+    check(net.best_batch_rows(MetricCtx(), timed, ["fused-contig"]) == ([], 0), "no b4 row, no table")
     # loading the frames alone: the best distance, each row's target against it
     for d, v in ((0, 340), (32, 230), (96, 160), (192, 190)):
         timed["tcp_rx_mem/flush-d%d/1460" % d] = t(v)
