@@ -1045,7 +1045,7 @@ _MASK64 = (1 << 64) - 1
 _WALKS = {}
 
 
-def walk_call(body, size, step, base=(0x10000000, 0x20000000), limit=2000000):
+def walk_call(body, size, step, base=(0x10000000, 0x20000000), limit=2000000, trace=None):
     """The instructions one call of a compiled kernel executes on a buffer
     of `size` bytes: body [(address, op, args)] (_objdump_functions()),
     run from its entry on the general registers only (rdi, rsi the
@@ -1058,16 +1058,19 @@ def walk_call(body, size, step, base=(0x10000000, 0x20000000), limit=2000000):
     or None where a branch tests an unknown value, the path leaves the
     function or runs over `limit` steps. A `call` counts as one
     instruction (the callee's own are not in the listing: the real
-    kernels' byte tails call memcpy)."""
+    kernels' byte tails call memcpy). trace: a list, given the index in
+    body of every instruction executed, in order."""
     if not body:
         return None
+    if trace is not None:
+        return _walk_call(body, size, step, base, limit, trace)
     key = (tuple(body), size, step, base, limit)
     if key not in _WALKS:
         _WALKS[key] = _walk_call(body, size, step, base, limit)
     return _WALKS[key]
 
 
-def _walk_call(body, size, step, base, limit):
+def _walk_call(body, size, step, base, limit, trace=None):
     at = {a: i for i, (a, _o, _r) in enumerate(body)}
     tgt_re = re.compile(r'([0-9a-f]+) <')
     inc = re.compile(r'^(?:add\s+\$0x%x,%%r|lea\s+0x%x\(%%r)' % (step, step))
@@ -1146,6 +1149,8 @@ def _walk_call(body, size, step, base, limit):
             return None
         ad, op, args = body[i]
         n += 1
+        if trace is not None:
+            trace.append(i)
         main = next((m for m in mains if m[0] <= ad <= m[1]), None)
         if main:
             in_main += 1

@@ -889,6 +889,11 @@ class TestOverlapModel(unittest.TestCase):
         # tail test (no tail) and the first ret's 3: no main-loop instruction
         w = model.walk_call(body, 16, 64)
         self.assertEqual(w[:2], (3 + 3 + 2 + 2 * 5 + 2 + 3, 0))
+        # the trace: the instructions in the order run
+        tr = []
+        self.assertEqual(model.walk_call(body, 1408, 64, trace=tr)[0], len(tr))
+        self.assertEqual([body[i][1] for i in tr[:5]], ['push', 'cmp', 'jbe', 'mov', 'vmovdqu64'])
+        self.assertEqual(body[tr[-1]][0], 0x1051)
         # the main loops are the ones advancing by the step: none by 128
         self.assertIsNone(model.walk_call(body, 1460, 128))
         # a branch on a value the walk cannot know (loaded) ends it
