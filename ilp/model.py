@@ -343,6 +343,9 @@ class Core:
         # dataflow() runs the kernel's whole straight path (set-up, masked
         # pass, fold) where objdump_paths() has it, not the loops alone
         self.df_path = True
+        # the issue term counts the AVX-512 call's instructions outside its
+        # main loops (call_extra())
+        self.call_code = True
         self._probe = probe
         self.fit_dataflow()
         # probe.py's cold_lat_S: the load-to-use latency of a line of a
@@ -578,6 +581,10 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     # after the loops)? The same test it made.
     df_path = bool(df) and whole_path(core, dis, size // u) is not None
     rem = remainder_cycles(core, p, isa, size, len(ls))
+    # the instructions the call runs besides its main loops (AVX-512: the
+    # compiled loops' counts leave them out; callgrind's scalar counts
+    # have them): per loop, walk_call()'s
+    extra = call_extra(dis, size, u) if isa != 'scalar' and core.call_code else None
     total, by_term = 0.0, {}
     for j, (fns, rd, wr) in enumerate(ls):
         # the loop copies (the seq form's first loop, or the integrated
@@ -585,6 +592,8 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
         cp = bool(p.copy) and (form != 'seq' or j == 0)
         t = loop_terms(core, m, fns, isa, u, R, rd, wr, scale, size, dis[j] if dis else None,
                        cp)
+        if extra:
+            t['issue'] += core.eff[isa] * extra[j] / size / core.issue
         if df:
             t.pop('chain', None)
             if not core.df_keep_window:
@@ -607,6 +616,22 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
 
 
 CALIB_ROW = 'syn.n1.s8.a10'
+
+
+def call_extra(dis, size, step):
+    """Per main loop of a kernel (dis: kernel_loops(), the first carrying
+    the function's body as 'fn'), the instructions a call of `size` bytes
+    runs outside the main loops (walk_call(): the set-up, the remainder,
+    the byte tail, the fold and the exit; each piece counted to the main
+    loop before it); None without the body or where the walk fails or
+    finds another count of main loops."""
+    body = dis[0].get('fn') if dis else None
+    if not body:
+        return None
+    w = walk_call(body, size, step)
+    if not w or len(w[2]) != len(dis):
+        return None
+    return [w[2][k] for k in sorted(w[2])]
 
 
 def whole_path(core, loops_dis, N):
@@ -974,7 +999,16 @@ def objdump_paths(text):
     return _with_aliases(out, alias)
 
 
-def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None, paths=None):
+def objdump_bodies(text):
+    """{symbol: [(address, op, args)]}: every function of an objdump -d
+    listing (walk_call()'s input); one that is one jmp to another takes
+    that one's body."""
+    fns, alias = _objdump_functions(text)
+    return _with_aliases({sym: body for sym, body in fns if sym not in alias}, alias)
+
+
+def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None, paths=None,
+                 fns=None):
     """loop_stats() of the kernel's main loops, one per loop of loops()
     (seq: the copy loop, then one per function; int: one), taken as the
     kernel's first inner loops in address order; None when the listing
@@ -1000,8 +1034,185 @@ def kernel_loops(dis, p, form, isa, ld_lat=4.0, st_fwd=5.0, st_fwd_vec=None, pat
     path = (paths or {}).get(sym)
     if path and [b for kd, b in path if kd == 'loop'] == bodies[:k]:
         out[0]['path'] = path
+    if fns and fns.get(sym):
+        out[0]['fn'] = fns[sym]
     return out
 
+
+# ------------------------------------------------------------ the call's instructions
+
+_MASK64 = (1 << 64) - 1
+_WALKS = {}
+
+
+def walk_call(body, size, step, base=(0x10000000, 0x20000000), limit=2000000, trace=None):
+    """The instructions one call of a compiled kernel executes on a buffer
+    of `size` bytes: body [(address, op, args)] (_objdump_functions()),
+    run from its entry on the general registers only (rdi, rsi the
+    destination and source, rdx the size; vector registers, memory and
+    what calls return unknown), every branch decided by the registers
+    it tests. Returns (instructions executed, of them in main loops: the
+    inner loops whose index advances by `step` bytes, {main loop's first
+    address: instructions of the rest of the call attributed to it (the
+    code after a main loop up to the next, the set-up to the first)}),
+    or None where a branch tests an unknown value, the path leaves the
+    function or runs over `limit` steps. A `call` counts as one
+    instruction (the callee's own are not in the listing: the real
+    kernels' byte tails call memcpy). trace: a list, given the index in
+    body of every instruction executed, in order."""
+    if not body:
+        return None
+    if trace is not None:
+        return _walk_call(body, size, step, base, limit, trace)
+    key = (tuple(body), size, step, base, limit)
+    if key not in _WALKS:
+        _WALKS[key] = _walk_call(body, size, step, base, limit)
+    return _WALKS[key]
+
+
+def _walk_call(body, size, step, base, limit, trace=None):
+    at = {a: i for i, (a, _o, _r) in enumerate(body)}
+    tgt_re = re.compile(r'([0-9a-f]+) <')
+    inc = re.compile(r'^(?:add\s+\$0x%x,%%r|lea\s+0x%x\(%%r)' % (step, step))
+
+    def target(args):
+        mm = tgt_re.match(args)
+        return int(mm[1], 16) if mm else None
+    # main loops: inner loops (a conditional backward branch, no other
+    # backward branch inside) whose index advances by `step`
+    mains = []
+    for ad, op, args in body:
+        t0 = target(args)
+        if op.startswith('j') and op != 'jmp' and t0 is not None and body[0][0] <= t0 < ad:
+            span = [(x, o, a) for x, o, a in body if t0 <= x <= ad]
+            inner = not any(o.startswith('j') and target(a) is not None and t0 <= target(a) < x
+                            for x, o, a in span[:-1])
+            if inner and any(inc.match('%s %s' % (o, a)) for _x, o, a in span):
+                mains.append((t0, ad))
+    if not mains:
+        return None
+    reg = {'rdi': base[0], 'rsi': base[1], 'rdx': size, 'rsp': 0x7fff0000}
+    # the last flag-setting instruction: ('cmp', a, b) for `cmp a,b` (b - a)
+    # or ('res', result) for an arithmetic one; None: unknown
+    flags = None
+
+    def val(x):
+        if x.startswith('$'):
+            return int(x[1:], 0) & _MASK64
+        if x.startswith('%') and not x.startswith(('%xmm', '%ymm', '%zmm', '%k')):
+            return reg.get(_canon(x[1:]))
+        return None
+
+    def w32(x):
+        return re.match(r'%(e..|r\d+d)$', x) is not None
+
+    def put(x, v):
+        if v is not None:
+            v &= 0xffffffff if w32(x) else _MASK64
+        reg[_canon(x[1:])] = v
+
+    def lea(x):
+        mm = re.match(r'^(-?0x[0-9a-f]+|-?\d+)?\((%\w+)?(?:,(%\w+)(?:,(\d))?)?\)$', x)
+        if not mm:
+            return None
+        b = val(mm[2]) if mm[2] else 0
+        ix = val(mm[3]) if mm[3] else 0
+        if b is None or ix is None:
+            return None
+        return int(mm[1], 0) + b + ix * int(mm[4] or 1) if mm[1] else b + ix * int(mm[4] or 1)
+
+    def taken(cc):
+        if flags is None:
+            return None
+        if flags[0] == 'cmp':
+            a, b = flags[1], flags[2]
+            if a is None or b is None:
+                return None
+            sa = a - (1 << 64) if a >> 63 else a
+            sb = b - (1 << 64) if b >> 63 else b
+            return {'jb': b < a, 'jae': b >= a, 'jbe': b <= a, 'ja': b > a, 'je': b == a,
+                    'jne': b != a, 'jl': sb < sa, 'jge': sb >= sa, 'jle': sb <= sa,
+                    'jg': sb > sa}.get(cc)
+        r = flags[1]
+        if r is None:
+            return None
+        return {'je': r == 0, 'jne': r != 0, 'js': r >> 63 == 1, 'jns': r >> 63 == 0}.get(cc)
+    arith = {'add': lambda b, a: b + a, 'sub': lambda b, a: b - a, 'and': lambda b, a: b & a,
+             'or': lambda b, a: b | a, 'xor': lambda b, a: b ^ a,
+             'shl': lambda b, a: b << (a & 63), 'shr': lambda b, a: b >> (a & 63),
+             'imul': lambda b, a: b * a}
+    n, in_main, i = 0, 0, 0
+    rest = {m[0]: 0 for m in mains}
+    owner = mains[0][0]
+    while True:
+        if n >= limit or i >= len(body):
+            return None
+        ad, op, args = body[i]
+        n += 1
+        if trace is not None:
+            trace.append(i)
+        main = next((m for m in mains if m[0] <= ad <= m[1]), None)
+        if main:
+            in_main += 1
+            owner = main[0]
+        else:
+            rest[owner] += 1
+        ops = _operands(args)
+        nxt = i + 1
+        base_op = re.sub(r'[qlwb]$', '', op) if op not in arith else op
+        if op.startswith('ret'):
+            return n, in_main, rest
+        if op.startswith('j'):
+            t = target(args)
+            go = True if op == 'jmp' else taken(op)
+            if t not in at or go is None:
+                return None
+            if go:
+                nxt = at[t]
+        elif op.startswith('call'):
+            # the callee's result and the caller-saved registers: unknown
+            for r in ('rax', 'rcx', 'rdx', 'rsi', 'rdi', 'r8', 'r9', 'r10', 'r11'):
+                reg[r] = None
+            flags = None
+        elif base_op in ('cmp', 'test') and len(ops) == 2:
+            a, b = val(ops[0]), val(ops[1])
+            if base_op == 'cmp':
+                flags = ('cmp', a, b)
+            else:
+                flags = ('res', a & b if a is not None and b is not None else None)
+        elif base_op in ('mov', 'movabs', 'lea') and len(ops) == 2 and ops[1].startswith('%') \
+                and not ops[1].startswith(('%xmm', '%ymm', '%zmm', '%k')):
+            put(ops[1], lea(ops[0]) if base_op == 'lea' else
+                None if '(' in ops[0] else val(ops[0]))
+        elif op.startswith('movz') and len(ops) == 2:
+            v = val(ops[0])
+            put(ops[1], None if v is None else v & (0xff if op.startswith('movzb') else 0xffff))
+        elif base_op in arith and len(ops) == 2 and ops[1].startswith('%') \
+                and not ops[1].startswith(('%xmm', '%ymm', '%zmm')):
+            a, b = val(ops[0]), val(ops[1])
+            if base_op == 'xor' and ops[0] == ops[1]:
+                v = 0
+            else:
+                v = None if a is None or b is None else arith[base_op](b, a)
+            put(ops[1], v)
+            flags = ('res', reg[_canon(ops[1][1:])])
+        elif op == 'shlx' and len(ops) == 3:
+            c, x = val(ops[0]), val(ops[1])
+            put(ops[2], None if c is None or x is None else
+                x << (c & (31 if w32(ops[2]) else 63)))
+        elif op.startswith('popcnt') and len(ops) == 2:
+            v = val(ops[0])
+            put(ops[1], None if v is None else bin(v).count('1'))
+            flags = None
+        else:
+            # anything else: the general registers and flags it writes
+            # become unknown
+            for d in parse_insn(op, args)[2]:
+                if d == 'flags':
+                    flags = None
+                elif not d.startswith(('z', 'k')):
+                    reg[d] = None
+        i = nxt
 
 # ------------------------------------------------------------ dataflow
 #
@@ -1503,6 +1714,10 @@ def main(argv=None):
     ap.add_argument('--no-path', action='store_true',
                     help='dataflow() runs the main loops alone, with the remainder added '
                          'outside, not the kernel\'s whole path (objdump_paths(); README.md)')
+    ap.add_argument('--no-call', action='store_true',
+                    help='the AVX-512 issue term counts the compiled main loops\' instructions '
+                         'only, not the rest of the call (walk_call(): set-up, remainder, byte '
+                         'tail, fold; README.md)')
     ap.add_argument('--no-loops', action='store_true',
                     help='AVX-512 counts and chains from the spec, not from --objdump\'s '
                          'compiled main loops')
@@ -1535,22 +1750,25 @@ def main(argv=None):
             core.df_keep_window = False
         if a.no_path:
             core.df_path = False
+        if a.no_call:
+            core.call_code = False
         if a.retire:
             core.df_retire = True
             core.fit_dataflow()
     # the AVX-512 kernels' compiled main loops (valgrind cannot count them)
-    loops_by_sym, paths_by_sym = {}, {}
+    loops_by_sym, paths_by_sym, fns_by_sym = {}, {}, {}
     if a.objdump and core and not a.no_loops:
         for x in a.objdump:
             text = read_objdump(x)
             loops_by_sym.update(objdump_loops(text))
             paths_by_sym.update(objdump_paths(text))
+            fns_by_sym.update(objdump_bodies(text))
 
     def dis_of(p, form, isa):
         if not loops_by_sym:
             return None
         ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd,
-                          core.st_fwd_vec, paths_by_sym)
+                          core.st_fwd_vec, paths_by_sym, fns_by_sym)
         if ls and isa == 'scalar':
             # callgrind counts the scalar kernels (tails included): only the
             # compiled recurrence (and body, for dataflow()) from the

@@ -832,6 +832,106 @@ class TestOverlapModel(unittest.TestCase):
             self.assertNotIn('cn_ilp_a_seq_avx512',
                              model.objdump_paths('\n'.join(lines[:8] + [bad] + lines[9:14])))
 
+    # a kernel laid out as gcc compiles the real ones: a short-buffer path
+    # (size < 64) after the ret, the main loop (64 bytes an iteration), the
+    # fold, an 8-byte remainder loop, a byte tail that calls memcpy and
+    # returns through a second ret
+    _CALL_LISTING = [
+        '0000000000001000 <cn_ilp_k_int_avx512>:',
+        '    1000:\tpush   %rbx',
+        '    1001:\tcmp    $0x3f,%rdx',
+        '    1005:\tjbe    1100 <cn_ilp_k_int_avx512+0x100>',
+        '    1007:\tmov    $0x40,%eax',
+        '    100c:\tvmovdqu64 -0x40(%rdi,%rax,1),%zmm0',
+        '    1014:\tmov    %rax,%rcx',
+        '    1017:\tvpaddq %zmm0,%zmm1,%zmm1',
+        '    101d:\tlea    0x40(%rax),%rax',
+        '    1021:\tcmp    %rax,%rdx',
+        '    1024:\tjae    100c <cn_ilp_k_int_avx512+0xc>',
+        '    1026:\tlea    0x8(%rcx),%r8',
+        '    102a:\tvmovq  %xmm1,%rbx',
+        '    102f:\tcmp    %r8,%rdx',
+        '    1032:\tjb     1048 <cn_ilp_k_int_avx512+0x48>',
+        '    1034:\tadd    (%rdi,%rcx,1),%rbx',
+        '    1038:\tmov    %r8,%rcx',
+        '    103b:\tadd    $0x8,%r8',
+        '    103f:\tcmp    %r8,%rdx',
+        '    1042:\tjae    1034 <cn_ilp_k_int_avx512+0x34>',
+        '    1048:\tcmp    %rdx,%rcx',
+        '    104b:\tjb     1060 <cn_ilp_k_int_avx512+0x60>',
+        '    104d:\tmov    %rbx,%rax',
+        '    1050:\tpop    %rbx',
+        '    1051:\tret',
+        '    1060:\tsub    %rcx,%rdx',
+        '    1063:\tcall   1068 <cn_ilp_k_int_avx512+0x68>',
+        '    1068:\tadd    %rax,%rbx',
+        '    106b:\tmov    %rbx,%rax',
+        '    106e:\tpop    %rbx',
+        '    106f:\tret',
+        '    1100:\txor    %ecx,%ecx',
+        '    1102:\tmov    $0x8,%r8d',
+        '    1108:\tjmp    102f <cn_ilp_k_int_avx512+0x2f>',
+        '']
+
+    def test_walk_call(self):
+        # 1460 B: 22 iterations of the 6-instruction main loop (132); the
+        # rest: 4 before it, the fold's 4, 6 remainder iterations of 5,
+        # the tail test (2), the tail's 6 (the call counts as one) = 46
+        body = model.objdump_bodies('\n'.join(self._CALL_LISTING))['cn_ilp_k_int_avx512']
+        self.assertEqual(model.walk_call(body, 1460, 64), (178, 132, {0x100c: 46}))
+        # 1408 B: no remainder iteration, no tail: 4 + 4 + 2 + 3 (the first
+        # ret) = 13
+        self.assertEqual(model.walk_call(body, 1408, 64), (145, 132, {0x100c: 13}))
+        # 1456 B: the remainder, no tail
+        self.assertEqual(model.walk_call(body, 1456, 64)[2], {0x100c: 4 + 4 + 6 * 5 + 2 + 3})
+        # under one block: the short path (3 + 3, its jmp back into the
+        # fold's compare), the compare (2), 2 remainder iterations, the
+        # tail test (no tail) and the first ret's 3: no main-loop instruction
+        w = model.walk_call(body, 16, 64)
+        self.assertEqual(w[:2], (3 + 3 + 2 + 2 * 5 + 2 + 3, 0))
+        # the trace: the instructions in the order run
+        tr = []
+        self.assertEqual(model.walk_call(body, 1408, 64, trace=tr)[0], len(tr))
+        self.assertEqual([body[i][1] for i in tr[:5]], ['push', 'cmp', 'jbe', 'mov', 'vmovdqu64'])
+        self.assertEqual(body[tr[-1]][0], 0x1051)
+        # the main loops are the ones advancing by the step: none by 128
+        self.assertIsNone(model.walk_call(body, 1460, 128))
+        # a branch on a value the walk cannot know (loaded) ends it
+        bad = [(a, o, r) for a, o, r in body]
+        bad[2] = (0x1005, 'jbe', '1100 <cn_ilp_k_int_avx512+0x100>')
+        bad.insert(1, (0x1000, 'mov', '(%rsi),%rdx'))
+        self.assertIsNone(model.walk_call(bad, 1460, 64))
+
+    def test_call_extra_in_the_issue_term(self):
+        # the AVX-512 issue term counts the call's instructions besides its
+        # main loops (call_extra()), spread per byte; the other terms keep
+        # the loop's counts; off with core.call_code, and for the scalar
+        # form (callgrind counts the whole call)
+        p = _P([_F('f', ops=2)])
+        body = model.objdump_bodies('\n'.join(self._CALL_LISTING))['cn_ilp_k_int_avx512']
+        loop = [(op, a) for ad, op, a in body if 0x100c <= ad <= 0x1024]
+        dis = [dict(model.loop_stats(loop), body=loop, fn=body)]
+        self.assertEqual(model.call_extra(dis, 1460, 64), [46])
+        self.assertIsNone(model.call_extra([dict(dis[0], fn=None)], 1460, 64))
+        self.assertIsNone(model.call_extra(dis + dis, 1460, 64))
+        core = self.core
+        core.use_dataflow = {}
+        core.eff['avx512'] = 1.25
+        core.issue = 0.05      # issue-bound with and without
+        _, _, on = model.predict_overlap(core, self.m, p, 'int', 'avx512', 1460, 'hot', 28,
+                                         cold_latency=False, dis=dis)
+        core.call_code = False
+        _, _, off = model.predict_overlap(core, self.m, p, 'int', 'avx512', 1460, 'hot', 28,
+                                          cold_latency=False, dis=dis)
+        self.assertAlmostEqual((on['issue'] - off['issue']) * core.cyc_per_tick,
+                               1.25 * 46 / 1460 / core.issue)
+        core.call_code = True
+        _, _, sc = model.predict_overlap(core, self.m, p, 'int', 'scalar', 1460, 'hot', 11,
+                                         cold_latency=False, dis=dis)
+        core.call_code = False
+        self.assertEqual(model.predict_overlap(core, self.m, p, 'int', 'scalar', 1460, 'hot', 11,
+                                               cold_latency=False, dis=dis)[2], sc)
+
     def test_dataflow_runs_the_path(self):
         # the loop of test_dataflow_chain_overlaps_calls, with the code a
         # kernel runs around it: a set-up that starts the state from a
