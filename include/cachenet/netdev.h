@@ -224,7 +224,10 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
  * slower (212-225). bench_tcp's tcp_rx_mem/flush-d<D>/1460 loads the
  * frames of these rows and nothing else (same ring, pools, flush): best
  * 164-176 ticks a frame at D = 96 lines, 338-348 without software
- * prefetch, 66-68 with the lines cached; the 80% goal asks the batch-32
+ * prefetch, 66-68 with the lines cached; in the receive path's own
+ * pattern (tcp_rx_mem/flush-f<F>-sum/1460: each frame summed whole,
+ * frame i + F prefetched first; session 11) 153-162 at F = 4-6, 58-60
+ * cached. The 80% goal asks the batch-32
  * offload rows for 148-158 ticks a frame with the protocol work, less
  * than that loop's load time, while the batch-4 rows (prefetch k frames
  * ahead between small polls) reach 151-177. The goal stays unmet at
