@@ -357,6 +357,28 @@ class Core:
             mm = re.match(r'cold_(seq)?lat_(\d+)$', key)
             if mm and v:
                 (self.cold_seqlat if mm[1] else self.cold_lat)[int(mm[2])] = v * c
+        # probe.py's cold_pass2_S, cold_pass3_S (cold_passr_S), warm_pass_S:
+        # TSC ticks per 64-byte line of the second and third in-place rmw
+        # pass (a load-only pass after one rmw pass) over the flushed
+        # buffers of a call, and of a later pass over the same buffers
+        # left cached; cold_cpass2_S, cold_cpass3_S: the first and second
+        # rmw pass over a flushed destination after a copy into it;
+        # "scalar_" keys for the 64-bit form. {(isa, size): {'2', '3',
+        # 'r', 'c2', 'c3', 'warm'}}, whole entries only (later_pass_extra())
+        self.cold_pass = {}
+        for isa, pre in (('avx512', ''), ('scalar', 'scalar_')):
+            for key, v in probe.items():
+                mm = re.match(pre + r'warm_pass_(\d+)$', key)
+                if not mm:
+                    continue
+                z = mm[1]
+                e = {'warm': v}
+                for x in ('2', '3', 'r'):
+                    e[x] = probe.get('%scold_pass%s_%s' % (pre, x, z))
+                for x in ('2', '3'):
+                    e['c' + x] = probe.get('%scold_cpass%s_%s' % (pre, x, z))
+                if None not in e.values():
+                    self.cold_pass[(isa, int(z))] = e
 
     def fit_dataflow(self):
         """The scheduler size for dataflow(): per kind, the one whose
@@ -450,6 +472,44 @@ def loops(p, form, isa, size, cache):
         rd = hot if out else first
         out.append(([f], rd, hot if f.writes else None))
     return out
+
+
+# which later passes later_pass_extra() charges: in-place passes that
+# store ('rmw'), or load-only ones too ('all')
+LATER_PASSES = 'rmw'
+
+
+def later_pass_extra(core, p, form, isa, size, cache, which=None):
+    """TSC ticks per byte a flushed call's in-place passes after the first
+    over its buffer cost beyond the same passes over cached lines, from
+    probe.py's cold_pass2_S / cold_pass3_S / cold_passr_S less its
+    warm_pass_S (ticks per 64-byte line; Core.cold_pass), at the buffer's
+    size and the kernel's isa. Only the sequential form has later passes
+    (one loop per function; with copy, the copy loop is the destination's
+    first pass) and only a cold call's buffer was flushed: else 0, and 0
+    without the probe's keys (input sets before run 4b). Each later pass
+    that stores is charged the second pass's figure, then the third's
+    (after a copy, the probe's passes after its copy: cold_cpass*_S);
+    `which` ('rmw' or 'all'; default core.later_passes, else LATER_PASSES): whether a load-only
+    later pass (csum) is charged cold_passr_S too. The probe's extra is
+    clipped at 0 (64 KB: none measured)."""
+    e = getattr(core, 'cold_pass', {}).get((isa, size))
+    if cache != 'cold' or form != 'seq' or not e:
+        return 0.0
+    which = which or getattr(core, 'later_passes', LATER_PASSES)
+    t, k = 0.0, 0
+    for fns, rd, wr in loops(p, form, isa, size, cache):
+        k += 1
+        if k == 1:
+            continue
+        if wr:
+            x = e[('c' if p.copy else '') + ('2' if k == 2 else '3')]
+        elif which == 'all':
+            x = e['r']
+        else:
+            continue
+        t += max(0.0, x - e['warm']) / LINE
+    return t
 
 
 def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size=None,
@@ -611,6 +671,11 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     ticks = total / core.cyc_per_tick
     if cold_latency:
         ticks += m.first_miss(cache, 2 if p.copy else 1, size)
+        # later in-place passes over the flushed lines (probe.py cold_pass)
+        later = later_pass_extra(core, p, form, isa, size, cache)
+        if later:
+            ticks += later
+            by_term['later'] = later * core.cyc_per_tick
     dom = max(by_term, key=by_term.get)
     return ticks, dom, {k: v / core.cyc_per_tick for k, v in by_term.items()}
 
@@ -1718,6 +1783,10 @@ def main(argv=None):
                     help='the AVX-512 issue term counts the compiled main loops\' instructions '
                          'only, not the rest of the call (walk_call(): set-up, remainder, byte '
                          'tail, fold; README.md)')
+    ap.add_argument('--later-passes', choices=('rmw', 'all', 'none'), default=LATER_PASSES,
+                    help='a flushed sequential call\'s later in-place passes (probe.py '
+                         'cold_pass*_S, where the probe has them): charge those that store '
+                         '(rmw), load-only ones too (all), or none (README.md)')
     ap.add_argument('--no-loops', action='store_true',
                     help='AVX-512 counts and chains from the spec, not from --objdump\'s '
                          'compiled main loops')
@@ -1752,6 +1821,10 @@ def main(argv=None):
             core.df_path = False
         if a.no_call:
             core.call_code = False
+        if a.later_passes == 'none':
+            core.cold_pass = {}
+        else:
+            core.later_passes = a.later_passes
         if a.retire:
             core.df_retire = True
             core.fit_dataflow()
@@ -1821,6 +1894,15 @@ def main(argv=None):
                 '; flushed %d-B line %.0f (in order %.0f)' % (
                     z, core.cold_lat[z], core.cold_seqlat.get(z, float('nan')))
                 for z in sorted(core.cold_lat))))
+    if core and core.cold_pass:
+        print('  later passes over a flushed buffer (probe.py cold_pass*_S, ticks a line beyond '
+              'warm_pass_S; %s charged): %s' % (
+                  'none' if a.later_passes == 'none' else 'stores' if a.later_passes == 'rmw'
+                  else 'all', '  '.join(
+                      '%s %d: 2nd %+.1f 3rd %+.1f load-only %+.1f after copy %+.1f %+.1f' % (
+                          isa, z, e['2'] - e['warm'], e['3'] - e['warm'], e['r'] - e['warm'],
+                          e['c2'] - e['warm'], e['c3'] - e['warm'])
+                      for (isa, z), e in sorted(core.cold_pass.items()))))
     if a.R:
         for kv in a.R.split(','):
             k, v = kv.split('=')

@@ -83,6 +83,27 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
               session 8: 0.0135 ticks per byte at 64 KB, where memsig's
               L2 read and write rates at 256 KB, added, make 0.0228).
 
+  cold_pass1_S, cold_pass2_S, cold_pass3_S, cold_passr_S,
+  cold_cpass1_S, cold_cpass2_S, cold_cpass3_S, warm_pass_S
+              in-place passes over the flushed buffers cold_read_S
+              prepares (32 calls in a row at 1460 B, as
+              hand_probes/coldpasses.c), TSC ticks per 64-byte line of
+              a call: one rmw pass (load, change, store back; pass1), what
+              a second and a third add (pass2, pass3: per line they
+              store), a load-only pass after one rmw pass (passr); a copy
+              into a flushed destination (cpass1) and the first and second
+              rmw pass over that destination after it (cpass2, cpass3);
+              warm_pass: a later rmw pass over the same buffers not
+              flushed. On this Zen 5 (2026-11-24) at 1460 B a later pass
+              costs 5.5-6.5 (second) and 9-10.5 (third) ticks a line,
+              against 0.4-0.8 warm: the memory latency's share per store
+              the README's cold rows describe; at 64 KB nothing (0.7-0.9,
+              warm 0.8-0.9). model.py charges a flushed sequential call's
+              later passes that store the difference (later_pass_extra()).
+              The 64-bit form (8 loads, bswaps, stores a line, as the
+              scalar kernels) under the same names with the prefix
+              "scalar_"; run after the other probes.
+
 Without AVX-512 (cpuid) the vector probes are left out and mix_issue uses
 scalar adds only. Prints JSON {name: per-tick rate, ..., "avx512": 0|1}
 to stdout (or --json FILE). Standard library only; x86-64 only.
@@ -218,6 +239,121 @@ static void cold(size_t size, int wide)
 	qsort(t[1], NCOLD, 8, cmp_u64);
 	printf("\"cold_read_%zu\": %.4f,\n", size, (double)n * nb / t[0][NCOLD / 2]);
 	printf("\"cold_copy_%zu\": %.4f,\n", size, (double)n * nb / t[1][NCOLD / 2]);
+	free(a);
+	free(b);
+}
+
+/* In-place passes over the flushed buffers cold() prepares (nb of S
+ * bytes, every line flushed, the median of NCOLD flush-then-time runs of
+ * the nb calls back to back), as a sequential kernel makes them on a cold
+ * call: each rmw pass loads every line, changes it and stores it back (one
+ * 64-byte AVX-512 load and store per line where the CPU has it, else eight
+ * 64-bit loads, bswaps and stores: the generated scalar kernels' words);
+ * "sum": a load-only pass. Ticks per line (64 bytes) of a call of one,
+ * two and three rmw passes (t1, t2, t3) and of one rmw pass then a sum
+ * (ts): cold_pass2_S = t2 - t1 and cold_pass3_S = t3 - t2, what the
+ * second and third pass cost per 64-byte line they store;
+ * cold_passr_S = ts - t1, a load-only pass after the rmw one. The same
+ * with the buffers left warm (not flushed between runs): warm_pass_S =
+ * (t3 - t1) / 2, what a later pass costs when the lines are cached.
+ * The keys of the 64-bit form carry the prefix "scalar_" (measured with
+ * or without AVX-512). */
+static void rmw_pass(unsigned char *p, size_t n, int wide)
+{
+	if (wide)
+		for (size_t o = 0; o < n; o += 64)
+			__asm__ volatile("vmovdqu64 (%0),%%zmm0\n\t"
+					 "vpaddq %%zmm0,%%zmm1,%%zmm0\n\t"
+					 "vmovdqu64 %%zmm0,(%0)"
+					 :: "r"(p + o) : "xmm0", "memory");
+	else
+		for (size_t o = 0; o < n; o += 8)
+			__asm__ volatile("mov (%0),%%rax\n\t"
+					 "bswap %%rax\n\t"
+					 "mov %%rax,(%0)"
+					 :: "r"(p + o) : "rax", "memory");
+}
+
+static void sum_pass(const unsigned char *p, size_t n, int wide)
+{
+	if (wide)
+		for (size_t o = 0; o < n; o += 64)
+			__asm__ volatile("vmovdqu64 (%0),%%zmm0\n\t"
+					 "vpaddq %%zmm0,%%zmm1,%%zmm1"
+					 :: "r"(p + o) : "xmm0", "xmm1", "memory");
+	else
+		for (size_t o = 0; o < n; o += 8)
+			__asm__ volatile("add (%0),%%rdx" :: "r"(p + o) : "rdx", "memory");
+}
+
+static void copy_pass(const unsigned char *src, unsigned char *dst, size_t n, int wide)
+{
+	if (wide)
+		for (size_t o = 0; o < n; o += 64)
+			__asm__ volatile("vmovdqu64 (%0),%%zmm0\n\t"
+					 "vmovdqu64 %%zmm0,(%1)"
+					 :: "r"(src + o), "r"(dst + o) : "xmm0", "memory");
+	else
+		for (size_t o = 0; o < n; o += 8)
+			__asm__ volatile("mov (%0),%%rax\n\t"
+					 "mov %%rax,(%1)"
+					 :: "r"(src + o), "r"(dst + o) : "rax", "memory");
+}
+
+static void cold_passes(size_t size, int wide)
+{
+	/* the calls: {copy first, rmw passes, a sum after} */
+	static const int var[7][3] = {
+		{ 0, 1, 0 }, { 0, 2, 0 }, { 0, 3, 0 }, { 0, 1, 1 },
+		{ 1, 0, 0 }, { 1, 1, 0 }, { 1, 2, 0 },
+	};
+	enum { NV = 7 };
+	int nb = size <= 8192 ? 32 : 1;
+	size_t stride = (size + 4095 + 2048) & ~(size_t)4095;
+	unsigned char *a = aligned_alloc(4096, stride * nb), *b = aligned_alloc(4096, stride * nb);
+	size_t n = size & ~(size_t)63;
+	double per = (double)(n / 64) * nb, m[2][NV];
+	static uint64_t t[NV][NCOLD];
+	const char *pre = wide ? "" : "scalar_";
+
+	memset(a, 3, stride * nb);
+	memset(b, 4, stride * nb);
+	for (int fl = 0; fl < 2; fl++) {
+		for (int r = -1; r < NCOLD; r++)
+			for (int v = 0; v < NV; v++) {
+				if (fl)
+					for (int k = 0; k < nb; k++) {
+						flush(a + k * stride, size);
+						flush(b + k * stride + 2048, size);
+					}
+				uint64_t t0 = tsc();
+				for (int k = 0; k < nb; k++) {
+					unsigned char *p = a + k * stride;
+					if (var[v][0]) {
+						copy_pass(p, b + k * stride + 2048, n, wide);
+						p = b + k * stride + 2048;
+					}
+					for (int q = 0; q < var[v][1]; q++)
+						rmw_pass(p, n, wide);
+					if (var[v][2])
+						sum_pass(p, n, wide);
+				}
+				if (r >= 0)
+					t[v][r] = tsc() - t0;
+			}
+		for (int v = 0; v < NV; v++) {
+			qsort(t[v], NCOLD, 8, cmp_u64);
+			m[fl][v] = (double)t[v][NCOLD / 2] / per;
+		}
+	}
+	printf("\"%scold_pass1_%zu\": %.4f,\n", pre, size, m[1][0]);
+	printf("\"%scold_pass2_%zu\": %.4f,\n", pre, size, m[1][1] - m[1][0]);
+	printf("\"%scold_pass3_%zu\": %.4f,\n", pre, size, m[1][2] - m[1][1]);
+	printf("\"%scold_passr_%zu\": %.4f,\n", pre, size, m[1][3] - m[1][0]);
+	printf("\"%scold_cpass1_%zu\": %.4f,\n", pre, size, m[1][4]);
+	printf("\"%scold_cpass2_%zu\": %.4f,\n", pre, size, m[1][5] - m[1][4]);
+	printf("\"%scold_cpass3_%zu\": %.4f,\n", pre, size, m[1][6] - m[1][5]);
+	printf("\"%swarm_pass_%zu\": %.4f,\n", pre, size, (m[0][2] - m[0][0]) / 2);
 	free(a);
 	free(b);
 }
@@ -373,6 +509,12 @@ int main(int argc, char **argv)
 		cold_chase((size_t)strtoul(argv[k], NULL, 10), 1);
 		if (avx512 && strtoul(argv[k], NULL, 10) > 8192)
 			warm((size_t)strtoul(argv[k], NULL, 10));
+	}
+	/* after the others, which it would otherwise precede at the next size */
+	for (int k = 1; k < argc; k++) {
+		if (avx512)
+			cold_passes((size_t)strtoul(argv[k], NULL, 10), 1);
+		cold_passes((size_t)strtoul(argv[k], NULL, 10), 0);
 	}
 	if (avx512) {
 		PROBE("dep_vec", 16, R16("vpxorq %%zmm16,%%zmm0,%%zmm0\n\t"), ::: "xmm0");

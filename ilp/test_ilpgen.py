@@ -445,6 +445,50 @@ class TestOverlapModel(unittest.TestCase):
         self.assertAlmostEqual(self.m.first_miss('cold', 1, 1460), 200 / 1460)
         self.assertAlmostEqual(self.m.first_miss('l2', 1, 65536), 10 / 65536)
 
+    def test_later_pass_extra(self):
+        # probe.py's cold_pass*_S: a flushed sequential call's later passes
+        # that store cost the probe's figure per 64-byte line beyond its
+        # warm_pass_S (clipped at 0); load-only later passes only with
+        # 'all'; after a copy the cpass figures; no keys, no term
+        keys = dict(cold_pass2_1460=5.0, cold_pass3_1460=9.0, cold_passr_1460=3.0,
+                    cold_cpass2_1460=6.0, cold_cpass3_1460=8.0, warm_pass_1460=1.0,
+                    cold_pass2_65536=0.5, cold_pass3_65536=0.5, cold_passr_65536=0.5,
+                    cold_cpass2_65536=0.5, cold_cpass3_65536=0.5, warm_pass_65536=1.0,
+                    scalar_cold_pass2_1460=12.0, scalar_cold_pass3_1460=9.0,
+                    scalar_cold_passr_1460=10.0, scalar_cold_cpass2_1460=11.0,
+                    scalar_cold_cpass3_1460=7.0, scalar_warm_pass_1460=8.0)
+        core = model.Core(dict(PROBE, **keys))
+        self.assertEqual(core.cold_pass[('avx512', 1460)],
+                         {'2': 5.0, '3': 9.0, 'r': 3.0, 'c2': 6.0, 'c3': 8.0, 'warm': 1.0})
+        self.assertNotIn(('scalar', 65536), core.cold_pass)
+        a, b, c = _F('a', 1), _F('b', 1), _F('c', 1, writes=False)
+        p = _P([a, b, c])
+        ex = model.later_pass_extra
+        # passes: a (first), b (second, stores: 5 - 1), c (load-only)
+        self.assertAlmostEqual(ex(core, p, 'seq', 'avx512', 1460, 'cold'), 4.0 / 64)
+        self.assertAlmostEqual(ex(core, p, 'seq', 'avx512', 1460, 'cold', 'all'),
+                               (4.0 + 2.0) / 64)
+        # with copy: copy (first), a (6 - 1), b (8 - 1), c not charged
+        self.assertAlmostEqual(ex(core, _P([a, b, c], copy=True), 'seq', 'avx512', 1460,
+                                  'cold'), (5.0 + 7.0) / 64)
+        # the third store pass and on: cold_pass3 (a, b, b, b: 4 + 8 + 8)
+        self.assertAlmostEqual(ex(core, _P([a, b, b, b]), 'seq', 'avx512', 1460, 'cold'),
+                               20.0 / 64)
+        self.assertAlmostEqual(ex(core, p, 'seq', 'scalar', 1460, 'cold'), 4.0 / 64)
+        self.assertEqual(ex(core, p, 'seq', 'avx512', 65536, 'cold'), 0.0)   # clipped
+        self.assertEqual(ex(core, p, 'int', 'avx512', 1460, 'cold'), 0.0)
+        self.assertEqual(ex(core, p, 'seq', 'avx512', 1460, 'l3'), 0.0)
+        self.assertEqual(ex(self.core, p, 'seq', 'avx512', 1460, 'cold'), 0.0)  # no keys
+        # predict_overlap adds it to a cold seq call, nothing else changes
+        t0 = model.predict_overlap(self.core, self.m, p, 'seq', 'avx512', 1460, 'cold', 11)
+        t1 = model.predict_overlap(core, self.m, p, 'seq', 'avx512', 1460, 'cold', 11)
+        self.assertAlmostEqual(t1[0] - t0[0], 4.0 / 64)
+        self.assertAlmostEqual(t1[2]['later'], 4.0 / 64)
+        self.assertEqual(model.predict_overlap(core, self.m, p, 'int', 'avx512', 1460, 'cold',
+                                               11)[0],
+                         model.predict_overlap(self.core, self.m, p, 'int', 'avx512', 1460,
+                                               'cold', 11)[0])
+
     def test_warm_stream_rates(self):
         # probe.py's warm rates (a 64 KB buffer in L2, in place or copied)
         # replace memsig's L2 read and write rates, added, for a loop that
