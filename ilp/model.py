@@ -614,12 +614,15 @@ def remainder_cycles(core, p, isa, size, nloops):
 
 
 def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latency=True,
-                    dis=None):
+                    dis=None, explain=None):
     """Overlap form: (TSC ticks per byte, dominating term, {term: ticks/B}
     summed over the loops). sim: (instructions, data reads, data writes) per
     byte from callgrind for this kernel at 1460 B hot, to scale the spec's
     counts (spills included), or None. dis: the compiled main loops'
-    loop_stats(), one per loop (kernel_loops()), or None."""
+    loop_stats(), one per loop (kernel_loops()), or None. explain: a list
+    that gets, per loop, (functions, read level, write level, {term: TSC
+    ticks per byte}), then ('call', {term: ticks per byte}) for what is
+    added outside the loops (--explain)."""
     ls = loops(p, form, isa, size, cache)
     if dis and len(dis) != len(ls):
         dis = None
@@ -664,18 +667,27 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
                 t = {kk: v + rem / len(ls) for kk, v in t.items()}
             t['dataflow'] = df[j]
         k = max(t, key=t.get)
+        if explain is not None:
+            explain.append(('+'.join(f.name for f in fns) or 'copy', rd, wr,
+                            {kk: v / core.cyc_per_tick for kk, v in t.items()}))
         total += t[k]
         by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
     if not df_path:
         total += rem
     ticks = total / core.cyc_per_tick
+    outside = {'remainder': rem / core.cyc_per_tick if not df_path else 0.0}
     if cold_latency:
-        ticks += m.first_miss(cache, 2 if p.copy else 1, size)
+        fm = m.first_miss(cache, 2 if p.copy else 1, size)
+        ticks += fm
+        outside['first_miss'] = fm
         # later in-place passes over the flushed lines (probe.py cold_pass)
         later = later_pass_extra(core, p, form, isa, size, cache)
+        outside['later'] = later
         if later:
             ticks += later
             by_term['later'] = later * core.cyc_per_tick
+    if explain is not None:
+        explain.append(('call', outside))
     dom = max(by_term, key=by_term.get)
     return ticks, dom, {k: v / core.cyc_per_tick for k, v in by_term.items()}
 
@@ -1787,6 +1799,10 @@ def main(argv=None):
                     help='a flushed sequential call\'s later in-place passes (probe.py '
                          'cold_pass*_S, where the probe has them): charge those that store '
                          '(rmw), load-only ones too (all), or none (README.md)')
+    ap.add_argument('--explain', metavar='REGEX',
+                    help='for each row whose "pipeline form isa size cache" matches REGEX, '
+                         'print every loop\'s terms (TSC ticks per byte; the largest is the '
+                         'loop\'s) and what the call adds outside its loops')
     ap.add_argument('--no-loops', action='store_true',
                     help='AVX-512 counts and chains from the spec, not from --objdump\'s '
                          'compiled main loops')
@@ -1942,13 +1958,25 @@ def main(argv=None):
         if core:
             sk = (pipe, form, isa, 1460, 'hot', False)
             sim = (sim_ir[sk], sim_dr[sk], sim_dw[sk]) if sk in sim_ir and sk in sim_dw else None
+            xl = None
+            if a.explain and re.search(a.explain, '%s %s %s %d %s' % (pipe, form, isa, size,
+                                                                     cache)):
+                xl = []
             pov, dom, _ = predict_overlap(core, m, p, form, isa, size, cache, R[isa], sim,
-                                          dis=dis_of(p, form, isa))
+                                          dis=dis_of(p, form, isa), explain=xl)
             eov = 100.0 * (pov - med[k]) / med[k]
             errs_ov.append((k, eov))
             bounds[dom] = bounds.get(dom, 0) + 1
         print('%-34s %-5s %-6s %6d %-5s %8.3f %8.3f %+7.1f %8.3f %+7.1f %-8s %5.1f' % (
             pipe, form, isa, size, cache, med[k], pred, err, pov, eov, dom, L))
+        for x in xl or []:
+            if x[0] == 'call':
+                print('    outside the loops: %s' % '  '.join(
+                    '%s %.4f' % kv for kv in x[1].items()))
+            else:
+                print('    loop %-22s %s -> %-5s %s' % (x[0], x[1], x[2] or '-', '  '.join(
+                    '%s%s %.4f' % ('*' if v == max(x[3].values()) else '', kk, v)
+                    for kk, v in sorted(x[3].items()))))
     if errs:
         within = sum(1 for _, e in errs if abs(e) <= 20)
         print('\nmodel (paper, eq. 3): %d of %d within 20%%' % (within, len(errs)))

@@ -489,6 +489,26 @@ class TestOverlapModel(unittest.TestCase):
                          model.predict_overlap(self.core, self.m, p, 'int', 'avx512', 1460,
                                                'cold', 11)[0])
 
+    def test_explain_lists_each_loop_and_the_call(self):
+        # --explain: one entry per loop (functions, read level, write level,
+        # terms in ticks per byte) and then the call's own additions; the
+        # prediction is the sum of each loop's largest term and those
+        f, g = _F('f', ops=12), _F('g', ops=1, chain=16, writes=False)
+        p = _P([f, g])
+        xl = []
+        t, dom, _ = model.predict_overlap(self.core, self.m, p, 'seq', 'scalar', 1460, 'cold',
+                                          11, explain=xl)
+        self.assertEqual([x[0] for x in xl], ['f', 'g', 'call'])
+        self.assertEqual(xl[0][1:3], ('DRAM', 'L1'))
+        self.assertEqual(xl[1][1:3], ('L1', None))
+        self.assertEqual(xl[1][3]['chain'], max(xl[1][3].values()))
+        self.assertGreater(xl[2][1]['first_miss'], 0.0)
+        self.assertAlmostEqual(t, sum(max(x[3].values()) for x in xl[:2]) +
+                               sum(xl[2][1].values()))
+        # without the list nothing changes
+        self.assertEqual(model.predict_overlap(self.core, self.m, p, 'seq', 'scalar', 1460,
+                                               'cold', 11)[0], t)
+
     def test_warm_stream_rates(self):
         # probe.py's warm rates (a 64 KB buffer in L2, in place or copied)
         # replace memsig's L2 read and write rates, added, for a loop that

@@ -134,8 +134,13 @@ class Ctx:
     def timed_args(self, quick_min=0.01, full_min=0.03, reps=3):
         if self.args.quick:
             return ["--benchmark_min_time=%g" % quick_min]
+        # repetitions interleaved at random: on a shared machine a burst of
+        # another tenant's work then lands on one repetition of several
+        # rows, not on every repetition of one row (a state-sweep row read
+        # 1.60 TSC/B for 1.16 so, 2026-11-24 run 4)
         return ["--benchmark_min_time=%g" % full_min,
                 "--benchmark_repetitions=%d" % reps,
+                "--benchmark_enable_random_interleaving=true",
                 "--benchmark_report_aggregates_only=true"]
 
     def metric(self, key, value):
