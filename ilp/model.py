@@ -346,6 +346,10 @@ class Core:
         # the issue term counts the AVX-512 call's instructions outside its
         # main loops (call_extra())
         self.call_code = True
+        # a sequential call's first loop that fits in the window whole
+        # leaves its memory stream under the later loops' work
+        # (predict_overlap()); off: --no-loop-overlap
+        self.loop_overlap = True
         self._probe = probe
         self.fit_dataflow()
         # probe.py's cold_lat_S: the load-to-use latency of a line of a
@@ -649,6 +653,7 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     # have them): per loop, walk_call()'s
     extra = call_extra(dis, size, u) if isa != 'scalar' and core.call_code else None
     total, by_term = 0.0, {}
+    per_loop = []
     for j, (fns, rd, wr) in enumerate(ls):
         # the loop copies (the seq form's first loop, or the integrated
         # loop, of a pipeline with copy) or works in place
@@ -670,8 +675,20 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
         if explain is not None:
             explain.append(('+'.join(f.name for f in fns) or 'copy', rd, wr,
                             {kk: v / core.cyc_per_tick for kk, v in t.items()}))
+        per_loop.append(t)
         total += t[k]
         by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
+    # the first loop's stores into a destination not in L1 (a copy's, in
+    # a prepared state) wait for their lines' ownership: they stay added
+    wr1 = ls[0][2]
+    keep = (m.cost(wr1, WIDTH[isa])[1] / WIDTH[isa] * core.cyc_per_tick
+            if wr1 and wr1 != hot_level(size) else 0.0)
+    lo = first_loop_overlap(core, per_loop, form, isa, size, keep)
+    if lo:
+        total, by_term = lo
+        if explain is not None:
+            explain.append(('call', {'first loop under the later ones': total /
+                                     core.cyc_per_tick}))
     if not df_path:
         total += rem
     ticks = total / core.cyc_per_tick
@@ -690,6 +707,48 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
         explain.append(('call', outside))
     dom = max(by_term, key=by_term.get)
     return ticks, dom, {k: v / core.cyc_per_tick for k, v in by_term.items()}
+
+
+def first_loop_overlap(core, per_loop, form, isa, size, keep=0.0):
+    """A sequential call's first loop, when its instructions for the
+    whole call fit in the window (its capacity: probe.py's largest W(P)):
+    the core dispatches the next loop's instructions while the first
+    loop's lines are still arriving (the later loops work in the cache
+    level the first one filled), so the first loop's memory term overlaps
+    the later loops' work: the call costs max(m1, o1 + A), m1 the first
+    loop's memory term, o1 the largest of its other terms, A the later
+    loops' (each its largest term), where loops one after the other cost
+    max(m1, o1) + A. per_loop: each loop's terms (core cycles per byte).
+    keep: the part of m1 that does not overlap (the first loop's stores
+    into a destination outside L1, which wait for their lines), added to
+    the call and left out of m1.
+    Returns (total, {term: cycles per byte}) or None where it does not
+    apply (the integrated form, one loop, no memory term, no window probe,
+    or a first loop too long: at 1460 B a scalar loop's ~2300
+    instructions, at 64 KB any)."""
+    if form != 'seq' or len(per_loop) < 2 or not core.loop_overlap:
+        return None
+    cap = max((w for _, w in core.win.get('int' if isa == 'scalar' else 'vec') or []),
+              default=0.0)
+    t1 = per_loop[0]
+    mk = [k for k in t1 if k.startswith('mem-')]
+    if not cap or not mk or not core.eff[isa]:
+        return None
+    if t1['issue'] * core.issue / core.eff[isa] * size > cap:
+        return None
+    m1 = max(0.0, t1[mk[0]] - keep)
+    o = {k: v for k, v in t1.items() if k != mk[0]}
+    k1 = max(o, key=o.get)
+    by_term = {k1: o[k1]}
+    for t in per_loop[1:]:
+        k = max(t, key=t.get)
+        by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
+    rest = sum(by_term.values())
+    if m1 >= rest:
+        return m1 + keep, {'mem': m1 + keep}
+    if keep:
+        by_term['mem'] = by_term.get('mem', 0.0) + keep
+    return rest + keep, by_term
 
 
 CALIB_ROW = 'syn.n1.s8.a10'
@@ -1803,6 +1862,9 @@ def main(argv=None):
                     help='for each row whose "pipeline form isa size cache" matches REGEX, '
                          'print every loop\'s terms (TSC ticks per byte; the largest is the '
                          'loop\'s) and what the call adds outside its loops')
+    ap.add_argument('--no-loop-overlap', action='store_true',
+                    help='a sequential call\'s first loop alone, even where it fits in the '
+                         'window and its memory stream could run under the later loops')
     ap.add_argument('--no-loops', action='store_true',
                     help='AVX-512 counts and chains from the spec, not from --objdump\'s '
                          'compiled main loops')
@@ -1837,6 +1899,8 @@ def main(argv=None):
             core.df_path = False
         if a.no_call:
             core.call_code = False
+        if a.no_loop_overlap:
+            core.loop_overlap = False
         if a.later_passes == 'none':
             core.cold_pass = {}
         else:

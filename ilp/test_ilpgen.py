@@ -509,6 +509,35 @@ class TestOverlapModel(unittest.TestCase):
         self.assertEqual(model.predict_overlap(self.core, self.m, p, 'seq', 'scalar', 1460,
                                                'cold', 11)[0], t)
 
+    def test_first_loop_overlap(self):
+        # a seq call's first loop that fits in the window: its memory term
+        # runs under the later loops' work, max(m1, o1 + A); a first loop
+        # too long for the window, the integrated form, one loop: None
+        core = model.Core(PROBE)
+        core.win = {'vec': [(20.0, 300.0)], 'int': [(20.0, 100.0)]}
+        self.assertEqual(core.issue, 8.0)
+        t1 = {'issue': 0.2, 'compute': 0.1, 'mem-L2/L1': 0.5}
+        lo = model.first_loop_overlap
+        # 0.2 x 8 x 100 B = 160 instructions <= 300: A = 0.3, m1 wins
+        self.assertEqual(lo(core, [t1, {'issue': 0.3}], 'seq', 'avx512', 100),
+                         (0.5, {'mem': 0.5}))
+        # A = 0.4: the work wins, each loop's largest term added
+        total, terms = lo(core, [t1, {'issue': 0.4, 'mem-L1': 0.1}], 'seq', 'avx512', 100)
+        self.assertAlmostEqual(total, 0.6)
+        self.assertEqual(set(terms), {'issue'})
+        # the first loop's stores outside L1 (keep) stay added
+        total, terms = lo(core, [t1, {'issue': 0.4}], 'seq', 'avx512', 100, keep=0.1)
+        self.assertAlmostEqual(total, 0.7)
+        self.assertAlmostEqual(terms['mem'], 0.1)
+        self.assertIsNone(lo(core, [t1, {'issue': 0.4}], 'seq', 'avx512', 1000))  # 1600 > 300
+        self.assertIsNone(lo(core, [t1, {'issue': 0.4}], 'seq', 'scalar', 100))   # 160 > 100
+        self.assertIsNone(lo(core, [t1, {'issue': 0.4}], 'int', 'avx512', 100))
+        self.assertIsNone(lo(core, [t1], 'seq', 'avx512', 100))
+        core.loop_overlap = False
+        self.assertIsNone(lo(core, [t1, {'issue': 0.4}], 'seq', 'avx512', 100))
+        # without a window probe nothing changes
+        self.assertIsNone(lo(self.core, [t1, {'issue': 0.4}], 'seq', 'avx512', 100))
+
     def test_warm_stream_rates(self):
         # probe.py's warm rates (a 64 KB buffer in L2, in place or copied)
         # replace memsig's L2 read and write rates, added, for a loop that
