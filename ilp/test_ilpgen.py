@@ -4,6 +4,7 @@
 
 import math
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -1198,6 +1199,40 @@ int main(void)
 	return 0;
 }
 """
+
+
+@unittest.skipUnless(shutil.which(os.environ.get('CC', 'cc')) and platform.machine() in
+                     ('x86_64', 'amd64'), 'no C compiler, or not x86-64')
+class TestLoopOffsetProbe(unittest.TestCase):
+    """hand_probes/gen_loop_offset.py: the C it writes compiles, runs, prints
+    one positive figure per offset, and places each loop head the given
+    number of bytes after a 64-byte boundary (checked in the disassembly
+    where objdump is found)."""
+
+    def test_offsets(self):
+        gen = os.path.join(HERE, 'hand_probes', 'gen_loop_offset.py')
+        text = subprocess.run([sys.executable, gen, '--offsets', '0,24,40'], check=True,
+                              capture_output=True, text=True).stdout
+        with tempfile.TemporaryDirectory() as tmp:
+            src, exe = os.path.join(tmp, 'lo.c'), os.path.join(tmp, 'lo')
+            with open(src, 'w') as fh:
+                fh.write(text)
+            subprocess.run([os.environ.get('CC', 'cc'), '-O2', src, '-o', exe], check=True)
+            out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+            got = re.findall(r'offset +(\d+): ([0-9.]+) TSC/B', out)
+            self.assertEqual([int(o) for o, _ in got], [0, 24, 40])
+            self.assertTrue(all(float(v) > 0 for _, v in got), out)
+            if shutil.which('objdump'):
+                dis = subprocess.run(['objdump', '-d', '--no-show-raw-insn', exe], check=True,
+                                     capture_output=True, text=True).stdout
+                # each loop: its first instruction, the 5-byte load, then the
+                # index add
+                heads = sorted(int(a, 16) - 5 for a in
+                               re.findall(r'^ *([0-9a-f]+):\s+add +\$0x8,%rdx', dis, re.M))
+                self.assertEqual(sorted(h % 64 for h in heads), [0, 24, 40])
+        with self.assertRaises(subprocess.CalledProcessError):
+            subprocess.run([sys.executable, gen, '--bound', 'reg'], check=True,
+                           capture_output=True)
 
 
 @unittest.skipUnless(shutil.which(os.environ.get('CC', 'cc')), 'no C compiler')
