@@ -383,6 +383,9 @@ class Core:
                     e['c' + x] = probe.get('%scold_cpass%s_%s' % (pre, x, z))
                 if None not in e.values():
                     self.cold_pass[(isa, int(z))] = e
+        # which of those later passes later_pass_extra() charges
+        # (--later-passes)
+        self.later_passes = LATER_PASSES
 
     def fit_dataflow(self):
         """The scheduler size for dataflow(): per kind, the one whose
@@ -494,13 +497,13 @@ def later_pass_extra(core, p, form, isa, size, cache, which=None):
     without the probe's keys (input sets before run 4b). Each later pass
     that stores is charged the second pass's figure, then the third's
     (after a copy, the probe's passes after its copy: cold_cpass*_S);
-    `which` ('rmw' or 'all'; default core.later_passes, else LATER_PASSES): whether a load-only
-    later pass (csum) is charged cold_passr_S too. The probe's extra is
+    `which` ('rmw' or 'all'; default core.later_passes): whether a
+    load-only later pass (csum) is charged cold_passr_S too. The probe's extra is
     clipped at 0 (64 KB: none measured)."""
-    e = getattr(core, 'cold_pass', {}).get((isa, size))
+    e = core.cold_pass.get((isa, size))
     if cache != 'cold' or form != 'seq' or not e:
         return 0.0
-    which = which or getattr(core, 'later_passes', LATER_PASSES)
+    which = which or core.later_passes
     t, k = 0.0, 0
     for fns, rd, wr in loops(p, form, isa, size, cache):
         k += 1
@@ -625,8 +628,9 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     counts (spills included), or None. dis: the compiled main loops'
     loop_stats(), one per loop (kernel_loops()), or None. explain: a list
     that gets, per loop, (functions, read level, write level, {term: TSC
-    ticks per byte}), then ('call', {term: ticks per byte}) for what is
-    added outside the loops (--explain)."""
+    ticks per byte}), then ('overlap', ticks per byte) where
+    first_loop_overlap() set the loops' total, then ('call', {term: ticks
+    per byte}) for what is added outside the loops (--explain)."""
     ls = loops(p, form, isa, size, cache)
     if dis and len(dis) != len(ls):
         dis = None
@@ -671,13 +675,11 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
                 # remainder goes on the other terms, not beside dataflow
                 t = {kk: v + rem / len(ls) for kk, v in t.items()}
             t['dataflow'] = df[j]
-        k = max(t, key=t.get)
         if explain is not None:
             explain.append(('+'.join(f.name for f in fns) or 'copy', rd, wr,
                             {kk: v / core.cyc_per_tick for kk, v in t.items()}))
         per_loop.append(t)
-        total += t[k]
-        by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
+        total += add_largest(by_term, t)
     # the first loop's stores into a destination not in L1 (a copy's, in
     # a prepared state) wait for their lines' ownership: they stay added
     wr1 = ls[0][2]
@@ -687,8 +689,7 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     if lo:
         total, by_term = lo
         if explain is not None:
-            explain.append(('call', {'first loop under the later ones': total /
-                                     core.cyc_per_tick}))
+            explain.append(('overlap', total / core.cyc_per_tick))
     if not df_path:
         total += rem
     ticks = total / core.cyc_per_tick
@@ -707,6 +708,15 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
         explain.append(('call', outside))
     dom = max(by_term, key=by_term.get)
     return ticks, dom, {k: v / core.cyc_per_tick for k, v in by_term.items()}
+
+
+def add_largest(by_term, t):
+    """A loop's cost in the overlap form: the largest of its terms t
+    ({term: cycles per byte}), added to by_term under the term's kind
+    ('mem-L2/L1' counts as 'mem'); returns it."""
+    k = max(t, key=t.get)
+    by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
+    return t[k]
 
 
 def first_loop_overlap(core, per_loop, form, isa, size, keep=0.0):
@@ -738,11 +748,9 @@ def first_loop_overlap(core, per_loop, form, isa, size, keep=0.0):
         return None
     m1 = max(0.0, t1[mk[0]] - keep)
     o = {k: v for k, v in t1.items() if k != mk[0]}
-    k1 = max(o, key=o.get)
-    by_term = {k1: o[k1]}
-    for t in per_loop[1:]:
-        k = max(t, key=t.get)
-        by_term[k.split('-')[0]] = by_term.get(k.split('-')[0], 0.0) + t[k]
+    by_term = {}
+    for t in [o] + per_loop[1:]:
+        add_largest(by_term, t)
     rest = sum(by_term.values())
     if m1 >= rest:
         return m1 + keep, {'mem': m1 + keep}
@@ -2034,7 +2042,10 @@ def main(argv=None):
         print('%-34s %-5s %-6s %6d %-5s %8.3f %8.3f %+7.1f %8.3f %+7.1f %-8s %5.1f' % (
             pipe, form, isa, size, cache, med[k], pred, err, pov, eov, dom, L))
         for x in xl or []:
-            if x[0] == 'call':
+            if x[0] == 'overlap':
+                print('    loops together, the first under the later ones '
+                      '(first_loop_overlap): %.4f' % x[1])
+            elif x[0] == 'call':
                 print('    outside the loops: %s' % '  '.join(
                     '%s %.4f' % kv for kv in x[1].items()))
             else:
