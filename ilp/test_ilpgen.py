@@ -1235,6 +1235,67 @@ class TestLoopOffsetProbe(unittest.TestCase):
                            capture_output=True)
 
 
+class TestAesTailProbe(unittest.TestCase):
+    """hand_probes/gen_aes_tail.py: every edit it makes of the generated
+    copy+aes128ctr+csum loop takes effect (a generator change that moved the
+    text it edits must fail here, not leave a variant equal to the loop),
+    and the program compiles."""
+
+    @classmethod
+    def setUpClass(cls):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            'gen_aes_tail', os.path.join(HERE, 'hand_probes', 'gen_aes_tail.py'))
+        cls.mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.mod)
+        em = ilpgen.Emitter()
+        cls.fn = em.function(ilpgen.Pipeline('copy,aes128ctr,csum'), 'int', 'avx512')
+        cls.v = {n: (c, t) for n, c, t in cls.mod.variants(cls.fn)}
+
+    def test_edits(self):
+        v = self.v
+        self.assertEqual(sorted(v), ['alladd', 'biask', 'exact', 'gen', 'nocsum', 'nofold', 'notail'])
+        self.assertEqual(v['gen'][1], self.fn)
+        # the floors are not checked against the loop, the others are
+        self.assertEqual(sorted(n for n, (c, _) in v.items() if c), ['biask', 'exact', 'gen'])
+        nsum = len(self.mod.DPW.findall(self.fn))
+        self.assertEqual(nsum, 8 + 1 + 2 + 4)  # main loop, passes of 1, 2, 4
+        head, tail, fold = self.mod.split(self.fn)
+        self.assertEqual(len(self.mod.DPW.findall(head)), 8)
+        # exact / biask: the passes of 1, 2, 4 replaced by one switch
+        for n in ('exact', 'biask'):
+            self.assertNotIn(self.mod.TAIL_MARK, v[n][1])
+            self.assertEqual(v[n][1].count('CN_AT_PASS('), 8)
+        # biask: no biased sum left in the main loop; the last round key and
+        # the eight stores carry the bias
+        self.assertEqual(len(self.mod.DPW.findall(v['biask'][1])), 0)
+        self.assertEqual(v['biask'][1].count('_mm512_aesenclast_epi128(k'), 8)
+        self.assertEqual(v['biask'][1].count(', aes_rk10b)'), 8)
+        self.assertEqual(v['biask'][1].count('_mm512_xor_si512(x'), 8 + 8)
+        self.assertEqual(len(self.mod.DPW.findall(v['notail'][1])), 8)
+        self.assertNotIn('dpwssd', v['alladd'][1])
+        self.assertEqual(v['alladd'][1].count('_mm512_add_epi64(csum_d'), nsum)
+        self.assertNotIn('dpwssd', v['nocsum'][1])
+        self.assertNotIn('cn_ilp_hsum512', v['nofold'][1])
+        self.assertIn('cn_ilp_hsum512', v['exact'][1])
+
+    @unittest.skipUnless(shutil.which(os.environ.get('CC', 'cc')) and platform.machine() in
+                         ('x86_64', 'amd64'), 'no C compiler, or not x86-64')
+    def test_compiles(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, 'cn_ilp.h'), 'w') as fh:
+                fh.write(ilpgen.Emitter().header([ilpgen.Pipeline('copy,aes128ctr,csum')]))
+            src = os.path.join(tmp, 'at.c')
+            with open(src, 'w') as fh:
+                fh.write(self.mod.program())
+            cmd = [os.environ.get('CC', 'cc'), '-O1', '-std=gnu11', '-Wall', '-Werror', '-Wno-unused-variable',
+                   '-Wno-unused-but-set-variable', '-c',
+                   '-I', tmp, '-I', os.path.join(HERE, '..', 'include'), src,
+                   '-o', os.path.join(tmp, 'at.o')] + AVX512_FLAGS + ['-mavx512vnni']
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+
+
 @unittest.skipUnless(shutil.which(os.environ.get('CC', 'cc')), 'no C compiler')
 class TestPrefetchBounds(unittest.TestCase):
     """intpf prefetches stay inside the source buffer, one per line: the
