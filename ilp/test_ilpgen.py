@@ -1254,10 +1254,16 @@ class TestAesTailProbe(unittest.TestCase):
 
     def test_edits(self):
         v = self.v
-        self.assertEqual(sorted(v), ['alladd', 'biask', 'exact', 'gen', 'nocsum', 'nofold', 'notail'])
+        self.assertEqual(sorted(v), ['alladd', 'biask', 'exact', 'gen', 'nocsum', 'nocsum421',
+                                     'nofold', 'notail', 'order421'])
         self.assertEqual(v['gen'][1], self.fn)
         # the floors are not checked against the loop, the others are
-        self.assertEqual(sorted(n for n, (c, _) in v.items() if c), ['biask', 'exact', 'gen'])
+        self.assertEqual(sorted(n for n, (c, _) in v.items() if c),
+                         ['biask', 'exact', 'gen', 'order421'])
+        # order421: the same three passes, largest first
+        for n in ('order421', 'nocsum421'):
+            at = [v[n][1].index(h) for h in self.mod.PASS_HEADS]
+            self.assertTrue(at[2] < at[1] < at[0], n)
         nsum = len(self.mod.DPW.findall(self.fn))
         self.assertEqual(nsum, 8 + 1 + 2 + 4)  # main loop, passes of 1, 2, 4
         head, tail, fold = self.mod.split(self.fn)
@@ -1276,6 +1282,8 @@ class TestAesTailProbe(unittest.TestCase):
         self.assertNotIn('dpwssd', v['alladd'][1])
         self.assertEqual(v['alladd'][1].count('_mm512_add_epi64(csum_d'), nsum)
         self.assertNotIn('dpwssd', v['nocsum'][1])
+        self.assertNotIn('dpwssd', v['nocsum421'][1])
+        self.assertEqual(len(self.mod.DPW.findall(v['order421'][1])), nsum)
         self.assertNotIn('cn_ilp_hsum512', v['nofold'][1])
         self.assertIn('cn_ilp_hsum512', v['exact'][1])
 

@@ -12,13 +12,16 @@ before anything is timed; the program exits 1 on a difference):
           (1..8), where the generator runs passes of 1, 2 and 4;
   biask   the checksum's 0x8000 bias folded into the last round key
           (VAESENCLAST gives keystream ^ bias), so the summed value is
-          in ^ key' and the stored one gets the bias back.
+          in ^ key' and the stored one gets the bias back;
+  order421  the remainder's passes largest first (4, 2, 1), as the
+          library's kernel runs them.
 Floors, which give wrong sums on purpose and are not checked:
   notail  no checksum in the remainder's passes;
   nofold  no final reduction (the first lane of the accumulators);
   alladd  every register's checksum one VPADDQ (the fewest instructions
           a vector checksum could add: one per register);
-  nocsum  copy and cipher only, no checksum at all.
+  nocsum  copy and cipher only, no checksum at all (nocsum421: with the
+          passes 4, 2, 1).
 Ticks per call: 64 calls on one hot buffer pair per sample, the median of
 201 samples per round, the median over rounds, every variant in each
 round in rotating order.
