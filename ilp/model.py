@@ -592,18 +592,23 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
         # order, at the buffer's size) + the path; with W(P) instructions
         # in flight a loop of I instructions per line keeps W / I lines in
         # flight: P * I / W per line (Little's law). Or the hardware
-        # prefetcher: a sequential stream with a single line in flight
-        # gets a line per cold_seqlat (probe.py's in-order chase through
-        # the same flushed buffers); more lines in flight only help, so
-        # no worse than that. Whichever delivers faster: a scalar loop
-        # (~100 instructions per line, 3-4 lines in flight) runs at the
-        # prefetcher's pace, an AVX-512 one (~12) on its own misses.
+        # prefetcher: a sequential stream's line, once the prefetcher runs
+        # ahead, arrives cold_seqlat after its load (probe.py's in-order
+        # chase through the same flushed buffers, one line in flight), and
+        # the window keeps W(P) / I such lines in flight: Little's law at
+        # that latency. Whichever delivers faster. A scalar loop (~100
+        # instructions per line) keeps 2-3 lines in flight and runs at
+        # about twice the chase's pace (64 KB, input set run 7: 15.3 ticks
+        # a line measured, the chase 31.2); an AVX-512 one (~12) keeps so
+        # many that the memory term binds. (Until 2026-11-24 this was one
+        # line per cold_seqlat; ilp/README.md, "Lines in flight".)
         # Each buffer's first miss stays added outside (first_miss).
         if rd == 'DRAM' and size in core.cold_lat:
             P = core.cold_lat[size] + loop_path(fns, isa)
             t = P * instr / core.window(kind, P)
             if size in core.cold_seqlat:
-                t = min(t, core.cold_seqlat[size] / LINE)
+                Ps = core.cold_seqlat[size] + loop_path(fns, isa)
+                t = min(t, Ps * instr / core.window(kind, Ps))
             terms['inflight'] = t
     return terms
 
