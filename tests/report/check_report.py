@@ -200,10 +200,57 @@ def check_dca_recovery():
     check("was not run" in "\n".join(net.readahead_rows(MetricCtx(), {})), "sweep not run")
 
 
+def check_ilp_goals():
+    """Issue 6's goal table on constructed medians: the verdicts, and each
+    ratio printed to three decimals (1.103 is not "1.1" beside NOT met)."""
+    ilp = report_module("ilplayout")
+
+    def bm(name, v):
+        return {"name": name, "run_name": name, "run_type": "aggregate",
+                "aggregate_name": "median", "tsc_per_byte_med": v}
+
+    class Ctx(MetricCtx):
+        def timed_args(self, *a, **kw):
+            return []
+
+        def bench(self, which, args, tag):
+            check(which == "ilp" and any("aes128ctr" in x for x in args), "cipher run %r" % args)
+            rows = []
+            for size, st in ilp.CIPHER_GOALS:
+                rows.append(bm("ilp/aes128ctr-seq/%s-%s" % (size, st), 0.1))
+                rows.append(bm("ilp/copy+aes128ctr+csum-int/%s-%s" % (size, st),
+                               {"hot": 0.1103, "l2": 0.11}[st] if size == "65536" else 0.125))
+                rows.append(bm("ilp/chacha20-seq/%s-%s" % (size, st), 0.2))
+                rows.append(bm("ilp/copy+chacha20+csum-int/%s-%s" % (size, st), 0.21))
+            return {"benchmarks": rows}
+
+    pipe = "copy+bswap32+pes+csum"
+    res = {"ilp/%s-seq/1460-hot" % pipe: {"tsc_per_byte_med": 0.06}, "ilp/%s-intpf/1460-hot" % pipe: {"tsc_per_byte_med": 0.04},
+           "ilp/%s-seq/65536-l2" % pipe: {"tsc_per_byte_med": 0.06}, "ilp/%s-intpf/65536-l2" % pipe: {"tsc_per_byte_med": 0.025},
+           "ilp/%s-seq/1460-cold" % pipe: {"tsc_per_byte_med": 0.4}, "ilp/%s-intpf/1460-cold" % pipe: {"tsc_per_byte_med": 0.3}}
+    ctx = Ctx()
+    md = "\n".join(ilp.goals(ctx, res, "tsc_per_byte_med"))
+    want = {"%s-intpf, 1460 hot" % pipe: ("1.500", "met"),
+            "%s-intpf, 65536 l2" % pipe: ("2.400", "NOT met"),
+            "%s-intpf, 1460 cold" % pipe: ("1.333", "met"),
+            "%s-intpf, 65536 cold" % pipe: ("—", "not measured"),
+            "copy+aes128ctr+csum-int, 1460 hot": ("1.250", "NOT met"),
+            "copy+aes128ctr+csum-int, 65536 hot": ("1.103", "NOT met"),
+            "copy+aes128ctr+csum-int, 65536 l2": ("1.100", "met"),
+            "copy+chacha20+csum-int, 1460 hot": ("1.050", "met")}
+    for goal, (value, verdict) in want.items():
+        row = [l for l in md.splitlines() if l.startswith("| " + goal + " |")]
+        check(len(row) == 1 and row[0].endswith("| %s | %s |" % (value, verdict)),
+              "ILP goal %r: want %s %s, row %s" % (goal, value, verdict, row))
+    check(abs(ctx.metrics["goal/aes128ctr/65536-hot/int_over_alone"] - 1.103) < 1e-9,
+          "cipher goal metric")
+
+
 def main():
     check_kernel_goals()
     check_tx_path()
     check_dca_recovery()
+    check_ilp_goals()
     report = sys.argv[1]
     bench = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(report)))),
                          "bench")
