@@ -604,10 +604,11 @@ def loop_terms(core, m, fns, isa, unroll, R, rd, wr, scale=(1.0, 1.0, 1.0), size
         # line per cold_seqlat; ilp/README.md, "Lines in flight".)
         # Each buffer's first miss stays added outside (first_miss).
         if rd == 'DRAM' and size in core.cold_lat:
-            P = core.cold_lat[size] + loop_path(fns, isa)
+            path = loop_path(fns, isa)
+            P = core.cold_lat[size] + path
             t = P * instr / core.window(kind, P)
             if size in core.cold_seqlat:
-                Ps = core.cold_seqlat[size] + loop_path(fns, isa)
+                Ps = core.cold_seqlat[size] + path
                 t = min(t, Ps * instr / core.window(kind, Ps))
             terms['inflight'] = t
     return terms
