@@ -58,6 +58,12 @@ LOOP_HEAD = '\tfor (; i + 512 <= len; i += 512) {'
 # One pass of exactly R registers (R a constant), the last one byte-masked
 # when MASKED; rk[] the round keys, LAST the last round key's name.
 PASS = r'''
+/* register q's checksum: even registers into csum_d0, odd into csum_d1,
+ * as the generated loop alternates them */
+#define CN_AT_SUM(q, v) do { \
+	if ((q) & 1) csum_d1 = _mm512_dpwssd_epi32(csum_d1, (v), csum_ones); \
+	else csum_d0 = _mm512_dpwssd_epi32(csum_d0, (v), csum_ones); \
+} while (0)
 #define CN_AT_PASS(R, MASKED, LAST, SUMX, STX) { \
 	if (__builtin_expect(csum_nb - csum_wnb > 16384 - R, 0)) { \
 		csum_w = cn_ilp_vnni_widen(csum_w, _mm512_add_epi32(csum_d0, csum_d1)); \
@@ -78,8 +84,7 @@ PASS = r'''
 		k[q] = _mm512_aesenclast_epi128(k[q], LAST); \
 	_Pragma("GCC unroll 8") for (int q = 0; q < R - MASKED; q++) { \
 		__m512i x = _mm512_xor_si512(_mm512_loadu_si512((const void *)(src + i + 64 * q)), k[q]); \
-		if (q & 1) csum_d1 = _mm512_dpwssd_epi32(csum_d1, SUMX(x), csum_ones); \
-		else csum_d0 = _mm512_dpwssd_epi32(csum_d0, SUMX(x), csum_ones); \
+		CN_AT_SUM(q, SUMX(x)); \
 		_mm512_storeu_si512((void *)(dst + i + 64 * q), STX(x)); \
 	} \
 	if (MASKED) { \
@@ -88,8 +93,7 @@ PASS = r'''
 		__m512i x = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, (const void *)(src + i + 64 * (R - 1))), k[R - 1]); \
 		/* past the message: the held form of zero bytes */ \
 		x = _mm512_mask_mov_epi8(STX(_mm512_setzero_si512()), m, x); \
-		if ((R - 1) & 1) csum_d1 = _mm512_dpwssd_epi32(csum_d1, SUMX(x), csum_ones); \
-		else csum_d0 = _mm512_dpwssd_epi32(csum_d0, SUMX(x), csum_ones); \
+		CN_AT_SUM(R - 1, SUMX(x)); \
 		_mm512_mask_storeu_epi8((void *)(dst + i + 64 * (R - 1)), m, STX(x)); \
 	} \
 }
