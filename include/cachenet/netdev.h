@@ -106,7 +106,7 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
  *  363 -> 321 total, within the noise of other runs), or of the cluster's
  *  refcount line (no change). What helps is fetching during the copy-out
  *  itself, which the driver does not run: the receive path's read-ahead
- *  (src/net/tcp.c, rcvq_readahead, 4 segments ahead). With it, same run,
+ *  (src/stack/tcp.c, rcvq_readahead, 4 segments ahead). With it, same run,
  *  two alternations of the old and new binary (tcp_rx/.../1460,
  *  inject / flush / prefetch): offload-contig 141,139 / 441,429 /
  *  291,300 -> 145,142 / 274,278 / 228,232; offload-mbuf 155,151 /
@@ -142,7 +142,7 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
  * poll's payloads, in order: at 12 a line a ~6 ticks of poll, about what
  * the memory delivers, so the first half or so of a batch is in the
  * cache when the application starts on it, and the stack's copy-out
- * read-ahead (src/net/tcp.c) covers the rest while it copies.
+ * read-ahead (src/stack/tcp.c) covers the rest while it copies.
  * The stream reads the payload ranges (mbuf data and length) before any
  * frame goes up; a frame the stack consumed in its input (copied into a
  * posted buffer, a pure ACK) is then free when the stream reaches its
@@ -160,7 +160,7 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
  * --benchmark_enable_random_interleaving=true --benchmark_min_time=0.05,
  * medians, three alternations of the binary before (unpaced, the old
  * copy-out read-ahead) and after (pace 12 for offload-*, the read-ahead
- * stream of src/net/tcp.c), ticks per segment, flush / prefetch / inject,
+ * stream of src/stack/tcp.c), ticks per segment, flush / prefetch / inject,
  * recovery = (flush - prefetch) / (flush - inject):
  *   offload-contig before 251,254,250 / 205,213,204 / 132,132,130: 39,34,38%
  *                  after  241,242,257 / 194,199,198 / 127,130,131: 41,38,47%

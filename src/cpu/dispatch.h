@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../cn_internal.h"
+#include "cn_internal.h"
 
 struct cn__impl_head {
 	const char *name;

@@ -31,7 +31,7 @@
 
 #include "cachenet/mbuf.h"
 #include "cachenet/netdev.h"
-#include "../cn_internal.h"
+#include "cn_internal.h"
 
 struct cn__impair {
 	struct cn_link_params p;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Private to src/conn: the connection manager and socket structs, and the
+/* Private to src/stack: the connection manager and socket structs, and the
  * functions that cross its files. Only public net.h/tcp.h calls reach the
  * fast path: this module could live outside the library. */
 #ifndef CN_CONN_IMPL_H

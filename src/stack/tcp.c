@@ -362,7 +362,7 @@ static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
  * cn_tcp_params.no_rx_readahead turns it off (a stack on a DDIO NIC). */
 /* Every line of [p, p + len), four a turn (the loop's own instructions
  * were as many as the prefetches). An integer offset: GCC 12 deletes a
- * prefetch loop driven by a pointer compare (src/dev/netdev.c). */
+ * prefetch loop driven by a pointer compare (src/lab/nic/netdev.c). */
 static inline __attribute__((always_inline)) void ra_lines(const uint8_t *p, uint32_t len)
 {
 	uint32_t o = 0;

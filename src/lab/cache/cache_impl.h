@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Private to src/cache: the per-ISA flush loop lives in its own library. */
+/* Private to src/lab/cache: the per-ISA flush loop lives in its own library. */
 #ifndef CN_CACHE_IMPL_H
 #define CN_CACHE_IMPL_H
 
 #include <stddef.h>
 
-#include "../cn_internal.h"
+#include "cn_internal.h"
 
 /** CLFLUSHOPT every line of [p, p+len); caller fences. Only call when
  *  cn_cpu_has(CN_CPU_CLFLUSHOPT). */

@@ -8,7 +8,7 @@
  * 32) go through the scalar kernel, which reads and writes exactly them.
  * Loop: 128 bytes per iteration, loads before stores (in place is safe).
  */
-#include "copy_impl.h"
+#include "xform_impl.h"
 
 #if defined(__x86_64__)
 

@@ -11,7 +11,7 @@
  * masked load and store, which is no dearer than the scalar loop even at
  * 20 bytes (bench/bench_copy.cc), and AVX2 runs its scalar tail inline.
  */
-#include "copy_impl.h"
+#include "xform_impl.h"
 
 #include "cachenet/cpu.h"
 #include "../cpu/dispatch.h"

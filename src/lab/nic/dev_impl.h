@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Private to src/dev. */
+/* Private to src/lab/nic. */
 #ifndef CN_DEV_IMPL_H
 #define CN_DEV_IMPL_H
 

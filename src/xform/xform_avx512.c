@@ -17,7 +17,7 @@
  * boundary, so every full store writes one cache line instead of two; the
  * loads stay unaligned (a split load costs less than a split store here).
  */
-#include "copy_impl.h"
+#include "xform_impl.h"
 
 #if defined(__x86_64__)
 

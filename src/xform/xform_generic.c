@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Generic variants: baseline instructions only (no -m flags), one 64-bit
- * load, transform and store per 8 bytes (copy_impl.h).
+ * load, transform and store per 8 bytes (xform_impl.h).
  */
-#include "copy_impl.h"
+#include "xform_impl.h"
 
 void cn_bswap16_generic(void *dst, const void *src, size_t len)
 {

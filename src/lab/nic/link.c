@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "dev_impl.h"
-#include "impair.h"
+#include "../../dev/impair.h"
 
 struct dir {
 	struct cn_link *l;

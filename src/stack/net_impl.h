@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Private to src/net: the stack, TCB and UDP socket structs. */
+/* Private to src/stack: the stack, TCB and UDP socket structs. */
 #ifndef CN_NET_IMPL_H
 #define CN_NET_IMPL_H
 
