@@ -195,62 +195,65 @@ class Symbols(unittest.TestCase):
         # nothing the symbol table knows
         p.add_addr(('/src/x.c', 'inflate'), 0x102000)
         p.add_addr(('/src/lib/z.c', 'step'), 0x103010)
-        p.add_hot(('/src/x.c', 'inflate'), {0x102000, 0x102040, 0x103000})
+        p.add_hot(('/src/x.c', 'inflate'), {0x102000: 4, 0x102040: 4, 0x103000: 1})
         with redirect_stderr(io.StringIO()):
             out, sizes = cord.canonical(p, e, 'refuse')
         self.assertEqual(out.edges, {(EXTERNAL, ('', 'inflate')): 3,
                                      (('', 'inflate'), ('', 'step')): 5})
         self.assertEqual(sizes, {('', 'inflate'): 500, ('', 'step'): 100})
         # executed blocks as offsets into the function (0x103000 is not in it)
-        self.assertEqual(out.hot_offsets[('', 'inflate')], [0, 0x40])
+        self.assertEqual(out.hot_offsets[('', 'inflate')], {0: 4, 0x40: 4})
 
 
 class Placement(unittest.TestCase):
     GEOM = (1024, 1, 64)          # 16 sets of 64 bytes, direct-mapped
 
-    def test_affinity(self):
-        p = profile.Profile()
-        p.add_edge(EXTERNAL, ('', 'main'), 1)
-        p.add_edge(('', 'main'), ('', 'a'), 100)
-        p.add_edge(('', 'a'), ('', 'b'), 100)
-        q = profile.Profile()
-        q.add_edge(EXTERNAL, ('', 'c'), 7)
-        aff = place.affinity([p, q], {('', 'main'), ('', 'a'), ('', 'b'), ('', 'c')})
-        m, a, b, c = ('', 'main'), ('', 'a'), ('', 'b'), ('', 'c')
-        # main runs 100 times (it resumes after each call it makes)
-        self.assertEqual(aff[m][a], 100 + 100)
-        self.assertEqual(aff[m][b], 100)
-        self.assertEqual(aff[a][b], 100 + 100)
-        self.assertNotIn(c, aff[a])     # another phase: never together
+    @staticmethod
+    def lines(n, size, times):
+        return {b: times for b in range(0, size, 16)}
 
-    def test_place_avoids_affine_sets(self):
-        # a and c run together, b runs with neither.  Packed, c wraps onto
-        # a's sets 0-7; placed, it skips to sets 8-15, which only b uses.
+    def test_phase_heat(self):
+        p = profile.Profile()
+        p.add_edge(EXTERNAL, ('', 'a'), 5)
+        p.add_edge(('', 'a'), ('', 'b'), 7)
+        a, b = ('', 'a'), ('', 'b')
+        # b has executed blocks; a has none: all of it, as often as called
+        h = place.phase_heat(p, [a, b], {a: 130, b: 64}, {b: {16: 9}})
+        self.assertEqual(h, {a: {0: 5, 64: 5, 128: 5}, b: {16: 9}})
+
+    def test_place_avoids_lines_of_one_phase(self):
+        # a and c run in one phase, b in another.  Packed, c wraps onto
+        # a's sets 0-7; placed, it goes to sets 8-15, which only b uses.
         a, b, c = ('', 'a'), ('', 'b'), ('', 'c')
         size = {a: 512, b: 512, c: 512}
-        aff = {a: {c: 10}, b: {}, c: {a: 10}}
-        off, gaps = place.place([a, b, c], size, aff, self.GEOM)
-        self.assertEqual(off, {a: 0, b: 0x200, c: 0x600})
-        self.assertEqual(gaps, 0x200)
-        self.assertEqual(place.conflict_report([a, b, c], off, size, aff, self.GEOM), [])
-        packed, _ = place.place([a, b, c], size, {}, self.GEOM)
-        self.assertEqual(packed[c], 0x400)
-        self.assertEqual(place.conflict_report([a, b, c], packed, size, aff, self.GEOM),
-                         [(10, a, c, 8)])
+        heat = [{a: self.lines(0, 512, 100), c: self.lines(0, 512, 10)},
+                {b: self.lines(0, 512, 1000)}]
+        off, gaps, left = place.place([a, b, c], size, heat, self.GEOM)
+        self.assertEqual((off, gaps, left), ({a: 0, b: 0x200, c: 0x600}, 0x200, 0))
+        # packed: 8 pairs of lines, each 2 x min(100, 10) misses
+        off, gaps, left = place.place([a, b, c], size, heat, self.GEOM, pack=True)
+        self.assertEqual((off[c], gaps, left), (0x400, 0, 8 * 2 * 10))
 
     def test_only_hot_lines_count(self):
         # c is as large as the cache, but only its last 64 bytes run: at
-        # the packed offset 0x3c0 they fall in set 14, b's (no affinity
-        # with c) -- no gap, and no conflict left.  Counting all of c,
-        # it would overlap a whatever its offset.
+        # the packed offset 0x3c0 they fall in set 14, b's (another
+        # phase) -- no gap, no conflict.
         a, b, c = ('', 'a'), ('', 'b'), ('', 'c')
         size = {a: 512, b: 448, c: 1024}
-        aff = {a: {c: 10}, b: {}, c: {a: 10}}
-        hot = {c: [960, 976]}
-        off, gaps = place.place([a, b, c], size, aff, self.GEOM, hot=hot)
-        self.assertEqual((off[c], gaps), (0x3c0, 0))
-        self.assertEqual(place.conflict_report([a, b, c], off, size, aff, self.GEOM, hot), [])
-        self.assertEqual(len(place.conflict_report([a, b, c], off, size, aff, self.GEOM)), 1)
+        heat = [{a: self.lines(0, 512, 100), c: {960: 50, 976: 50}},
+                {b: self.lines(0, 448, 100)}]
+        off, gaps, left = place.place([a, b, c], size, heat, self.GEOM)
+        self.assertEqual((off[c], gaps, left), (0x3c0, 0, 0))
+
+    def test_associativity(self):
+        # two ways: a line conflicts only where two others of its phase are
+        a, b, c = ('', 'a'), ('', 'b'), ('', 'c')
+        size = {a: 512, b: 512, c: 512}
+        heat = [{f: self.lines(0, 512, 10) for f in (a, b, c)}]
+        _o, _g, left = place.place([a, b, c], size, heat, (1024, 2, 64), pack=True)
+        self.assertEqual(left, 8 * 2 * (10 + 10))    # c's 8 lines meet a's and b's
+        _o, _g, left = place.place([a, b], size, heat, (1024, 2, 64), pack=True)
+        self.assertEqual(left, 0)
 
     def test_geometry(self):
         self.assertEqual(place.parse_geometry('16384,1,64'), (16384, 1, 64))

@@ -219,12 +219,17 @@ def canonical(prof, binary, lto, quiet=False):
     by_addr = [0]
     hot = {}
 
+    hot_done = set()
+
     def hot_offsets(key, f):
         blocks = prof.hot.get(key)
-        if blocks and bias is not None:
-            rel = {b - bias - f.addr for b in blocks}
-            hot.setdefault(binary.key(f), set()).update(
-                r for r in rel if 0 <= r < max(f.size, 1))
+        if blocks and bias is not None and key not in hot_done:
+            hot_done.add(key)
+            d = hot.setdefault(binary.key(f), {})
+            for b, n in blocks.items():
+                r = b - bias - f.addr
+                if 0 <= r < max(f.size, 1):
+                    d[r] = d.get(r, 0) + n
 
     def fn(key):
         src, name = key
@@ -256,7 +261,7 @@ def canonical(prof, binary, lto, quiet=False):
         return None
     out = prof.remap(fn)
     # which bytes of each function ran, as offsets into it (place.py)
-    out.hot_offsets = {k: sorted(v) for k, v in hot.items()}
+    out.hot_offsets = hot
     if quiet:
         return out, sizes
     if ambiguous:
@@ -317,14 +322,12 @@ def cmd_order(a):
             geom = placemod.parse_geometry(a.icache)
         except ValueError as e:
             die(str(e))
-        aff = placemod.affinity(phases, set(order))
-        hot = getattr(prof, 'hot_offsets', {})
-        offsets, gaps = placemod.place(order, sizes, aff, geom, hot=hot)
-        left = placemod.conflict_report(order, offsets, sizes, aff, geom, hot)
-        plain, _ = placemod.place(order, sizes, {}, geom)
-        before = placemod.conflict_report(order, plain, sizes, aff, geom, hot)
-        warn(f'order: placed for I1 {a.icache}: {len(before)} pairs of functions that run '
-             f'together share sets packed, {len(left)} after placing; {gaps} bytes of gaps')
+        heat = [placemod.phase_heat(p, order, sizes, getattr(p, 'hot_offsets', None))
+                for p in phases]
+        _o, _g, packed = placemod.place(order, sizes, heat, geom, pack=True)
+        offsets, gaps, left = placemod.place(order, sizes, heat, geom)
+        warn(f'order: placed for I1 {a.icache}: estimated conflict misses {packed:.0f} '
+             f'packed, {left:.0f} placed; {gaps} bytes of gaps')
     with open(a.output, 'w') as f:
         f.write(f'# cord order v2: {a.algo}, coverage {a.coverage}, {len(order)} '
                 f'functions, {hot_bytes} bytes, '

@@ -18,9 +18,11 @@ The text form, one record a line, is also what hand-written test graphs use:
                                  profiled run (callgrind with instruction
                                  positions); resolves FUNC in the binary by
                                  address where its name and file do not
-    hot   FUNC    0xA,0xB,...    the 16-byte blocks of FUNC that executed
-                                 (their run addresses): which cache lines
-                                 of a function are hot, for place.py
+    hot   FUNC    0xA:N,0xB:M... the 16-byte blocks of FUNC that executed
+                                 (their run addresses) and how often (the
+                                 most any of their instructions ran):
+                                 which cache lines of a function are hot,
+                                 and how hot, for place.py
 
 where FUNC is `name` or `src:name` (split at the last ':').
 """
@@ -29,6 +31,7 @@ import os
 import re
 
 EXTERNAL = ('', '<external>')
+HOT_BLOCK_SHARE = 0.01
 
 
 def fmt_key(key):
@@ -49,7 +52,7 @@ class Profile:
         self.cost = {}      # func -> self cost
         self.size = {}      # func -> bytes (hand-written graphs only)
         self.addr = {}      # func -> lowest instruction address seen in the run
-        self.hot = {}       # func -> set of executed 16-byte block addresses
+        self.hot = {}       # func -> {executed 16-byte block address: times run}
         self.sources = []   # what it was made from, for the header
 
     def add_edge(self, caller, callee, n):
@@ -67,7 +70,12 @@ class Profile:
             self.addr[func] = a
 
     def add_hot(self, func, blocks):
-        self.hot.setdefault(func, set()).update(blocks)
+        """blocks: {address: times run}; the same block from two profiles
+        adds up."""
+        if blocks:
+            d = self.hot.setdefault(func, {})
+            for b, n in blocks.items():
+                d[b] = d.get(b, 0) + n
 
     def functions(self):
         fs = set(self.cost) | set(self.size)
@@ -123,7 +131,7 @@ class Profile:
         out.cost = {k: v * w for k, v in self.cost.items()}
         out.size = dict(self.size)
         out.addr = dict(self.addr)
-        out.hot = {k: set(v) for k, v in self.hot.items()}
+        out.hot = {k: {b: n * w for b, n in v.items()} for k, v in self.hot.items()}
         return out
 
     def write(self, path):
@@ -140,7 +148,8 @@ class Profile:
             for k, a in sorted(self.addr.items()):
                 f.write(f'addr {fmt_key(k)} {a:#x}\n')
             for k, b in sorted(self.hot.items()):
-                f.write(f'hot {fmt_key(k)} ' + ','.join(f'{x:#x}' for x in sorted(b)) + '\n')
+                f.write(f'hot {fmt_key(k)} ' + ','.join(f'{x:#x}:{_num(b[x])}' for x in sorted(b))
+                        + '\n')
 
 
 def _num(n):
@@ -172,7 +181,8 @@ def read_profile(path):
                 elif t[0] == 'addr' and len(t) == 3:
                     p.add_addr(parse_key(t[1]), int(t[2], 16))
                 elif t[0] == 'hot' and len(t) == 3:
-                    p.add_hot(parse_key(t[1]), {int(x, 16) for x in t[2].split(',')})
+                    p.add_hot(parse_key(t[1]), {int(x.split(':')[0], 16): _parse_num(x.split(':')[1])
+                                                for x in t[2].split(',')})
                 else:
                     raise ValueError('unknown record')
             except ValueError as e:
@@ -232,7 +242,10 @@ def read_callgrind(path, objects=None):
 
     With instruction positions (`--dump-instr=yes --compress-pos=no`, as
     `record` runs it) every absolute address on a cost line is kept: the
-    lowest per function becomes its `addr` record.
+    lowest per function becomes its `addr` record, and its 16-byte blocks
+    that ran at least HOT_BLOCK_SHARE as often as its busiest block, with
+    how often (an instruction's Ir is the times it ran), its `hot`
+    record.
 
     objects: if given, basenames of ELF objects (ob=) to keep; functions of
     other objects become EXTERNAL callers and are dropped as callees.
@@ -261,7 +274,7 @@ def read_callgrind(path, objects=None):
     edges = {}
     costs = {}
     addrs = {}
-    blocks = {}
+    instrs = {}      # fn -> {instruction address: times run}
     ipos = None      # index of the instr position, when positions have it
 
     def define(handle, fname, file, ob):
@@ -282,7 +295,9 @@ def read_callgrind(path, objects=None):
                         a = int(t[ipos], 16)
                         if a < addrs.get(cur_fn, a + 1):
                             addrs[cur_fn] = a
-                        blocks.setdefault(cur_fn, set()).add(a & ~15)
+                        if len(t) > npos and pending is None:
+                            ins = instrs.setdefault(cur_fn, {})
+                            ins[a] = ins.get(a, 0) + int(t[npos])
                 if pending is not None:
                     # The inclusive cost of the call: not self cost.
                     pending = None
@@ -357,10 +372,17 @@ def read_callgrind(path, objects=None):
         k = key(h)
         if k is not None:
             prof.add_addr(k, a)
-    for h, b in blocks.items():
+    for h, ins in instrs.items():
         k = key(h)
-        if k is not None:
-            prof.add_hot(k, b)
+        if k is None:
+            continue
+        b = {}
+        for a, n in ins.items():
+            b[a & ~15] = max(b.get(a & ~15, 0), n)
+        # hot: the blocks that ran at least 1% as often as the busiest one
+        # of the function (not its set-up paths, run once)
+        top = max(b.values())
+        prof.add_hot(k, {x: n for x, n in b.items() if n >= max(2, HOT_BLOCK_SHARE * top)})
     return prof
 
 
