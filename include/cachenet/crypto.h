@@ -261,7 +261,7 @@ typedef void (*cn_aes128_expand_fn)(struct cn_aes128_key *k, const uint8_t *key)
 typedef void (*cn_aes128_block_fn)(const struct cn_aes128_key *k, const void *in, void *out);
 
 struct cn_aes128ctr_impl {
-	const char *name;  /**< "vaes", "aesni", "generic" */
+	const char *name;  /**< "vaes", "vaes256", "aesni", "generic" */
 	uint64_t features; /**< CN_CPU_* bits it needs */
 	cn_aes128ctr_fn xor_fn;
 	cn_aes128_expand_fn expand;
@@ -284,6 +284,8 @@ void cn_aes128_expand_key_aesni(struct cn_aes128_key *k, const uint8_t *key);
 void cn_aes128_encrypt_block_aesni(const struct cn_aes128_key *k, const void *in, void *out);
 void cn_aes128ctr_xor_vaes(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
 			   void *out, size_t len);
+void cn_aes128ctr_xor_vaes256(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
+			      void *out, size_t len);
 #endif
 
 #ifdef __cplusplus
