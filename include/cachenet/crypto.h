@@ -235,8 +235,10 @@ void cn_aes128ctr_init(struct cn_aes128ctr *st, const uint8_t *key, const uint8_
  * the last < 512 bytes in passes of exactly the vectors they need):
  * ~0.05-0.06 ticks per byte from 576 B, 0.21 at 64 B, about 4x OpenSSL
  * 3.0's AES-NI path (docs/performance.md, Ciphers); the AES-NI variant
- * (no VAES) about OpenSSL's speed; generic: hundreds of ticks per byte.
- * generic: hundreds of ticks per byte.
+ * (no VAES) about OpenSSL's speed; without AVX-512 but with VAES, the
+ * vaes256 variant (2 blocks per instruction, 16 blocks in flight), about
+ * 2x OpenSSL's AES-NI path from 64 B to 16 KB (docs/performance.md,
+ * Ciphers); generic: hundreds of ticks per byte.
  */
 int cn_aes128ctr_xor(const struct cn_aes128_key *k, const uint8_t *iv, const void *in, void *out,
 		     size_t len);
