@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""cachenet ILP loop generator (seed 003, Ahlgren/Björkman/Gunningberg).
+"""cachenet ILP loop generator (Ahlgren, Björkman, Gunningberg, "The Applicability
+of Integrated Layer Processing").
 
 Reads pipelines such as `copy,bswap32,pes,csum` (functions described once in
 functions.py) or synthetic specs `syn:n=3,s=4,a=10` (synthetic.py) and
 writes C for, per pipeline and instruction set:
 
   seq    one loop per function over the whole buffer (sequential
-         composition, seed 003 Fig. 2);
+         composition, Ahlgren et al. Fig. 2);
   int    one loop, each block loaded once, every function's step applied
          to the registers, stored once (Fig. 3);
   intpf  int plus a software prefetch CN_ILP_PF_DIST bytes ahead, and the
@@ -365,7 +366,7 @@ class Emitter:
         buffer), prefetched before it."""
         # Source only: with the destination's lines too (prefetchw), a
         # flushed 1460-byte run was no faster and a hot one ~10% slower
-        # (46 prefetches per call instead of 23; PF_DIST 1024, 2026-11-21);
+        # (46 prefetches per call instead of 23; PF_DIST 1024);
         # at PF_DIST 256, prefetchw on the destination in the loop
         # (--pf-dst) was within noise (64 KB: hot -15%, L2 +9%).
         return '\n'.join([
