@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cachenet/mbuf.h"
+#include "cn_internal.h"
 
 #ifndef NDEBUG
 #define CN_MBUF_DEBUG 1

@@ -613,9 +613,8 @@ static void tx_post(struct cn_afxdp_queue *q, struct cn_mbuf *m, uint32_t idx, u
 		kick(q);
 }
 
-int cn_afxdp_xmit(void *arg, struct cn_pkt *p)
+int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p)
 {
-	struct cn_afxdp_queue *q = arg;
 	uint64_t t0 = cn_tsc_begin();
 	uint32_t len = cn_pkt_len(p), idx;
 	struct cn_mbuf *m;

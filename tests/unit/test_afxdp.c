@@ -305,7 +305,7 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
 	static struct rx_log log;
 	struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-				   .xmit = cn_afxdp_xmit, .xmit_arg = q};
+				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
 	memcpy(np.mac, OURMAC, 6);
 	struct cn_net *net = cn_net_create(&np);
 	assert_non_null(net);

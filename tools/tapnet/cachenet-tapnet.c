@@ -562,7 +562,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cachenet-tapnet: cannot open TAP '%s': %s\n", o.dev, strerror(errno));
 		return errno == EPERM || errno == EACCES || errno == ENOENT ? 77 : 1;
 	}
-	struct cn_net_params np = {.addr = o.addr, .mpool = mp, .cpool = cp, .xmit = cn_tap_xmit,
+	struct cn_net_params np = {.addr = o.addr, .mpool = mp, .cpool = cp, .xmit = cn_tap_xmit_hook,
 				   .xmit_arg = tap, .tx_descs = 4096, .max_conns = 1024};
 	memcpy(np.mac, o.mac, 6);
 	net = cn_net_create(&np);
