@@ -93,6 +93,7 @@ enum cn_afxdp_attach {
 };
 
 struct cn_afxdp_params {
+	uint32_t size;               /**< sizeof(struct cn_afxdp_params), or 0 (common.h) */
 	const char *ifname;          /**< interface, required (at most 15 characters) */
 	uint32_t queue_id;           /**< first device queue */
 	uint32_t queues;             /**< sockets (consecutive queues); 0 = 1; at most 64 */
@@ -186,7 +187,8 @@ struct cn_afxdp_queue;
  * XDP program (after removing a stale one, see above), post the fill
  * rings.
  * @return it, or NULL with errno:
- *  - EINVAL: no ifname or mpool, ring_size not a power of two in range,
+ *  - EINVAL: p->size not accepted (common.h), no ifname or mpool,
+ *    ring_size not a power of two in range,
  *    frames < 2 * ring_size, queues or batch out of range, mtu > 1500,
  *    impairment rates outside [0, 1];
  *  - ENAMETOOLONG: ifname longer than 15 characters;

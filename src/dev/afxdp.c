@@ -41,6 +41,7 @@
 #include "cachenet/afxdp.h"
 #include "cachenet/netdev.h" /* cn_pcap */
 #include "cachenet/perf.h"
+#include "cn_internal.h"
 #include "impair.h"
 
 #define CHUNK_SHIFT 11
@@ -457,15 +458,14 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 	uint32_t bind;
 	int rc;
 
-	if (!pp || !pp->ifname || !pp->mpool) {
+	if (!pp || cn__params_copy(&p, sizeof(p), pp) < 0 || !p.ifname || !p.mpool) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (strlen(pp->ifname) >= IF_NAMESIZE) {
+	if (strlen(p.ifname) >= IF_NAMESIZE) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	p = *pp;
 	if (!p.queues)
 		p.queues = 1;
 	if (!p.ring_size)

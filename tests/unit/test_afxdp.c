@@ -565,14 +565,14 @@ static void impairment(void **state)
 					   .xmit = cn_afxdp_xmit, .xmit_arg = q};
 		memcpy(np.mac, OURMAC, 6);
 		struct cn_net *net = cn_net_create(&np);
-		struct cn_udp_params up = {.lport = OUR_PORT, .tx_csum = true, .tx_offload = true};
+		struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = true};
 		struct cn_udp_sock *us = cn_udp_open(net, &up);
 		assert_non_null(us);
 		for (int i = 0; i < 4; i++)
 			kernel_send(f->ks, b, sizeof(b));
 		unsigned got = drain_rx(q, b, sizeof(b), 300);
 		for (int i = 0; i < 3; i++)
-			assert_int_equal(cn_udp_sendto(us, htonl(KIP_H), K_PORT, KMAC, b, sizeof(b), NULL, NULL), 0);
+			assert_int_equal(cn_udp_sendto(us, htonl(KIP_H), CN_BE16(K_PORT), KMAC, b, sizeof(b), NULL, NULL), 0);
 		cn_afxdp_flush(q);
 		usleep(100000);
 		unsigned kgot = 0;

@@ -833,7 +833,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (o.udp_sink_port >= 0) {
-		struct cn_udp_params up = {.lport = (uint16_t)o.udp_sink_port, .rx_csum = true,
+		struct cn_udp_params up = {.lport = CN_BE16((uint16_t)o.udp_sink_port), .rx_csum = true,
 					   .rx = udp_sink_rx, .rx_arg = &usink};
 		usink.s = cn_udp_open(net, &up);
 		if (!usink.s) {
