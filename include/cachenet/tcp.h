@@ -47,6 +47,8 @@
 #ifndef CACHENET_TCP_H
 #define CACHENET_TCP_H
 
+#include "cachenet/common.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -73,30 +75,49 @@ enum cn_tcp_csum {
 	CN_TCP_CSUM_SEPARATE = 3,
 };
 
-/** What a handshake produced, and the connection's choices. */
+/** Largest cn_tcp_params.mss: a 9000-byte jumbo frame's payload. */
+#define CN_TCP_MSS_MAX 8960u
+/** Default cn_tcp_params.mss (0): RFC 9293's when the peer sent none. */
+#define CN_TCP_MSS_DEFAULT 536u
+/** Largest window scale shift (RFC 7323). */
+#define CN_TCP_WSCALE_MAX 14u
+/** Largest cn_tcp_params.ooo_max. */
+#define CN_TCP_OOO_MAX 256u
+
+/**
+ * What a handshake produced, and the connection's choices. All zero is
+ * valid: every zero field takes the default written beside it; a caller
+ * sets the addresses, ports, next hop's MAC and sequence numbers.
+ */
 struct cn_tcp_params {
-	uint32_t laddr, raddr;        /**< network order */
-	uint16_t lport, rport;        /**< host order */
+	uint32_t size;                /**< sizeof(struct cn_tcp_params), or 0 (common.h) */
+	cn_be32_t laddr, raddr;       /**< our and the peer's address */
+	cn_be16_t lport, rport;       /**< our and the peer's port */
 	uint8_t rmac[CN_ETH_ALEN];    /**< next hop's Ethernet address */
 	uint32_t iss;                 /**< our initial sequence number */
 	uint32_t irs;                 /**< the peer's initial sequence number */
 	uint16_t mss;                 /**< the peer's MSS (RFC 6691: payload without
-					   options; segments with timestamps carry 12 bytes less) */
+					   options; segments with timestamps carry 12
+					   bytes less); 13..CN_TCP_MSS_MAX, 0 =
+					   CN_TCP_MSS_DEFAULT */
 	uint16_t rcv_mss;             /**< largest payload we expect; 0 = mss */
-	uint32_t snd_wnd;             /**< peer's window from the SYN-ACK, bytes */
-	uint8_t snd_wscale;           /**< shift applied to windows we receive */
-	uint8_t rcv_wscale;           /**< shift we apply to windows we send */
+	uint32_t snd_wnd;             /**< peer's window from the SYN-ACK, bytes;
+					   0 = 65535 (the peer's first ACK sets it) */
+	uint8_t snd_wscale;           /**< shift applied to windows we receive, <= 14 */
+	uint8_t rcv_wscale;           /**< shift we apply to windows we send, <= 14 */
 	bool ts;                      /**< timestamps negotiated (RFC 7323) */
 	uint32_t ts_recent;           /**< the peer's last TSval */
 	bool nodelay;                 /**< disable Nagle */
-	enum cn_tcp_csum csum;
-	enum cn_sockbuf_kind sndbuf;  /**< CN_SOCKBUF_CHAIN or CN_SOCKBUF_RING */
+	enum cn_tcp_csum csum;        /**< 0 = CN_TCP_CSUM_OFFLOAD */
+	enum cn_sockbuf_kind sndbuf;  /**< CN_SOCKBUF_CHAIN or CN_SOCKBUF_RING;
+					   0 = CN_SOCKBUF_CHAIN */
 	uint32_t sndbuf_size;         /**< ring bytes (power of two); 0 = 1 MB.
 					   Chain: bytes accepted before send
 					   returns short; 0 = 1 MB */
 	enum cn_sbring_copy ring_copy;/**< ring copy-in mode (CSUM for STORED) */
 	uint32_t rcvbuf_size;         /**< receive window, bytes; 0 = 1 MB */
-	uint32_t ooo_max;             /**< out-of-order segments queued; 0 = drop */
+	uint32_t ooo_max;             /**< out-of-order segments queued, at most
+					   CN_TCP_OOO_MAX; 0 = drop them */
 	uint32_t delack_ticks;        /**< delayed-ACK timer; 0 = ACK at once */
 	uint32_t rto_init;            /**< initial RTO in ticks; 0 = 1000 */
 	uint32_t rto_min;             /**< lower bound of the RTO; 0 = rto_init/5 */
@@ -108,13 +129,11 @@ struct cn_tcp_params {
 					   (cn_tcp_recv, cn_tcp_recv_post), the queued
 					   payload up to rx_readahead bytes past the
 					   copy's end is prefetched, each queued byte
-					   once. It pays
-					   when the NIC leaves received data out of the
-					   cache (flushed 1460-B segments, offload:
-					   ~440 -> ~245 ticks each) and costs ~115
-					   instructions a segment when it is cached
-					   (DDIO, DCA inject), where setting this saves
-					   them */
+					   once. It pays when the NIC leaves received
+					   data out of the cache and costs instructions
+					   when it is cached (DDIO, DCA inject), where
+					   setting this saves them (docs/performance.md,
+					   TCP/UDP fast path) */
 	uint32_t rx_readahead;        /**< bytes the copy-out read-ahead keeps
 					   asked for past each copy's end; 0 =
 					   CN_TCP_RX_READAHEAD_DEFAULT; at most
@@ -128,22 +147,10 @@ struct cn_tcp_params {
 
 /**
  * Default copy-out read-ahead distance (cn_tcp_params.rx_readahead): four
- * 1460-byte segments. Measured 2026-11-24 (session 8, Zen 5 class EPYC
- * VM, taskset -c 1, 5 interleaved repetitions, medians, another job on
- * the other core), bench_tcp tcp_rx/offload-*-<dca>/1460 with the
- * distance switched by a temporary override, two runs, TSC ticks per
- * 1460-byte segment at 5840 / 8760 / 11680 bytes (no read-ahead):
- *   offload-mbuf   flush    239-242 / 242    / 264-267 (423-445)
- *                  prefetch 179-180 / 167-168 / 160-161 (284-286)
- *                  inject   128-131 / 131-132 / 133-134 (130-132)
- *   offload-contig flush    236-240 / 249-258 / 261-264 (409-417)
- *                  prefetch 183-186 / 181-182 / 178-181 (273-277)
- *                  inject   122     / 123-125 / 124     (123-125)
- * and then the sweep tcp_rx_ra/<cfg>-<dca>-ra<bytes>/1460 (one run, 5840 /
- * 8760 / 11680 / 17520): mbuf prefetch 176 / 167 / 161 / 161, contig
- * prefetch 180 / 179 / 178 / 169, flush and inject fastest at 5840. The
- * default is flush's best; behind the driver's paced prefetch, 11680 to
- * 17520 receive a segment 8-11% (mbuf) and 1-6% (contig) faster.
+ * 1460-byte segments, the best distance when the NIC leaves received data
+ * in memory and the driver does not prefetch it; behind a driver that
+ * prefetches during its poll a longer one pays (docs/performance.md,
+ * TCP/UDP fast path).
  */
 #define CN_TCP_RX_READAHEAD_DEFAULT 5840u
 /** Largest accepted cn_tcp_params.rx_readahead. */
@@ -189,12 +196,22 @@ struct cn_tcb;
 
 /**
  * Create an established connection from a handshake's results.
- * @return the TCB, or NULL with errno EINVAL (mss <= 12, sndbuf kind unknown,
- *         ring size not a power of two, STORED without a CSUM ring),
- *         EEXIST (4-tuple in use), ENOSPC (connection table full), ENOMEM.
+ * @return the TCB, or NULL with errno
+ *   - EINVAL: p->size neither 0 nor a size this library accepts (common.h);
+ *     mss in 1..12 or above CN_TCP_MSS_MAX;
+ *     snd_wscale or rcv_wscale above CN_TCP_WSCALE_MAX; csum or sndbuf not
+ *     one of their enum's values; CN_TCP_CSUM_STORED without a ring send
+ *     buffer in CN_SBRING_COPY_CSUM mode; CN_TCP_CSUM_FUSED on a stack
+ *     without a cluster pool (cn_net_params.cpool); ooo_max above
+ *     CN_TCP_OOO_MAX; rx_readahead above CN_TCP_RX_READAHEAD_MAX; a ring
+ *     send buffer whose sndbuf_size is not a power of two in 4 KB .. 1 GB;
+ *   - EEXIST: a connection with this 4-tuple exists;
+ *   - ENOSPC: the stack's connection table is full (cn_net_params.max_conns);
+ *   - ENOMEM.
  * Cost: builds the header template; allocates the sockbufs.
+ * Thread safety: the thread that owns @p net.
  */
-struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p);
+struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p) CN_NONNULL_ALL;
 
 /**
  * Forget the connection (no FIN is sent: the host stack closes), freeing
@@ -207,10 +224,14 @@ void cn_tcp_close(struct cn_tcb *tcb);
 
 /**
  * The established connection of a 4-tuple, or NULL.
- * @param raddr  the peer's address, network order
- * @param rport, lport  host order
+ * @param net    the stack
+ * @param raddr  the peer's address
+ * @param rport  the peer's port
+ * @param lport  our port
+ * Cost: one hash lookup.
  */
-struct cn_tcb *cn_tcp_lookup(struct cn_net *net, uint32_t raddr, uint16_t rport, uint16_t lport);
+struct cn_tcb *cn_tcp_lookup(struct cn_net *net, cn_be32_t raddr, cn_be16_t rport,
+			     cn_be16_t lport) CN_NONNULL(1);
 
 /**
  * Shut the connection down for writing: no more data is accepted

@@ -42,8 +42,8 @@ static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
 
 	memset(h, 0, sizeof(tcb->tmpl));
 	th = (struct cn_tcp_hdr *)cn_net_hdr_build(h, &hs);
-	th->sport = cn_hton16(p->lport);
-	th->dport = cn_hton16(p->rport);
+	th->sport = p->lport;
+	th->dport = p->rport;
 	th->off = (uint8_t)((thl / 4) << 4);
 	th->flags = CN_TCP_ACK;
 	if (tcb->ts_on) {
@@ -63,25 +63,39 @@ static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
 	tcb->tcp_sum0 = cn_csum_partial(th, thl, tcb->ph_sum0);
 }
 
-struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
+struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *params)
 {
+	struct cn_tcp_params q;
+	const struct cn_tcp_params *p = &q;
 	struct cn_tcb *tcb;
 	struct cn_pkt_info key;
 	unsigned h;
 
-	if (!net || !p || p->mss <= CN_TCPOLEN_TSTAMP_APPA || p->mss > 9000 - 40 ||
+	if (cn__params_copy(&q, sizeof(q), params) < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* The defaults of zero fields (tcp.h). */
+	if (q.mss == 0)
+		q.mss = CN_TCP_MSS_DEFAULT;
+	if (q.snd_wnd == 0)
+		q.snd_wnd = 65535;
+	if (q.sndbuf == 0)
+		q.sndbuf = CN_SOCKBUF_CHAIN;
+	if (p->mss <= CN_TCPOLEN_TSTAMP_APPA || p->mss > CN_TCP_MSS_MAX ||
 	    (p->sndbuf != CN_SOCKBUF_CHAIN && p->sndbuf != CN_SOCKBUF_RING) ||
-	    (unsigned)p->csum > CN_TCP_CSUM_SEPARATE || p->snd_wscale > 14 || p->rcv_wscale > 14 ||
+	    (unsigned)p->csum > CN_TCP_CSUM_SEPARATE || p->snd_wscale > CN_TCP_WSCALE_MAX ||
+	    p->rcv_wscale > CN_TCP_WSCALE_MAX ||
 	    (p->csum == CN_TCP_CSUM_STORED &&
 	     (p->sndbuf != CN_SOCKBUF_RING || p->ring_copy != CN_SBRING_COPY_CSUM)) ||
-	    (p->csum == CN_TCP_CSUM_FUSED && !net->p.cpool) || p->ooo_max > CN_OOO_MAX ||
+	    (p->csum == CN_TCP_CSUM_FUSED && !net->p.cpool) || p->ooo_max > CN_TCP_OOO_MAX ||
 	    p->rx_readahead > CN_TCP_RX_READAHEAD_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
 	key.saddr = p->raddr;
-	key.sport = cn_hton16(p->rport);
-	key.dport = cn_hton16(p->lport);
+	key.sport = p->rport;
+	key.dport = p->lport;
 	if (cn__tcp_find(net, &key)) {
 		errno = EEXIST;
 		return NULL;
@@ -99,8 +113,8 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
 	tcb->net = net;
 	tcb->raddr = p->raddr;
 	tcb->laddr = p->laddr;
-	tcb->rport_n = cn_hton16(p->rport);
-	tcb->lport_n = cn_hton16(p->lport);
+	tcb->rport_n = p->rport;
+	tcb->lport_n = p->lport;
 	tcb->snd_una = tcb->snd_nxt = tcb->snd_max = p->iss + 1; /* SYN consumed one */
 	tcb->rcv_nxt = p->irs + 1;
 	tcb->snd_wl1 = p->irs;
@@ -226,13 +240,14 @@ struct cn_sockbuf *cn_tcp_sndbuf(struct cn_tcb *tcb)
 	return tcb->sb;
 }
 
-struct cn_tcb *cn_tcp_lookup(struct cn_net *net, uint32_t raddr, uint16_t rport, uint16_t lport)
+struct cn_tcb *cn_tcp_lookup(struct cn_net *net, cn_be32_t raddr, cn_be16_t rport,
+			     cn_be16_t lport)
 {
 	struct cn_pkt_info key;
 
 	key.saddr = raddr;
-	key.sport = cn_hton16(rport);
-	key.dport = cn_hton16(lport);
+	key.sport = rport;
+	key.dport = lport;
 	return cn__tcp_find(net, &key);
 }
 
@@ -333,25 +348,10 @@ static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
  * grew the queue's last mbuf after it was read ahead (segments of at most
  * CN_SBCHAIN_COMPRESS_MAX bytes, copied into its room: cached, written by
  * the CPU), ra_ahead undercounts: the stream then asks for some lines
- * twice, never skips one.
- * Against the read-ahead it replaces (the mbufs 4 places past the ones
- * copied, none for the first 4 of a queue): same run (2026-11-24, see
- * netdev.h "Paced prefetch" for the conditions), tcp_rx/offload-*-flush
- * contig 244 -> 229, mbuf 238 -> 223 ticks per 1460-byte segment (the
- * fastest of 11), paced prefetch 183 -> 183, 185 -> 180, inject 124 ->
- * 123, 133 -> 130; a distance of 8760 or 11680 bytes (6, 8 segments)
- * made flush and inject slower (flush 238-259, inject 127-143), while
- * behind the driver's paced prefetch 11680 pays (tcp.h,
- * CN_TCP_RX_READAHEAD_DEFAULT: the distance is per connection). Cost: the
- * prefetches (len / 64 + 1 per queued mbuf, 4 a turn) and, per copy
- * step, a compare, and the walk of the mbufs read ahead; also when the
- * payload is cached (DCA inject): callgrind, CACHENET_CPU_DISABLE=avx512,
- * tcp_rx/<cfg>-inject/1460, instructions per segment against the replaced
- * read-ahead: offload-mbuf 1216.9 -> 1219.1, offload-contig 1098.0 ->
- * 1097.7, fused-contig 1525.7 -> 1525.5, separate-mbuf 1648.9 -> 1651.2
- * (the stream itself -2..-4, the rcv_readahead count +2..+4). The
- * same-run table with the brief's command, before and after this and the
- * paced driver prefetch: netdev.h, "Paced prefetch".
+ * twice, never skips one. Cost: the prefetches (len / 64 + 1 per queued
+ * mbuf, 4 a turn) and, per copy step, a compare and the walk of the mbufs
+ * read ahead; figures in docs/performance.md, TCP/UDP fast path, "The
+ * copy-out read-ahead stream".
  * cn_tcp_params.no_rx_readahead turns it off (a stack on a DDIO NIC). */
 /* Every line of [p, p + len), four a turn (the loop's own instructions
  * were as many as the prefetches). An integer offset: GCC 12 deletes a

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Simulated peers built from packet templates (seed 000): each peer keeps
+/* Simulated peers built from packet templates (Nahum et al.): each peer keeps
  * one prebuilt frame and the partial sums of its constant words, so
  * producing an ACK or a data segment is a template copy plus a few
  * patched words, cheap enough that the stack under test dominates. */
@@ -48,14 +48,14 @@ static void build_template(struct cn_peer *pe)
 	});
 	if (udp) {
 		struct cn_udp_hdr *uh = (struct cn_udp_hdr *)l4;
-		uh->sport = cn_hton16(p->lport);
-		uh->dport = cn_hton16(p->rport);
+		uh->sport = p->lport;
+		uh->dport = p->rport;
 		pe->hdr_len = CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN;
 	} else {
 		struct cn_tcp_hdr *th = (struct cn_tcp_hdr *)l4;
 		uint32_t thl = CN_TCP_HLEN + (p->ts ? CN_TCPOLEN_TSTAMP_APPA : 0);
-		th->sport = cn_hton16(p->lport);
-		th->dport = cn_hton16(p->rport);
+		th->sport = p->lport;
+		th->dport = p->rport;
 		th->off = (uint8_t)((thl / 4) << 4);
 		th->flags = CN_TCP_ACK;
 		if (p->ts) {
