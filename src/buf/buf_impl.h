@@ -17,9 +17,6 @@
 #define CN_MBUF_DEBUG 0
 #endif
 
-#define CN_LIKELY(x) __builtin_expect(!!(x), 1)
-#define CN_UNLIKELY(x) __builtin_expect(!!(x), 0)
-
 #define CN__COOKIE_LIVE 0x6d627566u /* "mbuf" */
 #define CN__COOKIE_FREE 0xf7eeb0ffu
 #define CN__POISON 0x6b
