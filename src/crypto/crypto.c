@@ -33,12 +33,13 @@ _Static_assert(sizeof(struct cn_aes128ctr) == 192, "cn_aes128ctr layout");
 #define AVX512_FEATURES                                                                     \
 	(CN_CPU_AVX512F | CN_CPU_AVX512BW | CN_CPU_AVX512DQ | CN_CPU_AVX512VL | CN_CPU_AVX2 | \
 	 CN_CPU_BMI1 | CN_CPU_BMI2)
+#define AVX2_FEATURES (CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2)
 #define AESNI_FEATURES (CN_CPU_AESNI | CN_CPU_SSSE3 | CN_CPU_SSE41)
 
 static const struct cn_chacha20_impl chacha_table[] = {
 #if defined(__x86_64__)
 	{ "avx512", AVX512_FEATURES, cn_chacha20_xor_avx512 },
-	{ "avx2", CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2, cn_chacha20_xor_avx2 },
+	{ "avx2", AVX2_FEATURES, cn_chacha20_xor_avx2 },
 #endif
 	{ "generic", 0, cn_chacha20_xor_generic },
 };
@@ -49,6 +50,10 @@ static const struct cn_aes128ctr_impl aes_table[] = {
 	 * key expansion and single block it borrows are AES-NI code. */
 	{ "vaes", AVX512_FEATURES | CN_CPU_AESNI | CN_CPU_VAES | CN_CPU_VPCLMULQDQ | AESNI_FEATURES,
 	  cn_aes128ctr_xor_vaes, cn_aes128_expand_key_aesni, cn_aes128_encrypt_block_aesni },
+	/* isa_avx2vaes: the AVX2 flags + -maes -mvaes (no AVX-512): VAES on
+	 * 256-bit registers, for the CPUs with VAES and no AVX-512. */
+	{ "vaes256", AVX2_FEATURES | CN_CPU_VAES | AESNI_FEATURES, cn_aes128ctr_xor_vaes256,
+	  cn_aes128_expand_key_aesni, cn_aes128_encrypt_block_aesni },
 	{ "aesni", AESNI_FEATURES, cn_aes128ctr_xor_aesni, cn_aes128_expand_key_aesni,
 	  cn_aes128_encrypt_block_aesni },
 #endif
@@ -63,6 +68,7 @@ CN_IMPL_LAYOUT_CHECK(struct cn_aes128ctr_impl);
 
 /* The chosen entries; NULL until selected. */
 static const struct cn_chacha20_impl *chacha_sel;
+static cn_chacha20_fn chacha_one_sel; /* the kernel for one block (chacha_for) */
 static const struct cn_aes128ctr_impl *aes_sel;
 
 static void select_impls(void)
@@ -70,7 +76,17 @@ static void select_impls(void)
 	const struct cn_chacha20_impl *c = cn__impl_best(chacha_table, N_CHACHA, sizeof(chacha_table[0]));
 	const struct cn_aes128ctr_impl *a = cn__impl_best(aes_table, N_AES, sizeof(aes_table[0]));
 
-	__atomic_store_n(&chacha_sel, c, __ATOMIC_RELAXED);
+	cn_chacha20_fn one = c->xor_fn;
+
+#if defined(__x86_64__)
+	if (one == cn_chacha20_xor_avx512)
+		one = cn_chacha20_xor_generic;
+#endif
+	/* chacha_one_sel first; chacha_sel's release store and chacha()'s
+	 * acquire load make a non-NULL chacha_sel imply chacha_one_sel is
+	 * set (plain loads and stores on x86). */
+	__atomic_store_n(&chacha_one_sel, one, __ATOMIC_RELAXED);
+	__atomic_store_n(&chacha_sel, c, __ATOMIC_RELEASE);
 	__atomic_store_n(&aes_sel, a, __ATOMIC_RELAXED);
 }
 
@@ -81,28 +97,32 @@ __attribute__((constructor)) static void crypto_init(void)
 
 static inline const struct cn_chacha20_impl *chacha(void)
 {
-	const struct cn_chacha20_impl *c = __atomic_load_n(&chacha_sel, __ATOMIC_RELAXED);
+	const struct cn_chacha20_impl *c = __atomic_load_n(&chacha_sel, __ATOMIC_ACQUIRE);
 
 	if (__builtin_expect(!c, 0)) {
 		select_impls();
-		c = __atomic_load_n(&chacha_sel, __ATOMIC_RELAXED);
+		c = __atomic_load_n(&chacha_sel, __ATOMIC_ACQUIRE);
 	}
 	return c;
 }
 
 /*
  * The kernel for a len-byte ChaCha20 call. A vector pass is latency-bound
- * at about the time of one block's 20 rounds (chacha20_avx512.c), longer
- * than the scalar code takes for a single block: measured, 64 bytes cost
- * 245 TSC ticks in the generic kernel, 391 in the AVX-512 one (OpenSSL
- * 380). So one block goes to the generic kernel; two already pay off in
- * a vector pass.
+ * at about the time of one block's 20 rounds, so for one block the choice
+ * depends on the variant: the AVX-512 pass costs more than the scalar
+ * code (64 bytes: 391 TSC ticks against 245 in the generic kernel, OpenSSL
+ * 380), so one block goes to the generic kernel there; the AVX2 variant's
+ * one-block path (a pair of blocks in one register set, chacha20_avx2.c)
+ * is faster than the scalar code, so it keeps one block.
  */
 #define CHACHA_SCALAR_MAX 64
 
 static inline cn_chacha20_fn chacha_for(size_t len)
 {
-	return len <= CHACHA_SCALAR_MAX ? cn_chacha20_xor_generic : chacha()->xor_fn;
+	const struct cn_chacha20_impl *c = chacha();
+
+	return len <= CHACHA_SCALAR_MAX ? __atomic_load_n(&chacha_one_sel, __ATOMIC_RELAXED)
+					: c->xor_fn;
 }
 
 static inline const struct cn_aes128ctr_impl *aes(void)

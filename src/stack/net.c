@@ -103,9 +103,9 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 	return CN_DROP_NONE;
 }
 
-/* The parser of a frame of @p len bytes of which, with @p chain (a
- * constant), only the first @p avail are at @p frame (a chain's first
- * mbuf); without, all of them (avail unused).
+/* The parser's full branch (net_impl.h, "the parser"): a frame of @p len
+ * bytes of which, with @p chain (a constant), only the first @p avail are
+ * at @p frame (a chain's first mbuf); without, all of them.
  * Every length check is against len, so a drop has the same reason in
  * either shape; a header byte past avail returns CN_DROP_MAX ("headers
  * not in the first mbuf": the caller makes the frame contiguous). */
@@ -207,6 +207,10 @@ parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_
 
 enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struct cn_pkt_info *pi)
 {
+	if (cn__parse_fast(frame, len, flags, pi)) {
+		pi->pay = pi->frame + pi->pay_off;
+		return CN_DROP_NONE;
+	}
 	return parse(frame, len, len, flags, pi, false);
 }
 
@@ -233,6 +237,31 @@ bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi)
 }
 
 /* ------------------------------------------------------------ TX packets */
+
+uint8_t *cn_net_hdr_build(void *frame, const struct cn_net_hdr_spec *spec)
+{
+	uint8_t *f = frame;
+	struct cn_ipv4_hdr ip = {
+		.ver_ihl = 0x45,
+		.frag_off = spec->no_df ? 0 : cn_hton16(CN_IPV4_FLAG_DF),
+		.ttl = 64,
+		.proto = spec->proto,
+		.src = spec->saddr,
+		.dst = spec->daddr,
+	};
+	uint16_t type = cn_hton16(CN_ETH_TYPE_IPV4);
+
+	memcpy(f, spec->dmac, CN_ETH_ALEN);
+	memcpy(f + CN_ETH_ALEN, spec->smac, CN_ETH_ALEN);
+	memcpy(f + 2 * CN_ETH_ALEN, &type, 2);
+	if (spec->l4_len) {
+		ip.total_len = cn_hton16((uint16_t)(CN_IPV4_HLEN + spec->l4_len));
+		ip.id = cn_hton16(spec->id);
+		ip.csum = cn_csum_ipv4_hdr(&ip, CN_IPV4_HLEN);
+	}
+	memcpy(f + CN_ETH_HLEN, &ip, CN_IPV4_HLEN);
+	return f + CN_ETH_HLEN + CN_IPV4_HLEN;
+}
 
 uint32_t cn_pkt_gather(const struct cn_pkt *p, void *dst)
 {
@@ -300,7 +329,7 @@ void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n)
 		struct cn_net *net;
 		unsigned j;
 
-		if (CN_NET_UNLIKELY(!pkt_plain(first))) {
+		if (CN_UNLIKELY(!pkt_plain(first))) {
 			cn_pkt_free(first);
 			i++;
 			continue;
@@ -311,7 +340,7 @@ void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n)
 		last = first;
 		for (j = i + 1; j < n; j++) {
 			struct cn_pkt *x = p[j];
-			if (CN_NET_UNLIKELY(!pkt_plain(x) || x->net != net))
+			if (CN_UNLIKELY(!pkt_plain(x) || x->net != net))
 				break;
 			last->next = x;
 			last = x;
@@ -326,16 +355,17 @@ void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n)
 
 struct cn_net *cn_net_create(const struct cn_net_params *p)
 {
+	struct cn_net_params q;
 	struct cn_net *net;
 
-	if (!p || !p->xmit || !p->mpool) {
+	if (cn__params_copy(&q, sizeof(q), p) < 0 || !q.xmit || !q.mpool) {
 		errno = EINVAL;
 		return NULL;
 	}
 	net = calloc(1, sizeof(*net));
 	if (!net)
 		goto nomem;
-	net->p = *p;
+	net->p = q;
 	if (!net->p.tx_descs)
 		net->p.tx_descs = 1024;
 	if (!net->p.max_conns)
@@ -343,7 +373,7 @@ struct cn_net *cn_net_create(const struct cn_net_params *p)
 	if (!net->p.max_udp)
 		net->p.max_udp = 16;
 	net->npkts = net->p.tx_descs;
-	net->pkts = aligned_alloc(64, sizeof(struct cn_pkt) * net->npkts);
+	net->pkts = aligned_alloc(CN_CACHE_LINE, sizeof(struct cn_pkt) * net->npkts);
 	net->hash = calloc(CN_TCP_HASH, sizeof(*net->hash));
 	net->conns = calloc(net->p.max_conns, sizeof(*net->conns));
 	net->udp = calloc(net->p.max_udp, sizeof(*net->udp));
@@ -387,21 +417,12 @@ int cn_net_destroy(struct cn_net *net)
 	return rc;
 }
 
-/* A frame of one buffer goes to the TCP fast path first (parse, lookup
- * and header prediction in one function: tcp_input.c), a chain (a split
- * frame) to its twin for chains; both hand back to
- * cn__net_input_general() what they do not recognise. */
+/* cn_net_input is TCP's input (tcp_input.c): every frame enters there
+ * once; its general branch parses anything but an established stream's
+ * segment with cn__net_rx_parse below, which keeps what is not TCP. */
 _Static_assert(CN_MBUF_F_RX_IP_CSUM_GOOD == CN_PARSE_IP_CSUM_GOOD &&
 		       CN_MBUF_F_RX_L4_CSUM_GOOD == CN_PARSE_L4_CSUM_GOOD,
 	       "a frame's RX status bits are the parser's flags");
-
-enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
-{
-	net->st.rx_frames++;
-	if (CN_NET_LIKELY(!m->next))
-		return cn__tcp_input_frame(net, m, now);
-	return cn__tcp_input_chain(net, m, now);
-}
 
 struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m)
 {
@@ -426,18 +447,19 @@ struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m)
 	return n;
 }
 
-/* Everything else: chains, other shapes, UDP, the slow-path hook, drops. */
-enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+/* The general branch's parse: chains, other shapes; UDP, the slow-path
+ * hook and drops are dealt with here, a TCP segment to us handed back. */
+enum cn_drop cn__net_rx_parse(struct cn_net *net, struct cn_mbuf **mp, struct cn_pkt_info *pi)
 {
-	struct cn_pkt_info pi;
+	struct cn_mbuf *m = *mp;
 	enum cn_drop r;
 	uint32_t rxf = cn__rx_flags(net, m); /* the head's, before a join */
 
 	if (m->next) {
 		/* Received as it is when the first mbuf holds the headers and
 		 * one mbuf the payload (net.h, "RX"); else made contiguous. */
-		r = parse(m->data, m->pkt_len, m->len, rxf, &pi, true);
-		if (r == CN_DROP_NONE && !cn__chain_pay(m, &pi))
+		r = parse(m->data, m->pkt_len, m->len, rxf, pi, true);
+		if (r == CN_DROP_NONE && !cn__chain_pay(m, pi))
 			r = CN_DROP_MAX;
 		if (r == CN_DROP_MAX) {
 			struct cn_mbuf *h = cn__net_join(net, m);
@@ -445,36 +467,31 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 				r = CN_DROP_ETH_CHAIN;
 				goto drop;
 			}
-			m = h;
-			r = cn_net_parse(m->data, m->len, rxf, &pi);
+			*mp = m = h;
+			r = parse(m->data, m->len, m->len, rxf, pi, false);
 		} else if (r == CN_DROP_NONE) {
 			net->st.rx_chain++;
 		}
 	} else {
-		r = cn_net_parse(m->data, m->len, rxf, &pi);
+		r = parse(m->data, m->len, m->len, rxf, pi, false);
 	}
 	if (r != CN_DROP_NONE) {
-		if (r == CN_DROP_IP_PROTO && pi.daddr != net->p.addr)
+		if (r == CN_DROP_IP_PROTO && pi->daddr != net->p.addr)
 			r = CN_DROP_IP_NOT_US;
 		else if (r == CN_DROP_ETH_TYPE || r == CN_DROP_IP_FRAG || r == CN_DROP_IP_PROTO)
 			goto slow;
 		goto drop;
 	}
-	if (pi.daddr != net->p.addr) {
+	if (pi->daddr != net->p.addr) {
 		r = CN_DROP_IP_NOT_US;
 		goto drop;
 	}
-	if (pi.proto == CN_IPV4_PROTO_TCP) {
-		struct cn_tcb *tcb = cn__tcp_lookup(net, &pi);
+	if (pi->proto == CN_IPV4_PROTO_TCP) {
 		net->st.rx_tcp++;
-		if (!tcb) {
-			r = CN_DROP_TCP_NO_CONN;
-			goto slow;
-		}
-		return cn__tcp_input(net, tcb, m, &pi, now); /* counts its drops */
+		return CN_DROP_MAX;
 	}
 	net->st.rx_udp++;
-	return cn__udp_input(net, m, &pi);
+	return cn__udp_input(net, m, pi);
 slow:
 	if (cn__net_slow(net, &m, &r))
 		return CN_DROP_NONE;
@@ -559,7 +576,7 @@ uint32_t cn_net_pkts_out(const struct cn_net *net)
 	return net->npkts - nfree;
 }
 
-uint32_t cn_net_addr(const struct cn_net *net)
+cn_be32_t cn_net_addr(const struct cn_net *net)
 {
 	return net->p.addr;
 }

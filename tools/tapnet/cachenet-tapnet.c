@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* cachenet-tapnet: a cachenet host on a Linux TAP device.
+/* cachenet-tapnet: a cachenet host on a Linux TAP device, or on an
+ * interface's queues through AF_XDP (--afxdp, when the library has the
+ * backend).
  *
- * The whole stack a user needs to talk to the kernel's TCP through a TAP:
- * the TAP backend (tap.h), the fast path (net.h, tcp.h, udp.h) and the
+ * The whole stack a user needs to talk to the kernel's TCP through a TAP
+ * or AF_XDP: the device backend (tap.h, afxdp.h), the fast path (net.h,
+ * tcp.h, udp.h) and the
  * connection manager (conn.h: ARP, ping, handshakes, FINs, RST). It runs
  * services (TCP echo, discard, source; UDP echo) and/or TCP clients, and
  * reports every finished connection as one JSON line on stdout with the
@@ -28,6 +31,11 @@
 #include <openssl/evp.h>
 
 #include "cachenet/cachenet.h"
+#ifdef CN_HAVE_AFXDP
+#include <poll.h>
+
+#include "cachenet/afxdp.h"
+#endif
 
 #define MAX_CLIENT_PORTS 8
 
@@ -51,6 +59,9 @@ struct app {
 
 struct opts {
 	const char *dev, *pcap, *ready_file;
+	const char *afxdp;         /* interface for AF_XDP, or NULL (TAP) */
+	uint32_t afxdp_queues;
+	int afxdp_attach;          /* enum cn_afxdp_attach */
 	uint32_t addr;
 	uint8_t mac[6];
 	bool mac_set;
@@ -60,7 +71,8 @@ struct opts {
 	enum cn_sockbuf_kind sndbuf;
 	uint32_t mss, sndbuf_size, rcvbuf_size, time_wait, batch;
 	double duration;
-	int echo_port, discard_port, source_port, udp_echo_port;
+	int echo_port, discard_port, source_port, udp_echo_port, udp_sink_port;
+	bool bare;                 /* AF_XDP: receive and free, no stack */
 	uint64_t source_bytes;
 	uint32_t connect_addr;
 	int connect_port;
@@ -192,6 +204,7 @@ static bool app_service(struct app *a, uint64_t now)
 	int n, err = 0;
 
 	cn_sock_addrs(s, NULL, NULL, &raddr, &rport);
+	rport = cn_be16toh(rport);
 	if (a->role == ROLE_CLIENT && cn_sock_state(s) == CN_SOCK_SYN_SENT)
 		return false;
 	for (int guard = 0; guard < 64; guard++) {
@@ -289,7 +302,7 @@ static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 	u->bytes += m->pkt_len;
 	/* Zero-copy echo: the reply references the received buffer, freed
 	 * at its TX completion. */
-	rc = cn_udp_sendto(u->s, pi->saddr, cn_ntoh16(pi->sport), pi->frame + 6, m->data, m->len,
+	rc = cn_udp_sendto(u->s, pi->saddr, pi->sport, pi->frame + 6, m->data, m->len,
 			   udp_done, m);
 	if (rc < 0) {
 		u->send_fail++; /* done is not called on error: the buffer is ours */
@@ -297,27 +310,40 @@ static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 	}
 }
 
+static void udp_sink_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+{
+	struct udp_echo *u = arg;
+	(void)pi;
+	u->dgrams++;
+	u->bytes += m->pkt_len;
+	cn_mbuf_free_chain(m);
+}
+
 /* ------------------------------------------------------------ options */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cachenet-tapnet --dev IF --addr IP [options] SERVICES|CLIENT\n"
-		"  A cachenet host on a TAP interface (run it in the interface's network\n"
-		"  namespace, as root or with CAP_NET_ADMIN).\n"
+		"usage: cachenet-tapnet --dev IF | --afxdp IF[:QUEUES] --addr IP [options] SERVICES|CLIENT\n"
+		"  A cachenet host on a TAP interface, or on a Linux interface through\n"
+		"  AF_XDP (run it in the interface's network namespace, as root or with\n"
+		"  CAP_NET_ADMIN).\n"
 		"  --dev IF            TAP interface to attach (created if missing)\n"
+		"  --afxdp IF[:QUEUES] AF_XDP sockets on IF's queues 0..QUEUES-1 (default 1),\n"
+		"                      polled by the one stack, which transmits on queue 0\n"
+		"  --xdp-mode M        auto (native, else generic), native, generic\n"
 		"  --addr IP           the stack's IPv4 address on that link\n"
 		"  --mac MAC           its Ethernet address (default 02:00:<IP>)\n"
 		"  --pcap FILE         capture both directions\n"
 		"  --impair loss=P,reorder=P,duplicate=P,corrupt=P[,seed=N]\n"
-		"                      impair frames inside the TAP backend (both directions)\n"
+		"                      impair frames inside the device backend (both directions)\n"
 		"  --csum MODE         TX checksum: offload (default; filled during the TAP\n"
 		"                      gather), stored (with --sndbuf ring), fused, separate\n"
 		"  --sndbuf chain|ring send buffer kind (default chain)\n"
 		"  --sndbuf-size N, --rcvbuf-size N  bytes (default 1 MB each)\n"
 		"  --mss N             MSS we advertise (default 1460)\n"
 		"  --time-wait MS      TIME_WAIT length (default 2000)\n"
-		"  --batch N           frames per TAP poll (default 64)\n"
+		"  --batch N           frames per device poll (default 64)\n"
 		"  --duration S        exit after S seconds (default: at SIGINT/SIGTERM, or\n"
 		"                      when every client connection is done)\n"
 		"  --ready-file F      create F once the services listen\n"
@@ -327,6 +353,9 @@ static void usage(FILE *f)
 		"  --discard PORT      TCP sink: hashes what arrives\n"
 		"  --source PORT:BYTES TCP source: sends BYTES generated bytes, then FIN\n"
 		"  --udp-echo PORT     UDP echo, zero-copy\n"
+		"  --udp-sink PORT     UDP sink: counts datagrams and frees them\n"
+		"  --bare              (with --afxdp) no stack: every frame received is\n"
+		"                      freed at once; the device path's own rate\n"
 		" client:\n"
 		"  --connect IP:PORT   connect to a server (e.g. the kernel's)\n"
 		"  --send BYTES        generated bytes to send, then FIN; reads until the\n"
@@ -426,13 +455,14 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"ready-file", 1, 0, 'r'}, {"echo", 1, 0, 'e'}, {"discard", 1, 0, 'x'},
 		{"source", 1, 0, 's'}, {"udp-echo", 1, 0, 'u'}, {"connect", 1, 0, 'C'},
 		{"send", 1, 0, 'n'}, {"count", 1, 0, 'N'}, {"parallel", 1, 0, 'P'},
-		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"afxdp", 1, 0, 'X'},
+		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'}, {0, 0, 0, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->csum = CN_TCP_CSUM_OFFLOAD;
 	o->sndbuf = CN_SOCKBUF_CHAIN;
-	o->echo_port = o->discard_port = o->source_port = o->udp_echo_port = -1;
+	o->echo_port = o->discard_port = o->source_port = o->udp_echo_port = o->udp_sink_port = -1;
 	o->connect_port = -1;
 	o->count = 1;
 	o->parallel = 1;
@@ -492,12 +522,41 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'N': o->count = (uint32_t)parse_size(optarg); break;
 		case 'P': o->parallel = (uint32_t)parse_size(optarg); break;
 		case 'q': o->quiet = true; break;
+		case 'U': o->udp_sink_port = parse_port(optarg); break;
+		case 'Z': o->bare = true; break;
+		case 'X': {
+			char *colon = strchr(optarg, ':');
+			o->afxdp = optarg;
+			o->afxdp_queues = 1;
+			if (colon) {
+				*colon = 0;
+				o->afxdp_queues = (uint32_t)parse_size(colon + 1);
+			}
+			break;
+		}
+		case 'Y':
+			if (!strcmp(optarg, "auto")) o->afxdp_attach = 0;
+			else if (!strcmp(optarg, "native")) o->afxdp_attach = 1;
+			else if (!strcmp(optarg, "generic")) o->afxdp_attach = 2;
+			else { fprintf(stderr, "cachenet-tapnet: bad --xdp-mode '%s'\n", optarg); exit(2); }
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
 	}
-	if (!o->dev || !o->addr) {
+	if ((!o->dev == !o->afxdp) || !o->addr) {
 		usage(stderr);
+		exit(2);
+	}
+#ifndef CN_HAVE_AFXDP
+	if (o->afxdp) {
+		fprintf(stderr, "cachenet-tapnet: --afxdp: this build has no AF_XDP backend "
+				"(libxdp-dev/libbpf-dev missing or -Dafxdp=disabled)\n");
+		exit(77);
+	}
+#endif
+	if (o->bare && !o->afxdp) {
+		fprintf(stderr, "cachenet-tapnet: --bare needs --afxdp\n");
 		exit(2);
 	}
 	if (!o->mac_set) {
@@ -509,6 +568,143 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "cachenet-tapnet: --csum stored needs --sndbuf ring\n");
 		exit(2);
 	}
+}
+
+/* ------------------------------------------------------------ device */
+
+/* The backend the stack runs on: a TAP, or AF_XDP queues (all polled by
+ * this one thread's stack; it transmits on queue 0). */
+struct dev {
+	struct cn_tap *tap;
+	uint32_t batch;           /* frames per poll call */
+#ifdef CN_HAVE_AFXDP
+	struct cn_afxdp *xdp;
+	uint32_t nq;
+#endif
+};
+
+static int dev_wait(struct dev *d, int ms)
+{
+#ifdef CN_HAVE_AFXDP
+	if (d->xdp) {
+		struct pollfd pfd[64];
+		if (d->nq == 1)
+			return cn_afxdp_wait(cn_afxdp_queue(d->xdp, 0), ms);
+		for (uint32_t i = 0; i < d->nq; i++) {
+			pfd[i].fd = cn_afxdp_fd(cn_afxdp_queue(d->xdp, i));
+			pfd[i].events = POLLIN;
+		}
+		return poll(pfd, d->nq, ms);
+	}
+#endif
+	return cn_tap_wait(d->tap, ms);
+}
+
+static void dev_poll(struct dev *d, struct cn_net *net, uint64_t now, bool bare)
+{
+#ifdef CN_HAVE_AFXDP
+	if (d->xdp && bare) {
+		struct cn_mbuf *m[256];
+		for (uint32_t i = 0; i < d->nq; i++) {
+			unsigned n = cn_afxdp_rx_burst(cn_afxdp_queue(d->xdp, i), m, 256);
+			cn_mbuf_free_bulk(m, n);
+		}
+		return;
+	}
+	/* A poll that returns the whole batch may leave frames behind: call
+	 * again (bounded, so that a flood still lets the timers run). */
+	if (d->xdp) {
+		for (uint32_t i = 0; i < d->nq; i++)
+			for (int r = 0; r < 64 && cn_afxdp_poll(cn_afxdp_queue(d->xdp, i), net, now) ==
+							  d->batch;
+			     r++)
+				;
+		return;
+	}
+#endif
+	for (int r = 0; r < 64 && cn_tap_poll(d->tap, net, now) == d->batch; r++)
+		;
+}
+
+static void dev_flush(struct dev *d)
+{
+#ifdef CN_HAVE_AFXDP
+	if (d->xdp) {
+		for (uint32_t i = 0; i < d->nq; i++)
+			cn_afxdp_flush(cn_afxdp_queue(d->xdp, i));
+		return;
+	}
+#endif
+	cn_tap_flush(d->tap);
+}
+
+/* The counters the summary prints, in the TAP's terms: for AF_XDP,
+ * "reads" and "writes" are the system calls (fill-ring wake-ups, TX
+ * kicks) and the TSC counts cover the whole RX burst / TX path. */
+struct dev_sum {
+	uint64_t rx_frames, tx_frames, rx_bytes, tx_bytes, rx_reads, rx_eagain, rx_nobufs;
+	uint64_t tx_writes, tx_eagain, tx_errors, rx_tsc, tx_tsc;
+	uint64_t k_drops;          /* AF_XDP: frames the kernel dropped for lack of room */
+	uint32_t umem_in_use;      /* AF_XDP: chunks out with the stack or the app */
+	uint32_t dev_held;         /* AF_XDP: small mbufs the backend holds (each
+				      with a chunk: fill ring, TX in flight) */
+	struct cn_link_stats itx, irx;
+};
+
+static void dev_sum(struct dev *d, struct dev_sum *s)
+{
+	memset(s, 0, sizeof(*s));
+#ifdef CN_HAVE_AFXDP
+	if (d->xdp) {
+		struct cn_mbuf_pool_stats ps;
+		uint32_t held = cn_afxdp_held(d->xdp);
+		for (uint32_t i = 0; i < d->nq; i++) {
+			const struct cn_afxdp_stats *q = cn_afxdp_stats(cn_afxdp_queue(d->xdp, i));
+			s->rx_frames += q->rx_frames;
+			s->tx_frames += q->tx_frames;
+			s->rx_bytes += q->rx_bytes;
+			s->tx_bytes += q->tx_bytes;
+			s->rx_reads += q->rx_wakeups;
+			s->rx_eagain += q->rx_empty;
+			s->rx_nobufs += q->rx_nobufs;
+			s->tx_writes += q->tx_kicks;
+			s->tx_eagain += q->tx_full + q->tx_nobufs;
+			s->tx_errors += q->tx_kick_errors;
+			s->rx_tsc += q->rx_tsc;
+			s->tx_tsc += q->tx_tsc;
+			s->k_drops += q->k_rx_dropped + q->k_rx_ring_full + q->k_fill_empty;
+			s->itx.frames += q->impair_tx.frames;
+			s->itx.lost += q->impair_tx.lost;
+			s->itx.reordered += q->impair_tx.reordered;
+			s->itx.duplicated += q->impair_tx.duplicated;
+			s->itx.corrupted += q->impair_tx.corrupted;
+			s->irx.frames += q->impair_rx.frames;
+			s->irx.lost += q->impair_rx.lost;
+			s->irx.reordered += q->impair_rx.reordered;
+			s->irx.duplicated += q->impair_rx.duplicated;
+			s->irx.corrupted += q->impair_rx.corrupted;
+		}
+		cn_mbuf_pool_stats(cn_afxdp_pool(d->xdp), &ps);
+		s->umem_in_use = ps.in_use - held;
+		s->dev_held = held;
+		return;
+	}
+#endif
+	const struct cn_tap_stats *t = cn_tap_stats(d->tap);
+	s->rx_frames = t->rx_frames;
+	s->tx_frames = t->tx_frames;
+	s->rx_bytes = t->rx_bytes;
+	s->tx_bytes = t->tx_bytes;
+	s->rx_reads = t->rx_reads;
+	s->rx_eagain = t->rx_eagain;
+	s->rx_nobufs = t->rx_nobufs;
+	s->tx_writes = t->tx_writes;
+	s->tx_eagain = t->tx_eagain;
+	s->tx_errors = t->tx_errors;
+	s->rx_tsc = t->rx_tsc;
+	s->tx_tsc = t->tx_tsc;
+	s->itx = t->impair_tx;
+	s->irx = t->impair_rx;
 }
 
 /* ------------------------------------------------------------ main */
@@ -523,13 +719,13 @@ int main(int argc, char **argv)
 	struct opts o;
 	struct cn_mbuf_pool *mp, *cp;
 	struct cn_pcap *pcap = NULL;
-	struct cn_tap *tap;
+	struct dev dv = {0};
 	struct cn_net *net;
 	struct cn_conn *conn;
 	struct listener ls[3];
 	unsigned nls = 0;
 	struct app *apps = NULL;
-	struct udp_echo ue = {0};
+	struct udp_echo ue = {0}, usink = {0};
 	uint32_t started = 0, finished = 0, live = 0;
 	uint64_t loops = 0, t_start, tsc0, busy_tsc = 0;
 	double wall0;
@@ -553,16 +749,44 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cachenet-tapnet: %s: %s\n", o.pcap, strerror(errno));
 		return 1;
 	}
-	struct cn_tap_params tp = {.ifname = o.dev, .fd = -1, .batch = o.batch, .mpool = mp,
-				   .cpool = cp, .pcap = pcap,
-				   .impair = o.impair_on ? &o.impair : NULL};
-	tap = cn_tap_open(&tp);
-	if (!tap) {
-		fprintf(stderr, "cachenet-tapnet: cannot open TAP '%s': %s\n", o.dev, strerror(errno));
-		return errno == EPERM || errno == EACCES || errno == ENOENT ? 77 : 1;
+	struct cn_net_params np = {.addr = o.addr, .mpool = mp, .cpool = cp, .tx_descs = 4096,
+				   .max_conns = 1024};
+#ifdef CN_HAVE_AFXDP
+	if (o.afxdp) {
+		struct cn_afxdp_params xp = {.ifname = o.afxdp, .queues = o.afxdp_queues,
+					     .batch = o.batch, .mpool = mp, .pcap = pcap,
+					     .impair = o.impair_on ? &o.impair : NULL,
+					     .attach = (enum cn_afxdp_attach)o.afxdp_attach};
+		dv.xdp = cn_afxdp_open(&xp);
+		if (!dv.xdp) {
+			fprintf(stderr, "cachenet-tapnet: cannot open AF_XDP on '%s': %s\n", o.afxdp,
+				strerror(errno));
+			return errno == EPERM || errno == EAFNOSUPPORT ? 77 : 1;
+		}
+		dv.nq = cn_afxdp_info(dv.xdp)->queues;
+		np.xmit = cn_afxdp_xmit_hook;
+		np.xmit_arg = cn_afxdp_queue(dv.xdp, 0);
+		const struct cn_afxdp_info *in = cn_afxdp_info(dv.xdp);
+		printf("{\"event\":\"device\",\"dev\":\"afxdp\",\"ifname\":\"%s\",\"queues\":%u,"
+		       "\"zerocopy\":%d,\"native\":%d,\"prog_id\":%u,\"stale_detached\":%u,"
+		       "\"frames\":%u}\n",
+		       o.afxdp, in->queues, in->zerocopy, in->native, in->prog_id, in->stale_detached,
+		       in->frames);
 	}
-	struct cn_net_params np = {.addr = o.addr, .mpool = mp, .cpool = cp, .xmit = cn_tap_xmit,
-				   .xmit_arg = tap, .tx_descs = 4096, .max_conns = 1024};
+#endif
+	dv.batch = o.batch;
+	if (!np.xmit) {
+		struct cn_tap_params tp = {.ifname = o.dev, .batch = o.batch, .mpool = mp,
+					   .cpool = cp, .pcap = pcap,
+					   .impair = o.impair_on ? &o.impair : NULL};
+		dv.tap = cn_tap_open(&tp);
+		if (!dv.tap) {
+			fprintf(stderr, "cachenet-tapnet: cannot open TAP '%s': %s\n", o.dev, strerror(errno));
+			return errno == EPERM || errno == EACCES || errno == ENOENT ? 77 : 1;
+		}
+		np.xmit = cn_tap_xmit_hook;
+		np.xmit_arg = dv.tap;
+	}
 	memcpy(np.mac, o.mac, 6);
 	net = cn_net_create(&np);
 	if (!net) {
@@ -599,7 +823,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < 3; r++) {
 		if (ports[r] < 0)
 			continue;
-		ls[nls].s = cn_sock_listen(conn, (uint16_t)ports[r], 128);
+		ls[nls].s = cn_sock_listen(conn, CN_BE16((uint16_t)ports[r]), 128);
 		ls[nls].role = (enum role)r;
 		if (!ls[nls].s) {
 			fprintf(stderr, "cachenet-tapnet: listen %d: %s\n", ports[r], strerror(errno));
@@ -608,11 +832,20 @@ int main(int argc, char **argv)
 		nls++;
 	}
 	if (o.udp_echo_port >= 0) {
-		struct cn_udp_params up = {.lport = (uint16_t)o.udp_echo_port, .tx_csum = true,
+		struct cn_udp_params up = {.lport = CN_BE16((uint16_t)o.udp_echo_port), .tx_csum = true,
 					   .rx_csum = true, .rx = udp_rx, .rx_arg = &ue};
 		ue.s = cn_udp_open(net, &up);
 		if (!ue.s) {
 			fprintf(stderr, "cachenet-tapnet: udp %d: %s\n", o.udp_echo_port, strerror(errno));
+			return 1;
+		}
+	}
+	if (o.udp_sink_port >= 0) {
+		struct cn_udp_params up = {.lport = CN_BE16((uint16_t)o.udp_sink_port), .rx_csum = true,
+					   .rx = udp_sink_rx, .rx_arg = &usink};
+		usink.s = cn_udp_open(net, &up);
+		if (!usink.s) {
+			fprintf(stderr, "cachenet-tapnet: udp %d: %s\n", o.udp_sink_port, strerror(errno));
 			return 1;
 		}
 	}
@@ -630,10 +863,10 @@ int main(int argc, char **argv)
 		if (o.connect_port >= 0 && finished == o.count && live == 0)
 			break;
 		/* Sleep in poll(2) only when nothing is left to do right now. */
-		cn_tap_wait(tap, 2);
+		dev_wait(&dv, 2);
 		b0 = cn_tsc_begin();
 		now = now_ms();
-		cn_tap_poll(tap, net, now);
+		dev_poll(&dv, net, now, o.bare);
 		cn_conn_poll(conn, now);
 		for (unsigned i = 0; i < nls; i++) {
 			struct cn_sock *s;
@@ -653,7 +886,7 @@ int main(int argc, char **argv)
 			}
 		}
 		while (o.connect_port >= 0 && started < o.count && live < o.parallel) {
-			struct cn_sock *s = cn_sock_connect(conn, o.connect_addr, (uint16_t)o.connect_port, now);
+			struct cn_sock *s = cn_sock_connect(conn, o.connect_addr, CN_BE16((uint16_t)o.connect_port), now);
 			struct app *a;
 			if (!s) {
 				fprintf(stderr, "cachenet-tapnet: connect: %s\n", strerror(errno));
@@ -684,7 +917,7 @@ int main(int argc, char **argv)
 				pp = &a->next;
 			}
 		}
-		cn_tap_flush(tap);
+		dev_flush(&dv);
 		busy_tsc += cn_tsc_end() - b0;
 		loops++;
 	}
@@ -694,11 +927,11 @@ int main(int argc, char **argv)
 		uint64_t t_end = now_ms() + (uint64_t)(o.time_wait ? o.time_wait : 2000) + 3000;
 		while (cn_conn_socks(conn) > nls && now_ms() < t_end) {
 			uint64_t now;
-			cn_tap_wait(tap, 5);
+			dev_wait(&dv, 5);
 			now = now_ms();
-			cn_tap_poll(tap, net, now);
+			dev_poll(&dv, net, now, o.bare);
 			cn_conn_poll(conn, now);
-			cn_tap_flush(tap);
+			dev_flush(&dv);
 		}
 	}
 	uint64_t wall_tsc = cn_tsc_end() - tsc0;
@@ -714,13 +947,16 @@ int main(int argc, char **argv)
 		uint16_t rp = 0;
 		n = a->next;
 		cn_sock_addrs(a->s, NULL, NULL, &ra, &rp);
+		rp = cn_be16toh(rp);
 		cn_sock_abort(a->s, now_ms());
 		app_report(a, "aborted at exit", 0, now_ms(), ra, rp);
 		free(a);
 	}
 
 	const struct cn_net_stats *ns = cn_net_stats(net);
-	const struct cn_tap_stats *ts = cn_tap_stats(tap);
+	struct dev_sum dsum, *ts = &dsum;
+	dev_flush(&dv);
+	dev_sum(&dv, ts);
 	const struct cn_conn_stats *cs = cn_conn_stats(conn);
 	struct cn_mbuf_pool_stats pm, pc;
 	uint32_t socks = cn_conn_socks(conn) - nls; /* listeners stay until destroy */
@@ -731,20 +967,24 @@ int main(int argc, char **argv)
 
 	printf("{\"event\":\"summary\",\"wall_s\":%.3f,\"loops\":%" PRIu64 ","
 	       "\"tsc_hz\":%.0f,\"busy_tsc\":%" PRIu64 ",\"wall_tsc\":%" PRIu64 ","
-	       "\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"app_tsc\":%" PRIu64 ",\"tap_rx_tsc\":%" PRIu64 ",\"tap_tx_tsc\":%" PRIu64 ","
+	       "\"dev\":\"%s\",\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"app_tsc\":%" PRIu64 ",\"tap_rx_tsc\":%" PRIu64 ",\"tap_tx_tsc\":%" PRIu64 ","
 	       "\"busy_tsc_per_frame\":%.0f,\"rx_frames\":%" PRIu64 ",\"tx_frames\":%" PRIu64
 	       ",\"rx_bytes\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"rx_reads\":%" PRIu64
 	       ",\"rx_eagain\":%" PRIu64 ",\"rx_nobufs\":%" PRIu64 ",\"tx_writes\":%" PRIu64
 	       ",\"tx_eagain\":%" PRIu64 ",\"tx_errors\":%" PRIu64 ","
 	       "\"impair_tx\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],"
 	       "\"impair_rx\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],",
-	       wall, loops, cn_tsc_hz(), busy_tsc, wall_tsc, cpu_user, cpu_sys, app_tsc, ts->rx_tsc, ts->tx_tsc,
+	       wall, loops, cn_tsc_hz(), busy_tsc, wall_tsc, dv.tap ? "tap" : "afxdp", cpu_user, cpu_sys,
+	       app_tsc, ts->rx_tsc, ts->tx_tsc,
 	       frames ? (double)busy_tsc / (double)frames : 0.0, ts->rx_frames, ts->tx_frames,
 	       ts->rx_bytes, ts->tx_bytes, ts->rx_reads, ts->rx_eagain, ts->rx_nobufs, ts->tx_writes,
-	       ts->tx_eagain, ts->tx_errors, ts->impair_tx.frames, ts->impair_tx.lost,
-	       ts->impair_tx.reordered, ts->impair_tx.duplicated, ts->impair_tx.corrupted,
-	       ts->impair_rx.frames, ts->impair_rx.lost, ts->impair_rx.reordered,
-	       ts->impair_rx.duplicated, ts->impair_rx.corrupted);
+	       ts->tx_eagain, ts->tx_errors, ts->itx.frames, ts->itx.lost,
+	       ts->itx.reordered, ts->itx.duplicated, ts->itx.corrupted,
+	       ts->irx.frames, ts->irx.lost, ts->irx.reordered,
+	       ts->irx.duplicated, ts->irx.corrupted);
+	printf("\"udp_sink\":[%" PRIu64 ",%" PRIu64 "],", usink.dgrams, usink.bytes);
+	printf("\"dev_kernel_drops\":%" PRIu64 ",\"umem_in_use\":%u,\"dev_held_mbufs\":%u,", ts->k_drops,
+	       ts->umem_in_use, ts->dev_held);
 	printf("\"net_drops\":{");
 	for (unsigned r = 1, first = 1; r < CN_DROP_MAX; r++)
 		if (ns->drop[r]) {
@@ -766,14 +1006,21 @@ int main(int argc, char **argv)
 	       cs->arp_req_in, cs->arp_rep_out, cs->arp_req_out, cs->arp_rep_in, cs->icmp_echo_in,
 	       cs->icmp_echo_out, cs->passive_opens, cs->active_opens, cs->closes, cs->resets,
 	       cs->rst_in, cs->rst_out, ue.dgrams, ue.bytes, ue.send_fail, socks, pkts_out,
-	       pm.in_use, pc.in_use);
+	       pm.in_use - ts->dev_held, pc.in_use);
 	cn_udp_close(ue.s);
+	cn_udp_close(usink.s);
 	cn_conn_destroy(conn);
 	if (cn_net_destroy(net) < 0) {
 		fprintf(stderr, "cachenet-tapnet: TX descriptors still out at exit\n");
 		rc = 1;
 	}
-	cn_tap_close(tap);
+	cn_tap_close(dv.tap);
+#ifdef CN_HAVE_AFXDP
+	if (cn_afxdp_close(dv.xdp) < 0) {
+		fprintf(stderr, "cachenet-tapnet: UMEM frames still in use at exit\n");
+		rc = 1;
+	}
+#endif
 	cn_pcap_close(pcap);
 	if (cn_mbuf_pool_destroy(mp) < 0 || cn_mbuf_pool_destroy(cp) < 0) {
 		fprintf(stderr, "cachenet-tapnet: mbufs still in use at exit\n");
