@@ -78,7 +78,8 @@ enum cn_drop {
 	CN_DROP_IP_HLEN,        /**< IHL < 5 */
 	CN_DROP_IP_LEN,         /**< total length < IHL, or > the frame */
 	CN_DROP_IP_CSUM,        /**< bad IPv4 header checksum */
-	CN_DROP_IP_FRAG,        /**< a fragment and no slow-path hook took it */
+	CN_DROP_IP_FRAG,        /**< a fragment, reassembly off, and no slow-path
+				     hook took it */
 	CN_DROP_IP_NOT_US,      /**< destination is not our address */
 	CN_DROP_IP_PROTO,       /**< neither TCP nor UDP */
 	CN_DROP_TCP_TRUNC,      /**< L4 length below 20 bytes */
@@ -96,6 +97,19 @@ enum cn_drop {
 	CN_DROP_UDP_CSUM,       /**< bad UDP checksum */
 	CN_DROP_UDP_NO_PORT,    /**< no socket bound to the port */
 	CN_DROP_NOBUFS,         /**< no receive space / descriptor to keep it */
+	/* IPv4 reassembly (params.reass_mem > 0); a fragment held and later
+	 * discarded is counted under the reason its datagram was dropped. */
+	CN_DROP_FRAG_OVERLAP,   /**< overlaps another fragment of its datagram:
+				     the whole datagram goes (RFC 5722's rule) */
+	CN_DROP_FRAG_DUP,       /**< exact duplicate of a fragment held (only it) */
+	CN_DROP_FRAG_BAD,       /**< inconsistent: past 65,535 bytes, a non-last
+				     fragment not a multiple of 8 or empty, a
+				     second last fragment, data past the end
+				     (the whole datagram goes) */
+	CN_DROP_FRAG_TIMEOUT,   /**< its datagram was not complete in reass_timeout */
+	CN_DROP_FRAG_MEM,       /**< over the memory bound, per source or overall
+				     (held fragments evicted oldest datagram first,
+				     or the new one refused) */
 	CN_DROP_MAX
 };
 
@@ -128,7 +142,8 @@ struct cn_pkt_info {
 	/* TCP only */
 	uint8_t tcp_flags;       /**< CN_TCP_* */
 	uint8_t has_ts : 1, has_mss : 1, has_ws : 1;
-	uint8_t wscale;
+	uint8_t ws_clamped : 1;  /**< the window scale option said > 14 */
+	uint8_t wscale;          /**< clamped to 14 (RFC 7323 2.3) */
 	uint16_t mss;            /**< host order */
 	uint32_t seq, ack;       /**< host order */
 	uint16_t win;            /**< host order, unscaled */
@@ -273,7 +288,10 @@ typedef int (*cn_net_xmit_fn)(void *arg, struct cn_pkt *p);
  * reason the fast path would drop the frame for, for:
  *  - CN_DROP_ETH_TYPE   not IPv4 (ARP, ...), before any other check;
  *  - CN_DROP_IP_PROTO   IPv4 to our address, neither TCP nor UDP (ICMP, ...);
- *  - CN_DROP_IP_FRAG    an IPv4 fragment (any destination);
+ *  - CN_DROP_IP_FRAG    an IPv4 fragment (any destination) when reassembly
+ *                       is off; with it on, fragments to us are
+ *                       reassembled and the whole datagram comes here
+ *                       (or to TCP/UDP) as one frame;
  *  - CN_DROP_TCP_NO_CONN a valid TCP segment to us with no established
  *                       connection (SYNs to listeners, handshake segments,
  *                       segments to closed ports);
@@ -303,6 +321,20 @@ struct cn_net_params {
 	cn_net_slow_fn slow;       /**< may be NULL: those frames are dropped */
 	void *slow_arg;
 	uint32_t rx_flags;         /**< CN_PARSE_* the device guarantees */
+	/** IPv4 MTU of the link. 0: frames go out as built (the device
+	 *  refuses what it cannot carry). Else a datagram longer than mtu
+	 *  that cn_net_xmit (ICMP replies, ...) or a UDP socket sends is
+	 *  fragmented (RFC 791), its L4 checksum computed in software first;
+	 *  one with DF set is refused with -EMSGSIZE. */
+	uint32_t mtu;
+	/** IPv4 reassembly (RFC 791, RFC 815's hole bookkeeping by sorted
+	 *  fragments): bytes of fragment buffers held at most, overall.
+	 *  0 = off (fragments go to the slow-path hook as they are). */
+	uint32_t reass_mem;
+	uint32_t reass_mem_src;    /**< ... per source address; 0 = reass_mem / 4 */
+	uint32_t reass_max;        /**< datagrams in reassembly at once; 0 = 64 */
+	uint32_t reass_timeout;    /**< ticks from a datagram's first fragment
+					to its discard; 0 = 30000 (30 s) */
 };
 
 /** Counters of a stack, all monotonic. */
@@ -318,6 +350,11 @@ struct cn_net_stats {
 	uint64_t tx_frames, tx_bytes;
 	uint64_t tx_nodesc;        /**< output stopped: no descriptor */
 	uint64_t tx_xmit_fail;     /**< device refused a frame */
+	uint64_t reass_ok;         /**< datagrams reassembled and delivered */
+	uint64_t reass_evict;      /**< datagrams evicted for memory (their
+					fragments counted as drop[CN_DROP_FRAG_MEM]) */
+	uint64_t frag_out;         /**< datagrams fragmented on output */
+	uint64_t frag_frames;      /**< fragments sent */
 	uint64_t drop[CN_DROP_MAX];/**< per reason; drop[0] unused */
 };
 
@@ -371,7 +408,8 @@ struct cn_pkt *cn_net_pkt_alloc(struct cn_net *net);
 int cn_net_xmit(struct cn_net *net, struct cn_pkt *p);
 
 /** Run every connection's timers (delayed ACK, retransmission) due at
- *  @p now. Cost: O(connections). */
+ *  @p now, and discard reassemblies older than reass_timeout.
+ *  Cost: O(connections) + O(expired datagrams). */
 void cn_net_timer(struct cn_net *net, uint64_t now);
 
 /** The stack's counters (live). */
@@ -379,6 +417,12 @@ const struct cn_net_stats *cn_net_stats(const struct cn_net *net);
 
 /** Total drops over all reasons. */
 uint64_t cn_net_drops(const struct cn_net *net);
+
+/** Reassembly: datagrams in progress and the bytes of fragment buffers
+ *  they hold (both 0 once every one completed, expired or was dropped).
+ *  O(1). */
+uint32_t cn_net_reass_entries(const struct cn_net *net);
+uint32_t cn_net_reass_mem(const struct cn_net *net);
 
 /** TX descriptors currently out (held by devices or queued).
  *  Cost: walks the free list, O(descriptors): for checks, not per packet. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "ip_reass.h"
 #include "net_impl.h"
 
 static const char *const drop_names[CN_DROP_MAX] = {
@@ -38,6 +39,11 @@ static const char *const drop_names[CN_DROP_MAX] = {
 	[CN_DROP_UDP_CSUM] = "udp_csum",
 	[CN_DROP_UDP_NO_PORT] = "udp_no_port",
 	[CN_DROP_NOBUFS] = "nobufs",
+	[CN_DROP_FRAG_OVERLAP] = "frag_overlap",
+	[CN_DROP_FRAG_DUP] = "frag_dup",
+	[CN_DROP_FRAG_BAD] = "frag_bad",
+	[CN_DROP_FRAG_TIMEOUT] = "frag_timeout",
+	[CN_DROP_FRAG_MEM] = "frag_mem",
 };
 
 const char *cn_drop_name(enum cn_drop reason)
@@ -86,6 +92,7 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 			if (len != 3)
 				return CN_DROP_TCP_OPT;
 			pi->has_ws = 1;
+			pi->ws_clamped = p[2] > 14;
 			pi->wscale = p[2] > 14 ? 14 : p[2]; /* RFC 7323 2.3 */
 			break;
 		case CN_TCPOPT_TIMESTAMP:
@@ -119,7 +126,7 @@ parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_
 	pi->frame = f;
 	pi->frame_len = len;
 	pi->flags = (uint8_t)flags;
-	pi->has_ts = pi->has_mss = pi->has_ws = 0;
+	pi->has_ts = pi->has_mss = pi->has_ws = pi->ws_clamped = 0;
 	if (len < CN_ETH_HLEN)
 		return CN_DROP_ETH_TRUNC;
 	if (chain && avail < CN_ETH_HLEN)
@@ -349,6 +356,8 @@ struct cn_net *cn_net_create(const struct cn_net_params *p)
 	net->udp = calloc(net->p.max_udp, sizeof(*net->udp));
 	if (!net->pkts || !net->hash || !net->conns || !net->udp)
 		goto nomem;
+	if (p->reass_mem && !(net->reass = cn__ip_reass_create(p)))
+		goto nomem;
 	/* Build the free list so that the first get hands out pkts[0]. */
 	for (uint32_t i = net->npkts; i-- > 0;) {
 		struct cn_pkt *k = &net->pkts[i];
@@ -378,6 +387,7 @@ int cn_net_destroy(struct cn_net *net)
 		return 0;
 	cn__tcp_free_all(net);
 	cn__udp_free_all(net);
+	cn__ip_reass_destroy(net->reass);
 	rc = cn_net_pkts_out(net) ? -EBUSY : 0;
 	free(net->pkts);
 	free(net->hash);
@@ -422,8 +432,40 @@ struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m)
 	return n;
 }
 
+static enum cn_drop input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now,
+				  uint32_t flags);
+
+/* A fragment to reassembly (made contiguous first); a datagram it
+ * completes goes through the input again, its L4 checksum to be checked
+ * in software whatever the device said of the fragments. */
+static enum cn_drop input_frag(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+{
+	struct cn_mbuf *whole;
+	enum cn_drop r;
+
+	if (m->next) {
+		struct cn_mbuf *h = cn__net_join(net, m);
+		if (!h) {
+			cn__drop(net, CN_DROP_ETH_CHAIN);
+			cn_mbuf_free_chain(m);
+			return CN_DROP_ETH_CHAIN;
+		}
+		m = h;
+	}
+	r = cn__ip_reass_input(net, m, now, &whole); /* counts its drops */
+	if (r != CN_DROP_NONE || !whole)
+		return r;
+	return input_general(net, whole, now, net->p.rx_flags & ~(uint32_t)CN_PARSE_L4_CSUM_GOOD);
+}
+
 /* Everything else: chains, other shapes, UDP, the slow-path hook, drops. */
 enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+{
+	return input_general(net, m, now, net->p.rx_flags);
+}
+
+static enum cn_drop input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now,
+				  uint32_t flags)
 {
 	struct cn_pkt_info pi;
 	enum cn_drop r;
@@ -431,7 +473,7 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 	if (m->next) {
 		/* Received as it is when the first mbuf holds the headers and
 		 * one mbuf the payload (net.h, "RX"); else made contiguous. */
-		r = parse(m->data, m->pkt_len, m->len, net->p.rx_flags, &pi, true);
+		r = parse(m->data, m->pkt_len, m->len, flags, &pi, true);
 		if (r == CN_DROP_NONE && !cn__chain_pay(m, &pi))
 			r = CN_DROP_MAX;
 		if (r == CN_DROP_MAX) {
@@ -441,13 +483,15 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 				goto drop;
 			}
 			m = h;
-			r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
+			r = cn_net_parse(m->data, m->len, flags, &pi);
 		} else if (r == CN_DROP_NONE) {
 			net->st.rx_chain++;
 		}
 	} else {
-		r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
+		r = cn_net_parse(m->data, m->len, flags, &pi);
 	}
+	if (r == CN_DROP_IP_FRAG && net->reass)
+		return input_frag(net, m, now);
 	if (r != CN_DROP_NONE) {
 		if (r == CN_DROP_IP_PROTO && pi.daddr != net->p.addr)
 			r = CN_DROP_IP_NOT_US;
@@ -527,6 +571,8 @@ int cn_net_xmit(struct cn_net *net, struct cn_pkt *p)
 		cn_pkt_free(p);
 		return -EINVAL;
 	}
+	if (net->p.mtu && cn_pkt_len(p) > CN_ETH_HLEN + net->p.mtu)
+		return cn__ip_frag_xmit(net, p);
 	return cn__net_xmit(net, p, cn_pkt_len(p));
 }
 
@@ -542,6 +588,16 @@ uint64_t cn_net_drops(const struct cn_net *net)
 	for (unsigned i = 1; i < CN_DROP_MAX; i++)
 		n += net->st.drop[i];
 	return n;
+}
+
+uint32_t cn_net_reass_entries(const struct cn_net *net)
+{
+	return cn__ip_reass_entries(net->reass);
+}
+
+uint32_t cn_net_reass_mem(const struct cn_net *net)
+{
+	return cn__ip_reass_mem(net->reass);
 }
 
 uint32_t cn_net_pkts_out(const struct cn_net *net)
@@ -568,4 +624,6 @@ void cn_net_timer(struct cn_net *net, uint64_t now)
 {
 	for (uint32_t i = 0; i < net->nconns; i++)
 		cn_tcp_timer(net->conns[i], now);
+	if (net->reass)
+		cn__ip_reass_timer(net, now);
 }

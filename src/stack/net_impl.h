@@ -133,6 +133,7 @@ struct cn_net {
 	uint32_t nconns;
 	struct cn_udp_sock **udp;
 	uint32_t nudp;
+	struct cn_reass *reass;    /* IPv4 reassembly; NULL: off (ip_reass.c) */
 };
 
 #define CN_NET_LIKELY(c) __builtin_expect(!!(c), 1)

@@ -184,6 +184,8 @@ static void take_syn_opts(struct cn_sock *s, const struct cn_pkt_info *pi)
 	s->peer_mss = pi->has_mss ? pi->mss : 0;
 	s->peer_has_ws = pi->has_ws;
 	s->peer_ws = pi->has_ws ? pi->wscale : 0; /* the parser caps it at 14 */
+	if (pi->has_ws && pi->ws_clamped)
+		s->c->st.wscale_clamped++;
 	s->peer_ts = pi->has_ts;
 	s->ts_recent = pi->has_ts ? pi->ts_val : 0;
 }
