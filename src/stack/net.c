@@ -401,6 +401,10 @@ int cn_net_destroy(struct cn_net *net)
  * and header prediction in one function: tcp_input.c), a chain (a split
  * frame) to its twin for chains; both hand back to
  * cn__net_input_general() what they do not recognise. */
+_Static_assert(CN_MBUF_F_RX_IP_CSUM_GOOD == CN_PARSE_IP_CSUM_GOOD &&
+		       CN_MBUF_F_RX_L4_CSUM_GOOD == CN_PARSE_L4_CSUM_GOOD,
+	       "a frame's RX status bits are the parser's flags");
+
 enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 {
 	net->st.rx_frames++;
@@ -433,7 +437,7 @@ struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m)
 }
 
 static enum cn_drop input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now,
-				  uint32_t flags);
+				  uint32_t strip);
 
 /* A fragment to reassembly (made contiguous first); a datagram it
  * completes goes through the input again, its L4 checksum to be checked
@@ -455,25 +459,27 @@ static enum cn_drop input_frag(struct cn_net *net, struct cn_mbuf *m, uint64_t n
 	r = cn__ip_reass_input(net, m, now, &whole); /* counts its drops */
 	if (r != CN_DROP_NONE || !whole)
 		return r;
-	return input_general(net, whole, now, net->p.rx_flags & ~(uint32_t)CN_PARSE_L4_CSUM_GOOD);
+	return input_general(net, whole, now, CN_PARSE_L4_CSUM_GOOD);
 }
 
 /* Everything else: chains, other shapes, UDP, the slow-path hook, drops. */
 enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 {
-	return input_general(net, m, now, net->p.rx_flags);
+	return input_general(net, m, now, 0);
 }
 
+/* @p strip: CN_PARSE_* flags not to believe for this frame. */
 static enum cn_drop input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now,
-				  uint32_t flags)
+				  uint32_t strip)
 {
 	struct cn_pkt_info pi;
 	enum cn_drop r;
+	uint32_t rxf = cn__rx_flags(net, m) & ~strip; /* the head's, before a join */
 
 	if (m->next) {
 		/* Received as it is when the first mbuf holds the headers and
 		 * one mbuf the payload (net.h, "RX"); else made contiguous. */
-		r = parse(m->data, m->pkt_len, m->len, flags, &pi, true);
+		r = parse(m->data, m->pkt_len, m->len, rxf, &pi, true);
 		if (r == CN_DROP_NONE && !cn__chain_pay(m, &pi))
 			r = CN_DROP_MAX;
 		if (r == CN_DROP_MAX) {
@@ -483,12 +489,12 @@ static enum cn_drop input_general(struct cn_net *net, struct cn_mbuf *m, uint64_
 				goto drop;
 			}
 			m = h;
-			r = cn_net_parse(m->data, m->len, flags, &pi);
+			r = cn_net_parse(m->data, m->len, rxf, &pi);
 		} else if (r == CN_DROP_NONE) {
 			net->st.rx_chain++;
 		}
 	} else {
-		r = cn_net_parse(m->data, m->len, flags, &pi);
+		r = cn_net_parse(m->data, m->len, rxf, &pi);
 	}
 	if (r == CN_DROP_IP_FRAG && net->reass)
 		return input_frag(net, m, now);
