@@ -85,6 +85,8 @@
 #ifndef CACHENET_CRYPTO_H
 #define CACHENET_CRYPTO_H
 
+#include "cachenet/common.h"
+
 #include <stddef.h>
 #include <stdint.h>
 

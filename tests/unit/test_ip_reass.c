@@ -89,7 +89,7 @@ static int setup_with(void **state, uint32_t mem, uint32_t mem_src, uint32_t qma
 	f->out = calloc(MAXF + 1, sizeof(*f->out));
 	f->got = malloc(DGRAM_MAX);
 	f->net = mk_net(f, IP_US, 1500, mem, mem_src, qmax);
-	struct cn_udp_params up = {.lport = 7, .rx_csum = true, .tx_csum = true, .rx = udp_rx,
+	struct cn_udp_params up = {.lport = CN_BE16(7), .rx_csum = true, .tx_csum = true, .rx = udp_rx,
 				   .rx_arg = f};
 	f->us = f->net ? cn_udp_open(f->net, &up) : NULL;
 	*state = f;
@@ -532,7 +532,7 @@ static void test_udp_send_fragmented(void **state)
 	f->peer = cn_net_create(&np);
 	assert_non_null(f->peer);
 	for (int mode = 0; mode < 3; mode++) {
-		struct cn_udp_params up = {.lport = (uint16_t)(9 + mode), .raddr = IP_US, .rport = 7,
+		struct cn_udp_params up = {.lport = CN_BE16((uint16_t)(9 + mode)), .raddr = IP_US, .rport = CN_BE16(7),
 					   .rmac = {2, 0, 0, 0, 0, 1}, .tx_csum = mode != 0,
 					   .tx_offload = mode == 2};
 		struct cn_udp_sock *s = cn_udp_open(f->peer, &up);
@@ -580,7 +580,7 @@ static void test_frag_out_of_descs(void **state)
 	static uint8_t pay[30000];
 	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 2}, .addr = IP_PEER, .mpool = f->mp,
 				   .xmit = xmit_hold, .tx_descs = 8, .mtu = 1500};
-	struct cn_udp_params up = {.lport = 9, .raddr = IP_US, .rport = 7, .tx_csum = true};
+	struct cn_udp_params up = {.lport = CN_BE16(9), .raddr = IP_US, .rport = CN_BE16(7), .tx_csum = true};
 	unsigned done = 0;
 
 	f->peer = cn_net_create(&np);
