@@ -6,7 +6,11 @@ tests/interop/interop.py): the kernel at 10.77.0.1/24 and hand-built frames
 from addresses of that subnet (rawpeer.py, AF_PACKET on the TAP's kernel
 side) against cachenet-tapnet at 10.77.0.2. Nothing leaves the namespace.
 
-  hostile.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--only NAME,...]
+  hostile.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--only NAME,...] [--afxdp]
+
+With --afxdp, cachenet runs on the far end of a veth pair through AF_XDP
+(interop.py's --afxdp set-up); the hostile frames go in at the kernel's
+end, cn0, the same way.
 
 Each test asserts its outcome and, after every cachenet run, that no
 socket, TX descriptor, mbuf, cluster or reassembly entry is left.
@@ -32,6 +36,7 @@ class Tests:
         self.tapnet = os.path.abspath(args.tapnet)
         self.out = os.path.abspath(args.out)
         self.only = set(args.only.split(",")) if args.only else None
+        self.afxdp = args.afxdp
         self.results = []
         self.summaries = []
         os.makedirs(self.out, exist_ok=True)
@@ -179,7 +184,7 @@ class Tests:
     def run(self):
         tests = [("fragments", self.t_fragments), ("frag_flood", self.t_frag_flood),
                  ("arp", self.t_arp), ("wscale", self.t_wscale)]
-        with interop.Namespace() as ns:
+        with interop.Namespace(self.afxdp) as ns:
             self.ns = ns
             for name, fn in tests:
                 if self.only and name not in self.only:
@@ -205,6 +210,7 @@ def main():
     ap.add_argument("--tapnet", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", default="")
+    ap.add_argument("--afxdp", action="store_true", help="cachenet on AF_XDP (veth) instead of TAP")
     args = ap.parse_args()
     if not os.path.exists(args.tapnet):
         print("SKIP: %s not built (needs OpenSSL's libcrypto, libssl-dev)" % args.tapnet)
