@@ -13,8 +13,6 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 	const struct cn_udp_params *p;
 	struct cn_udp_params q;
 	struct cn_udp_sock *s;
-	struct cn_eth_hdr *eth;
-	struct cn_ipv4_hdr *ip;
 	struct cn_udp_hdr *uh;
 
 	p = &q;
@@ -54,21 +52,16 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 	s->net = net;
 	s->p = *p;
 	s->lport_n = p->lport;
-	eth = (struct cn_eth_hdr *)s->tmpl;
-	ip = (struct cn_ipv4_hdr *)(s->tmpl + CN_ETH_HLEN);
-	uh = (struct cn_udp_hdr *)(s->tmpl + CN_ETH_HLEN + CN_IPV4_HLEN);
-	memcpy(eth->dst, p->rmac, CN_ETH_ALEN);
-	memcpy(eth->src, net->p.mac, CN_ETH_ALEN);
-	eth->type = cn_hton16(CN_ETH_TYPE_IPV4);
-	ip->ver_ihl = 0x45;
-	ip->frag_off = cn_hton16(CN_IPV4_FLAG_DF);
-	ip->ttl = 64;
-	ip->proto = CN_IPV4_PROTO_UDP;
-	ip->src = net->p.addr;
-	ip->dst = p->raddr;
+	uh = (struct cn_udp_hdr *)cn_net_hdr_build(s->tmpl, &(const struct cn_net_hdr_spec){
+		.dmac = p->rmac,
+		.smac = net->p.mac,
+		.saddr = net->p.addr,
+		.daddr = p->raddr,
+		.proto = CN_IPV4_PROTO_UDP,
+	});
 	uh->sport = s->lport_n;
 	uh->dport = p->rport;
-	s->ip_sum0 = cn_csum_partial(ip, CN_IPV4_HLEN, 0);
+	s->ip_sum0 = cn_csum_partial(s->tmpl + CN_ETH_HLEN, CN_IPV4_HLEN, 0);
 	s->udp_sum0 = cn_csum_partial(uh, CN_UDP_HLEN,
 				      cn_csum_pseudo_ipv4(net->p.addr, p->raddr, CN_IPV4_PROTO_UDP, 0));
 	net->udp[net->nudp++] = s;
@@ -172,7 +165,7 @@ static int udp_xmit(struct cn_udp_sock *s, const struct udp_dest *d, const void 
 	}
 	p->done = done;
 	p->done_arg = arg;
-	if (CN_NET_UNLIKELY(frag)) {
+	if (CN_UNLIKELY(frag)) {
 		ip->frag_off = 0; /* DF off; the fragments get their own checksums */
 		rc = cn__ip_frag_xmit(net, p);
 	} else {

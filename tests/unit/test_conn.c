@@ -108,7 +108,7 @@ static void wire_b(void *arg, const uint8_t *frame, uint32_t len)
 static void host_init(struct fx *f, struct host *h, int id, const struct cn_conn_params *cp)
 {
 	struct cn_netdev_params dp = {.ring_size = 512, .batch = 64, .mpool = f->mp, .cpool = f->cp};
-	struct cn_net_params np = {.mpool = f->mp, .cpool = f->cp, .xmit = cn_netdev_xmit,
+	struct cn_net_params np = {.mpool = f->mp, .cpool = f->cp, .xmit = cn_netdev_xmit_hook,
 				   .max_conns = 64};
 
 	h->f = f;

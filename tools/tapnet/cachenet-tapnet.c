@@ -582,6 +582,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
  * this one thread's stack; it transmits on queue 0). */
 struct dev {
 	struct cn_tap *tap;
+	uint32_t batch;           /* frames per poll call */
 #ifdef CN_HAVE_AFXDP
 	struct cn_afxdp *xdp;
 	uint32_t nq;
@@ -616,13 +617,19 @@ static void dev_poll(struct dev *d, struct cn_net *net, uint64_t now, bool bare)
 		}
 		return;
 	}
+	/* A poll that returns the whole batch may leave frames behind: call
+	 * again (bounded, so that a flood still lets the timers run). */
 	if (d->xdp) {
 		for (uint32_t i = 0; i < d->nq; i++)
-			cn_afxdp_poll(cn_afxdp_queue(d->xdp, i), net, now);
+			for (int r = 0; r < 64 && cn_afxdp_poll(cn_afxdp_queue(d->xdp, i), net, now) ==
+							  d->batch;
+			     r++)
+				;
 		return;
 	}
 #endif
-	cn_tap_poll(d->tap, net, now);
+	for (int r = 0; r < 64 && cn_tap_poll(d->tap, net, now) == d->batch; r++)
+		;
 }
 
 static void dev_flush(struct dev *d)
@@ -768,7 +775,7 @@ int main(int argc, char **argv)
 			return errno == EPERM || errno == EAFNOSUPPORT ? 77 : 1;
 		}
 		dv.nq = cn_afxdp_info(dv.xdp)->queues;
-		np.xmit = cn_afxdp_xmit;
+		np.xmit = cn_afxdp_xmit_hook;
 		np.xmit_arg = cn_afxdp_queue(dv.xdp, 0);
 		const struct cn_afxdp_info *in = cn_afxdp_info(dv.xdp);
 		printf("{\"event\":\"device\",\"dev\":\"afxdp\",\"ifname\":\"%s\",\"queues\":%u,"
@@ -778,8 +785,9 @@ int main(int argc, char **argv)
 		       in->frames);
 	}
 #endif
+	dv.batch = o.batch;
 	if (!np.xmit) {
-		struct cn_tap_params tp = {.ifname = o.dev, .fd = -1, .batch = o.batch, .mpool = mp,
+		struct cn_tap_params tp = {.ifname = o.dev, .batch = o.batch, .mpool = mp,
 					   .cpool = cp, .pcap = pcap,
 					   .impair = o.impair_on ? &o.impair : NULL};
 		dv.tap = cn_tap_open(&tp);
@@ -787,7 +795,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cachenet-tapnet: cannot open TAP '%s': %s\n", o.dev, strerror(errno));
 			return errno == EPERM || errno == EACCES || errno == ENOENT ? 77 : 1;
 		}
-		np.xmit = cn_tap_xmit;
+		np.xmit = cn_tap_xmit_hook;
 		np.xmit_arg = dv.tap;
 	}
 	memcpy(np.mac, o.mac, 6);
