@@ -27,7 +27,7 @@
 
 #include <openssl/evp.h>
 
-#include "cachenet/cachenet.h"
+#include "cachenet/lab.h"
 
 #define MAX_CLIENT_PORTS 8
 
