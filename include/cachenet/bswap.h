@@ -23,7 +23,7 @@
  * 32-bit word held in a register: the ILP generator loads a block once,
  * applies every function's step to the registers and stores once. A
  * composed loop over 8-byte blocks (copy, bswap32, PES, checksum), the
- * pipeline of seed 003 Fig. 5:
+ * pipeline of Ahlgren et al.'s Fig. 5 (docs/papers.md):
  *
  *   uint64_t acc = 0;
  *   for (size_t i = 0; i + 8 <= len; i += 8) {
@@ -40,7 +40,7 @@
  *
  * The block of the composition is the least common multiple of the steps'
  * blocks: 4 bytes for the byte swaps, 8 for PES (a pair of words), 2 for the
- * checksum. Seed 003 Fig. 5's "BSWAP" is ((w & 0x00FF00FF) << 8) |
+ * checksum. Ahlgren et al.'s "BSWAP" (Fig. 5) is ((w & 0x00FF00FF) << 8) |
  * ((w & 0xFF00FF00) >> 8): it swaps the bytes of each 16-bit half, which is
  * cn_bswap16_step(), not a 32-bit reversal; use that step to reproduce the
  * paper's loop and its instruction count.
@@ -73,7 +73,7 @@ static inline uint32_t cn_bswap32_step(uint32_t w)
 	return __builtin_bswap32(w);
 }
 
-/** Swap the two bytes of each 16-bit half of @p w: seed 003 Fig. 5's BSWAP,
+/** Swap the two bytes of each 16-bit half of @p w: Ahlgren et al.'s BSWAP,
  *  exactly (two masks, two shifts, one or). Block: 4 bytes (two 16-bit
  *  units), no state. */
 static inline uint32_t cn_bswap16_step(uint32_t w)

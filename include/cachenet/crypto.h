@@ -232,11 +232,10 @@ void cn_aes128ctr_init(struct cn_aes128ctr *st, const uint8_t *key, const uint8_
  * any per-packet path).
  * @return 0 or -EINVAL (nothing written).
  * Cost: dispatched; VAES (4 blocks per instruction, 8 vectors in flight,
- * the last < 512 bytes in passes of exactly the vectors they need), TSC
- * ticks per byte against OpenSSL 3.0's AES-NI path in the same run on the
- * project's EPYC VM (2026-11-24): 64 B 0.21 / 0.70, 576 B 0.066 / 0.29,
- * 1460 B 0.058 / 0.27, 16 KB 0.053 / 0.22; the AES-NI variant (no VAES)
- * 0.43, 0.24, 0.22, 0.21 at the same sizes, OpenSSL's level or better;
+ * the last < 512 bytes in passes of exactly the vectors they need):
+ * ~0.05-0.06 ticks per byte from 576 B, 0.21 at 64 B, about 4x OpenSSL
+ * 3.0's AES-NI path (docs/performance.md, Ciphers); the AES-NI variant
+ * (no VAES) about OpenSSL's speed; generic: hundreds of ticks per byte.
  * generic: hundreds of ticks per byte.
  */
 int cn_aes128ctr_xor(const struct cn_aes128_key *k, const uint8_t *iv, const void *in, void *out,

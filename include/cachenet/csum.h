@@ -37,8 +37,8 @@
  *    horizontal reduction costs more than a short add-with-carry loop.
  *    Each variant can also be called directly; see cn_csum_impls().
  *
- *  - Costs below are TSC ticks measured on the project's EPYC VMs (Zen 4
- *    class until 2026-11-22, Zen 5 class since), L1-hot unless said.
+ *  - Costs below are TSC ticks, L1-hot unless said; the machine and the
+ *    commands are in docs/performance.md, Checksum.
  *
  * Thread safety: every function may be called from any thread.
  */
@@ -137,12 +137,10 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
  * line, for any length (same contract and result).
  * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512)
  * the scalar add-with-carry loop, above it the vector variant. Measured on
- * an AVX-512 EPYC VM, L1/L2-hot: ~11 ticks at 576 B, ~18 at 1460 B, ~84
- * at 9000 B (0.009-0.019 ticks/byte; DPDK's rte_raw_cksum 0.07);
- * misalignment costs 0-4%. From 4096 B up, on CPUs with AVX512_VNNI, the
- * VNNI kernel, which keeps more loads in flight when the data comes from
- * memory: flushed 4 KB ~855 ticks, against ~834 for a bare 512-bit load
- * loop. Reads each byte once, never outside the buffer.
+ * ~0.01-0.02 ticks/byte hot from 576 B (docs/performance.md, Checksum).
+ * From 4096 B up, on CPUs with AVX512_VNNI, the VNNI kernel, which keeps
+ * more loads in flight when the data comes from memory. Reads each byte
+ * once, never outside the buffer.
  */
 uint32_t cn_csum_partial_dispatch(const void *buf, size_t len, uint32_t sum);
 
@@ -207,15 +205,8 @@ static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t
  * just those; with a variable one, a compare and branch per word), and
  * from 8 bytes up the last len % 8 bytes from one load of the buffer's
  * last 8, shifted (no branch per 4-, 2- and 1-byte piece).
- * bench_csum (functions aligned to 64 bytes, -falign-functions=64, so
- * that the figure does not depend on where the linker put the benchmark
- * loop: unaligned, one build measured 3.0 and the next 4.2 ticks at 20 B
- * for the same code), TSC ticks per call, three alternations, medians of
- * 5 (2026-11-24): 20 B 2.52-2.53 against DPDK's inline rte_raw_cksum
- * 4.05-4.07 (3.12-3.20 when the shifted-tail path ended in a return of
- * its own, 4.09-4.23 with the tail in 4-, 2-, 1-byte pieces); 64 B
- * 4.34-4.43 against DPDK's 5.15-5.21 (5.91-6.35 with the pieces). Longer
- * inputs call cn_csum_partial_dispatch() (costs there).
+ * About 2.5 ticks at 20 B and 4.4 at 64 B (docs/performance.md, Checksum).
+ * Longer inputs call cn_csum_partial_dispatch().
  */
 #ifndef CN__CSUM_DISPATCH_BUILD
 /* Always inlined where the compiler allows it: an out-of-line copy would be

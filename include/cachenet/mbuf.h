@@ -108,6 +108,22 @@ struct cn_mbuf_pool_params {
 				     segment's descriptors come from (prepend
 				     without room, split, copy_ref, pullup);
 				     must outlive this pool */
+	/** Cluster pools only: the clusters' bytes live in this caller
+	 *  memory (an AF_XDP UMEM, a DPDK memzone, a hugepage region)
+	 *  instead of the pool's own: cluster i is the data_size bytes at
+	 *  ext_mem + i * ext_stride. The storage headers (struct
+	 *  cn_mbuf_shared) stay in the pool's own memory, so the caller's
+	 *  region holds packet bytes only and a device may write anywhere
+	 *  in a posted cluster. The region must hold count * ext_stride
+	 *  bytes and outlive the pool; the pool never frees it. NULL = the
+	 *  pool allocates its clusters itself. */
+	void *ext_mem;
+	/** Bytes from one cluster to the next in ext_mem; 0 = data_size;
+	 *  else >= data_size (e.g. a UMEM's chunk size). */
+	uint32_t ext_stride;
+	/** The I/O address a device uses for ext_mem's first byte (an AF_XDP
+	 *  UMEM offset: 0; a DMA address). Ignored without ext_mem. */
+	uint64_t ext_iova;
 };
 #define CN_MBUF_NO_HEADROOM UINT32_MAX
 
@@ -128,10 +144,13 @@ struct cn_mbuf_pool_stats {
 
 /**
  * Create a pool. All memory is allocated here (count x object size, cache
- * slots); nothing is allocated later.
+ * slots; with ext_mem only the 64-byte storage headers); nothing is
+ * allocated later.
  * @return the pool, or NULL with errno EINVAL (count 0, headroom >=
  *         data_size, unknown kind, cache_size > count, a segment pool
- *         without a small pool) or ENOMEM.
+ *         without a small pool, ext_mem for a pool that is not a cluster
+ *         pool, ext_stride below data_size, count * ext_stride or
+ *         ext_iova + count * ext_stride overflowing) or ENOMEM.
  * Cost: touches every object once (O(count)).
  */
 struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *p);
@@ -154,6 +173,39 @@ void cn_mbuf_pool_thread_flush(struct cn_mbuf_pool *pool);
 
 /** Pool parameters as created (defaults filled in). */
 const struct cn_mbuf_pool_params *cn_mbuf_pool_params(const struct cn_mbuf_pool *pool);
+
+/**
+ * The I/O address of byte @p addr of @p pool's storage: for a pool over
+ * caller memory, ext_iova + (addr - ext_mem) (an AF_XDP UMEM offset, a
+ * DMA address); for a pool with its own memory, the virtual address
+ * itself (IOVA as VA).
+ * @return the address, or UINT64_MAX when @p addr is not inside the bytes
+ *         of one of the pool's clusters or mbufs (headers and the gaps
+ *         between clusters excluded).
+ * Cost: O(1), one division; reads the pool only. Thread safe.
+ */
+uint64_t cn_mbuf_pool_iova(const struct cn_mbuf_pool *pool, const void *addr);
+
+/**
+ * The reverse: the storage header of the cluster whose bytes hold I/O
+ * address @p iova (for a device's receive descriptor that names a buffer
+ * by its address), and in *off (may be NULL) the byte's offset from the
+ * cluster's base. Cluster pools only.
+ * @return the header (live or free: the pool does not know who holds it),
+ *         or NULL when iova is outside every cluster or the pool is not a
+ *         cluster pool.
+ * Cost: O(1), one division. Thread safe.
+ */
+struct cn_mbuf_shared *cn_mbuf_pool_cluster_at(const struct cn_mbuf_pool *pool, uint64_t iova,
+					       uint32_t *off);
+
+/**
+ * The I/O address of @p m's first data byte: cn_mbuf_pool_iova of the
+ * cluster pool its storage came from; the virtual address for inline,
+ * segment and external storage (whose memory the pools do not map).
+ * Cost: O(1).
+ */
+uint64_t cn_mbuf_iova(const struct cn_mbuf *m);
 
 /** True when the library was built with the debug checks. */
 bool cn_mbuf_debug_enabled(void);

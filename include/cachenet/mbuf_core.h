@@ -99,6 +99,23 @@ CN__STATIC_ASSERT(sizeof(struct cn_mbuf_shared) == 64, "cn_mbuf_shared is one ca
 #define CN_MBUF_F_USER0 0x0100u
 
 /**
+ * RX offload status, set by a device on a received frame's head (every get
+ * clears flags, so a frame without them is "unknown") and read by
+ * cn_net_input (net.h) beside the stack's per-device cn_net_params.rx_flags:
+ *  - IP_CSUM_GOOD / L4_CSUM_GOOD: the device verified that checksum; the
+ *    stack skips it (the same values as net.h's CN_PARSE_*_CSUM_GOOD);
+ *  - CSUM_BAD: the device found a checksum wrong; the stack then verifies
+ *    every checksum itself, ignoring rx_flags too, so the frame is dropped
+ *    and counted under the stack's own reason (a device's false alarm
+ *    costs one check, never a good frame);
+ *  - none: unknown, the stack verifies what rx_flags does not cover.
+ */
+#define CN_MBUF_F_RX_IP_CSUM_GOOD 0x0001u
+#define CN_MBUF_F_RX_L4_CSUM_GOOD 0x0002u
+#define CN_MBUF_F_RX_CSUM_BAD 0x0004u
+#define CN_MBUF_F_RX_CSUM_MASK 0x0007u
+
+/**
  * The mbuf descriptor: 128 bytes, two cache lines.
  *
  * Line 0 holds everything get, free, and the buffer surgery touch (data
@@ -115,7 +132,7 @@ struct cn_mbuf {
 	uint32_t pkt_len;           /**< bytes in the whole chain (head only) */
 	uint8_t *buf;               /**< start of the storage data points into */
 	uint32_t buf_len;           /**< bytes of storage at buf */
-	uint16_t flags;             /**< CN_MBUF_F_* (user bits only today) */
+	uint16_t flags;             /**< CN_MBUF_F_* (RX status bits, user bits) */
 	uint16_t pool_hdroom;       /**< copy of the pool's header room, for get */
 	struct cn_mbuf_shared *shared; /**< NULL: inline storage */
 	struct cn_mbuf_pool *pool;  /**< pool this descriptor returns to */

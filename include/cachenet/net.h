@@ -302,7 +302,10 @@ struct cn_net_params {
 	void *xmit_arg;
 	cn_net_slow_fn slow;       /**< may be NULL: those frames are dropped */
 	void *slow_arg;
-	uint32_t rx_flags;         /**< CN_PARSE_* the device guarantees */
+	uint32_t rx_flags;         /**< CN_PARSE_* the device guarantees for
+					every frame; a device that knows per
+					frame sets CN_MBUF_F_RX_* on the
+					frame's head instead (mbuf_core.h) */
 };
 
 /** Counters of a stack, all monotonic. */
@@ -338,6 +341,9 @@ int cn_net_destroy(struct cn_net *net);
  * the TCP connection or UDP socket, or drop with a counted reason. @p m is
  * one mbuf or a chain (see "RX" above: a split chain is received without
  * pullup, its payload mbuf kept by reference).
+ * The head's CN_MBUF_F_RX_* flags (mbuf_core.h) carry the device's
+ * checksum status for this frame: a verified checksum is skipped, one the
+ * device found bad makes the stack verify everything itself.
  * @param now  current time in the ticks of tcp.h's timers
  * @return CN_DROP_NONE if accepted, else the drop reason.
  */

@@ -2,7 +2,7 @@
 /**
  * @file pes.h
  * PES, the "pseudo-encryption" of Abbott & Peterson's integrated
- * BSWAP/PES/CKSUM loop, exactly as seed 003 (Ahlgren et al.) lists it in
+ * BSWAP/PES/CKSUM loop, exactly as Ahlgren et al. list it in
  * Fig. 5, so that the ILP study reproduces that paper's Table II.
  *
  * PES IS NOT A CIPHER. It has no key, hides nothing and (as listed) cannot
@@ -20,7 +20,7 @@
  * are equal and the low nibble of every byte is lost; there is no
  * decryption. An invertible nibble exchange would use 0x0F0F0F0F on one side
  * of each line, and Abbott & Peterson's original may have; we follow the
- * seed's listing as the issue requires (the instruction count, which is what
+ * listing of Ahlgren et al. (the instruction count, which is what
  * Table II depends on, is the same either way).
  *
  * Words are 32-bit values loaded from memory in the CPU's native order (in

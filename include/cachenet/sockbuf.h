@@ -5,13 +5,13 @@
  * write until the peer acknowledges them. Two designs behind one view.
  *
  *  - **Chain sockbuf** (struct cn_sbchain): a list of mbufs, as in BSD, but
- *    without the two linear walks seed 004 found: append is O(1) (a tail
+ *    without the two linear walks Ang found (docs/papers.md): append is O(1) (a tail
  *    pointer; small data is compressed into the tail's free room, like
  *    FreeBSD's sbcompress) and locating the next byte to send is O(1) (a
  *    cached (mbuf, offset) send pointer, like FreeBSD's sbsndptr); only a
  *    retransmission behind the pointer walks from the head.
  *  - **Ring sockbuf** (struct cn_sbring): the contiguous per-socket buffer
- *    of seed 004 section 3.4. One ring of a power-of-two size with free-
+ *    Ang recommends (section 3.4). One ring of a power-of-two size with free-
  *    running 32-bit indices (wrap is two copies, never a branch in the
  *    index arithmetic); copy-in plain or fused with the Internet checksum,
  *    keeping one partial sum per MSS-sized chunk so output never reads the
@@ -31,8 +31,8 @@
  * cn_mbuf_copy_ref), and, for a ring in checksum mode, the partial sum of
  * the range when the stored chunk sums cover it exactly.
  *
- * The naive BSD behaviours beside them are the laboratory's
- * (cachenet/lab/sockbuf_naive.h).
+ * The naive BSD behaviours beside them (the effect Ang measured, beside
+ * its fix) are the laboratory's (cachenet/lab/sockbuf_naive.h).
  *
  * Thread safety: a sockbuf belongs to one thread at a time.
  */
@@ -165,7 +165,7 @@ int cn_sbchain_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, struct cn_
 /**
  * A packet referencing bytes [off, off + len) (clusters shared, no payload
  * read), using and advancing the send pointer like cn_sbchain_seg: the
- * m_copy of a TCP send without seed 004's walk.
+ * m_copy of a TCP send without BSD's walk from the head.
  * @return the packet; NULL with errno EINVAL (range past cc, len 0) or
  *         ENOBUFS.
  */

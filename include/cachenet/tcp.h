@@ -108,13 +108,11 @@ struct cn_tcp_params {
 					   (cn_tcp_recv, cn_tcp_recv_post), the queued
 					   payload up to rx_readahead bytes past the
 					   copy's end is prefetched, each queued byte
-					   once. It pays
-					   when the NIC leaves received data out of the
-					   cache (flushed 1460-B segments, offload:
-					   ~440 -> ~245 ticks each) and costs ~115
-					   instructions a segment when it is cached
-					   (DDIO, DCA inject), where setting this saves
-					   them */
+					   once. It pays when the NIC leaves received
+					   data out of the cache and costs instructions
+					   when it is cached (DDIO, DCA inject), where
+					   setting this saves them (docs/performance.md,
+					   TCP/UDP fast path) */
 	uint32_t rx_readahead;        /**< bytes the copy-out read-ahead keeps
 					   asked for past each copy's end; 0 =
 					   CN_TCP_RX_READAHEAD_DEFAULT; at most
@@ -128,22 +126,10 @@ struct cn_tcp_params {
 
 /**
  * Default copy-out read-ahead distance (cn_tcp_params.rx_readahead): four
- * 1460-byte segments. Measured 2026-11-24 (session 8, Zen 5 class EPYC
- * VM, taskset -c 1, 5 interleaved repetitions, medians, another job on
- * the other core), bench_tcp tcp_rx/offload-*-<dca>/1460 with the
- * distance switched by a temporary override, two runs, TSC ticks per
- * 1460-byte segment at 5840 / 8760 / 11680 bytes (no read-ahead):
- *   offload-mbuf   flush    239-242 / 242    / 264-267 (423-445)
- *                  prefetch 179-180 / 167-168 / 160-161 (284-286)
- *                  inject   128-131 / 131-132 / 133-134 (130-132)
- *   offload-contig flush    236-240 / 249-258 / 261-264 (409-417)
- *                  prefetch 183-186 / 181-182 / 178-181 (273-277)
- *                  inject   122     / 123-125 / 124     (123-125)
- * and then the sweep tcp_rx_ra/<cfg>-<dca>-ra<bytes>/1460 (one run, 5840 /
- * 8760 / 11680 / 17520): mbuf prefetch 176 / 167 / 161 / 161, contig
- * prefetch 180 / 179 / 178 / 169, flush and inject fastest at 5840. The
- * default is flush's best; behind the driver's paced prefetch, 11680 to
- * 17520 receive a segment 8-11% (mbuf) and 1-6% (contig) faster.
+ * 1460-byte segments, the best distance when the NIC leaves received data
+ * in memory and the driver does not prefetch it; behind a driver that
+ * prefetches during its poll a longer one pays (docs/performance.md,
+ * TCP/UDP fast path).
  */
 #define CN_TCP_RX_READAHEAD_DEFAULT 5840u
 /** Largest accepted cn_tcp_params.rx_readahead. */

@@ -59,6 +59,11 @@ struct cn_mbuf_pool {
 	uint32_t nslots;
 	struct cn_mbuf_pool_params params;
 	char name[32];
+	/* cluster pools over caller memory (params.ext_mem): cluster i's
+	 * bytes at ext + i * ext_stride, its header at mem + i * obj_size */
+	uint8_t *ext;
+	uint32_t ext_stride;
+	uint64_t ext_iova;
 };
 
 void cn__mbuf_panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

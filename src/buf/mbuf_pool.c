@@ -338,6 +338,20 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (q.ext_mem != NULL) {
+		if (q.ext_stride == 0)
+			q.ext_stride = q.data_size;
+		/* the region's last byte and its last I/O address must exist */
+		if (q.kind != CN_MBUF_POOL_CLUSTER || q.ext_stride < q.data_size ||
+		    (uint64_t)q.count * q.ext_stride > (uint64_t)(UINTPTR_MAX - (uintptr_t)q.ext_mem) ||
+		    (uint64_t)q.count * q.ext_stride > UINT64_MAX - 1 - q.ext_iova) {
+			errno = EINVAL;
+			return NULL;
+		}
+	} else {
+		q.ext_stride = 0;
+		q.ext_iova = 0;
+	}
 	hdr = q.kind == CN_MBUF_POOL_SMALL ? sizeof(struct cn_mbuf)
 	      : q.kind == CN_MBUF_POOL_SEG ? CN_MBUF_SEG_HDR_BYTES : sizeof(struct cn_mbuf_shared);
 
@@ -350,7 +364,11 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	p->count = q.count;
 	p->data_size = q.data_size;
 	p->headroom = q.headroom;
-	p->obj_size = (uint32_t)((hdr + q.data_size + 63) & ~(size_t)63);
+	/* over caller memory an object is its storage header alone */
+	p->obj_size = (uint32_t)((hdr + (q.ext_mem ? 0 : q.data_size) + 63) & ~(size_t)63);
+	p->ext = q.ext_mem;
+	p->ext_stride = q.ext_stride;
+	p->ext_iova = q.ext_iova;
 	p->cache_size = q.cache_size;
 	p->flush_thresh = q.cache_size + q.cache_size / 2;
 	p->cache_cap = p->flush_thresh + q.cache_size + 1;
@@ -418,7 +436,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 			memset(sh, 0, sizeof(*sh));
 			sh->kind = CN_MBUF_STORAGE_CLUSTER;
 			sh->size = p->data_size;
-			sh->base = o + sizeof(*sh);
+			sh->base = p->ext ? p->ext + (size_t)i * p->ext_stride : o + sizeof(*sh);
 			sh->pool = p;
 			sh->cookie = CN__COOKIE_FREE;
 			if (CN_MBUF_DEBUG)
@@ -507,6 +525,76 @@ void cn_mbuf_pool_stats(const struct cn_mbuf_pool *cp, struct cn_mbuf_pool_stats
 const struct cn_mbuf_pool_params *cn_mbuf_pool_params(const struct cn_mbuf_pool *p)
 {
 	return &p->params;
+}
+
+/* ------------------------------------------------------------ I/O addresses */
+
+/* Storage bytes of object i start at base(i) and run data_size bytes. */
+static uint8_t *obj_bytes(const struct cn_mbuf_pool *p, uint32_t i)
+{
+	uint8_t *o = p->mem + (size_t)i * p->obj_size;
+
+	if (p->ext)
+		return p->ext + (size_t)i * p->ext_stride;
+	return p->kind == CN_MBUF_POOL_SMALL ? o + sizeof(struct cn_mbuf)
+	       : p->kind == CN_MBUF_POOL_SEG ? o + CN_MBUF_SEG_HDR_BYTES
+					     : o + sizeof(struct cn_mbuf_shared);
+}
+
+uint64_t cn_mbuf_pool_iova(const struct cn_mbuf_pool *p, const void *addr)
+{
+	const uint8_t *a = addr;
+	const uint8_t *lo = p->ext ? p->ext : p->mem;
+	uint32_t stride = p->ext ? p->ext_stride : p->obj_size;
+	uint64_t i;
+
+	if (a < lo)
+		return UINT64_MAX;
+	i = (uint64_t)(a - lo) / stride;
+	if (i >= p->count || a >= obj_bytes(p, (uint32_t)i) + p->data_size ||
+	    a < obj_bytes(p, (uint32_t)i))
+		return UINT64_MAX;
+	return p->ext ? p->ext_iova + (uint64_t)(a - p->ext) : (uint64_t)(uintptr_t)a;
+}
+
+struct cn_mbuf_shared *cn_mbuf_pool_cluster_at(const struct cn_mbuf_pool *p, uint64_t iova,
+					       uint32_t *off)
+{
+	uint64_t rel, i;
+	uint8_t *b;
+
+	if (p->kind != CN_MBUF_POOL_CLUSTER)
+		return NULL;
+	if (p->ext) {
+		if (iova < p->ext_iova)
+			return NULL;
+		rel = iova - p->ext_iova;
+		i = rel / p->ext_stride;
+		if (i >= p->count || rel - i * p->ext_stride >= p->data_size)
+			return NULL;
+		if (off)
+			*off = (uint32_t)(rel - i * p->ext_stride);
+		return (struct cn_mbuf_shared *)(p->mem + (size_t)i * p->obj_size);
+	}
+	if (iova < (uintptr_t)p->mem)
+		return NULL;
+	rel = iova - (uintptr_t)p->mem;
+	i = rel / p->obj_size;
+	if (i >= p->count)
+		return NULL;
+	b = obj_bytes(p, (uint32_t)i);
+	if (iova < (uintptr_t)b || iova >= (uintptr_t)b + p->data_size)
+		return NULL;
+	if (off)
+		*off = (uint32_t)(iova - (uintptr_t)b);
+	return (struct cn_mbuf_shared *)(p->mem + (size_t)i * p->obj_size);
+}
+
+uint64_t cn_mbuf_iova(const struct cn_mbuf *m)
+{
+	if (m->shared && m->shared->kind == CN_MBUF_STORAGE_CLUSTER)
+		return cn_mbuf_pool_iova(m->shared->pool, m->data);
+	return (uint64_t)(uintptr_t)m->data;
 }
 
 /* ------------------------------------------------------------ debug checks */

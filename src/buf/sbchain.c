@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The chain sockbuf: BSD's mbuf-list socket buffer with the two fixes seed
- * 004 asks for, a tail pointer (append in O(1)) and a cached send pointer
+/* The chain sockbuf: BSD's mbuf-list socket buffer with the two fixes Ang
+ * asks for, a tail pointer (append in O(1)) and a cached send pointer
  * (the next segment's first mbuf in O(1)). The list never holds a
  * zero-length mbuf, so "the mbuf holding byte x" is always well defined. */
 #include <errno.h>

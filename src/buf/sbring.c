@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The contiguous (ring) sockbuf of seed 004 section 3.4.
+/* The contiguous (ring) sockbuf Ang recommends (section 3.4).
  *
  * Stream offsets are free-running uint32_t: byte x of the stream lives at
  * ring[x & mask] and has sequence number seq0 + x. head..tail are the bytes

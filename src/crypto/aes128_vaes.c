@@ -17,16 +17,7 @@
  * The round keys are eleven named registers, not an array: gcc 12 spilled
  * the array's registers around the tail passes.
  *
- * Against the previous form (an array of round keys, counters rebuilt from
- * a scalar base per pass, tail passes of a fixed four registers, the IV
- * read a byte at a time), TSC ticks per byte, hot, three alternations of
- * the two binaries, medians of 5 interleaved repetitions each (2026-11-24,
- * Zen 5 class EPYC VM, taskset -c 1, cachenet-bench-crypto
- * --benchmark_filter='^aes128ctr/(cachenet|openssl)/(64|576|1460|16384)$'):
- *   64 B    0.324-0.329 -> 0.212-0.217   (OpenSSL 3.0 0.68-0.70)
- *   576 B   0.078       -> 0.065-0.066   (0.29)
- *   1460 B  0.063-0.064 -> 0.058-0.060   (0.27)
- *   16 KB   0.055-0.057 -> 0.052-0.053   (0.22)
+ * (Figures against the previous form: docs/performance.md, Ciphers.)
  *
  * Compiled with the AVX-512 flags plus -maes -mvaes -mvpclmulqdq
  * (src/meson.build's isa_avx512vaes); crypto.c requires all of those

@@ -15,24 +15,7 @@
  * stores that the out-of-order core overlaps with the other groups'
  * arithmetic.
  *
- * Measured (2026-11-24, Zen 5 class EPYC VM: an AVX-512 machine, so this
- * variant forced; OpenSSL 3.0 told to use its AVX2 code with
- * OPENSSL_ia32cap=":~0x10000"), TSC ticks per byte, the one-group kernel
- * before and this one after, two alternations of the binaries, medians of
- * 5 interleaved repetitions (cachenet-bench-crypto
- * --benchmark_filter='^chacha20/(cachenet-avx2|openssl)/...', taskset -c 1):
- *   64 B    7.83-7.97 -> 7.83-7.90   (OpenSSL AVX2 5.71-5.77)
- *   576 B   1.75      -> 1.37-1.49   (1.27-1.31)
- *   1460 B  1.03-1.04 -> 0.77-0.78   (1.02-1.04)
- *   16 KB   0.99      -> 0.73-0.77   (0.71-0.72)
- *   64 KB   0.98-0.99 -> 0.72-0.73   (0.70-0.71)
- * Three groups against two: 16 KB 0.725 against 0.778 (same run).
- * Up to 384 bytes (chacha20_h): pairs of blocks in the horizontal layout,
- * no spills; ticks per call (in place, 31 x 2000 calls, medians, a
- * harness calling the variant directly) 64-128 B 332, 192-256 B 400,
- * 320-384 B 431, against ~480 for the eight-block pass at every size up
- * to 512 B; at 64 B 5.13-5.16 ticks per byte against 7.24-7.35 before
- * and OpenSSL's AVX2 path's 5.33-5.38 (cachenet-bench-crypto, same runs).
+ * Figures, against OpenSSL's AVX2 path: docs/performance.md, Ciphers.
  *
  * Compiled with -mavx2 -mbmi -mbmi2 (src/meson.build); crypto.c requires
  * exactly those features.

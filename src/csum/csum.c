@@ -35,33 +35,9 @@ static const struct cn_csum_impl impl_table[] = {
 	 * use those, checked with objdump, so they are not required here.)
 	 *
 	 * Small-input thresholds (inclusive): at and below them the dispatcher
-	 * runs the generic add-with-carry loop instead. Measured on the
-	 * project's Zen 4 VM (TSC ticks per call, medians of 31 interleaved
-	 * trials, source offsets 0/1/63 giving the ranges), in two modes:
-	 * throughput (independent calls, which the out-of-order core overlaps,
-	 * favouring the scalar chain) and latency (each call takes the previous
-	 * result as its sum, favouring the vector kernels' short dependency
-	 * chains):
-	 *
-	 *   partial  generic thr/lat  avx512 thr/lat           avx2 thr/lat
-	 *     64 B    8.4 / 10.5      9.1-10.6 /  7.7-10.6     12.7-14.9 / 12.7-15.5
-	 *     96 B    9.1 / 14.0     10.6-11.4 / 10.6-11.8     13.4-16.2 / 13.4-16.2
-	 *    128 B   11.2 / 16.8      9.9-11.3 /  9.9-11.8     14.1-16.2 / 14.1-16.9
-	 *    176 B   10.5 / 22.5     11.4-12.0 / 11.8-12.6     15.5-17.6 / 16.2-18.3
-	 *    224 B   12.7 / 26.7     12.0-13.8 / 12.6-13.4     16.2-19.0 / 16.2-19.7
-	 *    256 B   14.8 / 29.5     11.2-14.0 / 11.3-13.4     16.2-19.7 / 16.2-20.4
-	 *   copy, destination aligned
-	 *     40 B    8.4 /  9.1-9.7    9.2 /  9.9             12.7 / 14.1
-	 *     48 B    9.2 / 10.5        9.2 /  9.9             13.4 / 14.8
-	 *    128 B   14.0 / 26.4       11.3 / 22.8             14.8 / 29.2
-	 *    192 B   32.9 / 27.7       22.8 / 12.7             32.4 / 16.9
-	 *
-	 * The threshold is where the worse of the two relative losses of either
-	 * choice is smallest: ~96 B for AVX-512 partial sums (at 96 B generic
-	 * is 16-25% faster in throughput and 20-32% slower in latency), ~48 B
-	 * for AVX-512 copies (masked head/tail stores make even short copies
-	 * cheap), ~224 B and ~160 B for AVX2, whose scalar head and tail make
-	 * short inputs dearer.
+	 * runs the generic add-with-carry loop instead: ~96 B for AVX-512
+	 * partial sums, ~48 B for its copies, ~224 B and ~160 B for AVX2
+	 * (docs/performance.md, Checksum, "Small-input thresholds").
 	 */
 	/*
 	 * VNNI: partial sums from 4096 bytes up only (below, the next entry,

@@ -8,9 +8,8 @@
  * the last block are byte-masked loads (masked-off bytes read as zero and
  * cannot fault), so there is no scalar head or tail, nothing outside the
  * buffer is read, and a misaligned buffer costs at most one more block.
- * Unaligned loads would split every block across two cache lines: measured
- * here, such a loop at buffer+1 is 27% slower at 9000 B and 23% at 65536 B
- * than at buffer+0, while this one is within 0-4%. The lanes therefore sum in
+ * Unaligned loads would split every block across two cache lines
+ * (docs/performance.md, Checksum). The lanes therefore sum in
  * the address frame (csum_impl.h) and the result is byte-swapped when the
  * buffer starts at an odd address.
  *
@@ -121,65 +120,8 @@ sum_chunk(const unsigned char *buf, size_t len)
  * and 1 taken by the bits of the remaining length, each summed as a tree
  * and added to the pair; then a masked tail.
  *
- * Measured with cachenet-bench-csum (TSC ticks per call; 5 rounds, each
- * the median of 5 interleaved repetitions, previous binary and this one
- * alternated, taskset -c 1; ranges are over the rounds, medians of the
- * rounds in brackets; glibc memcpy of the same bytes in the same run 5.86-
- * 6.15 [5.89-5.91] at 576 B, 15.15-15.74 [15.17-15.22] at 1460 B):
- *
- *   /work/tmp/altn.sh '^(csum/cachenet|csum/cachenet-avx512|copy/glibc)/
- *       (576|1460|4096)(\+1)?$' 5 tsc_per_op OLD NEW        (one line)
- *
- *   csum/cachenet         576 B   9.50-9.80 [9.57]  -> 8.63-9.25 [9.08]
- *                                 (memcpy x1.62 -> x1.54)
- *                       576+1 B  10.56-10.95 [10.61] -> 8.98-10.00 [9.52]
- *                        1460 B  15.59-16.11 [15.68] -> 14.10-14.76 [14.28]
- *                      1460+1 B  15.64-16.18 [15.69] -> 14.08-14.90 [14.21]
- *   csum/cachenet-avx512  576 B   8.67-8.93 [8.75]  -> 7.42-7.87 [7.67]
- *                       576+1 B   9.75-10.11 [9.84] -> 8.37-8.73 [8.45]
- *                        1460 B  15.02-15.55 [15.11] -> 13.80-14.42 [13.89]
- *                      4096+1 B  33.67-34.81 [33.81] -> 34.49-36.21 [34.94]
- *                                 (sum_chunk's path, below; 4096 B
- *                                 33.05-33.99 -> 33.16-34.57, and in an
- *                                 earlier run 35.04-35.92 -> 34.80-36.20)
- *
- * At 576 B the path is 83 instructions from entry to return where
- * sum_chunk's was 104 (objdump). In a 3-round run of the same kind,
- * csum/cachenet-avx512/64+1 (two blocks, now this path) went 6.52-7.05 ->
- * 6.08-6.24, /64 (the one-block path) 5.16-5.31 -> 5.22-5.38, /9000
- * 70.4-73.0 -> 71.3-73.1. cachenet-bench-tcp, tcp_rx/<csum>-<buffer>-
- * inject, 5 rounds, ticks per packet: separate-mbuf 1460 B 162.6-166.3 ->
- * 157.3-165.6,
- * 512 B 132.4-135.9 -> 130.4-136.0; offload-contig (no payload sum)
- * 1460 B 124.4-126.6 -> 123.0-127.0, 512 B 113.8-117.3 -> 112.6-120.1.
- * On payloads the NIC left in DRAM the gain is larger (lead, 2 alternated
- * rounds, tcp_rx/<cfg>-<dca>/1460, ticks per packet): separate-mbuf-flush
- * 560.2-561.3 -> 413.7-413.9, fused-contig-flush 551.7-561.7 -> 402.5-
- * 407.5 (in a 32-frame poll only the first segment fits the posted
- * buffer; the rest take this partial sum), the same rows' prefetch
- * 221-239 -> 228-240, inject unchanged; with AVX-512 disabled both
- * binaries ran ~640. With no loop, the core sees all of the payload's
- * loads at once.
- *
- * Tried (same benchmark, 3-5 rounds against the old binary and each other):
- * - sum_chunk inlined into the entry beside this path, as before: gcc 12
- *   then keeps its accumulators in two registers each and copies them four
- *   times an iteration; csum/cachenet-avx512/4096 34.7-34.9 -> 39.6-40.2,
- *   9000 73.5-75.1 -> 84.1-86.2. Hence partial_chunk, out of line.
- * - Inputs of at most 64 bytes sent to partial_chunk instead of the one
- *   masked block in the entry: /64 5.37-5.39 -> 6.06-6.32.
- * - The tail out of line (gcc's layout without the __builtin_expect):
- *   aligned 576 B a little faster (avx512 8.07-8.16 -> 7.94-8.06), buffers
- *   with a tail slower (576+1 9.02-9.07 -> 9.18-9.29, 64+1 6.40-6.47 ->
- *   6.80-6.89); a packet's length leaves a tail 63 times in 64.
- * - A branch-free tail (a zero mask when there is none): 576 B 9.15-9.37
- *   -> 9.83-9.96 (dispatched, against the out-of-line tail).
- * - No folded second blocks (see sum_2): avx512 576 B 7.95-8.09 against
- *   7.69-7.81, 576+1 8.92-9.09 against 8.64-8.71, 1460 B the same.
- *   Folded in the group of 16 as well: 1460 B 15.08-15.49 against
- *   14.68-14.77 (dispatched).
- * A jump table into one body per block count was not tried here: for the
- * copy it was slower in this benchmark (10.4 against 9.9 at 576 B).
+ * Figures, and the variants tried and rejected: docs/performance.md,
+ * Checksum, "Partial sums of 65..2047 bytes".
  */
 #define CN_CSUM_SMALL_MIN 65
 #define CN_CSUM_SMALL_MAX 2047
@@ -421,51 +363,10 @@ reduce:
  * Why not copy_chunk's loop: in a stream of calls each result waits on that
  * chain and on the reduction, and the core overlaps only a few calls, so at
  * these sizes per-call latency and instruction count set the rate. (In
- * the harness below, ten dependent one-cycle LEAs after the result made a
- * call 1.4 ticks slower, ten independent ones 0.3.) Measured with
- * cachenet-bench-csum, taskset -c 0, medians of 9 interleaved repetitions,
- * TSC ticks per call, previous binary and this one alternated, two rounds
- * (glibc memcpy of the same bytes 5.85-5.88 at 576 B, 15.1-15.2 at 1460 B):
- *
- *   csum_copy/cachenet  576 B  10.48-10.52 -> 9.37-9.51  (memcpy x1.79 -> x1.60-1.62)
- *                      1460 B  19.47-19.73 -> 17.51-17.75
- *                        64 B   5.95-5.98  -> 5.55-5.61  (the one-block path below)
- *                      4096 B  47.3 (other round 59.9) -> 44.7-45.0
- *                      9000 B  95.8-96.4   -> 95.1-96.3
- *
- * Standalone harness (the kernel through a function pointer, medians of 61
- * x 1000 calls, dst aligned / dst at +13): faster from 320 B up (384 B
- * 8.76 -> 7.84; 1024 B 13.47-13.55 -> 13.44-13.47, at +13 16.0-16.4 ->
- * 15.2), but slower for aligned copies of 65..256 B: 100 B 6.76 -> 6.97,
- * 128 B 5.85 -> 6.66-6.73, 256 B 7.02 -> 7.33-7.36 (at +13: 7.25-7.31 ->
- * 7.57-7.67, 8.1-8.2 -> 8.1-8.2, 8.7-9.3 -> 8.7-8.8), and 64 B at +13
- * (two blocks) 7.23-7.25 -> 7.51-7.64. Starting the range at
- * 129 or 193 B instead made those sizes slower still (two failed range
- * tests before copy_chunk) and 576 B slower too (8.8 -> 9.3).
- *
- * Tried and no faster at 576 B (harness, loop 9.8, this 8.7): a jump table
- * into one body per block count (8.7), the same with a masked head and tail
- * instead of branches (9.9), a branch-free masked remainder of two blocks
- * (10.0), VNNI accumulation (xor + vpdpwssd, 10.5: one dot product per
- * cycle), loads of a group before its stores (8.7), the caller's sum added
- * in lane 0 and the odd-address swap done as a vector shift by 8 (bench:
- * 9.56-9.64 against 9.45-9.86). The ceiling, fixed 576-byte code without
- * any branch, was 6.8-7.4.
- *
- * The same ceiling in the benchmark itself (2026-11-24): a build whose
- * kernel sends n == 576 through copy_8 + copy_1 and the reduction, with no
- * length logic at all (not shippable), this kernel, and glibc memcpy, three
- * alternated rounds of cachenet-bench-csum --benchmark_filter=
- * '^(csum_copy/cachenet|copy/glibc)/576$' (taskset -c 1, medians of 5):
- * fixed 7.98-8.23 ticks, this kernel 9.85-10.30, memcpy 6.13-6.35, i.e.
- * 1.31x and 1.62x memcpy. Instructions in one aligned 576-byte call
- * (stepped with gdb): 69 fixed, 104 here, 105 for a Duff's-device switch
- * (one body of 31 blocks entered at the block count through a jump table),
- * which ran 10.39-10.52. The call is bound by instruction dispatch, ~0.05
- * tick an instruction, so 1.4x memcpy (8.6 ticks) leaves room for ~10
- * instructions of length handling beyond the fixed code; the range test,
- * the head test, the block-count dispatch (a jump table or the group
- * tests), the tail test and the odd-address swap take more than that.
+ * the harness in docs/performance.md, Copy+checksum, ten dependent LEAs
+ * after the result made a call 1.4 ticks slower, ten independent ones 0.3.)
+ * Figures, the ceiling of fixed-length code and the variants tried:
+ * docs/performance.md, Copy+checksum, "Copies of 65..2047 bytes".
  */
 #define CN_CSUM_COPY_SMALL_MIN 65
 #define CN_CSUM_COPY_SMALL_MAX 2047

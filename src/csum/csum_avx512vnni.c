@@ -20,17 +20,11 @@
  * of the n blocks loaded is therefore the lanes' total plus n * 2^20: no
  * carry is lost and nothing needs counting.
  *
- * Where it pays, measured on this project's AMD EPYC VM (TSC ticks per call,
- * medians of 9 interleaved runs, cachenet-bench-csum): on data flushed to
- * DRAM, fewer vector operations wait for each load, so more loads are in
- * flight at once and the kernel runs at the speed of a bare 512-bit load
- * loop: 4096 B 855 (avx512 919, load loop 834), 9000 B 1442 (1584, 1383),
- * 65536 B 4945 (5692, 4887). On hot data it is 5-10% slower than avx512
- * from 1460 to 9000 B (1460 B: 25.3 against 22.8-24.1): the dot product
- * issues at most one per cycle here, where the avx512 kernel's adds and
- * shifts spread over all vector pipes. The dispatcher therefore sends it
- * inputs of at least 4096 bytes only (partial_min in csum.c); smaller ones,
- * the common packet sizes, go to the avx512 kernel.
+ * Where it pays: on data flushed to DRAM it keeps more loads in flight and
+ * runs at the speed of a bare 512-bit load loop; on hot data it is slower
+ * than the avx512 kernel (the dot product issues at most once per cycle).
+ * The dispatcher therefore sends it inputs of at least 4096 bytes only
+ * (partial_min in csum.c; figures in docs/performance.md, Checksum).
  *
  * Range: a block moves a lane by at most 2 * 32768, so a signed 32-bit lane
  * holds 2^15 blocks. The kernel takes inputs in pieces of CN_CSUM_VNNI_PIECE

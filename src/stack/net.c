@@ -391,6 +391,10 @@ int cn_net_destroy(struct cn_net *net)
  * and header prediction in one function: tcp_input.c), a chain (a split
  * frame) to its twin for chains; both hand back to
  * cn__net_input_general() what they do not recognise. */
+_Static_assert(CN_MBUF_F_RX_IP_CSUM_GOOD == CN_PARSE_IP_CSUM_GOOD &&
+		       CN_MBUF_F_RX_L4_CSUM_GOOD == CN_PARSE_L4_CSUM_GOOD,
+	       "a frame's RX status bits are the parser's flags");
+
 enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 {
 	net->st.rx_frames++;
@@ -427,11 +431,12 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 {
 	struct cn_pkt_info pi;
 	enum cn_drop r;
+	uint32_t rxf = cn__rx_flags(net, m); /* the head's, before a join */
 
 	if (m->next) {
 		/* Received as it is when the first mbuf holds the headers and
 		 * one mbuf the payload (net.h, "RX"); else made contiguous. */
-		r = parse(m->data, m->pkt_len, m->len, net->p.rx_flags, &pi, true);
+		r = parse(m->data, m->pkt_len, m->len, rxf, &pi, true);
 		if (r == CN_DROP_NONE && !cn__chain_pay(m, &pi))
 			r = CN_DROP_MAX;
 		if (r == CN_DROP_MAX) {
@@ -441,12 +446,12 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 				goto drop;
 			}
 			m = h;
-			r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
+			r = cn_net_parse(m->data, m->len, rxf, &pi);
 		} else if (r == CN_DROP_NONE) {
 			net->st.rx_chain++;
 		}
 	} else {
-		r = cn_net_parse(m->data, m->len, net->p.rx_flags, &pi);
+		r = cn_net_parse(m->data, m->len, rxf, &pi);
 	}
 	if (r != CN_DROP_NONE) {
 		if (r == CN_DROP_IP_PROTO && pi.daddr != net->p.addr)

@@ -321,6 +321,18 @@ cn__parse_fast_at(const struct cn_net *net, const uint8_t *f, uint32_t len, uint
 	return true;
 }
 
+/* The checksum work a received frame still needs: the stack's per-device
+ * guarantee and the frame's own status (mbuf_core.h, CN_MBUF_F_RX_*),
+ * whose "bad" cancels both. Reads the head's first line, already hot. */
+static inline uint32_t cn__rx_flags(const struct cn_net *net, const struct cn_mbuf *m)
+{
+	uint32_t f = m->flags;
+
+	if (CN_NET_UNLIKELY(f & CN_MBUF_F_RX_CSUM_BAD))
+		return 0;
+	return net->p.rx_flags | (f & (CN_MBUF_F_RX_IP_CSUM_GOOD | CN_MBUF_F_RX_L4_CSUM_GOOD));
+}
+
 static inline bool cn__parse_fast(const struct cn_net *net, const uint8_t *f, uint32_t len,
 				  uint32_t flags, struct cn_pkt_info *pi)
 {

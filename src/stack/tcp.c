@@ -340,25 +340,10 @@ static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
  * grew the queue's last mbuf after it was read ahead (segments of at most
  * CN_SBCHAIN_COMPRESS_MAX bytes, copied into its room: cached, written by
  * the CPU), ra_ahead undercounts: the stream then asks for some lines
- * twice, never skips one.
- * Against the read-ahead it replaces (the mbufs 4 places past the ones
- * copied, none for the first 4 of a queue): same run (2026-11-24, see
- * netdev.h "Paced prefetch" for the conditions), tcp_rx/offload-*-flush
- * contig 244 -> 229, mbuf 238 -> 223 ticks per 1460-byte segment (the
- * fastest of 11), paced prefetch 183 -> 183, 185 -> 180, inject 124 ->
- * 123, 133 -> 130; a distance of 8760 or 11680 bytes (6, 8 segments)
- * made flush and inject slower (flush 238-259, inject 127-143), while
- * behind the driver's paced prefetch 11680 pays (tcp.h,
- * CN_TCP_RX_READAHEAD_DEFAULT: the distance is per connection). Cost: the
- * prefetches (len / 64 + 1 per queued mbuf, 4 a turn) and, per copy
- * step, a compare, and the walk of the mbufs read ahead; also when the
- * payload is cached (DCA inject): callgrind, CACHENET_CPU_DISABLE=avx512,
- * tcp_rx/<cfg>-inject/1460, instructions per segment against the replaced
- * read-ahead: offload-mbuf 1216.9 -> 1219.1, offload-contig 1098.0 ->
- * 1097.7, fused-contig 1525.7 -> 1525.5, separate-mbuf 1648.9 -> 1651.2
- * (the stream itself -2..-4, the rcv_readahead count +2..+4). The
- * same-run table with the brief's command, before and after this and the
- * paced driver prefetch: netdev.h, "Paced prefetch".
+ * twice, never skips one. Cost: the prefetches (len / 64 + 1 per queued
+ * mbuf, 4 a turn) and, per copy step, a compare and the walk of the mbufs
+ * read ahead; figures in docs/performance.md, TCP/UDP fast path, "The
+ * copy-out read-ahead stream".
  * cn_tcp_params.no_rx_readahead turns it off (a stack on a DDIO NIC). */
 /* Every line of [p, p + len), four a turn (the loop's own instructions
  * were as many as the prefetches). An integer offset: GCC 12 deletes a

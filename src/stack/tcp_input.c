@@ -326,7 +326,7 @@ enum cn_drop cn__tcp_input_frame(struct cn_net *net, struct cn_mbuf *m, uint64_t
 	struct cn_tcb *tcb;
 	enum cn_drop r;
 
-	if (CN_NET_UNLIKELY(!cn__parse_fast(net, m->data, m->len, net->p.rx_flags, &pi)))
+	if (CN_NET_UNLIKELY(!cn__parse_fast(net, m->data, m->len, cn__rx_flags(net, m), &pi)))
 		return cn__net_input_general(net, m, now);
 	tcb = cn__tcp_find(net, &pi);
 	if (CN_NET_UNLIKELY(tcb == NULL))
@@ -353,7 +353,7 @@ enum cn_drop cn__tcp_input_chain(struct cn_net *net, struct cn_mbuf *m, uint64_t
 	struct cn_tcb *tcb;
 	enum cn_drop r;
 
-	if (CN_NET_UNLIKELY(!cn__parse_fast_at(net, m->data, m->pkt_len, m->len, net->p.rx_flags,
+	if (CN_NET_UNLIKELY(!cn__parse_fast_at(net, m->data, m->pkt_len, m->len, cn__rx_flags(net, m),
 					       &pi, true) ||
 			    !cn__chain_pay(m, &pi)))
 		return cn__net_input_general(net, m, now);

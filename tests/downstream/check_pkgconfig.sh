@@ -24,8 +24,9 @@ pc=$(find "$dest" -name cachenet.pc | head -n 1)
 [ -n "$pc" ] || { echo "FAIL: no cachenet.pc installed"; exit 1; }
 [ -f "$(dirname "$pc")/cachenet-lab.pc" ] || { echo "FAIL: no cachenet-lab.pc installed"; exit 1; }
 export PKG_CONFIG_SYSROOT_DIR="$dest"
+# the installed tree first; the system's .pc files stay visible for what
+# cachenet's own .pc files require (libxdp and libbpf with AF_XDP)
 export PKG_CONFIG_PATH=$(dirname "$pc")
-export PKG_CONFIG_LIBDIR=$(dirname "$pc")
 echo "pkg-config cachenet: $(pkg-config --cflags --libs cachenet)"
 echo "pkg-config cachenet-lab: $(pkg-config --cflags --libs cachenet-lab)"
 

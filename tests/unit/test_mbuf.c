@@ -1090,6 +1090,121 @@ static void many_pools(void **state)
 	}
 }
 
+
+/* ---------------------------------------------------------------- caller memory */
+
+/* A cluster pool over a caller's region laid out like an AF_XDP UMEM:
+ * 2048-byte chunks, clusters of 1984 bytes at each chunk's start, I/O
+ * addresses counted from 0. Every cluster lies in the region, the
+ * translations go both ways, the region is the only storage written, and
+ * the pool leaves the region to the caller at destroy. */
+static void ext_memory(void **state)
+{
+	enum { N = 64, STRIDE = 2048, SIZE = 1984 };
+	(void)state;
+	uint8_t *region = aligned_alloc(4096, (size_t)N * STRIDE + 4096);
+	assert_non_null(region);
+	memset(region, 0xee, (size_t)N * STRIDE + 4096);
+	struct cn_mbuf_pool_params sp = {.name = "small", .kind = CN_MBUF_POOL_SMALL, .count = 2 * N,
+					 .cache_size = 8};
+	struct cn_mbuf_pool_params cp = {.name = "umem", .kind = CN_MBUF_POOL_CLUSTER, .count = N,
+					 .data_size = SIZE, .cache_size = 8, .ext_mem = region,
+					 .ext_stride = STRIDE, .ext_iova = 0};
+	struct cn_mbuf_pool *mp = cn_mbuf_pool_create(&sp), *xp = cn_mbuf_pool_create(&cp);
+	assert_non_null(mp);
+	assert_non_null(xp);
+	assert_int_equal(cn_mbuf_pool_params(xp)->ext_stride, STRIDE);
+
+	struct cn_mbuf *m[N];
+	bool seen[N] = {false};
+	for (unsigned i = 0; i < N; i++) {
+		m[i] = cn_mbuf_get_cluster(mp, xp);
+		assert_non_null(m[i]);
+		uint8_t *b = m[i]->buf;
+		assert_true(b >= region && b < region + (size_t)N * STRIDE);
+		size_t rel = (size_t)(b - region);
+		assert_int_equal(rel % STRIDE, 0);
+		assert_false(seen[rel / STRIDE]);
+		seen[rel / STRIDE] = true;
+		assert_int_equal(m[i]->buf_len, SIZE);
+		/* both directions of the translation, at the first, a middle
+		 * and the last byte */
+		for (uint32_t off = 0; off < SIZE; off += SIZE / 2 - 1) {
+			uint32_t got = UINT32_MAX;
+			assert_int_equal(cn_mbuf_pool_iova(xp, b + off), rel + off);
+			assert_ptr_equal(cn_mbuf_pool_cluster_at(xp, rel + off, &got), m[i]->shared);
+			assert_int_equal(got, off);
+		}
+		assert_int_equal(cn_mbuf_pool_iova(xp, b + SIZE - 1), rel + SIZE - 1);
+		m[i]->data = b + 256;
+		assert_int_equal(cn_mbuf_iova(m[i]), rel + 256);
+		/* the gap between clusters and the headers are not storage */
+		assert_true(cn_mbuf_pool_iova(xp, b + SIZE) == UINT64_MAX);
+		assert_null(cn_mbuf_pool_cluster_at(xp, rel + SIZE, NULL));
+		assert_true(cn_mbuf_pool_iova(xp, m[i]->shared) == UINT64_MAX);
+		memset(b, (int)i, SIZE);
+	}
+	assert_null(cn_mbuf_get_cluster(mp, xp)); /* all N out */
+	assert_true(cn_mbuf_pool_iova(xp, region + (size_t)N * STRIDE) == UINT64_MAX);
+	assert_null(cn_mbuf_pool_cluster_at(xp, (uint64_t)N * STRIDE, NULL));
+	assert_true(cn_mbuf_pool_iova(xp, region - 1) == UINT64_MAX);
+	/* sharing works as for any cluster: a reference keeps it */
+	m[0]->len = m[0]->pkt_len = 100;
+	struct cn_mbuf *r = cn_mbuf_copy_ref(m[0], 0, 1);
+	assert_non_null(r);
+	assert_ptr_equal(r->shared, m[0]->shared);
+	for (unsigned i = 0; i < N; i++)
+		cn_mbuf_free(m[i]);
+	cn_mbuf_free(r);
+	expect_empty(xp);
+	expect_empty(mp);
+	/* nothing past the clusters was written (the pool's headers live in
+	 * its own memory); in release builds the clusters keep their bytes */
+	for (unsigned i = 0; i < N; i++)
+		for (size_t k = SIZE; k < STRIDE; k++)
+			assert_int_equal(region[(size_t)i * STRIDE + k], 0xee);
+	for (size_t k = 0; k < 4096; k++)
+		assert_int_equal(region[(size_t)N * STRIDE + k], 0xee);
+	cn_mbuf_pool_thread_flush(mp);
+	cn_mbuf_pool_thread_flush(xp);
+	assert_int_equal(cn_mbuf_pool_destroy(xp), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(mp), 0);
+	region[0] = 1; /* still the caller's */
+	free(region);
+
+	/* rejected: not a cluster pool, stride below the cluster, overflow */
+	struct cn_mbuf_pool_params bad = cp;
+	bad.kind = CN_MBUF_POOL_SMALL;
+	errno = 0;
+	assert_null(cn_mbuf_pool_create(&bad));
+	assert_int_equal(errno, EINVAL);
+	bad = cp;
+	bad.ext_stride = SIZE - 1;
+	errno = 0;
+	assert_null(cn_mbuf_pool_create(&bad));
+	assert_int_equal(errno, EINVAL);
+	bad = cp;
+	bad.ext_iova = UINT64_MAX - 1000;
+	errno = 0;
+	assert_null(cn_mbuf_pool_create(&bad));
+	assert_int_equal(errno, EINVAL);
+	/* own memory: IOVA is the virtual address */
+	struct cn_mbuf_pool_params own = {.kind = CN_MBUF_POOL_CLUSTER, .count = 4};
+	struct cn_mbuf_pool *op = cn_mbuf_pool_create(&own);
+	struct cn_mbuf_pool *osp = cn_mbuf_pool_create(&sp);
+	struct cn_mbuf *om = cn_mbuf_get_cluster(osp, op);
+	assert_non_null(om);
+	assert_int_equal(cn_mbuf_iova(om), (uint64_t)(uintptr_t)om->data);
+	assert_ptr_equal(cn_mbuf_pool_cluster_at(op, (uintptr_t)om->buf + 5, NULL), om->shared);
+	assert_null(cn_mbuf_pool_cluster_at(op, (uintptr_t)om->shared, NULL));
+	assert_null(cn_mbuf_pool_cluster_at(osp, (uintptr_t)om->buf, NULL));
+	cn_mbuf_free(om);
+	cn_mbuf_pool_thread_flush(osp);
+	cn_mbuf_pool_thread_flush(op);
+	assert_int_equal(cn_mbuf_pool_destroy(op), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(osp), 0);
+}
+
 /* ---------------------------------------------------------------- debug */
 
 static int child_status(void (*fn)(struct cn_mbuf_pool *), struct cn_mbuf_pool *p)
@@ -1184,6 +1299,7 @@ int main(void)
 		cmocka_unit_test(two_threads),
 		cmocka_unit_test(seg_two_threads),
 		cmocka_unit_test(many_pools),
+		cmocka_unit_test(ext_memory),
 		cmocka_unit_test_setup_teardown(debug_checks, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("mbuf", tests, NULL, NULL);

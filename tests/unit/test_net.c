@@ -178,6 +178,7 @@ static struct cn_mbuf *mk_chain(struct fx *f, const uint8_t *frame, uint32_t len
  * room. Every expectation of the tests below holds in every mode. */
 static int g_feed;
 static uint32_t g_cut;
+static uint16_t g_rxflags; /* CN_MBUF_F_RX_* set on every fed head */
 
 static enum cn_drop feed(struct fx *f, const uint8_t *frame, uint32_t len)
 {
@@ -190,13 +191,17 @@ static enum cn_drop feed(struct fx *f, const uint8_t *frame, uint32_t len)
 		g_cut = g_cut * 7 + 3;
 		k = 1 + g_cut % (len - 1 < 190 ? len - 1 : 190);
 	}
-	if (k)
-		return cn_net_input(f->net, mk_chain(f, frame, len, k, g_feed != 3), 0);
+	if (k) {
+		struct cn_mbuf *h = mk_chain(f, frame, len, k, g_feed != 3);
+		h->flags |= g_rxflags;
+		return cn_net_input(f->net, h, 0);
+	}
 	struct cn_mbuf *m = cn_mbuf_get_cluster(f->mp, f->cp);
 	assert_non_null(m);
 	m->data = m->buf + 2;
 	memcpy(m->data, frame, len);
 	m->len = m->pkt_len = len;
+	m->flags |= g_rxflags;
 	return cn_net_input(f->net, m, 0);
 }
 
@@ -540,6 +545,70 @@ static void test_fast_path(void **state)
 	assert_int_equal(st->hp_ack, hp + 1);
 	cn_tcp_get_info(f->tcb, &ti);
 	assert_int_equal(ti.snd_una, ack);
+}
+
+/* Per-frame RX checksum status (mbuf_core.h, CN_MBUF_F_RX_*): a checksum
+ * the frame's device verified is skipped (a frame whose bytes would fail
+ * it is accepted: the device's word is taken), a frame marked bad is
+ * verified by the stack whatever the good bits say (dropped under the
+ * stack's own reason when bad, accepted when the alarm was false), and a
+ * frame without status is verified. In every feed shape. */
+static void rx_flags_case(struct fx *f)
+{
+	const struct cn_tcp_stats *st = cn_tcp_stats(f->tcb);
+	static uint8_t data[8192];
+	uint8_t g[256];
+	uint32_t n, ack = 1001;
+	struct cn_tcp_info ti;
+
+	assert_int_equal(cn_tcp_send(f->tcb, data, sizeof(data), 0), (int)sizeof(data));
+	/* bad TCP checksum, status unknown: dropped */
+	n = pure_ack(g, ack + 100, true);
+	g[34 + 16] ^= 0x01;
+	g_rxflags = 0;
+	expect(f, g, n, CN_DROP_TCP_CSUM);
+	/* the same bytes, the device says L4 good: accepted, ACK taken */
+	g_rxflags = CN_MBUF_F_RX_L4_CSUM_GOOD;
+	expect(f, g, n, CN_DROP_NONE);
+	cn_tcp_get_info(f->tcb, &ti);
+	assert_int_equal(ti.snd_una, ack += 100);
+	/* bad IP header checksum too: dropped unless IP is marked good */
+	n = pure_ack(g, ack + 100, true);
+	g[34 + 16] ^= 0x01;
+	g[14 + 10] ^= 0x01;
+	expect(f, g, n, CN_DROP_IP_CSUM);
+	g_rxflags = CN_MBUF_F_RX_IP_CSUM_GOOD | CN_MBUF_F_RX_L4_CSUM_GOOD;
+	expect(f, g, n, CN_DROP_NONE);
+	cn_tcp_get_info(f->tcb, &ti);
+	assert_int_equal(ti.snd_una, ack += 100);
+	/* marked bad: the good bits are ignored, the stack checks */
+	n = pure_ack(g, ack + 100, true);
+	g[34 + 16] ^= 0x01;
+	g_rxflags = CN_MBUF_F_RX_CSUM_BAD | CN_MBUF_F_RX_IP_CSUM_GOOD | CN_MBUF_F_RX_L4_CSUM_GOOD;
+	expect(f, g, n, CN_DROP_TCP_CSUM);
+	cn_tcp_get_info(f->tcb, &ti);
+	assert_int_equal(ti.snd_una, ack);
+	/* marked bad but correct (a false alarm): accepted after the check */
+	n = pure_ack(g, ack += 100, true);
+	expect(f, g, n, CN_DROP_NONE);
+	cn_tcp_get_info(f->tcb, &ti);
+	assert_int_equal(ti.snd_una, ack);
+	(void)st;
+	g_rxflags = 0;
+}
+
+static void test_rx_flags(void **state)
+{
+	struct fx *f = *state;
+	for (g_feed = 0; g_feed < 4; g_feed++) {
+		if (g_feed) { /* a fresh connection per shape */
+			teardown(state);
+			assert_int_equal(setup(state), 0);
+			f = *state;
+		}
+		rx_flags_case(f);
+	}
+	g_feed = 0;
 }
 
 static void test_fragment_hook(void **state)
@@ -919,6 +988,7 @@ int main(void)
 		cmocka_unit_test(test_parse_fields),
 		cmocka_unit_test_setup_teardown(test_malformed_corpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fragment_hook, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chained_frame, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_hook_reasons, setup, teardown),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Placement allocator: buffers at chosen cache colours (set indices), to
- * build or avoid the input/output buffer conflicts of seed 003 Fig. 6.
+ * build or avoid the input/output buffer conflicts of Ahlgren et al. Fig. 6.
  *
  * Colours are computed on virtual addresses. For the L1D of every CPU we
  * run on (32-48 KB, 8-12 ways: a way is 4 KB) the set index bits lie inside

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The in-memory NIC: TX and RX descriptor rings with status write-back,
- * batching, and the DCA modes of seed 002.
+ * batching, and the DCA modes of Huggahalli et al.
  *
  * Rings use free-running 32-bit indices masked by size - 1.
  *  RX: [rx_drv, rx_nic) hold frames the NIC wrote and the driver has not

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Simulated peers built from packet templates (seed 000): each peer keeps
+/* Simulated peers built from packet templates (Nahum et al.): each peer keeps
  * one prebuilt frame and the partial sums of its constant words, so
  * producing an ACK or a data segment is a template copy plus a few
  * patched words, cheap enough that the stack under test dominates. */

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/**
+ * @file afxdp.h
+ * A Linux interface's queues as a cachenet NIC through AF_XDP sockets:
+ * frames move between the driver and user space through shared rings and
+ * one shared packet memory (the UMEM), without a system call per frame.
+ * Built when libxdp and libbpf are found (meson option `afxdp`); the
+ * library then exports these functions and installs this header.
+ *
+ * One struct cn_afxdp is one interface: `queues` sockets, one per device
+ * queue (queue_id .. queue_id + queues - 1), all on one UMEM. Each
+ * socket is a struct cn_afxdp_queue with its own four rings (RX, TX, fill,
+ * completion) and is driven by one thread, like a stack: one stack per
+ * queue, one queue per core. The UMEM's chunks are the clusters of a
+ * cluster pool over that memory (mbuf.h, cn_mbuf_pool_params.ext_mem):
+ *  - receive: the backend posts free clusters (each attached to a small
+ *    mbuf from the caller's pool) to the fill ring; the kernel writes a
+ *    frame into one and names it on the RX ring; cn_afxdp_rx_burst hands
+ *    that very mbuf to the caller, its data pointing at the frame in the
+ *    UMEM: no copy in user space. The stack keeps it by reference or frees
+ *    it, which returns the chunk to the pool for the next refill.
+ *  - transmit: cn_afxdp_xmit gathers the frame (headers and payload
+ *    pieces, filling an offloaded L4 checksum) into a free chunk, puts it
+ *    on the TX ring and completes the packet (cn_pkt_free); the chunk
+ *    returns to the pool when the kernel reports it on the completion
+ *    ring. A frame must sit in one chunk, and a cn_pkt's header is not in
+ *    the UMEM, so TX always copies once (as TAP's write does).
+ *  - need-wakeup: the sockets are bound with XDP_USE_NEED_WAKEUP; the
+ *    backend makes a system call only when the kernel asks (TX: sendto
+ *    once per burst, cn_afxdp_flush; RX: recvfrom when the fill ring's
+ *    flag is set).
+ *  - modes: zero-copy (the driver DMAs into the UMEM) when the driver
+ *    accepts it, else copy (the kernel copies each frame into the UMEM);
+ *    the XDP program runs in the driver (native) when it can, else in the
+ *    generic skb path. cn_afxdp_info() reports what was obtained.
+ *  - RX checksum status: AF_XDP passes none (no hint in the descriptor),
+ *    so frames arrive without CN_MBUF_F_RX_* bits ("unknown") and the
+ *    stack verifies them.
+ *
+ * The XDP program. The backend loads a five-instruction program named
+ * "cn_xsk" that redirects every frame of a queue with a socket into that
+ * socket (XSKMAP keyed by queue index) and passes frames of other queues
+ * to the kernel, attaches it to the interface, and detaches it at
+ * cn_afxdp_close. A process that dies without closing leaves the program
+ * attached (there is no bpffs to tie it to a link object): the next
+ * cn_afxdp_open on that interface finds a program named "cn_xsk" and
+ * detaches it first (counted in cn_afxdp_info.stale_detached); any other
+ * program on the interface is left alone and the open fails with EBUSY.
+ * By hand: `ip link set dev IF xdp off` (or `xdpgeneric off`).
+ * So one process per interface: a second cn_afxdp_open of an interface in
+ * use would detach the first one's program.
+ *
+ * Running it: as root (CAP_NET_ADMIN, CAP_BPF / CAP_SYS_ADMIN, and
+ * RLIMIT_MEMLOCK high enough for the UMEM on old kernels). A veth pair
+ * across two network namespaces works in both modes (tests/interop:
+ * Linux's TCP on one end, cachenet on the other); native XDP on a veth
+ * needs the peer's MTU at most about 3500 bytes, and veth refuses
+ * zero-copy (EOPNOTSUPP), so veth runs in copy mode. A Linux sender whose
+ * interface offloads checksums (veth does by default) leaves partial
+ * checksums in the frames AF_XDP delivers: turn its TX checksum offload
+ * off (`ethtool -K IF tx off`) so the stack sees complete frames.
+ *
+ * Thread safety: cn_afxdp_open/close from one thread with no queue in
+ * use; each struct cn_afxdp_queue belongs to one thread at a time; the
+ * mbuf pools are shared safely (their per-thread caches).
+ */
+#ifndef CACHENET_AFXDP_H
+#define CACHENET_AFXDP_H
+
+#include <stdint.h>
+
+#include "cachenet/net.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cn_pcap;
+
+/** Copy or zero-copy (the socket's bind mode). */
+enum cn_afxdp_copy {
+	CN_AFXDP_COPY_AUTO = 0, /**< zero-copy if the driver accepts it, else copy */
+	CN_AFXDP_COPY_ALWAYS,   /**< copy mode */
+	CN_AFXDP_ZEROCOPY,      /**< zero-copy or fail (EOPNOTSUPP) */
+};
+
+/** Where the XDP program runs. */
+enum cn_afxdp_attach {
+	CN_AFXDP_ATTACH_AUTO = 0, /**< native if the driver supports XDP, else generic */
+	CN_AFXDP_ATTACH_NATIVE,   /**< in the driver, or fail */
+	CN_AFXDP_ATTACH_GENERIC,  /**< the generic (skb) path */
+};
+
+struct cn_afxdp_params {
+	const char *ifname;          /**< interface, required (at most 15 characters) */
+	uint32_t queue_id;           /**< first device queue */
+	uint32_t queues;             /**< sockets (consecutive queues); 0 = 1; at most 64 */
+	uint32_t frames;             /**< UMEM chunks per queue (2048 bytes each);
+					  0 = 4 * ring_size; >= 2 * ring_size */
+	uint32_t ring_size;          /**< RX, TX and completion ring entries, a
+					  power of two in 64..16384; 0 = 2048. The
+					  fill ring has twice as many, and at most
+					  ring_size chunks are posted to it. */
+	uint32_t batch;              /**< frames per cn_afxdp_poll, and TX frames
+					  queued before the backend wakes the kernel
+					  by itself; 0 = 64; at most 256 */
+	uint32_t mtu;                /**< largest IP packet accepted or sent
+					  (frames up to mtu + 14 bytes); 0 = 1500;
+					  at most 1500 (a frame fits one chunk) */
+	enum cn_afxdp_copy copy;
+	enum cn_afxdp_attach attach;
+	struct cn_mbuf_pool *mpool;  /**< small mbufs, one per frame in flight
+					  (posted, received, or queued for TX): at
+					  least queues * frames; required */
+	struct cn_pcap *pcap;        /**< capture both directions, or NULL; the
+					  capture is not thread safe: queues > 1
+					  with a capture must run on one thread */
+};
+
+/** What cn_afxdp_open obtained. */
+struct cn_afxdp_info {
+	int ifindex;
+	uint32_t queues;
+	int zerocopy;          /**< 1 zero-copy, 0 copy */
+	int native;            /**< 1 the program runs in the driver, 0 generic */
+	uint32_t prog_id;      /**< the attached program's kernel id */
+	uint32_t stale_detached; /**< "cn_xsk" programs a dead process left, removed */
+	uint32_t frames;       /**< UMEM chunks in all */
+	uint32_t chunk_size;   /**< 2048 */
+	uint32_t ring_size;
+};
+
+/**
+ * Counters of one queue, all monotonic. Invariants when the queue is
+ * quiet (after cn_afxdp_flush with every completion reaped):
+ * tx_frames == tx_completed; the chunks the backend holds are
+ * rx_posted - rx_frames - rx_trunc (posted, not yet received) plus
+ * tx_frames - tx_completed.
+ */
+struct cn_afxdp_stats {
+	uint64_t rx_frames;     /**< frames handed to the caller (or the stack) */
+	uint64_t rx_bytes;
+	uint64_t rx_bursts;     /**< RX ring reads that found frames */
+	uint64_t rx_empty;      /**< RX ring reads that found none */
+	uint64_t rx_trunc;      /**< frames dropped: longer than mtu + 14 or not
+				     inside a chunk (a bad descriptor) */
+	uint64_t rx_posted;     /**< chunks posted to the fill ring */
+	uint64_t rx_nobufs;     /**< refills cut short: mbuf or chunk pool empty */
+	uint64_t rx_wakeups;    /**< recvfrom calls the fill ring asked for */
+	uint64_t tx_frames;     /**< frames put on the TX ring */
+	uint64_t tx_bytes;
+	uint64_t tx_kicks;      /**< sendto calls (wake-ups of the kernel's TX) */
+	uint64_t tx_kick_errors;/**< sendto failures other than EAGAIN/EBUSY/ENOBUFS */
+	uint64_t tx_full;       /**< frames refused: TX ring full (-ENOBUFS) */
+	uint64_t tx_nobufs;     /**< frames refused: no free chunk or mbuf (-ENOBUFS) */
+	uint64_t tx_too_long;   /**< frames refused: longer than mtu + 14 (-EMSGSIZE) */
+	uint64_t tx_completed;  /**< chunks the kernel gave back */
+	uint64_t polls;         /**< cn_afxdp_poll calls */
+	uint64_t rx_tsc;        /**< TSC ticks in cn_afxdp_rx_burst (rings, refill,
+				     wake-ups): the device's share of RX */
+	uint64_t tx_tsc;        /**< TSC ticks in cn_afxdp_xmit, cn_afxdp_flush
+				     (gather, rings, sendto) */
+	/* the kernel's counters for this socket (XDP_STATISTICS), read by
+	 * cn_afxdp_stats: */
+	uint64_t k_rx_dropped;  /**< frames the kernel dropped (e.g. no room) */
+	uint64_t k_rx_invalid;  /**< invalid RX descriptors */
+	uint64_t k_tx_invalid;  /**< invalid TX descriptors */
+	uint64_t k_rx_ring_full;/**< frames dropped: RX ring full */
+	uint64_t k_fill_empty;  /**< frames dropped: fill ring empty */
+};
+
+struct cn_afxdp;
+struct cn_afxdp_queue;
+
+/**
+ * Open @p p->queues AF_XDP sockets on @p p->ifname, load and attach the
+ * XDP program (after removing a stale one, see above), post the fill
+ * rings.
+ * @return it, or NULL with errno:
+ *  - EINVAL: no ifname or mpool, ring_size not a power of two in range,
+ *    frames < 2 * ring_size, queues or batch out of range, mtu > 1500;
+ *  - ENAMETOOLONG: ifname longer than 15 characters;
+ *  - ENODEV: no such interface (in this network namespace);
+ *  - EBUSY: another XDP program (not "cn_xsk") is attached to it, or a
+ *    queue is bound to another AF_XDP socket (the kernel frees a closed
+ *    socket's queue from a work item a few milliseconds later: open
+ *    retries for a second before it gives up);
+ *  - EOPNOTSUPP: CN_AFXDP_ZEROCOPY or CN_AFXDP_ATTACH_NATIVE refused by
+ *    the driver;
+ *  - EPERM: not privileged enough (BPF, raw sockets, memory locking);
+ *  - ENOMEM: the UMEM, the rings, the pool or the small mbufs for the
+ *    fill rings;
+ *  - another errno from socket/bind/bpf.
+ * Cost: mmaps queues * frames * 2048 bytes and touches all of it; a few
+ * dozen system calls.
+ */
+struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *p);
+
+/**
+ * Close: delete the sockets, detach and unload the program, return the
+ * frames the backend holds, free the UMEM.
+ * @return 0; -EBUSY when received frames are still held elsewhere (a
+ *         stack's receive queues: destroy the stacks first): the sockets
+ *         and the program are gone, but the UMEM and its pool are kept
+ *         (leaked, not freed under live references). NULL accepted.
+ */
+int cn_afxdp_close(struct cn_afxdp *x);
+
+/** What open obtained (mode, program, sizes). */
+const struct cn_afxdp_info *cn_afxdp_info(const struct cn_afxdp *x);
+
+/** Queue @p i (0 .. queues - 1), or NULL when out of range. */
+struct cn_afxdp_queue *cn_afxdp_queue(struct cn_afxdp *x, uint32_t i);
+
+/** The cluster pool over the UMEM (its stats show the chunks in use). */
+struct cn_mbuf_pool *cn_afxdp_pool(const struct cn_afxdp *x);
+
+/** The queue's socket descriptor (for poll/epoll). */
+int cn_afxdp_fd(const struct cn_afxdp_queue *q);
+
+/**
+ * Transmit @p p on queue @p q (a cn_net_xmit_fn: use (cn_afxdp_xmit, q)
+ * as the stack's transmit hook): gather it into a free chunk, put it on
+ * the TX ring, cn_pkt_free(p). The kernel is woken (sendto) once `batch`
+ * frames are queued, or by cn_afxdp_flush / cn_afxdp_poll.
+ * @return 0 (p completed); or, p left to the caller:
+ *  - -EMSGSIZE: longer than mtu + 14 (tx_too_long);
+ *  - -ENOBUFS: TX ring full or no free chunk/mbuf even after waking the
+ *    kernel and reaping completions (tx_full, tx_nobufs).
+ * pcap: every frame accepted. Cost: one copy of the frame (plus the
+ * checksum pass when offloaded); a system call per `batch` frames.
+ */
+int cn_afxdp_xmit(void *q, struct cn_pkt *p);
+
+/**
+ * Transmit one raw Ethernet frame (ARP, ICMP built by hand) as
+ * cn_afxdp_xmit does. @return as cn_afxdp_xmit.
+ */
+int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t len);
+
+/**
+ * Receive up to @p n frames from queue @p q without a stack: each an mbuf
+ * whose storage is the UMEM chunk the kernel wrote (data = the Ethernet
+ * header, len == pkt_len == frame length, no CN_MBUF_F_RX_* status);
+ * ownership passes to the caller. Refills the fill ring first (and wakes
+ * the kernel if it asks). Frames longer than mtu + 14 are dropped
+ * (rx_trunc). pcap: every frame returned.
+ * @return frames returned.
+ * Cost: no system call unless the fill ring asks for a wake-up; one
+ * small-mbuf get per refilled chunk (the cluster comes with it).
+ */
+unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **m, unsigned n);
+
+/**
+ * cn_afxdp_rx_burst of up to `batch` frames, each handed to
+ * cn_net_input() with @p now, then cn_afxdp_flush (so the ACKs the
+ * stack queued leave in one wake-up). @return frames handed to the stack.
+ */
+unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t now);
+
+/**
+ * Wake the kernel for the queued TX frames (if it asks for it) and reap
+ * the completion ring, returning finished chunks to the pool. Call when
+ * idle, and before reading the counters. @return chunks reaped.
+ */
+unsigned cn_afxdp_flush(struct cn_afxdp_queue *q);
+
+/**
+ * Wait until queue @p q has a frame to read, up to @p timeout_ms (-1 =
+ * forever, 0 = just check): poll(2) on the socket.
+ * @return 1 readable; 0 timeout; -errno (-EINTR; -EIO on an error).
+ */
+int cn_afxdp_wait(struct cn_afxdp_queue *q, int timeout_ms);
+
+/** Queue @p q's counters, the kernel's ones read now (a getsockopt). */
+const struct cn_afxdp_stats *cn_afxdp_stats(struct cn_afxdp_queue *q);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CACHENET_AFXDP_H */

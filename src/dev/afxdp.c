@@ -1,0 +1,757 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A Linux interface's queues as a cachenet NIC through AF_XDP (afxdp.h).
+ *
+ * Memory. One UMEM of queues * frames chunks of 2048 bytes (aligned mode:
+ * the kernel masks a fill address to its chunk and writes the frame at
+ * chunk + XDP_PACKET_HEADROOM), and one cluster pool over it whose
+ * cluster i is chunk i (mbuf.h, ext_mem; its storage headers live in the
+ * pool's own memory, so the kernel may write anywhere in a chunk). The
+ * chunk offset is the cluster's I/O address.
+ *
+ * Ownership of a chunk: free in the pool; or held by the backend in
+ * held[chunk] as an mbuf with that cluster (posted to a fill ring, or on
+ * a TX ring until its completion); or out with the caller (a received
+ * frame; the stack's receive queue). Each queue touches only the chunks
+ * it posted, so queues on different threads never share a held[] entry.
+ *
+ * The program is built here from raw instructions rather than loaded
+ * from an object file: five instructions do not justify a BPF compiler
+ * at build time, and a name of our own lets a later open recognise the
+ * program a killed process left behind. */
+#include <errno.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/if_xdp.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/xsk.h>
+
+#include "cachenet/afxdp.h"
+#include "cachenet/pcap.h"
+#include "cachenet/tsc.h"
+
+#define CHUNK_SHIFT 11
+#define CHUNK (1u << CHUNK_SHIFT)
+#define ETH_HDR 14
+#define MAX_QUEUES 64
+#define MAX_BATCH 256
+#define PROG_NAME "cn_xsk"
+
+struct cn_afxdp_queue {
+	/* rings first: every burst reads them */
+	struct xsk_ring_cons rx;
+	struct xsk_ring_prod fill;
+	struct xsk_ring_prod tx;
+	struct xsk_ring_cons comp;
+	struct cn_afxdp *x;
+	struct xsk_socket *xsk;
+	int fd;
+	uint32_t qid;
+	uint32_t posted;      /* chunks on the fill ring or inside the kernel's RX */
+	uint32_t tx_out;      /* chunks on the TX ring, not yet completed */
+	uint32_t tx_pending;  /* frames queued since the last wake-up */
+	struct cn_afxdp_stats st;
+} __attribute__((aligned(64)));
+
+struct cn_afxdp {
+	struct cn_afxdp_params p;
+	struct cn_afxdp_info info;
+	char ifname[IF_NAMESIZE];
+	uint32_t frame_max;
+	uint8_t *umem_area;
+	size_t umem_len;
+	struct xsk_umem *umem;
+	struct cn_mbuf_pool *cpool;
+	struct cn_mbuf **held;   /* per chunk: the mbuf the backend holds, or NULL */
+	int prog_fd, map_fd;
+	uint32_t xdp_flags;      /* the mode the program was attached with */
+	bool attached;
+	struct cn_afxdp_queue *q;
+};
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ the program */
+
+/* r2 = ctx->rx_queue_index; r1 = &xskmap; r3 = XDP_PASS;
+ * return bpf_redirect_map(r1, r2, r3): the socket of this queue, or the
+ * kernel when the queue has none (the flags argument is the action
+ * taken on a miss). */
+static int prog_load(int map_fd)
+{
+	struct bpf_insn insn[] = {
+		{.code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_1,
+		 .off = offsetof(struct xdp_md, rx_queue_index)},
+		{.code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_1,
+		 .src_reg = BPF_PSEUDO_MAP_FD, .imm = map_fd},
+		{.code = 0, .imm = 0},
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = XDP_PASS},
+		{.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect_map},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, PROG_NAME, "Dual BSD/GPL", insn,
+			       sizeof(insn) / sizeof(insn[0]), &o);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The name of the program with kernel id @p id, into @p name (16 bytes).
+ * @return 0 or -errno. */
+static int prog_name(uint32_t id, char *name)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id), rc;
+
+	if (fd < 0)
+		return -errno;
+	memset(&info, 0, sizeof(info));
+	rc = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	if (rc < 0)
+		return -errno;
+	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	name[BPF_OBJ_NAME_LEN - 1] = '\0';
+	return 0;
+}
+
+/* Remove a "cn_xsk" program left on the interface (native or generic);
+ * refuse to touch anyone else's. @return stale programs removed, or
+ * -EBUSY / -errno. */
+static int detach_stale(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct {
+		uint32_t id, flags;
+	} m[2];
+	int n = 0;
+
+	if (bpf_xdp_query(ifindex, 0, &q) < 0)
+		return -errno;
+	m[0].id = q.drv_prog_id, m[0].flags = XDP_FLAGS_DRV_MODE;
+	m[1].id = q.skb_prog_id, m[1].flags = XDP_FLAGS_SKB_MODE;
+	for (unsigned i = 0; i < 2; i++) {
+		char name[BPF_OBJ_NAME_LEN];
+		if (!m[i].id)
+			continue;
+		if (prog_name(m[i].id, name) < 0 || strcmp(name, PROG_NAME) != 0)
+			return -EBUSY;
+		if (bpf_xdp_detach(ifindex, m[i].flags, NULL) < 0)
+			return -errno;
+		n++;
+	}
+	if (q.hw_prog_id)
+		return -EBUSY;
+	return n;
+}
+
+/* ------------------------------------------------------------ chunks */
+
+static inline uint32_t chunk_of(uint64_t addr)
+{
+	return (uint32_t)(addr >> CHUNK_SHIFT);
+}
+
+static inline uint64_t chunk_addr(const struct cn_afxdp *x, const struct cn_mbuf *m)
+{
+	return (uint64_t)(m->buf - x->umem_area);
+}
+
+/* Post up to the queue's share of chunks to its fill ring. */
+static void refill(struct cn_afxdp_queue *q)
+{
+	struct cn_afxdp *x = q->x;
+	uint32_t want = x->p.ring_size - q->posted, idx, k;
+
+	if (want < x->p.batch && q->posted > 0)
+		return; /* refill in batches: one producer update per batch */
+	if (want == 0)
+		return;
+	k = xsk_ring_prod__reserve(&q->fill, want, &idx);
+	if (k == 0)
+		return;
+	for (uint32_t i = 0; i < k; i++) {
+		struct cn_mbuf *m = cn_mbuf_get_cluster(x->p.mpool, x->cpool);
+		uint64_t a;
+		if (!m) {
+			q->st.rx_nobufs++;
+			/* cancel the reservation's unused tail */
+			q->fill.cached_prod -= k - i;
+			k = i;
+			break;
+		}
+		a = chunk_addr(x, m);
+		x->held[chunk_of(a)] = m;
+		*xsk_ring_prod__fill_addr(&q->fill, idx + i) = a;
+	}
+	if (k) {
+		xsk_ring_prod__submit(&q->fill, k);
+		q->posted += k;
+		q->st.rx_posted += k;
+	}
+}
+
+/* Take the completion ring's chunks back. */
+static unsigned reap(struct cn_afxdp_queue *q)
+{
+	struct cn_afxdp *x = q->x;
+	uint32_t idx, k = xsk_ring_cons__peek(&q->comp, x->p.ring_size, &idx);
+
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t c = chunk_of(*xsk_ring_cons__comp_addr(&q->comp, idx + i));
+		struct cn_mbuf *m = c < x->info.frames ? x->held[c] : NULL;
+		if (m) {
+			x->held[c] = NULL;
+			cn_mbuf_free(m);
+		}
+	}
+	if (k) {
+		xsk_ring_cons__release(&q->comp, k);
+		q->tx_out -= k;
+		q->st.tx_completed += k;
+	}
+	return k;
+}
+
+static void kick(struct cn_afxdp_queue *q)
+{
+	q->tx_pending = 0;
+	if (!xsk_ring_prod__needs_wakeup(&q->tx))
+		return;
+	q->st.tx_kicks++;
+	if (sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
+	    errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
+		q->st.tx_kick_errors++;
+}
+
+/* ------------------------------------------------------------ open/close */
+
+static void queue_fini(struct cn_afxdp_queue *q)
+{
+	if (q->xsk)
+		xsk_socket__delete(q->xsk);
+	q->xsk = NULL;
+}
+
+/* Free what the backend holds and, with no chunk out elsewhere, the UMEM.
+ * @return 0 or -EBUSY (UMEM kept). */
+static int release_all(struct cn_afxdp *x)
+{
+	struct cn_mbuf_pool_stats st;
+	int rc = 0;
+
+	for (uint32_t q = 0; q < x->info.queues; q++)
+		queue_fini(&x->q[q]);
+	if (x->attached) {
+		LIBBPF_OPTS(bpf_xdp_attach_opts, o, .old_prog_fd = x->prog_fd);
+		bpf_xdp_detach(x->info.ifindex, x->xdp_flags, &o);
+	}
+	if (x->prog_fd >= 0)
+		close(x->prog_fd);
+	if (x->map_fd >= 0)
+		close(x->map_fd);
+	if (x->umem)
+		xsk_umem__delete(x->umem);
+	if (x->held)
+		for (uint32_t c = 0; c < x->info.frames; c++)
+			if (x->held[c])
+				cn_mbuf_free(x->held[c]);
+	free(x->held);
+	if (x->cpool) {
+		cn_mbuf_pool_thread_flush(x->cpool);
+		cn_mbuf_pool_stats(x->cpool, &st);
+		if (st.in_use)
+			rc = -EBUSY;
+	}
+	if (rc == 0) {
+		cn_mbuf_pool_destroy(x->cpool);
+		if (x->umem_area)
+			munmap(x->umem_area, x->umem_len);
+	}
+	free(x->q);
+	free(x);
+	return rc;
+}
+
+static int queue_init(struct cn_afxdp *x, uint32_t i, uint32_t bind_flags)
+{
+	struct cn_afxdp_queue *q = &x->q[i];
+	struct xsk_socket_config sc = {
+		.rx_size = x->p.ring_size,
+		.tx_size = x->p.ring_size,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = (uint16_t)(bind_flags | XDP_USE_NEED_WAKEUP),
+	};
+	int rc;
+
+	/* libxdp leaves the rings' cached indices as it found them */
+	memset(&q->rx, 0, sizeof(q->rx));
+	memset(&q->tx, 0, sizeof(q->tx));
+	q->x = x;
+	q->qid = x->p.queue_id + i;
+	/* A socket closed a moment ago still holds its queue: the kernel
+	 * releases a socket's buffer pool from a work item, so a bind right
+	 * after a close (ours, or a killed process's) can see EBUSY for a
+	 * few milliseconds. Retry for up to a second. */
+	for (int t = 0;; t++) {
+		if (i == 0) {
+			rc = xsk_socket__create(&q->xsk, x->ifname, q->qid, x->umem, &q->rx, &q->tx, &sc);
+		} else {
+			memset(&q->fill, 0, sizeof(q->fill));
+			memset(&q->comp, 0, sizeof(q->comp));
+			rc = xsk_socket__create_shared(&q->xsk, x->ifname, q->qid, x->umem, &q->rx,
+						       &q->tx, &q->fill, &q->comp, &sc);
+		}
+		if ((rc != -EBUSY && rc != EBUSY) || t == 100)
+			break;
+		memset(&q->rx, 0, sizeof(q->rx));
+		memset(&q->tx, 0, sizeof(q->tx));
+		usleep(10000);
+	}
+	if (rc) {
+		q->xsk = NULL;
+		return rc < 0 ? rc : -rc;
+	}
+	q->fd = xsk_socket__fd(q->xsk);
+	return 0;
+}
+
+static int umem_init(struct cn_afxdp *x)
+{
+	struct cn_afxdp_queue *q0 = &x->q[0];
+	struct xsk_umem_config uc = {
+		.fill_size = 2 * x->p.ring_size,
+		.comp_size = x->p.ring_size,
+		.frame_size = CHUNK,
+		.frame_headroom = 0,
+		.flags = 0,
+	};
+	struct cn_mbuf_pool_params pp = {
+		.name = "afxdp-umem",
+		.kind = CN_MBUF_POOL_CLUSTER,
+		.count = x->info.frames,
+		.data_size = CHUNK,
+		.cache_size = 256 < x->info.frames ? 256 : 0,
+		.ext_mem = NULL,
+		.ext_stride = CHUNK,
+		.ext_iova = 0,
+	};
+	int rc;
+
+	x->umem_len = (size_t)x->info.frames * CHUNK;
+	x->umem_area = mmap(NULL, x->umem_len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (x->umem_area == MAP_FAILED) {
+		x->umem_area = NULL;
+		return -ENOMEM;
+	}
+	pp.ext_mem = x->umem_area;
+	x->cpool = cn_mbuf_pool_create(&pp);
+	if (!x->cpool)
+		return -errno;
+	x->held = calloc(x->info.frames, sizeof(*x->held));
+	if (!x->held)
+		return -ENOMEM;
+	memset(&q0->fill, 0, sizeof(q0->fill));
+	memset(&q0->comp, 0, sizeof(q0->comp));
+	rc = xsk_umem__create(&x->umem, x->umem_area, x->umem_len, &q0->fill, &q0->comp, &uc);
+	if (rc) {
+		x->umem = NULL;
+		return rc < 0 ? rc : -rc;
+	}
+	return 0;
+}
+
+static int attach_prog(struct cn_afxdp *x)
+{
+	int rc;
+	uint32_t tries[2], nt = 0;
+
+	x->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "cn_xsks", sizeof(uint32_t), sizeof(uint32_t),
+				   x->p.queue_id + x->info.queues, NULL);
+	if (x->map_fd < 0)
+		return -errno;
+	x->prog_fd = prog_load(x->map_fd);
+	if (x->prog_fd < 0)
+		return x->prog_fd;
+	for (uint32_t i = 0; i < x->info.queues; i++) {
+		rc = xsk_socket__update_xskmap(x->q[i].xsk, x->map_fd);
+		if (rc)
+			return rc < 0 ? rc : -rc;
+	}
+	if (x->p.attach != CN_AFXDP_ATTACH_GENERIC)
+		tries[nt++] = XDP_FLAGS_DRV_MODE;
+	if (x->p.attach != CN_AFXDP_ATTACH_NATIVE)
+		tries[nt++] = XDP_FLAGS_SKB_MODE;
+	rc = -EOPNOTSUPP;
+	for (uint32_t t = 0; t < nt; t++) {
+		uint32_t fl = tries[t] | XDP_FLAGS_UPDATE_IF_NOEXIST;
+		if (bpf_xdp_attach(x->info.ifindex, x->prog_fd, fl, NULL) == 0) {
+			LIBBPF_OPTS(bpf_xdp_query_opts, qo);
+			x->attached = true;
+			x->xdp_flags = tries[t];
+			x->info.native = tries[t] == XDP_FLAGS_DRV_MODE;
+			if (bpf_xdp_query(x->info.ifindex, 0, &qo) == 0)
+				x->info.prog_id = x->info.native ? qo.drv_prog_id : qo.skb_prog_id;
+			return 0;
+		}
+		rc = -errno;
+	}
+	return rc == -EINVAL && x->p.attach == CN_AFXDP_ATTACH_NATIVE ? -EOPNOTSUPP : rc;
+}
+
+struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
+{
+	struct cn_afxdp *x;
+	struct cn_afxdp_params p;
+	uint32_t bind;
+	int rc;
+
+	if (!pp || !pp->ifname || !pp->mpool) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (strlen(pp->ifname) >= IF_NAMESIZE) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	p = *pp;
+	if (!p.queues)
+		p.queues = 1;
+	if (!p.ring_size)
+		p.ring_size = 2048;
+	if (!p.frames)
+		p.frames = 4 * p.ring_size;
+	if (!p.batch)
+		p.batch = 64;
+	if (!p.mtu)
+		p.mtu = 1500;
+	if (p.queues > MAX_QUEUES || p.ring_size < 64 || p.ring_size > 16384 ||
+	    (p.ring_size & (p.ring_size - 1)) || p.frames < 2 * p.ring_size ||
+	    (uint64_t)p.frames * p.queues > (1u << 20) || p.batch > MAX_BATCH || p.mtu > 1500 ||
+	    p.copy > CN_AFXDP_ZEROCOPY || p.attach > CN_AFXDP_ATTACH_GENERIC ||
+	    p.queue_id > 1u << 16) {
+		errno = EINVAL;
+		return NULL;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	x->q = aligned_alloc(64, p.queues * sizeof(*x->q));
+	if (!x->q) {
+		free(x);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(x->q, 0, p.queues * sizeof(*x->q));
+	x->prog_fd = x->map_fd = -1;
+	memcpy(x->ifname, p.ifname, strlen(p.ifname) + 1);
+	p.ifname = x->ifname;
+	x->p = p;
+	x->frame_max = p.mtu + ETH_HDR;
+	x->info.queues = p.queues;
+	x->info.frames = p.frames * p.queues;
+	x->info.chunk_size = CHUNK;
+	x->info.ring_size = p.ring_size;
+	x->info.ifindex = (int)if_nametoindex(x->ifname);
+	if (x->info.ifindex == 0) {
+		rc = -ENODEV;
+		goto fail;
+	}
+	rc = detach_stale(x->info.ifindex);
+	if (rc < 0)
+		goto fail;
+	x->info.stale_detached = (uint32_t)rc;
+	rc = umem_init(x);
+	if (rc < 0)
+		goto fail;
+	/* zero-copy first where allowed; the driver's refusal shows at bind */
+	bind = p.copy == CN_AFXDP_COPY_ALWAYS ? XDP_COPY : XDP_ZEROCOPY;
+	rc = queue_init(x, 0, bind);
+	if (rc < 0 && bind == XDP_ZEROCOPY && p.copy == CN_AFXDP_COPY_AUTO) {
+		bind = XDP_COPY;
+		rc = queue_init(x, 0, bind);
+	}
+	if (rc < 0)
+		goto fail;
+	x->info.zerocopy = bind == XDP_ZEROCOPY;
+	for (uint32_t i = 1; i < p.queues; i++) {
+		rc = queue_init(x, i, bind);
+		if (rc < 0)
+			goto fail;
+	}
+	rc = attach_prog(x);
+	if (rc < 0)
+		goto fail;
+	for (uint32_t i = 0; i < p.queues; i++) {
+		refill(&x->q[i]);
+		if (x->q[i].posted == 0) {
+			rc = -ENOMEM; /* not one small mbuf for the fill ring */
+			goto fail;
+		}
+	}
+	return x;
+fail:
+	release_all(x);
+	errno = -rc;
+	return NULL;
+}
+
+int cn_afxdp_close(struct cn_afxdp *x)
+{
+	if (!x)
+		return 0;
+	return release_all(x);
+}
+
+const struct cn_afxdp_info *cn_afxdp_info(const struct cn_afxdp *x)
+{
+	return &x->info;
+}
+
+struct cn_afxdp_queue *cn_afxdp_queue(struct cn_afxdp *x, uint32_t i)
+{
+	return i < x->info.queues ? &x->q[i] : NULL;
+}
+
+struct cn_mbuf_pool *cn_afxdp_pool(const struct cn_afxdp *x)
+{
+	return x->cpool;
+}
+
+int cn_afxdp_fd(const struct cn_afxdp_queue *q)
+{
+	return q->fd;
+}
+
+const struct cn_afxdp_stats *cn_afxdp_stats(struct cn_afxdp_queue *q)
+{
+	struct xdp_statistics ks;
+	socklen_t len = sizeof(ks);
+
+	memset(&ks, 0, sizeof(ks));
+	if (getsockopt(q->fd, SOL_XDP, XDP_STATISTICS, &ks, &len) == 0) {
+		q->st.k_rx_dropped = ks.rx_dropped;
+		q->st.k_rx_invalid = ks.rx_invalid_descs;
+		q->st.k_tx_invalid = ks.tx_invalid_descs;
+		if (len >= offsetof(struct xdp_statistics, tx_ring_empty_descs)) {
+			q->st.k_rx_ring_full = ks.rx_ring_full;
+			q->st.k_fill_empty = ks.rx_fill_ring_empty_descs;
+		}
+	}
+	return &q->st;
+}
+
+/* ------------------------------------------------------------ TX */
+
+/* A free chunk for a frame, waking the kernel and reaping once if the
+ * ring or the pool is dry. @return its mbuf and ring index, or NULL with
+ * the reason counted. */
+static struct cn_mbuf *tx_slot(struct cn_afxdp_queue *q, uint32_t *idx)
+{
+	struct cn_afxdp *x = q->x;
+	struct cn_mbuf *m;
+
+	if (xsk_ring_prod__reserve(&q->tx, 1, idx) == 0) {
+		kick(q);
+		reap(q);
+		if (xsk_ring_prod__reserve(&q->tx, 1, idx) == 0) {
+			q->st.tx_full++;
+			return NULL;
+		}
+	}
+	m = cn_mbuf_get_cluster(x->p.mpool, x->cpool);
+	if (!m) {
+		reap(q);
+		m = cn_mbuf_get_cluster(x->p.mpool, x->cpool);
+	}
+	if (!m) {
+		q->tx.cached_prod--; /* give the reserved slot back */
+		q->st.tx_nobufs++;
+	}
+	return m;
+}
+
+static void tx_post(struct cn_afxdp_queue *q, struct cn_mbuf *m, uint32_t idx, uint32_t len)
+{
+	struct cn_afxdp *x = q->x;
+	struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx);
+	uint64_t a = chunk_addr(x, m);
+
+	x->held[chunk_of(a)] = m;
+	d->addr = a;
+	d->len = len;
+	d->options = 0;
+	xsk_ring_prod__submit(&q->tx, 1);
+	q->tx_out++;
+	q->st.tx_frames++;
+	q->st.tx_bytes += len;
+	if (x->p.pcap)
+		cn_pcap_write(x->p.pcap, m->buf, len, wall_ns());
+	if (++q->tx_pending >= x->p.batch)
+		kick(q);
+}
+
+int cn_afxdp_xmit(void *arg, struct cn_pkt *p)
+{
+	struct cn_afxdp_queue *q = arg;
+	uint64_t t0 = cn_tsc_begin();
+	uint32_t len = cn_pkt_len(p), idx;
+	struct cn_mbuf *m;
+	int rc = 0;
+
+	if (len > q->x->frame_max) {
+		q->st.tx_too_long++;
+		rc = -EMSGSIZE;
+		goto out;
+	}
+	m = tx_slot(q, &idx);
+	if (!m) {
+		rc = -ENOBUFS;
+		goto out;
+	}
+	len = cn_pkt_gather(p, m->buf);
+	tx_post(q, m, idx, len);
+	cn_pkt_free(p);
+out:
+	q->st.tx_tsc += cn_tsc_end() - t0;
+	return rc;
+}
+
+int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t len)
+{
+	uint64_t t0 = cn_tsc_begin();
+	struct cn_mbuf *m;
+	uint32_t idx;
+	int rc = 0;
+
+	if (len > q->x->frame_max) {
+		q->st.tx_too_long++;
+		rc = -EMSGSIZE;
+		goto out;
+	}
+	m = tx_slot(q, &idx);
+	if (!m) {
+		rc = -ENOBUFS;
+		goto out;
+	}
+	memcpy(m->buf, frame, len);
+	tx_post(q, m, idx, len);
+out:
+	q->st.tx_tsc += cn_tsc_end() - t0;
+	return rc;
+}
+
+unsigned cn_afxdp_flush(struct cn_afxdp_queue *q)
+{
+	uint64_t t0 = cn_tsc_begin();
+	unsigned k;
+
+	if (q->tx_pending)
+		kick(q);
+	k = q->tx_out ? reap(q) : 0;
+	q->st.tx_tsc += cn_tsc_end() - t0;
+	return k;
+}
+
+/* ------------------------------------------------------------ RX */
+
+unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsigned n)
+{
+	struct cn_afxdp *x = q->x;
+	uint64_t t0 = cn_tsc_begin();
+	uint32_t idx, k, got = 0;
+
+	refill(q);
+	if (xsk_ring_prod__needs_wakeup(&q->fill)) {
+		q->st.rx_wakeups++;
+		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	}
+	k = xsk_ring_cons__peek(&q->rx, n, &idx);
+	if (k == 0) {
+		q->st.rx_empty++;
+		q->st.rx_tsc += cn_tsc_end() - t0;
+		return 0;
+	}
+	q->st.rx_bursts++;
+	for (uint32_t i = 0; i < k; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx + i);
+		uint32_t c = chunk_of(d->addr), off = (uint32_t)(d->addr & (CHUNK - 1));
+		struct cn_mbuf *m = c < x->info.frames ? x->held[c] : NULL;
+		if (!m) {
+			/* a descriptor naming a chunk we never posted: the
+			 * kernel's bug or a corrupted ring; nothing to free */
+			q->st.rx_trunc++;
+			continue;
+		}
+		x->held[c] = NULL;
+		q->posted--;
+		if (d->len > x->frame_max || off + d->len > CHUNK) {
+			q->st.rx_trunc++;
+			cn_mbuf_free(m);
+			continue;
+		}
+		m->data = m->buf + off;
+		m->len = m->pkt_len = d->len;
+		q->st.rx_frames++;
+		q->st.rx_bytes += d->len;
+		if (x->p.pcap)
+			cn_pcap_write(x->p.pcap, m->data, m->len, wall_ns());
+		out[got++] = m;
+	}
+	xsk_ring_cons__release(&q->rx, k);
+	refill(q);
+	q->st.rx_tsc += cn_tsc_end() - t0;
+	return got;
+}
+
+unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t now)
+{
+	struct cn_mbuf *m[MAX_BATCH];
+	unsigned n;
+
+	q->st.polls++;
+	n = cn_afxdp_rx_burst(q, m, q->x->p.batch);
+	for (unsigned i = 0; i < n; i++)
+		cn_net_input(net, m[i], now);
+	cn_afxdp_flush(q);
+	return n;
+}
+
+int cn_afxdp_wait(struct cn_afxdp_queue *q, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = q->fd, .events = POLLIN};
+	int rc;
+
+	if (xsk_cons_nb_avail(&q->rx, 1))
+		return 1;
+	rc = poll(&pfd, 1, timeout_ms);
+	if (rc < 0)
+		return -errno;
+	if (rc == 0)
+		return 0;
+	if (pfd.revents & POLLIN)
+		return 1;
+	return -EIO;
+}

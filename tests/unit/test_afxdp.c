@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The AF_XDP backend against the real Linux stack over a veth pair. The
+ * program creates a private network namespace (cnxdp-<pid>), runs itself
+ * inside it (`ip netns exec NAME /proc/self/exe --inside`) and deletes the
+ * namespace afterwards, whatever the inside part did. Inside: a veth pair
+ * cnk <-> cnx (two queues each); the kernel is 10.77.0.1 on cnk (TX
+ * checksum offload off, so its frames carry whole checksums; a permanent
+ * neighbour entry for cachenet; IPv6 off), cachenet is 10.77.0.2 behind
+ * cnx through AF_XDP.
+ *
+ * Checks: open errors (errno per cause); the mode obtained on veth (copy;
+ * zero-copy refused with EOPNOTSUPP; native and generic attach) and the
+ * program attached while open and gone after close; a kernel socket's UDP
+ * datagrams reach a cachenet stack through cn_afxdp_poll, each received
+ * into a UMEM chunk (the mbuf's storage is the backend's pool) and
+ * byte-exact, and the stack's datagrams (checksum offloaded to the
+ * backend's gather, and computed by the stack) reach the kernel socket;
+ * frames longer than the MTU dropped and counted; a program left by a
+ * killed process is detached by the next open; another program on the
+ * interface makes open fail with EBUSY and is left alone; two queues;
+ * counters add up and pools return to their start after each test.
+ *
+ * Skips (exit 77, the reason printed) when the backend was not built,
+ * or the kernel or the user cannot make namespaces, veth pairs or AF_XDP
+ * sockets. */
+#include "cn_test.h"
+
+#include <stdio.h>
+
+#ifndef CN_HAVE_AFXDP
+int main(void)
+{
+	printf("SKIP: the AF_XDP backend is not built (libxdp-dev and libbpf-dev not found, "
+	       "or -Dafxdp=disabled)\n");
+	return 77;
+}
+#else
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/bpf.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/sockios.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cachenet/afxdp.h"
+#include "cachenet/csum.h"
+#include "cachenet/udp.h"
+
+#define KIF "cnk"
+#define XIF "cnx"
+static const uint8_t KMAC[6] = {2, 0, 0, 0, 0, 1}, OURMAC[6] = {2, 0, 0, 0, 0, 2};
+#define KIP_H 0x0a4d0001u   /* 10.77.0.1, the kernel */
+#define OURIP_H 0x0a4d0002u /* 10.77.0.2, cachenet */
+#define KIF2 "cnk2"          /* the two-queue pair: kernel 10.77.1.1 */
+#define XIF2 "cnx2"
+#define OURIP2_H 0x0a4d0102u /* 10.77.1.2, cachenet behind cnx2 */
+#define OUR_PORT 7777
+#define K_PORT 9000
+
+static int sh(const char *cmd)
+{
+	int rc = system(cmd);
+	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* ------------------------------------------------------------ fixture */
+
+struct fx {
+	struct cn_mbuf_pool *mp, *cp;
+	struct cn_afxdp *x;
+	int ks;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 8192};
+	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 256};
+	f->mp = cn_mbuf_pool_create(&mp);
+	f->cp = cn_mbuf_pool_create(&cp);
+	f->ks = -1;
+	*state = f;
+	return f->mp && f->cp ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	struct cn_mbuf_pool_stats a, b;
+	int rc = cn_afxdp_close(f->x);
+	if (f->ks >= 0)
+		close(f->ks);
+	assert_int_equal(rc, 0);
+	cn_mbuf_pool_stats(f->mp, &a);
+	cn_mbuf_pool_stats(f->cp, &b);
+	if (a.in_use || b.in_use)
+		fail_msg("leak: mbufs %u clusters %u", a.in_use, b.in_use);
+	cn_mbuf_pool_destroy(f->mp);
+	cn_mbuf_pool_destroy(f->cp);
+	free(f);
+	return 0;
+}
+
+static struct cn_afxdp_params params(struct fx *f)
+{
+	struct cn_afxdp_params p = {.ifname = XIF, .ring_size = 256, .mpool = f->mp};
+	return p;
+}
+
+static struct cn_afxdp *open_ok(struct fx *f, const struct cn_afxdp_params *p)
+{
+	struct cn_afxdp *x = cn_afxdp_open(p);
+	if (!x)
+		fail_msg("cn_afxdp_open(%s): %s", p->ifname, strerror(errno));
+	f->x = x;
+	return x;
+}
+
+static int close_x(struct fx *f)
+{
+	int rc = cn_afxdp_close(f->x);
+	f->x = NULL;
+	return rc;
+}
+
+/* The XDP program ids attached to @p ifname (native, generic). */
+static void xdp_ids(const char *ifname, uint32_t *drv, uint32_t *skb)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	assert_int_equal(bpf_xdp_query((int)if_nametoindex(ifname), 0, &q), 0);
+	*drv = q.drv_prog_id;
+	*skb = q.skb_prog_id;
+}
+
+static void expect_no_prog(void)
+{
+	uint32_t d, s;
+	xdp_ids(XIF, &d, &s);
+	if (d || s)
+		fail_msg("an XDP program is still attached to " XIF ": native %u generic %u", d, s);
+}
+
+static void check_stats(struct cn_afxdp *x)
+{
+	for (uint32_t i = 0; i < cn_afxdp_info(x)->queues; i++) {
+		struct cn_afxdp_queue *q = cn_afxdp_queue(x, i);
+		for (int k = 0; k < 100 && cn_afxdp_stats(q)->tx_completed < cn_afxdp_stats(q)->tx_frames; k++) {
+			cn_afxdp_flush(q);
+			usleep(1000);
+		}
+		const struct cn_afxdp_stats *s = cn_afxdp_stats(q);
+		assert_int_equal(s->tx_completed, s->tx_frames);
+		assert_int_equal(s->tx_kick_errors, 0);
+		assert_int_equal(s->k_rx_invalid, 0);
+		assert_int_equal(s->k_tx_invalid, 0);
+	}
+	assert_null(cn_afxdp_queue(x, cn_afxdp_info(x)->queues));
+}
+
+/* ------------------------------------------------------------ kernel side */
+
+static int kernel_udp(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(K_PORT),
+				.sin_addr.s_addr = htonl(KIP_H)};
+	struct timeval tv = {.tv_sec = 2};
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(s >= 0);
+	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return s;
+}
+
+static void kernel_send_to(int s, uint32_t ip_h, const void *buf, size_t len)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(OUR_PORT),
+				 .sin_addr.s_addr = htonl(ip_h)};
+	assert_int_equal(sendto(s, buf, len, 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)len);
+}
+
+static void kernel_send(int s, const void *buf, size_t len)
+{
+	kernel_send_to(s, OURIP_H, buf, len);
+}
+
+static void fill(uint8_t *b, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 8));
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void open_errors(void **state)
+{
+	struct fx *f = *state;
+	struct cn_afxdp_params p = params(f);
+
+	errno = 0;
+	assert_null(cn_afxdp_open(NULL));
+	assert_int_equal(errno, EINVAL);
+	p.ifname = "cn-no-such-if";
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, ENODEV);
+	p.ifname = "a-name-of-16-chr";
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, ENAMETOOLONG);
+	p = params(f);
+	p.ring_size = 100; /* not a power of two */
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, EINVAL);
+	p = params(f);
+	p.frames = p.ring_size; /* below 2 * ring_size */
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, EINVAL);
+	p = params(f);
+	p.mtu = 3000;
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, EINVAL);
+	p = params(f);
+	p.mpool = NULL;
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, EINVAL);
+	/* veth has no zero-copy */
+	p = params(f);
+	p.copy = CN_AFXDP_ZEROCOPY;
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, EOPNOTSUPP);
+	expect_no_prog();
+}
+
+/* Open in @p attach mode and check what was obtained. */
+static struct cn_afxdp *open_mode(struct fx *f, enum cn_afxdp_attach attach)
+{
+	struct cn_afxdp_params p = params(f);
+	p.attach = attach;
+	struct cn_afxdp *x = open_ok(f, &p);
+	const struct cn_afxdp_info *in = cn_afxdp_info(x);
+	uint32_t d, s;
+
+	assert_int_equal(in->zerocopy, 0); /* veth: copy */
+	assert_int_equal(in->native, attach != CN_AFXDP_ATTACH_GENERIC);
+	assert_int_equal(in->queues, 1);
+	assert_int_equal(in->chunk_size, 2048);
+	assert_int_equal(in->frames, 4 * 256);
+	xdp_ids(XIF, &d, &s);
+	assert_int_equal(in->native ? d : s, in->prog_id);
+	assert_true(in->prog_id != 0);
+	assert_int_equal(in->native ? s : d, 0);
+	return x;
+}
+
+struct rx_log {
+	unsigned n;
+	size_t bytes;
+	bool exact, in_umem;
+	struct cn_mbuf_pool *umem;
+	uint8_t want[2048];
+	size_t want_len;
+};
+
+static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+{
+	struct rx_log *l = arg;
+	(void)pi;
+	l->n++;
+	l->bytes += m->pkt_len;
+	if (m->pkt_len != l->want_len || memcmp(m->data, l->want, m->len) != 0 || m->next)
+		l->exact = false;
+	/* the datagram's bytes lie in a UMEM chunk, where the kernel put them */
+	if (!m->shared || m->shared->pool != l->umem ||
+	    cn_mbuf_pool_iova(l->umem, m->data) == UINT64_MAX)
+		l->in_umem = false;
+	cn_mbuf_free_chain(m);
+}
+
+/* UDP both ways between the kernel's socket and a cachenet stack. */
+static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
+{
+	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
+	static struct rx_log log;
+	struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
+				   .xmit = cn_afxdp_xmit, .xmit_arg = q};
+	memcpy(np.mac, OURMAC, 6);
+	struct cn_net *net = cn_net_create(&np);
+	assert_non_null(net);
+	memset(&log, 0, sizeof(log));
+	log.exact = log.in_umem = true;
+	log.umem = cn_afxdp_pool(x);
+	struct cn_udp_params up = {.lport = OUR_PORT, .tx_csum = true, .rx_csum = true,
+				   .rx = udp_rx, .rx_arg = &log};
+	struct cn_udp_sock *us = cn_udp_open(net, &up);
+	assert_non_null(us);
+	f->ks = kernel_udp();
+
+	/* kernel -> cachenet, sizes up to a full frame */
+	static const size_t sizes[] = {1, 18, 100, 1000, 1472};
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		log.want_len = sizes[i];
+		fill(log.want, sizes[i], i);
+		unsigned before = log.n;
+		kernel_send(f->ks, log.want, sizes[i]);
+		for (int k = 0; k < 2000 && log.n == before; k++) {
+			if (cn_afxdp_wait(q, 1) < 0)
+				break;
+			cn_afxdp_poll(q, net, 0);
+		}
+		assert_int_equal(log.n, before + 1);
+	}
+	assert_true(log.exact);
+	assert_true(log.in_umem);
+
+	/* cachenet -> kernel: offloaded checksum (gathered by the backend),
+	 * then computed by the stack */
+	for (int mode = 0; mode < 2; mode++) {
+		cn_udp_close(us);
+		up.tx_offload = mode == 0;
+		us = cn_udp_open(net, &up);
+		assert_non_null(us);
+		for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			uint8_t b[2048], r[2048];
+			fill(b, sizes[i], 100 + i);
+			assert_int_equal(cn_udp_sendto(us, htonl(KIP_H), K_PORT, KMAC, b, (uint32_t)sizes[i],
+						       NULL, NULL), 0);
+			cn_afxdp_flush(q);
+			ssize_t n = recv(f->ks, r, sizeof(r), 0);
+			if (n != (ssize_t)sizes[i])
+				fail_msg("kernel got %zd bytes, want %zu (%s)", n, sizes[i],
+					 n < 0 ? strerror(errno) : "");
+			assert_memory_equal(r, b, sizes[i]);
+		}
+	}
+	check_stats(x);
+	const struct cn_afxdp_stats *s = cn_afxdp_stats(q);
+	assert_true(s->rx_frames >= 5);
+	assert_true(s->tx_frames >= 10);
+	assert_true(s->tx_kicks > 0);
+	assert_true(s->rx_posted >= s->rx_frames);
+	cn_udp_close(us);
+	assert_int_equal(cn_net_destroy(net), 0);
+	close(f->ks);
+	f->ks = -1;
+}
+
+static void udp_native(void **state)
+{
+	struct fx *f = *state;
+	struct cn_afxdp *x = open_mode(f, CN_AFXDP_ATTACH_AUTO);
+	udp_both_ways(f, x);
+	assert_int_equal(close_x(f), 0);
+	expect_no_prog();
+}
+
+static void udp_generic(void **state)
+{
+	struct fx *f = *state;
+	struct cn_afxdp *x = open_mode(f, CN_AFXDP_ATTACH_GENERIC);
+	udp_both_ways(f, x);
+	assert_int_equal(close_x(f), 0);
+	expect_no_prog();
+}
+
+/* A frame longer than our MTU is dropped and counted; the next one of
+ * the right size still arrives, and while the caller holds it its chunk
+ * counts as in use in the UMEM's pool. */
+static void rx_mtu(void **state)
+{
+	struct fx *f = *state;
+	struct cn_afxdp_params p = params(f);
+	p.mtu = 1000;
+	struct cn_afxdp *x = open_ok(f, &p);
+	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
+	struct cn_mbuf *m[8];
+	uint8_t b[1400];
+	unsigned got = 0;
+
+	f->ks = kernel_udp();
+	fill(b, sizeof(b), 3);
+	kernel_send(f->ks, b, 1400); /* IP 1428 > 1000 */
+	kernel_send(f->ks, b, 900);  /* IP 928: fits */
+	for (int k = 0; k < 2000 && got == 0; k++) {
+		cn_afxdp_wait(q, 1);
+		got = cn_afxdp_rx_burst(q, m, 8);
+	}
+	assert_int_equal(got, 1);
+	assert_int_equal(m[0]->len, 14 + 20 + 8 + 900);
+	assert_memory_equal(m[0]->data + 42, b, 900);
+	assert_int_equal(m[0]->flags & CN_MBUF_F_RX_CSUM_MASK, 0); /* status unknown */
+	assert_int_equal(cn_afxdp_stats(q)->rx_trunc, 1);
+	/* the frame is ours: its chunk is out of the backend's hands */
+	struct cn_mbuf_pool_stats ps;
+	cn_mbuf_pool_stats(cn_afxdp_pool(x), &ps);
+	assert_int_equal(ps.in_use, cn_afxdp_stats(q)->rx_posted - cn_afxdp_stats(q)->rx_frames -
+					    cn_afxdp_stats(q)->rx_trunc + 1);
+	cn_mbuf_free(m[0]);
+	assert_int_equal(close_x(f), 0);
+	expect_no_prog();
+}
+
+/* A process killed while open leaves its program attached; the next
+ * open removes it and works. */
+static void stale_program(void **state)
+{
+	struct fx *f = *state;
+	struct cn_afxdp_params p = params(f);
+	uint32_t d, s;
+	int st;
+
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct cn_afxdp *x = cn_afxdp_open(&p);
+		if (!x)
+			_exit(2);
+		kill(getpid(), SIGKILL);
+		_exit(3);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	xdp_ids(XIF, &d, &s);
+	assert_true(d != 0); /* left behind */
+	struct cn_afxdp *x = open_ok(f, &p);
+	assert_int_equal(cn_afxdp_info(x)->stale_detached, 1);
+	assert_true(cn_afxdp_info(x)->prog_id != d);
+	udp_both_ways(f, x);
+	assert_int_equal(close_x(f), 0);
+	expect_no_prog();
+}
+
+/* Someone else's XDP program: open refuses with EBUSY and leaves it. */
+static void foreign_program(void **state)
+{
+	struct fx *f = *state;
+	struct cn_afxdp_params p = params(f);
+	struct bpf_insn pass[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int ifindex = (int)if_nametoindex(XIF);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "not_ours", "Dual BSD/GPL", pass, 2, NULL);
+	uint32_t d, s;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_xdp_attach(ifindex, fd, XDP_FLAGS_SKB_MODE, NULL), 0);
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, EBUSY);
+	xdp_ids(XIF, &d, &s);
+	assert_true(s != 0); /* still there */
+	assert_int_equal(bpf_xdp_detach(ifindex, XDP_FLAGS_SKB_MODE, NULL), 0);
+	close(fd);
+	expect_no_prog();
+}
+
+/* Two queues, one socket each, on one UMEM (the second veth pair, two
+ * queues each way): both post their fill rings, and the kernel's
+ * datagrams (a veth frame arrives on the queue its sender transmitted
+ * on) all arrive through one of them. */
+static void two_queues(void **state)
+{
+	struct fx *f = *state;
+	struct cn_afxdp_params p = params(f);
+	p.ifname = XIF2;
+	p.queues = 2;
+	struct cn_afxdp *x = open_ok(f, &p);
+	struct cn_mbuf *m[64];
+	uint8_t b[200];
+	unsigned got = 0;
+
+	assert_int_equal(cn_afxdp_info(x)->queues, 2);
+	assert_int_equal(cn_afxdp_info(x)->frames, 2 * 4 * 256);
+	assert_true(cn_afxdp_stats(cn_afxdp_queue(x, 0))->rx_posted > 0);
+	assert_true(cn_afxdp_stats(cn_afxdp_queue(x, 1))->rx_posted > 0);
+	assert_true(cn_afxdp_fd(cn_afxdp_queue(x, 0)) != cn_afxdp_fd(cn_afxdp_queue(x, 1)));
+	f->ks = kernel_udp();
+	fill(b, sizeof(b), 9);
+	for (int i = 0; i < 32; i++)
+		kernel_send_to(f->ks, OURIP2_H, b, sizeof(b));
+	for (int k = 0; k < 3000 && got < 32; k++) {
+		for (uint32_t i = 0; i < 2; i++) {
+			unsigned n = cn_afxdp_rx_burst(cn_afxdp_queue(x, i), m, 64);
+			for (unsigned j = 0; j < n; j++) {
+				assert_memory_equal(m[j]->data + 42, b, sizeof(b));
+				cn_mbuf_free(m[j]);
+			}
+			got += n;
+		}
+		if (got < 32)
+			usleep(1000);
+	}
+	assert_int_equal(got, 32);
+	assert_int_equal(cn_afxdp_stats(cn_afxdp_queue(x, 0))->rx_frames +
+				 cn_afxdp_stats(cn_afxdp_queue(x, 1))->rx_frames,
+			 32);
+	check_stats(x);
+	assert_int_equal(close_x(f), 0);
+	expect_no_prog();
+}
+
+/* ------------------------------------------------------------ main */
+
+static int set_tx_csum_off(const char *ifname)
+{
+	struct ethtool_value ev = {.cmd = ETHTOOL_STXCSUM, .data = 0};
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ev;
+	rc = ioctl(s, SIOCETHTOOL, &ifr);
+	close(s);
+	return rc;
+}
+
+static int run_inside(void)
+{
+	char cmd[1024];
+	int s = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+	if (s < 0) {
+		printf("SKIP: no AF_XDP sockets here: %s\n", strerror(errno));
+		return 77;
+	}
+	close(s);
+	if (sh("ip link add " KIF " type veth peer name " XIF) != 0 ||
+	    sh("ip link add " KIF2 " numtxqueues 2 numrxqueues 2 type veth peer name " XIF2
+	       " numtxqueues 2 numrxqueues 2") != 0) {
+		printf("SKIP: cannot create a veth pair\n");
+		return 77;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "ip link set lo up && ip link set " KIF " address 02:00:00:00:00:01 && "
+		 "sysctl -qw net.ipv6.conf." KIF ".disable_ipv6=1 net.ipv6.conf." XIF ".disable_ipv6=1 && "
+		 "ip link set " KIF " up && ip link set " XIF " up && "
+		 "ip addr add 10.77.0.1/24 dev " KIF " && "
+		 "ip neigh add 10.77.0.2 lladdr 02:00:00:00:00:02 dev " KIF " nud permanent && "
+		 "sysctl -qw net.ipv6.conf." KIF2 ".disable_ipv6=1 net.ipv6.conf." XIF2 ".disable_ipv6=1 && "
+		 "ip link set " KIF2 " up && ip link set " XIF2 " up && "
+		 "ip addr add 10.77.1.1/24 dev " KIF2 " && "
+		 "ip neigh add 10.77.1.2 lladdr 02:00:00:00:01:02 dev " KIF2 " nud permanent");
+	if (sh(cmd) != 0) {
+		fprintf(stderr, "test_afxdp: '%s' failed\n", cmd);
+		return 1;
+	}
+	if (set_tx_csum_off(KIF) != 0 || set_tx_csum_off(KIF2) != 0) {
+		fprintf(stderr, "test_afxdp: TX checksum offload off on " KIF ": %s\n", strerror(errno));
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(open_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(udp_native, setup, teardown),
+		cmocka_unit_test_setup_teardown(udp_generic, setup, teardown),
+		cmocka_unit_test_setup_teardown(rx_mtu, setup, teardown),
+		cmocka_unit_test_setup_teardown(stale_program, setup, teardown),
+		cmocka_unit_test_setup_teardown(foreign_program, setup, teardown),
+		cmocka_unit_test_setup_teardown(two_queues, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("afxdp", tests, NULL, NULL);
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (child_pid > 0)
+		kill((pid_t)child_pid, SIGKILL); /* then main deletes the namespace */
+}
+
+int main(int argc, char **argv)
+{
+	char ns[32], cmd[128], self[PATH_MAX];
+	int status, rc;
+
+	if (argc > 1 && strcmp(argv[1], "--inside") == 0)
+		return run_inside();
+
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWNET) == 0 ? 0 : errno == EPERM ? 77 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		perror("test_afxdp: fork");
+		return 1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		printf("SKIP: creating a network namespace is not allowed (needs CAP_SYS_ADMIN)\n");
+		return 77;
+	}
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		perror("test_afxdp: /proc/self/exe");
+		return 1;
+	}
+	self[n] = '\0';
+	snprintf(ns, sizeof(ns), "cnxdp-%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "ip netns add %s", ns);
+	if (sh(cmd) != 0) {
+		fprintf(stderr, "test_afxdp: '%s' failed (is iproute2 installed?)\n", cmd);
+		return 1;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: waitpid returns */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	pid = fork();
+	if (pid == 0) {
+		execlp("ip", "ip", "netns", "exec", ns, self, "--inside", (char *)NULL);
+		_exit(127);
+	}
+	child_pid = pid;
+	alarm(120); /* a hung inside part still gets its namespace deleted */
+	rc = 1;
+	if (pid > 0) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(status))
+			rc = WEXITSTATUS(status);
+		else
+			fprintf(stderr, "test_afxdp: the inside part died of signal %d\n", WTERMSIG(status));
+	}
+	alarm(0);
+	/* deleting the namespace deletes the veth pair and any program on it */
+	snprintf(cmd, sizeof(cmd), "ip netns del %s", ns);
+	if (sh(cmd) != 0) {
+		fprintf(stderr, "test_afxdp: '%s' failed\n", cmd);
+		rc = rc ? rc : 1;
+	}
+	return rc;
+}
+#endif
