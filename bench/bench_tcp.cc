@@ -232,8 +232,8 @@ struct Env {
 		struct cn_tcp_params p = {};
 		p.laddr = IP_US;
 		p.raddr = IP_PEER;
-		p.lport = 5001;
-		p.rport = 80;
+		p.lport = CN_BE16(5001);
+		p.rport = CN_BE16(80);
 		memcpy(p.rmac, MAC_PEER, 6);
 		p.iss = 1000;
 		p.irs = 900000;
@@ -257,8 +257,8 @@ struct Env {
 		p.kind = kind;
 		p.laddr = IP_PEER;
 		p.raddr = IP_US;
-		p.lport = 80;
-		p.rport = 5001;
+		p.lport = CN_BE16(80);
+		p.rport = CN_BE16(5001);
 		memcpy(p.lmac, MAC_PEER, 6);
 		memcpy(p.rmac, MAC_US, 6);
 		p.iss = 900000;
@@ -573,9 +573,9 @@ void bm_udp_tx(benchmark::State &st, udp_mode mode, uint32_t payload)
 		return;
 	}
 	struct cn_udp_params up = {};
-	up.lport = 5353;
+	up.lport = CN_BE16(5353);
 	up.raddr = IP_PEER;
-	up.rport = 53;
+	up.rport = CN_BE16(53);
 	memcpy(up.rmac, MAC_PEER, 6);
 	up.tx_csum = mode != U_NOCSUM;
 	up.tx_offload = mode == U_OFFLOAD;
@@ -726,7 +726,7 @@ void bm_udp_rx(benchmark::State &st, udp_mode mode, uint32_t payload)
 		return;
 	}
 	struct cn_udp_params up = {};
-	up.lport = 5001;
+	up.lport = CN_BE16(5001);
 	up.rx_csum = true;
 	up.rx = rx_free;
 	e.udp = cn_udp_open(e.net, &up);

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The data manipulation functions the ILP generator composes, each described
-once (seed 003 Section V.A): block size, whether it produces output, the
+once (Ahlgren et al., Section V.A): block size, whether it produces output, the
 state it keeps between blocks, and its per-block step in every form.
 
 A step transforms (or consumes) one register of message data named {x}:
@@ -16,7 +16,7 @@ Every function must match the library's whole-buffer kernel byte for byte
 (tests/unit/test_ilp.c composes those by hand), tails included:
  - bswap32 (cachenet/bswap.h): the last len % 4 bytes are left unchanged;
  - bswap16: an odd last byte is left unchanged;
- - pes (cachenet/pes.h, seed 003 Fig. 5 as listed): the last len % 8 bytes
+ - pes (cachenet/pes.h, Ahlgren et al. Fig. 5 as listed): the last len % 8 bytes
    are left unchanged; both output words are (w0 | w1) & 0xF0F0F0F0;
  - csum (cachenet/csum.h): an unfolded ones'-complement sum, as stored.
 
@@ -134,7 +134,7 @@ _add(Fn('bswap32', block=4, writes=True, state=0, consts=0, decl='', result=None
              '}',
         doc='reverse the bytes of every 32-bit word (cn_bswap32)'))
 
-# bswap16: seed 003 Fig. 5's "BSWAP", the bytes of each 16-bit half swapped
+# bswap16: Ahlgren et al. Fig. 5's "BSWAP", the bytes of each 16-bit half swapped
 # (cn_bswap16_step).
 _SHUF16 = ('1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14')
 _add(Fn('bswap16', block=2, writes=True, state=0, consts=1, decl='', result=None,
@@ -172,7 +172,7 @@ _add(Fn('pes', block=8, writes=True, state=0, consts=1, decl='', result=None,
                            ops=2),
         },
         tail='(void)p; (void)n; /* an unpaired word and the bytes after it stay */',
-        doc='Abbott & Peterson pseudo-encryption, seed 003 Fig. 5 (cn_pes)'))
+        doc='Abbott & Peterson pseudo-encryption, Ahlgren et al. Fig. 5 (cn_pes)'))
 
 # csum: 64-bit words added with end-around carry; 2^64 = 1 (mod 0xffff),
 # so this is the RFC 1071 sum of the 16-bit words, as stored (csum.h).
@@ -221,12 +221,12 @@ _add(Fn('csum', block=2, writes=False, state=1, consts=0,
 # adds exactly its 32 words minus 2^20, given back at the end from the step
 # count. A lane moves by at most 2^16 per step; every 2^14 steps (1 MB) the
 # lanes are sign-extended into 64-bit ones, so any length stays exact.
-# Measured by hand-editing the generated copy+aes128ctr+csum AVX-512 loop
-# (2026-11-23): 1.06x the cipher alone at 16 and 64 KB against 1.19-1.20x
+# Measured by hand-editing the generated copy+aes128ctr+csum AVX-512 loop:
+# 1.06x the cipher alone at 16 and 64 KB against 1.19-1.20x
 # with the add/shift/add form in the same run; without the checksum 1.00x.
 #
 # Any vector work costs here: in a 4-register AES loop written in inline
-# assembly (2026-11-24, TSC ticks per iteration) two more operations per
+# assembly (TSC ticks per iteration) two more operations per
 # register took it from 12.0 to 14.0 (XOR + VPDPWSSD), 14.7 (AND + VPADDQ),
 # 14.4 (VPSRLQ + VPADDQ). Tried and not kept: summing each 512-byte block
 # on the idle integer side instead (ADCX/ADOX chains, 64-bit loads of the
@@ -248,7 +248,7 @@ CSUM_VNNI_AVX512 = dict(
     # first if the steps since the last widening would pass 2^14, then
     # count the iteration's registers (the bias given back at the end);
     # per register, the count and its test cost ~3% of the AES loop at
-    # 1460 B (harness, 2026-11-23)
+    # 1460 B (hand-edited loop in a harness)
     iter='if (__builtin_expect(csum_nb - csum_wnb > 16384 - {nreg}, 0)) {\n'
          '\tcsum_w = cn_ilp_vnni_widen(csum_w, _mm512_add_epi32(csum_d0, csum_d1));\n'
          '\tcsum_d0 = csum_d1 = _mm512_setzero_si512();\n'

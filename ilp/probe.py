@@ -13,18 +13,18 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
   int_store   independent 64-bit stores to L1
   mem_mix     three independent 64-bit loads and a store per group, to four
               L1 words: loads and stores per tick together. The loads
-              alone run 4 a cycle and the stores 2, the mix 4 (Zen 5,
-              2026-11-24): the memory pipes are shared (model.py memops)
+              alone run 4 a cycle and the stores 2, the mix 4 (on the
+              development machine): the memory pipes are shared (model.py memops)
   st_fwd      store then reload of the same word, chained: store-to-load
               round trips per tick (a spilled state word on a recurrence)
   mix_issue   8 scalar adds and 8 vector adds, all independent: the issue
               (dispatch) width when no single port class is the limit
   dep_vec     a chain of dependent vpxorq zmm (AVX-512 only): dep_add /
               dep_vec is the vector ALU's latency in core cycles (2 on
-              this Zen 5, 2026-11-24: twice the scalar add's)
+              the development machine: twice the scalar add's)
   dep_tern    a chain of vpternlogd zmm through a source operand, not the
-              destination (AVX-512 only): 3 cycles an instruction on this
-              Zen 5 (2026-11-24), where through the destination (which it
+              destination (AVX-512 only): 3 cycles an instruction on the
+              development machine, where through the destination (which it
               also reads) it is dep_vec's 2
   vec_add     independent vpaddq zmm (AVX-512 only)
   vec_shuf    independent vpshufb zmm (AVX-512 only)
@@ -32,7 +32,7 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
   vec_store   independent 64-byte stores to L1 (AVX-512 only)
   st_fwd_vec  st_fwd for a zmm register, chained (AVX-512 only): a
               spilled vector state word's round trip (11 core cycles on
-              this Zen 5, 2026-11-24, where the 64-bit word's is 0.5: the
+              the development machine, where the 64-bit word's is 0.5: the
               core renames that one through memory)
   ld_lat      dependent 64-bit loads from L1 (pointer chase): loads per
               tick, i.e. the inverse of the load-to-use latency
@@ -79,22 +79,21 @@ iterations; run it pinned, e.g. `taskset -c 0`), on this core:
               101: in place (each line loaded and stored back: warm_rmw)
               and copied to a second buffer (warm_copy). model.py's rate
               of a loop that reads and writes at L2 at that size: an
-              in-place pass reads and writes in parallel (2026-11-24
-              session 8: 0.0135 ticks per byte at 64 KB, where memsig's
+              in-place pass reads and writes in parallel (on the
+              development machine 0.0135 ticks per byte at 64 KB, where memsig's
               L2 read and write rates at 256 KB, added, make 0.0228).
 
   cold_pass1_S, cold_pass2_S, cold_pass3_S, cold_passr_S,
   cold_cpass1_S, cold_cpass2_S, cold_cpass3_S, warm_pass_S
               in-place passes over the flushed buffers cold_read_S
-              prepares (32 calls in a row at 1460 B, as
-              hand_probes/coldpasses.c), TSC ticks per 64-byte line of
+              prepares (32 calls in a row at 1460 B), TSC ticks per 64-byte line of
               a call: one rmw pass (load, change, store back; pass1), what
               a second and a third add (pass2, pass3: per line they
               store), a load-only pass after one rmw pass (passr); a copy
               into a flushed destination (cpass1) and the first and second
               rmw pass over that destination after it (cpass2, cpass3);
               warm_pass: a later rmw pass over the same buffers not
-              flushed. On this Zen 5 (2026-11-24) at 1460 B a later pass
+              flushed. On the development machine at 1460 B a later pass
               costs 5.5-6.5 (second) and 9-10.5 (third) ticks a line,
               against 0.4-0.8 warm: the memory latency's share per store
               the README's cold rows describe; at 64 KB nothing (0.7-0.9,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Synthetic data manipulation functions (seed 003 Section V.B).
+"""Synthetic data manipulation functions (Ahlgren et al., Section V.B).
 
 A synthetic function is made from Ahlgren's parameters: s state words, a
 computation instructions per block, an 8-byte (one scalar word) or 64-byte

@@ -14,8 +14,33 @@
  * src/buf/sbchain_impl.h). */
 #define CN__UNUSED __attribute__((unused))
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* A caller's parameter struct (first member `uint32_t size`, common.h) into
+ * dst, which has the library's size cur: size 0 means cur; a smaller size
+ * (an older caller) copies what it covers and zeroes the rest; a larger one
+ * (a newer caller) is accepted only when every byte past cur is zero.
+ * Returns 0 or -EINVAL (size below 4, or unknown non-zero bytes). */
+static inline int cn__params_copy(void *dst, size_t cur, const void *src)
+{
+	uint32_t n;
+	size_t i;
+
+	memcpy(&n, src, sizeof(n));
+	if (n == 0)
+		n = (uint32_t)cur;
+	if (n < sizeof(uint32_t))
+		return -EINVAL;
+	for (i = cur; i < n; i++)
+		if (((const unsigned char *)src)[i])
+			return -EINVAL;
+	memset(dst, 0, cur);
+	memcpy(dst, src, n < cur ? n : cur);
+	return 0;
+}
 
 /* Loads from wire data at any alignment, in memory order (no swap). */
 static inline uint16_t cn__ld16(const void *p)

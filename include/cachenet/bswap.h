@@ -57,6 +57,8 @@
 #ifndef CACHENET_BSWAP_H
 #define CACHENET_BSWAP_H
 
+#include "cachenet/common.h"
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -12,6 +12,8 @@
 #ifndef CACHENET_H
 #define CACHENET_H
 
+#include "cachenet/common.h"
+
 #include "cachenet/version.h"
 #include "cachenet/cpu.h"
 #include "cachenet/tsc.h"

@@ -57,6 +57,8 @@
 #ifndef CACHENET_CONN_H
 #define CACHENET_CONN_H
 
+#include "cachenet/common.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -67,14 +69,16 @@
 extern "C" {
 #endif
 
-/** Parameters of a connection manager. Zero fields take the defaults. */
+/** Parameters of a connection manager. All zero is valid: zero fields
+ *  take the defaults (common.h). */
 struct cn_conn_params {
+	uint32_t size;             /**< sizeof(struct cn_conn_params), or 0 (common.h) */
 	/** Template for every connection: checksum mode, send buffer kind and
 	 *  size, rcvbuf_size, ooo_max, delack_ticks, rto_*, init_cwnd,
 	 *  nodelay, no_ts_clock. Addresses, ports, ISNs, mss, rcv_mss,
 	 *  window scales, ts, ts_recent, snd_wnd and rmac are filled per
 	 *  connection. rcvbuf_size also picks the window scale we offer.
-	 *  sndbuf 0 means CN_SOCKBUF_CHAIN, the safe kind here: the conn
+	 *  tcp.size is ignored. sndbuf 0 means CN_SOCKBUF_CHAIN, the safe kind here: the conn
 	 *  frees a TCB as soon as its connection is reset or aborted, and a
 	 *  RING send buffer must outlive the device's reads of the frames
 	 *  that point into it (tcp.h, cn_tcp_close). */
@@ -164,7 +168,7 @@ struct cn_sock;
  * Create a connection manager for @p net and install it as the stack's
  * slow-path hook (replacing any other).
  * @return it, or NULL with errno EINVAL (no net/params, mss < 64 or
- *         > 8960) or ENOMEM.
+ *         > CN_TCP_MSS_MAX, p->size not accepted: common.h) or ENOMEM.
  * Cost: allocates the socket hash and the ARP table.
  */
 struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *p);
@@ -191,21 +195,21 @@ struct cn_net *cn_conn_net(const struct cn_conn *c);
 #define CN_CONN_ARP_SIZE 64
 
 /**
- * Add or replace a static entry (@p ip network order).
+ * Add or replace a static entry.
  * @return 0; -EINVAL (ip 0 or broadcast); -ENOSPC (table full of static
  *         entries).
  */
-int cn_conn_arp_add(struct cn_conn *c, uint32_t ip, const uint8_t mac[6]);
+int cn_conn_arp_add(struct cn_conn *c, cn_be32_t ip, const uint8_t mac[6]);
 
 /** Look @p ip up. @return true with @p mac filled when known. O(table). */
-bool cn_conn_arp_lookup(const struct cn_conn *c, uint32_t ip, uint8_t mac[6]);
+bool cn_conn_arp_lookup(const struct cn_conn *c, cn_be32_t ip, uint8_t mac[6]);
 
 /**
  * Broadcast an ARP request for @p ip.
  * @return 0 or a negative errno (-ENOBUFS: no TX descriptor; the device's
  *         error).
  */
-int cn_conn_arp_request(struct cn_conn *c, uint32_t ip, uint64_t now);
+int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now);
 
 /* ------------------------------------------------------------ sockets */
 
@@ -216,14 +220,14 @@ enum cn_sock_state {
 };
 
 /**
- * Listen on TCP @p port (host order) of the stack's address.
+ * Listen on TCP @p port of the stack's address.
  * @return the listener, or NULL with errno EINVAL (port 0, backlog 0),
  *         EADDRINUSE (another listener on the port), ENOSPC (max_socks),
  *         ENOMEM.
  * @p backlog bounds connections in SYN_RCVD plus those waiting for accept;
  * SYNs beyond it are dropped (counted; the peer retries).
  */
-struct cn_sock *cn_sock_listen(struct cn_conn *c, uint16_t port, uint32_t backlog);
+struct cn_sock *cn_sock_listen(struct cn_conn *c, cn_be16_t port, uint32_t backlog);
 
 /**
  * Take the oldest connection that completed its handshake on @p listener.
@@ -234,7 +238,7 @@ struct cn_sock *cn_sock_listen(struct cn_conn *c, uint16_t port, uint32_t backlo
 struct cn_sock *cn_sock_accept(struct cn_sock *listener);
 
 /**
- * Active open to @p raddr (network order) : @p rport (host order) from an
+ * Active open to @p raddr : @p rport from an
  * ephemeral port (49152-65535, starting at a keyed offset). Sends the SYN
  * now when the next hop's MAC is known, else an ARP request first.
  * Non-blocking: poll cn_sock_state() for ESTABLISHED, or CLOSED with
@@ -243,7 +247,7 @@ struct cn_sock *cn_sock_accept(struct cn_sock *listener);
  *         our own address: no loopback; rport 0),
  *         ENOSPC (max_socks), EADDRNOTAVAIL (no free port), ENOMEM.
  */
-struct cn_sock *cn_sock_connect(struct cn_conn *c, uint32_t raddr, uint16_t rport,
+struct cn_sock *cn_sock_connect(struct cn_conn *c, cn_be32_t raddr, cn_be16_t rport,
 				uint64_t now);
 
 /**
@@ -309,10 +313,10 @@ struct cn_tcb *cn_sock_tcb(struct cn_sock *s);
 /** Readiness of @p s, as poll(2) would report it. O(1). */
 uint32_t cn_sock_events(const struct cn_sock *s);
 
-/** Addresses (network order) and ports (host order) of @p s; a listener
- *  has raddr and rport 0. Any pointer may be NULL. */
-void cn_sock_addrs(const struct cn_sock *s, uint32_t *laddr, uint16_t *lport,
-		   uint32_t *raddr, uint16_t *rport);
+/** Addresses and ports of @p s; a listener has raddr and rport 0. Any
+ *  pointer may be NULL. */
+void cn_sock_addrs(const struct cn_sock *s, cn_be32_t *laddr, cn_be16_t *lport,
+		   cn_be32_t *raddr, cn_be16_t *rport);
 
 /** An application pointer kept with the socket (NULL initially). */
 void cn_sock_set_udata(struct cn_sock *s, void *udata);

@@ -25,6 +25,8 @@
 #ifndef CACHENET_CPU_H
 #define CACHENET_CPU_H
 
+#include "cachenet/common.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -85,6 +85,8 @@
 #ifndef CACHENET_CRYPTO_H
 #define CACHENET_CRYPTO_H
 
+#include "cachenet/common.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -235,8 +237,10 @@ void cn_aes128ctr_init(struct cn_aes128ctr *st, const uint8_t *key, const uint8_
  * the last < 512 bytes in passes of exactly the vectors they need):
  * ~0.05-0.06 ticks per byte from 576 B, 0.21 at 64 B, about 4x OpenSSL
  * 3.0's AES-NI path (docs/performance.md, Ciphers); the AES-NI variant
- * (no VAES) about OpenSSL's speed; generic: hundreds of ticks per byte.
- * generic: hundreds of ticks per byte.
+ * (no VAES) about OpenSSL's speed; without AVX-512 but with VAES, the
+ * vaes256 variant (2 blocks per instruction, 16 blocks in flight), about
+ * 2x OpenSSL's AES-NI path from 64 B to 16 KB (docs/performance.md,
+ * Ciphers); generic: hundreds of ticks per byte.
  */
 int cn_aes128ctr_xor(const struct cn_aes128_key *k, const uint8_t *iv, const void *in, void *out,
 		     size_t len);
@@ -260,7 +264,7 @@ typedef void (*cn_aes128_expand_fn)(struct cn_aes128_key *k, const uint8_t *key)
 typedef void (*cn_aes128_block_fn)(const struct cn_aes128_key *k, const void *in, void *out);
 
 struct cn_aes128ctr_impl {
-	const char *name;  /**< "vaes", "aesni", "generic" */
+	const char *name;  /**< "vaes", "vaes256", "aesni", "generic" */
 	uint64_t features; /**< CN_CPU_* bits it needs */
 	cn_aes128ctr_fn xor_fn;
 	cn_aes128_expand_fn expand;
@@ -283,6 +287,8 @@ void cn_aes128_expand_key_aesni(struct cn_aes128_key *k, const uint8_t *key);
 void cn_aes128_encrypt_block_aesni(const struct cn_aes128_key *k, const void *in, void *out);
 void cn_aes128ctr_xor_vaes(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
 			   void *out, size_t len);
+void cn_aes128ctr_xor_vaes256(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
+			      void *out, size_t len);
 #endif
 
 #ifdef __cplusplus

@@ -45,6 +45,8 @@
 #ifndef CACHENET_CSUM_H
 #define CACHENET_CSUM_H
 
+#include "cachenet/common.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

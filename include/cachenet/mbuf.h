@@ -57,6 +57,8 @@
 #ifndef CACHENET_MBUF_H
 #define CACHENET_MBUF_H
 
+#include "cachenet/common.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -21,6 +21,8 @@
 #ifndef CACHENET_MBUF_CORE_H
 #define CACHENET_MBUF_CORE_H
 
+#include "cachenet/common.h"
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -38,8 +38,9 @@
  *    stack refuses gets one enum cn_drop reason, counted in
  *    cn_net_stats.drop[reason], like `netstat -s`.
  *
- *  - Byte order. Addresses and ports in parse results and parameters are
- *    as on the wire (network order) unless a field says "host order".
+ *  - Byte order. Addresses and ports are in network order everywhere,
+ *    typed cn_be32_t and cn_be16_t; every other number is in host order
+ *    (common.h).
  *
  *  - Time. Nothing here reads a clock: functions that need time take a
  *    `now` argument in caller-defined ticks, so tests are deterministic.
@@ -49,6 +50,8 @@
  */
 #ifndef CACHENET_NET_H
 #define CACHENET_NET_H
+
+#include "cachenet/common.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -121,18 +124,18 @@ struct cn_pkt_info {
 	uint16_t pay_off;        /**< first payload byte */
 	uint16_t l4_len;         /**< L4 header + payload, from the IP total length */
 	uint32_t pay_len;        /**< payload bytes (padding excluded) */
-	uint32_t saddr, daddr;   /**< network order */
-	uint16_t sport, dport;   /**< network order */
+	cn_be32_t saddr, daddr;  /**< source and destination address */
+	cn_be16_t sport, dport;  /**< source and destination port */
 	uint8_t proto;           /**< CN_IPV4_PROTO_TCP or _UDP */
 	uint8_t flags;           /**< CN_PARSE_* the caller passed */
 	/* TCP only */
 	uint8_t tcp_flags;       /**< CN_TCP_* */
 	uint8_t has_ts : 1, has_mss : 1, has_ws : 1;
 	uint8_t wscale;
-	uint16_t mss;            /**< host order */
-	uint32_t seq, ack;       /**< host order */
-	uint16_t win;            /**< host order, unscaled */
-	uint32_t ts_val, ts_ecr; /**< host order */
+	uint16_t mss;            /**< the MSS option's value */
+	uint32_t seq, ack;       /**< sequence and acknowledgment numbers */
+	uint16_t win;            /**< window field, unscaled */
+	uint32_t ts_val, ts_ecr; /**< timestamp option's values */
 	/** First payload byte: frame + pay_off for a contiguous frame; for
 	 *  a split chain received by cn_net_input, the payload mbuf's. The
 	 *  payload is pay_len bytes contiguous from here. */
@@ -290,10 +293,12 @@ typedef int (*cn_net_xmit_fn)(void *arg, struct cn_pkt *p);
  */
 typedef bool (*cn_net_slow_fn)(void *arg, struct cn_mbuf *m, enum cn_drop why);
 
+/** A stack's parameters. All zero but mpool and xmit is valid (common.h). */
 struct cn_net_params {
+	uint32_t size;             /**< sizeof(struct cn_net_params), or 0 (common.h) */
 	uint8_t mac[CN_ETH_ALEN];  /**< our Ethernet address */
-	uint32_t addr;             /**< our IPv4 address, network order */
-	struct cn_mbuf_pool *mpool;/**< small mbufs (references, copies) */
+	cn_be32_t addr;            /**< our IPv4 address */
+	struct cn_mbuf_pool *mpool;/**< small mbufs (references, copies); required */
 	struct cn_mbuf_pool *cpool;/**< clusters (fused TX copies); may be NULL */
 	uint32_t tx_descs;         /**< struct cn_pkt descriptors; 0 = 1024 */
 	uint32_t max_conns;        /**< TCP connections; 0 = 64 */
@@ -326,10 +331,12 @@ struct cn_net_stats {
 
 /**
  * Create a stack.
- * @return it, or NULL with errno EINVAL (no xmit, no mpool) or ENOMEM.
+ * @return it, or NULL with errno EINVAL (no xmit, no mpool, p->size not
+ *         accepted: common.h) or ENOMEM.
  * Cost: allocates every descriptor and table here.
+ * Thread safety: the stack and all it creates belong to one thread at a time.
  */
-struct cn_net *cn_net_create(const struct cn_net_params *p);
+struct cn_net *cn_net_create(const struct cn_net_params *p) CN_NONNULL_ALL;
 
 /** Destroy a stack: closes its connections and sockets (freeing what they
  *  hold). Descriptors still held by a device must have been released.
@@ -390,8 +397,8 @@ uint64_t cn_net_drops(const struct cn_net *net);
  *  Cost: walks the free list, O(descriptors): for checks, not per packet. */
 uint32_t cn_net_pkts_out(const struct cn_net *net);
 
-/** Our address (network order) and MAC, as created. */
-uint32_t cn_net_addr(const struct cn_net *net);
+/** Our address, as created. */
+cn_be32_t cn_net_addr(const struct cn_net *net);
 const uint8_t *cn_net_mac(const struct cn_net *net);
 
 #ifdef __cplusplus

@@ -36,6 +36,8 @@
 #ifndef CACHENET_PES_H
 #define CACHENET_PES_H
 
+#include "cachenet/common.h"
+
 #include <stddef.h>
 #include <stdint.h>
 

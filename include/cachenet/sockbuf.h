@@ -39,6 +39,8 @@
 #ifndef CACHENET_SOCKBUF_H
 #define CACHENET_SOCKBUF_H
 
+#include "cachenet/common.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

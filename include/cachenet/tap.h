@@ -59,6 +59,8 @@
 #ifndef CACHENET_TAP_H
 #define CACHENET_TAP_H
 
+#include "cachenet/common.h"
+
 #include <stdint.h>
 
 #include "cachenet/impair.h"

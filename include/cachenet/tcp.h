@@ -47,6 +47,8 @@
 #ifndef CACHENET_TCP_H
 #define CACHENET_TCP_H
 
+#include "cachenet/common.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -73,30 +75,49 @@ enum cn_tcp_csum {
 	CN_TCP_CSUM_SEPARATE = 3,
 };
 
-/** What a handshake produced, and the connection's choices. */
+/** Largest cn_tcp_params.mss: a 9000-byte jumbo frame's payload. */
+#define CN_TCP_MSS_MAX 8960u
+/** Default cn_tcp_params.mss (0): RFC 9293's when the peer sent none. */
+#define CN_TCP_MSS_DEFAULT 536u
+/** Largest window scale shift (RFC 7323). */
+#define CN_TCP_WSCALE_MAX 14u
+/** Largest cn_tcp_params.ooo_max. */
+#define CN_TCP_OOO_MAX 256u
+
+/**
+ * What a handshake produced, and the connection's choices. All zero is
+ * valid: every zero field takes the default written beside it; a caller
+ * sets the addresses, ports, next hop's MAC and sequence numbers.
+ */
 struct cn_tcp_params {
-	uint32_t laddr, raddr;        /**< network order */
-	uint16_t lport, rport;        /**< host order */
+	uint32_t size;                /**< sizeof(struct cn_tcp_params), or 0 (common.h) */
+	cn_be32_t laddr, raddr;       /**< our and the peer's address */
+	cn_be16_t lport, rport;       /**< our and the peer's port */
 	uint8_t rmac[CN_ETH_ALEN];    /**< next hop's Ethernet address */
 	uint32_t iss;                 /**< our initial sequence number */
 	uint32_t irs;                 /**< the peer's initial sequence number */
 	uint16_t mss;                 /**< the peer's MSS (RFC 6691: payload without
-					   options; segments with timestamps carry 12 bytes less) */
+					   options; segments with timestamps carry 12
+					   bytes less); 13..CN_TCP_MSS_MAX, 0 =
+					   CN_TCP_MSS_DEFAULT */
 	uint16_t rcv_mss;             /**< largest payload we expect; 0 = mss */
-	uint32_t snd_wnd;             /**< peer's window from the SYN-ACK, bytes */
-	uint8_t snd_wscale;           /**< shift applied to windows we receive */
-	uint8_t rcv_wscale;           /**< shift we apply to windows we send */
+	uint32_t snd_wnd;             /**< peer's window from the SYN-ACK, bytes;
+					   0 = 65535 (the peer's first ACK sets it) */
+	uint8_t snd_wscale;           /**< shift applied to windows we receive, <= 14 */
+	uint8_t rcv_wscale;           /**< shift we apply to windows we send, <= 14 */
 	bool ts;                      /**< timestamps negotiated (RFC 7323) */
 	uint32_t ts_recent;           /**< the peer's last TSval */
 	bool nodelay;                 /**< disable Nagle */
-	enum cn_tcp_csum csum;
-	enum cn_sockbuf_kind sndbuf;  /**< CN_SOCKBUF_CHAIN or CN_SOCKBUF_RING */
+	enum cn_tcp_csum csum;        /**< 0 = CN_TCP_CSUM_OFFLOAD */
+	enum cn_sockbuf_kind sndbuf;  /**< CN_SOCKBUF_CHAIN or CN_SOCKBUF_RING;
+					   0 = CN_SOCKBUF_CHAIN */
 	uint32_t sndbuf_size;         /**< ring bytes (power of two); 0 = 1 MB.
 					   Chain: bytes accepted before send
 					   returns short; 0 = 1 MB */
 	enum cn_sbring_copy ring_copy;/**< ring copy-in mode (CSUM for STORED) */
 	uint32_t rcvbuf_size;         /**< receive window, bytes; 0 = 1 MB */
-	uint32_t ooo_max;             /**< out-of-order segments queued; 0 = drop */
+	uint32_t ooo_max;             /**< out-of-order segments queued, at most
+					   CN_TCP_OOO_MAX; 0 = drop them */
 	uint32_t delack_ticks;        /**< delayed-ACK timer; 0 = ACK at once */
 	uint32_t rto_init;            /**< initial RTO in ticks; 0 = 1000 */
 	uint32_t rto_min;             /**< lower bound of the RTO; 0 = rto_init/5 */
@@ -175,12 +196,22 @@ struct cn_tcb;
 
 /**
  * Create an established connection from a handshake's results.
- * @return the TCB, or NULL with errno EINVAL (mss <= 12, sndbuf kind unknown,
- *         ring size not a power of two, STORED without a CSUM ring),
- *         EEXIST (4-tuple in use), ENOSPC (connection table full), ENOMEM.
+ * @return the TCB, or NULL with errno
+ *   - EINVAL: p->size neither 0 nor a size this library accepts (common.h);
+ *     mss in 1..12 or above CN_TCP_MSS_MAX;
+ *     snd_wscale or rcv_wscale above CN_TCP_WSCALE_MAX; csum or sndbuf not
+ *     one of their enum's values; CN_TCP_CSUM_STORED without a ring send
+ *     buffer in CN_SBRING_COPY_CSUM mode; CN_TCP_CSUM_FUSED on a stack
+ *     without a cluster pool (cn_net_params.cpool); ooo_max above
+ *     CN_TCP_OOO_MAX; rx_readahead above CN_TCP_RX_READAHEAD_MAX; a ring
+ *     send buffer whose sndbuf_size is not a power of two in 4 KB .. 1 GB;
+ *   - EEXIST: a connection with this 4-tuple exists;
+ *   - ENOSPC: the stack's connection table is full (cn_net_params.max_conns);
+ *   - ENOMEM.
  * Cost: builds the header template; allocates the sockbufs.
+ * Thread safety: the thread that owns @p net.
  */
-struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p);
+struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p) CN_NONNULL_ALL;
 
 /**
  * Forget the connection (no FIN is sent: the host stack closes), freeing
@@ -193,10 +224,14 @@ void cn_tcp_close(struct cn_tcb *tcb);
 
 /**
  * The established connection of a 4-tuple, or NULL.
- * @param raddr  the peer's address, network order
- * @param rport, lport  host order
+ * @param net    the stack
+ * @param raddr  the peer's address
+ * @param rport  the peer's port
+ * @param lport  our port
+ * Cost: one hash lookup.
  */
-struct cn_tcb *cn_tcp_lookup(struct cn_net *net, uint32_t raddr, uint16_t rport, uint16_t lport);
+struct cn_tcb *cn_tcp_lookup(struct cn_net *net, cn_be32_t raddr, cn_be16_t rport,
+			     cn_be16_t lport) CN_NONNULL(1);
 
 /**
  * Shut the connection down for writing: no more data is accepted

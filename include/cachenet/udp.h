@@ -12,6 +12,8 @@
 #ifndef CACHENET_UDP_H
 #define CACHENET_UDP_H
 
+#include "cachenet/common.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,12 +29,16 @@ extern "C" {
  */
 typedef void (*cn_udp_rx_fn)(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi);
 
+/** A socket's parameters. All zero is valid (common.h): an ephemeral port,
+ *  no destination (cn_udp_sendto only), no checksums, received datagrams
+ *  counted and freed. */
 struct cn_udp_params {
-	uint16_t lport;                /**< host order, non-zero */
-	uint32_t raddr;                /**< network order (for send) */
-	uint16_t rport;                /**< host order (for send) */
-	uint8_t rmac[CN_ETH_ALEN];
-	bool tx_csum;                  /**< compute the checksum (else send 0) */
+	uint32_t size;                 /**< sizeof(struct cn_udp_params), or 0 (common.h) */
+	cn_be16_t lport;               /**< our port; 0 = the first free one from 49152 */
+	cn_be32_t raddr;               /**< destination of cn_udp_send */
+	cn_be16_t rport;               /**< destination port of cn_udp_send */
+	uint8_t rmac[CN_ETH_ALEN];     /**< destination's (next hop's) MAC */
+	bool tx_csum;                  /**< compute the checksum (else send 0, "none") */
 	bool tx_offload;               /**< leave it to the device (with tx_csum) */
 	bool rx_csum;                  /**< verify non-zero checksums on receive */
 	cn_udp_rx_fn rx;               /**< may be NULL: received datagrams counted and freed */
@@ -47,9 +53,12 @@ struct cn_udp_sock;
 
 /**
  * Bind a socket.
- * @return it, or NULL with errno EINVAL (port 0), EADDRINUSE, ENOSPC.
+ * @return it, or NULL with errno EINVAL (p->size not accepted: common.h),
+ *         EADDRINUSE (lport bound already, or no free ephemeral port),
+ *         ENOSPC (cn_net_params.max_udp sockets exist), ENOMEM.
+ * Thread safety: the thread that owns @p net.
  */
-struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *p);
+struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *p) CN_NONNULL_ALL;
 
 /** Unbind and free. NULL accepted. */
 void cn_udp_close(struct cn_udp_sock *s);
@@ -71,13 +80,18 @@ int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len,
 /**
  * Send one datagram to another destination than the socket's own (a
  * server answering whoever asked: pass the source of a received datagram,
- * its MAC at pi->frame + 6). Same buffer rules and costs as cn_udp_send,
- * plus the sums of the patched header words.
- * @param raddr  network order; @param rport host order, non-zero
+ * pi->saddr, pi->sport and its MAC at pi->frame + 6). Same buffer rules and
+ * costs as cn_udp_send, plus the sums of the patched header words.
+ * @param s      the socket
+ * @param raddr  destination address
+ * @param rport  destination port, non-zero
+ * @param rmac   destination's (next hop's) MAC
+ * @param buf, len, done, arg  as cn_udp_send
  * @return as cn_udp_send; -EINVAL (rport 0 or rmac NULL).
  */
-int cn_udp_sendto(struct cn_udp_sock *s, uint32_t raddr, uint16_t rport, const uint8_t *rmac,
-		  const void *buf, uint32_t len, void (*done)(void *arg), void *arg);
+int cn_udp_sendto(struct cn_udp_sock *s, cn_be32_t raddr, cn_be16_t rport, const uint8_t *rmac,
+		  const void *buf, uint32_t len, void (*done)(void *arg), void *arg)
+	CN_NONNULL(1);
 
 /** Counters (live). */
 const struct cn_udp_stats *cn_udp_stats(const struct cn_udp_sock *s);

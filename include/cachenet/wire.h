@@ -18,6 +18,8 @@
 #ifndef CACHENET_WIRE_H
 #define CACHENET_WIRE_H
 
+#include "cachenet/common.h"
+
 #include <assert.h>
 #include <stdint.h>
 
@@ -66,8 +68,8 @@ struct cn_ipv4_hdr {
 	uint8_t ttl;
 	uint8_t proto;
 	uint16_t csum;            /**< header checksum, as stored */
-	uint32_t src;             /**< big-endian address */
-	uint32_t dst;
+	cn_be32_t src;            /**< source address */
+	cn_be32_t dst;            /**< destination address */
 } __attribute__((packed));
 static_assert(sizeof(struct cn_ipv4_hdr) == CN_IPV4_HLEN, "IPv4 header is 20 bytes");
 
@@ -94,8 +96,8 @@ static_assert(sizeof(struct cn_ipv4_hdr) == CN_IPV4_HLEN, "IPv4 header is 20 byt
 #define CN_TCPOLEN_TSTAMP_APPA 12
 
 struct cn_tcp_hdr {
-	uint16_t sport;
-	uint16_t dport;
+	cn_be16_t sport;
+	cn_be16_t dport;
 	uint32_t seq;
 	uint32_t ack;
 	uint8_t off;              /**< data offset in 32-bit words << 4 (low 4 bits reserved) */
@@ -111,8 +113,8 @@ static_assert(sizeof(struct cn_tcp_hdr) == CN_TCP_HLEN, "TCP header is 20 bytes"
 #define CN_UDP_HLEN 8
 
 struct cn_udp_hdr {
-	uint16_t sport;
-	uint16_t dport;
+	cn_be16_t sport;
+	cn_be16_t dport;
 	uint16_t len;             /**< big-endian: header + payload */
 	uint16_t csum;            /**< 0 = none (IPv4); a computed 0 is sent as 0xffff */
 } __attribute__((packed));

@@ -33,12 +33,13 @@ _Static_assert(sizeof(struct cn_aes128ctr) == 192, "cn_aes128ctr layout");
 #define AVX512_FEATURES                                                                     \
 	(CN_CPU_AVX512F | CN_CPU_AVX512BW | CN_CPU_AVX512DQ | CN_CPU_AVX512VL | CN_CPU_AVX2 | \
 	 CN_CPU_BMI1 | CN_CPU_BMI2)
+#define AVX2_FEATURES (CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2)
 #define AESNI_FEATURES (CN_CPU_AESNI | CN_CPU_SSSE3 | CN_CPU_SSE41)
 
 static const struct cn_chacha20_impl chacha_table[] = {
 #if defined(__x86_64__)
 	{ "avx512", AVX512_FEATURES, cn_chacha20_xor_avx512 },
-	{ "avx2", CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2, cn_chacha20_xor_avx2 },
+	{ "avx2", AVX2_FEATURES, cn_chacha20_xor_avx2 },
 #endif
 	{ "generic", 0, cn_chacha20_xor_generic },
 };
@@ -49,6 +50,10 @@ static const struct cn_aes128ctr_impl aes_table[] = {
 	 * key expansion and single block it borrows are AES-NI code. */
 	{ "vaes", AVX512_FEATURES | CN_CPU_AESNI | CN_CPU_VAES | CN_CPU_VPCLMULQDQ | AESNI_FEATURES,
 	  cn_aes128ctr_xor_vaes, cn_aes128_expand_key_aesni, cn_aes128_encrypt_block_aesni },
+	/* isa_avx2vaes: the AVX2 flags + -maes -mvaes (no AVX-512): VAES on
+	 * 256-bit registers, for the CPUs with VAES and no AVX-512. */
+	{ "vaes256", AVX2_FEATURES | CN_CPU_VAES | AESNI_FEATURES, cn_aes128ctr_xor_vaes256,
+	  cn_aes128_expand_key_aesni, cn_aes128_encrypt_block_aesni },
 	{ "aesni", AESNI_FEATURES, cn_aes128ctr_xor_aesni, cn_aes128_expand_key_aesni,
 	  cn_aes128_encrypt_block_aesni },
 #endif

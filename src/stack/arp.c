@@ -56,7 +56,7 @@ void cn__arp_learn(struct cn_conn *c, uint32_t ip, const uint8_t *mac, bool crea
 	cn__tcpc_arp_resolved(c, ip, mac);
 }
 
-int cn_conn_arp_add(struct cn_conn *c, uint32_t ip, const uint8_t mac[6])
+int cn_conn_arp_add(struct cn_conn *c, cn_be32_t ip, const uint8_t mac[6])
 {
 	struct cn_arp_entry *e;
 
@@ -72,7 +72,7 @@ int cn_conn_arp_add(struct cn_conn *c, uint32_t ip, const uint8_t mac[6])
 	return 0;
 }
 
-bool cn_conn_arp_lookup(const struct cn_conn *c, uint32_t ip, uint8_t mac[6])
+bool cn_conn_arp_lookup(const struct cn_conn *c, cn_be32_t ip, uint8_t mac[6])
 {
 	const struct cn_arp_entry *e;
 
@@ -127,7 +127,7 @@ static int arp_send(struct cn_conn *c, const uint8_t *dmac, uint16_t op, const u
 	return rc;
 }
 
-int cn_conn_arp_request(struct cn_conn *c, uint32_t ip, uint64_t now)
+int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now)
 {
 	static const uint8_t bcast[CN_ETH_ALEN] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 	static const uint8_t zero[CN_ETH_ALEN];

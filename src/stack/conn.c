@@ -423,12 +423,14 @@ static bool slow_hook(void *arg, struct cn_mbuf *m, enum cn_drop why)
 
 /* ------------------------------------------------------------ the conn */
 
-struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *p)
+struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *params)
 {
+	struct cn_conn_params q;
 	struct cn_conn *c;
 	uint32_t rb;
 
-	if (!net || !p || (p->mss && (p->mss < CN_CONN_MIN_MSS || p->mss > 9000 - 40))) {
+	if (!net || !params || cn__params_copy(&q, sizeof(q), params) < 0 ||
+	    (q.mss && (q.mss < CN_CONN_MIN_MSS || q.mss > CN_TCP_MSS_MAX))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -438,7 +440,8 @@ struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *
 		return NULL;
 	}
 	c->net = net;
-	c->p = *p;
+	c->p = q;
+	c->p.tcp.size = 0;
 	if (!c->p.tcp.sndbuf)
 		c->p.tcp.sndbuf = CN_SOCKBUF_CHAIN;
 	if (!c->p.mss)
@@ -457,12 +460,12 @@ struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *
 		c->p.orphan_timeout = 60000;
 	c->addr = cn_net_addr(net);
 	memcpy(c->mac, cn_net_mac(net), CN_ETH_ALEN);
-	c->sip_k0 = p->isn_secret;
-	c->sip_k1 = p->isn_secret * 0x9e3779b97f4a7c15ull ^ 0x2545f4914f6cdd1dull;
+	c->sip_k0 = q.isn_secret;
+	c->sip_k1 = q.isn_secret * 0x9e3779b97f4a7c15ull ^ 0x2545f4914f6cdd1dull;
 	c->port_next = (uint32_t)siphash24_2w(c->sip_k0, c->sip_k1, c->addr, 0) % CN_EPHEMERAL_N;
 	/* The window scale we offer: the least shift that lets the receive
 	 * buffer fit the 16-bit field (RFC 7323 2.3). */
-	rb = p->tcp.rcvbuf_size ? p->tcp.rcvbuf_size : 1u << 20;
+	rb = q.tcp.rcvbuf_size ? q.tcp.rcvbuf_size : 1u << 20;
 	while (!c->p.no_wscale && c->rcv_wscale < 14 && (rb >> c->rcv_wscale) > 0xffff)
 		c->rcv_wscale++;
 	c->syn_win = (uint16_t)(rb > 0xffff ? 0xffff : rb);
@@ -519,8 +522,9 @@ uint32_t cn_conn_socks(const struct cn_conn *c)
 
 /* ------------------------------------------------------------ sockets */
 
-struct cn_sock *cn_sock_listen(struct cn_conn *c, uint16_t port, uint32_t backlog)
+struct cn_sock *cn_sock_listen(struct cn_conn *c, cn_be16_t port_be, uint32_t backlog)
 {
+	uint16_t port = cn_be16toh(port_be);
 	struct cn_sock *s;
 
 	if (!c || !port || !backlog) {
@@ -563,11 +567,13 @@ struct cn_sock *cn_sock_accept(struct cn_sock *l)
 static bool port_free(struct cn_conn *c, uint32_t raddr, uint16_t rport, uint16_t lport)
 {
 	return !cn__sock_listener(c, lport) && !cn__sock_find(c, raddr, rport, lport) &&
-	       !cn_tcp_lookup(c->net, raddr, rport, lport);
+	       !cn_tcp_lookup(c->net, raddr, cn_htobe16(rport), cn_htobe16(lport));
 }
 
-struct cn_sock *cn_sock_connect(struct cn_conn *c, uint32_t raddr, uint16_t rport, uint64_t now)
+struct cn_sock *cn_sock_connect(struct cn_conn *c, cn_be32_t raddr, cn_be16_t rport_be,
+				uint64_t now)
 {
+	uint16_t rport = cn_be16toh(rport_be);
 	struct cn_sock *s;
 	uint32_t i;
 	uint16_t lport = 0;
@@ -791,17 +797,17 @@ uint32_t cn_sock_events(const struct cn_sock *s)
 	return ev;
 }
 
-void cn_sock_addrs(const struct cn_sock *s, uint32_t *laddr, uint16_t *lport, uint32_t *raddr,
-		   uint16_t *rport)
+void cn_sock_addrs(const struct cn_sock *s, cn_be32_t *laddr, cn_be16_t *lport, cn_be32_t *raddr,
+		   cn_be16_t *rport)
 {
 	if (laddr)
 		*laddr = s->laddr;
 	if (lport)
-		*lport = s->lport;
+		*lport = cn_htobe16(s->lport);
 	if (raddr)
 		*raddr = s->raddr;
 	if (rport)
-		*rport = s->rport;
+		*rport = cn_htobe16(s->rport);
 }
 
 void cn_sock_set_udata(struct cn_sock *s, void *udata)

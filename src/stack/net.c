@@ -326,16 +326,17 @@ void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n)
 
 struct cn_net *cn_net_create(const struct cn_net_params *p)
 {
+	struct cn_net_params q;
 	struct cn_net *net;
 
-	if (!p || !p->xmit || !p->mpool) {
+	if (cn__params_copy(&q, sizeof(q), p) < 0 || !q.xmit || !q.mpool) {
 		errno = EINVAL;
 		return NULL;
 	}
 	net = calloc(1, sizeof(*net));
 	if (!net)
 		goto nomem;
-	net->p = *p;
+	net->p = q;
 	if (!net->p.tx_descs)
 		net->p.tx_descs = 1024;
 	if (!net->p.max_conns)
@@ -559,7 +560,7 @@ uint32_t cn_net_pkts_out(const struct cn_net *net)
 	return net->npkts - nfree;
 }
 
-uint32_t cn_net_addr(const struct cn_net *net)
+cn_be32_t cn_net_addr(const struct cn_net *net)
 {
 	return net->p.addr;
 }

@@ -37,7 +37,7 @@
 
 /* Ethernet + IPv4 + TCP + NOP,NOP,TS: the longest header tcp_output writes. */
 #define CN_TCP_TMPL_MAX (CN_ETH_HLEN + CN_IPV4_HLEN + CN_TCP_HLEN + CN_TCPOLEN_TSTAMP_APPA)
-#define CN_OOO_MAX 256u
+#define CN_OOO_MAX CN_TCP_OOO_MAX
 
 /* TCB flags */
 #define TF_ACKNOW 0x1u   /* send an ACK at the next output */

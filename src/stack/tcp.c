@@ -49,8 +49,8 @@ static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
 	ip->proto = CN_IPV4_PROTO_TCP;
 	ip->src = p->laddr;
 	ip->dst = p->raddr;
-	th->sport = cn_hton16(p->lport);
-	th->dport = cn_hton16(p->rport);
+	th->sport = p->lport;
+	th->dport = p->rport;
 	th->off = (uint8_t)((thl / 4) << 4);
 	th->flags = CN_TCP_ACK;
 	if (tcb->ts_on) {
@@ -70,25 +70,39 @@ static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
 	tcb->tcp_sum0 = cn_csum_partial(th, thl, tcb->ph_sum0);
 }
 
-struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
+struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *params)
 {
+	struct cn_tcp_params q;
+	const struct cn_tcp_params *p = &q;
 	struct cn_tcb *tcb;
 	struct cn_pkt_info key;
 	unsigned h;
 
-	if (!net || !p || p->mss <= CN_TCPOLEN_TSTAMP_APPA || p->mss > 9000 - 40 ||
+	if (cn__params_copy(&q, sizeof(q), params) < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* The defaults of zero fields (tcp.h). */
+	if (q.mss == 0)
+		q.mss = CN_TCP_MSS_DEFAULT;
+	if (q.snd_wnd == 0)
+		q.snd_wnd = 65535;
+	if (q.sndbuf == 0)
+		q.sndbuf = CN_SOCKBUF_CHAIN;
+	if (p->mss <= CN_TCPOLEN_TSTAMP_APPA || p->mss > CN_TCP_MSS_MAX ||
 	    (p->sndbuf != CN_SOCKBUF_CHAIN && p->sndbuf != CN_SOCKBUF_RING) ||
-	    (unsigned)p->csum > CN_TCP_CSUM_SEPARATE || p->snd_wscale > 14 || p->rcv_wscale > 14 ||
+	    (unsigned)p->csum > CN_TCP_CSUM_SEPARATE || p->snd_wscale > CN_TCP_WSCALE_MAX ||
+	    p->rcv_wscale > CN_TCP_WSCALE_MAX ||
 	    (p->csum == CN_TCP_CSUM_STORED &&
 	     (p->sndbuf != CN_SOCKBUF_RING || p->ring_copy != CN_SBRING_COPY_CSUM)) ||
-	    (p->csum == CN_TCP_CSUM_FUSED && !net->p.cpool) || p->ooo_max > CN_OOO_MAX ||
+	    (p->csum == CN_TCP_CSUM_FUSED && !net->p.cpool) || p->ooo_max > CN_TCP_OOO_MAX ||
 	    p->rx_readahead > CN_TCP_RX_READAHEAD_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}
 	key.saddr = p->raddr;
-	key.sport = cn_hton16(p->rport);
-	key.dport = cn_hton16(p->lport);
+	key.sport = p->rport;
+	key.dport = p->lport;
 	if (cn__tcp_lookup(net, &key)) {
 		errno = EEXIST;
 		return NULL;
@@ -106,8 +120,8 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *p)
 	tcb->net = net;
 	tcb->raddr = p->raddr;
 	tcb->laddr = p->laddr;
-	tcb->rport_n = cn_hton16(p->rport);
-	tcb->lport_n = cn_hton16(p->lport);
+	tcb->rport_n = p->rport;
+	tcb->lport_n = p->lport;
 	tcb->snd_una = tcb->snd_nxt = tcb->snd_max = p->iss + 1; /* SYN consumed one */
 	tcb->rcv_nxt = p->irs + 1;
 	tcb->snd_wl1 = p->irs;
@@ -233,13 +247,14 @@ struct cn_sockbuf *cn_tcp_sndbuf(struct cn_tcb *tcb)
 	return tcb->sb;
 }
 
-struct cn_tcb *cn_tcp_lookup(struct cn_net *net, uint32_t raddr, uint16_t rport, uint16_t lport)
+struct cn_tcb *cn_tcp_lookup(struct cn_net *net, cn_be32_t raddr, cn_be16_t rport,
+			     cn_be16_t lport)
 {
 	struct cn_pkt_info key;
 
 	key.saddr = raddr;
-	key.sport = cn_hton16(rport);
-	key.dport = cn_hton16(lport);
+	key.sport = rport;
+	key.dport = lport;
 	return cn__tcp_lookup(net, &key);
 }
 

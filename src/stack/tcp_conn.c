@@ -204,8 +204,8 @@ static struct cn_tcb *open_tcb(struct cn_sock *s, uint16_t win, bool win_scaled)
 		mss = CN_CONN_MIN_MSS;
 	tp.laddr = s->laddr;
 	tp.raddr = s->raddr;
-	tp.lport = s->lport;
-	tp.rport = s->rport;
+	tp.lport = cn_htobe16(s->lport);
+	tp.rport = cn_htobe16(s->rport);
 	memcpy(tp.rmac, s->rmac, CN_ETH_ALEN);
 	tp.iss = s->iss;
 	tp.irs = s->irs;
@@ -228,7 +228,7 @@ static void passive_syn(struct cn_conn *c, struct cn_sock *l, const struct cn_pk
 		cn__conn_drop(c, CN_CONN_DROP_BACKLOG);
 		return;
 	}
-	if (cn_tcp_lookup(c->net, pi->saddr, cn_ntoh16(pi->sport), l->lport)) {
+	if (cn_tcp_lookup(c->net, pi->saddr, pi->sport, cn_htobe16(l->lport))) {
 		/* The old connection's TCB is still held for its unread bytes
 		 * (CLOSED, not yet released): no new one on the 4-tuple. */
 		cn__conn_drop(c, CN_CONN_DROP_TCP_UNEXPECTED);

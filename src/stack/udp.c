@@ -7,16 +7,34 @@
 
 #define UDP_HDRS (CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN)
 
-struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *p)
+struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *params)
 {
+	const struct cn_udp_params *p;
+	struct cn_udp_params q;
 	struct cn_udp_sock *s;
 	struct cn_eth_hdr *eth;
 	struct cn_ipv4_hdr *ip;
 	struct cn_udp_hdr *uh;
 
-	if (!net || !p || p->lport == 0) {
+	p = &q;
+	if (cn__params_copy(&q, sizeof(q), params) < 0) {
 		errno = EINVAL;
 		return NULL;
+	}
+	if (q.lport == 0) {
+		/* the first free ephemeral port */
+		for (uint32_t port = 49152; port <= 65535 && q.lport == 0; port++) {
+			q.lport = cn_htobe16((uint16_t)port);
+			for (uint32_t i = 0; i < net->nudp; i++)
+				if (net->udp[i]->p.lport == q.lport) {
+					q.lport = 0;
+					break;
+				}
+		}
+		if (q.lport == 0) {
+			errno = EADDRINUSE;
+			return NULL;
+		}
 	}
 	for (uint32_t i = 0; i < net->nudp; i++)
 		if (net->udp[i]->p.lport == p->lport) {
@@ -34,7 +52,7 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 	}
 	s->net = net;
 	s->p = *p;
-	s->lport_n = cn_hton16(p->lport);
+	s->lport_n = p->lport;
 	eth = (struct cn_eth_hdr *)s->tmpl;
 	ip = (struct cn_ipv4_hdr *)(s->tmpl + CN_ETH_HLEN);
 	uh = (struct cn_udp_hdr *)(s->tmpl + CN_ETH_HLEN + CN_IPV4_HLEN);
@@ -48,7 +66,7 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 	ip->src = net->p.addr;
 	ip->dst = p->raddr;
 	uh->sport = s->lport_n;
-	uh->dport = cn_hton16(p->rport);
+	uh->dport = p->rport;
 	s->ip_sum0 = cn_csum_partial(ip, CN_IPV4_HLEN, 0);
 	s->udp_sum0 = cn_csum_partial(uh, CN_UDP_HLEN,
 				      cn_csum_pseudo_ipv4(net->p.addr, p->raddr, CN_IPV4_PROTO_UDP, 0));
@@ -163,10 +181,10 @@ int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len, void (*don
 	return udp_xmit(s, NULL, buf, len, done, arg);
 }
 
-int cn_udp_sendto(struct cn_udp_sock *s, uint32_t raddr, uint16_t rport, const uint8_t *rmac,
+int cn_udp_sendto(struct cn_udp_sock *s, cn_be32_t raddr, cn_be16_t rport, const uint8_t *rmac,
 		  const void *buf, uint32_t len, void (*done)(void *arg), void *arg)
 {
-	struct udp_dest d = {.raddr = raddr, .rport_n = cn_hton16(rport), .rmac = rmac};
+	struct udp_dest d = {.raddr = raddr, .rport_n = rport, .rmac = rmac};
 
 	if (rport == 0 || !rmac)
 		return -EINVAL;

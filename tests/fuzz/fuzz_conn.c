@@ -113,8 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cn_conn_poll(c, now);
 	if (cn_conn_arp_add(c, cn_hton32(0xc0a80002), peer_mac) != 0)
 		abort();
-	struct cn_sock *l = cn_sock_listen(c, 80, 8);
-	struct cn_sock *cl = cn_sock_connect(c, cn_hton32(0xc0a80002), 5555, now);
+	struct cn_sock *l = cn_sock_listen(c, CN_BE16(80), 8);
+	struct cn_sock *cl = cn_sock_connect(c, cn_hton32(0xc0a80002), CN_BE16(5555), now);
 	if (!l || !cl)
 		abort();
 

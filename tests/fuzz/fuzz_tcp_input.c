@@ -95,14 +95,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cn_net *net = cn_net_create(&np);
 	if (!net)
 		abort();
-	struct cn_tcp_params tp = {.laddr = np.addr, .raddr = cn_hton32(0xc0a80002), .lport = 80,
-				   .rport = 5555, .iss = 1000, .irs = 2000, .mss = 1460,
+	struct cn_tcp_params tp = {.laddr = np.addr, .raddr = cn_hton32(0xc0a80002), .lport = CN_BE16(80),
+				   .rport = CN_BE16(5555), .iss = 1000, .irs = 2000, .mss = 1460,
 				   .snd_wnd = 65535, .rcvbuf_size = 32768, .ts = (fl & 2) != 0,
 				   .ooo_max = (fl & 4) ? 8 : 0, .delack_ticks = 5, .rto_init = 50,
 				   .sndbuf = (fl & 16) ? CN_SOCKBUF_RING : CN_SOCKBUF_CHAIN,
 				   .sndbuf_size = 1 << 16};
 	struct cn_tcb *tcb = cn_tcp_open(net, &tp);
-	struct cn_udp_params up = {.lport = 53, .rx_csum = true};
+	struct cn_udp_params up = {.lport = CN_BE16(53), .rx_csum = true};
 	if (!tcb || !cn_udp_open(net, &up))
 		abort();
 	if (fl & 8)

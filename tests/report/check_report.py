@@ -17,7 +17,7 @@ def check(cond, what):
 
 
 def check_kernel_goals():
-    """Issue 3's goal table judged on constructed numbers with known verdicts."""
+    """The kernels' target table judged on constructed numbers with known verdicts."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                     "..", "..", "tools", "report"))
     from cnreport import memkern
@@ -125,7 +125,7 @@ def check_tx_path():
 
 
 def check_dca_recovery():
-    """Issue 5's prefetch-recovery verdicts on constructed medians."""
+    """The prefetch-recovery verdicts on constructed medians."""
     net = report_module("net")
     check(abs(net.recovery(300, 100, 140) - 0.8) < 1e-12, "recovery 0.8")
     check(net.recovery(100, 100, 90) is None, "no gap: not judged")
@@ -201,7 +201,7 @@ def check_dca_recovery():
 
 
 def check_ilp_goals():
-    """Issue 6's goal table on constructed medians: the verdicts, and each
+    """The integrated loops' target table on constructed medians: the verdicts, and each
     ratio printed to three decimals (1.103 is not "1.1" beside NOT met)."""
     ilp = report_module("ilplayout")
 

@@ -312,7 +312,7 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 	memset(&log, 0, sizeof(log));
 	log.exact = log.in_umem = true;
 	log.umem = cn_afxdp_pool(x);
-	struct cn_udp_params up = {.lport = OUR_PORT, .tx_csum = true, .rx_csum = true,
+	struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .rx_csum = true,
 				   .rx = udp_rx, .rx_arg = &log};
 	struct cn_udp_sock *us = cn_udp_open(net, &up);
 	assert_non_null(us);
@@ -345,7 +345,7 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 		for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			uint8_t b[2048], r[2048];
 			fill(b, sizes[i], 100 + i);
-			assert_int_equal(cn_udp_sendto(us, htonl(KIP_H), K_PORT, KMAC, b, (uint32_t)sizes[i],
+			assert_int_equal(cn_udp_sendto(us, htonl(KIP_H), CN_BE16(K_PORT), KMAC, b, (uint32_t)sizes[i],
 						       NULL, NULL), 0);
 			cn_afxdp_flush(q);
 			ssize_t n = recv(f->ks, r, sizeof(r), 0);

@@ -324,7 +324,7 @@ static bool has_opt(const struct cap *c, uint8_t kind)
 static struct cn_sock *connect_pair(struct fx *f, struct cn_sock *l, uint16_t port,
 				    struct cn_sock **srv)
 {
-	struct cn_sock *c = cn_sock_connect(f->a.conn, IP_B, port, f->now);
+	struct cn_sock *c = cn_sock_connect(f->a.conn, IP_B, CN_BE16(port), f->now);
 
 	assert_non_null(c);
 	for (int i = 0; i < 200 && cn_sock_state(c) != CN_SOCK_ESTABLISHED; i++)
@@ -390,7 +390,7 @@ static void test_arp_resolution(void **state)
 	uint8_t mac[6];
 
 	hosts_up(f, NULL, NULL);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 8), *srv;
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 8), *srv;
 	assert_false(cn_conn_arp_lookup(f->a.conn, IP_B, mac));
 	struct cn_sock *c = connect_pair(f, l, 80, &srv);
 	const struct cn_conn_stats *sa = cn_conn_stats(f->a.conn), *sb = cn_conn_stats(f->b.conn);
@@ -576,7 +576,7 @@ static void test_open_negotiation(void **state)
 		bool ts = !pa.no_ts && !pb.no_ts, ws = !pa.no_wscale && !pb.no_wscale;
 		hosts_up(f, &pa, &pb);
 		assert_int_equal(cn_conn_arp_add(f->a.conn, IP_B, MAC_B), 0);
-		struct cn_sock *l = cn_sock_listen(f->b.conn, 7, 4), *srv;
+		struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(7), 4), *srv;
 		struct cn_sock *cl = connect_pair(f, l, 7, &srv);
 		/* frames: SYN (A), SYN-ACK (B), ACK (A) */
 		c = &f->cap[0];
@@ -631,7 +631,7 @@ static void test_close_either_side(void **state)
 
 	for (int server_first = 0; server_first < 2; server_first++) {
 		hosts_up(f, NULL, NULL);
-		struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+		struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
 		struct cn_sock *cl = connect_pair(f, l, 80, &srv);
 		struct cn_sock *first = server_first ? srv : cl, *second = server_first ? cl : srv;
 		struct host *hf = server_first ? &f->b : &f->a, *hs = server_first ? &f->a : &f->b;
@@ -670,7 +670,7 @@ static void test_simultaneous_close(void **state)
 	struct fx *f = *state;
 
 	hosts_up(f, NULL, NULL);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
 	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
 	transfer(f, cl, srv, 1000, 5);
 	assert_int_equal(cn_sock_shutdown(cl, f->now), 0);
@@ -708,7 +708,7 @@ static void test_refused(void **state)
 	struct cn_pkt_info pi;
 
 	hosts_up(f, NULL, NULL);
-	struct cn_sock *c = cn_sock_connect(f->a.conn, IP_B, 9, f->now);
+	struct cn_sock *c = cn_sock_connect(f->a.conn, IP_B, CN_BE16(9), f->now);
 	assert_non_null(c);
 	assert_int_equal(cn_sock_send(c, "x", 1, f->now), -ENOTCONN);
 	assert_int_equal(cn_sock_recv(c, (uint8_t[4]){0}, 4, f->now), -EAGAIN);
@@ -746,12 +746,13 @@ static void test_reset(void **state)
 	uint32_t len;
 
 	hosts_up(f, NULL, NULL);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
 	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
 	transfer(f, cl, srv, 2000, 9);
 	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
 	uint16_t cport;
 	cn_sock_addrs(cl, NULL, &cport, NULL, NULL);
+	cport = cn_be16toh(cport);
 	cn_tcp_get_info(cn_sock_tcb(srv), &ti);
 
 	/* in-window RST, 100 past RCV.NXT: challenge ACK */
@@ -885,10 +886,10 @@ static void test_handshake_loss(void **state)
 		hosts_up(f, NULL, &pb);
 		assert_int_equal(cn_conn_arp_add(f->a.conn, IP_B, MAC_B), 0);
 		assert_int_equal(cn_conn_arp_add(f->b.conn, IP_A, MAC_A), 0);
-		struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv = NULL;
+		struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv = NULL;
 		f->filter = filt[k];
 		f->drop_left = 1;
-		struct cn_sock *cl = cn_sock_connect(f->a.conn, IP_B, 80, f->now);
+		struct cn_sock *cl = cn_sock_connect(f->a.conn, IP_B, CN_BE16(80), f->now);
 		for (int i = 0; i < 100 && cn_sock_state(cl) != CN_SOCK_ESTABLISHED; i++)
 			run(f, 1);
 		assert_int_equal(cn_sock_state(cl), CN_SOCK_ESTABLISHED);
@@ -943,10 +944,10 @@ static void test_timeouts(void **state)
 
 	hosts_up(f, NULL, NULL);
 	assert_int_equal(cn_conn_arp_add(f->a.conn, IP_B, MAC_B), 0);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4);
 	f->filter = drop_all;
-	struct cn_sock *c = cn_sock_connect(f->a.conn, IP_B, 80, f->now);
-	struct cn_sock *u = cn_sock_connect(f->a.conn, IP_NOBODY, 80, f->now);
+	struct cn_sock *c = cn_sock_connect(f->a.conn, IP_B, CN_BE16(80), f->now);
+	struct cn_sock *u = cn_sock_connect(f->a.conn, IP_NOBODY, CN_BE16(80), f->now);
 	run(f, 10 + 20 + 40 + 80 + 5);
 	assert_int_equal(cn_sock_state(c), CN_SOCK_CLOSED);
 	assert_int_equal(cn_sock_error(c), ETIMEDOUT);
@@ -985,12 +986,12 @@ static void test_backlog_and_listener_close(void **state)
 	struct fx *f = *state;
 
 	hosts_up(f, NULL, NULL);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 1);
-	assert_null(cn_sock_listen(f->b.conn, 80, 1));
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 1);
+	assert_null(cn_sock_listen(f->b.conn, CN_BE16(80), 1));
 	assert_int_equal(errno, EADDRINUSE);
-	struct cn_sock *c1 = cn_sock_connect(f->a.conn, IP_B, 80, f->now);
+	struct cn_sock *c1 = cn_sock_connect(f->a.conn, IP_B, CN_BE16(80), f->now);
 	run(f, 3);
-	struct cn_sock *c2 = cn_sock_connect(f->a.conn, IP_B, 80, f->now);
+	struct cn_sock *c2 = cn_sock_connect(f->a.conn, IP_B, CN_BE16(80), f->now);
 	run(f, 3);
 	assert_int_equal(cn_sock_state(c1), CN_SOCK_ESTABLISHED);
 	assert_int_equal(cn_sock_state(c2), CN_SOCK_SYN_SENT);
@@ -1032,7 +1033,7 @@ static void test_syn_options(void **state)
 	uint32_t len;
 
 	hosts_up(f, NULL, NULL);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4);
 	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
 	static const uint8_t opt[] = {
 		2, 4, 0, 1,                   /* MSS 1 */
@@ -1126,7 +1127,7 @@ static void test_thousand_cycles(void **state)
 	uint8_t buf[1024], got[1024];
 
 	hosts_up(f, NULL, NULL);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 7, 16);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(7), 16);
 	for (int i = 0; i < 1000; i++) {
 		struct cn_sock *srv, *cl = connect_pair(f, l, 7, &srv);
 		uint32_t n = 1 + (uint32_t)(i * 37) % 1000;
@@ -1181,7 +1182,7 @@ static void test_simultaneous_open(void **state)
 	hosts_up(f, NULL, NULL);
 	assert_int_equal(cn_conn_arp_add(f->a.conn, IP_X, MAC_X), 0);
 	f->filter = drop_all; /* X does not exist: catch what A sends */
-	struct cn_sock *c = cn_sock_connect(f->a.conn, IP_X, 5000, f->now);
+	struct cn_sock *c = cn_sock_connect(f->a.conn, IP_X, CN_BE16(5000), f->now);
 	pump(f);
 	assert_non_null(last_tcp(f, 0, 0, &pi));
 	uint32_t iss = pi.seq;
@@ -1221,11 +1222,11 @@ static void test_api(void **state)
 	p.mss = 10;
 	assert_null(cn_conn_create(f->a.net, &p));
 	assert_int_equal(errno, EINVAL);
-	assert_null(cn_sock_listen(f->a.conn, 0, 1));
-	assert_null(cn_sock_connect(f->a.conn, 0, 80, f->now));
-	assert_null(cn_sock_connect(f->a.conn, IP_A, 80, f->now)); /* no loopback */
+	assert_null(cn_sock_listen(f->a.conn, CN_BE16(0), 1));
+	assert_null(cn_sock_connect(f->a.conn, 0, CN_BE16(80), f->now));
+	assert_null(cn_sock_connect(f->a.conn, IP_A, CN_BE16(80), f->now)); /* no loopback */
 	assert_int_equal(errno, EINVAL);
-	struct cn_sock *l = cn_sock_listen(f->a.conn, 1, 1);
+	struct cn_sock *l = cn_sock_listen(f->a.conn, CN_BE16(1), 1);
 	assert_int_equal(cn_sock_state(l), CN_SOCK_LISTEN);
 	assert_int_equal(cn_sock_recv(l, (uint8_t[1]){0}, 1, f->now), -EINVAL);
 	assert_int_equal(cn_sock_shutdown(l, f->now), -EINVAL);
@@ -1245,8 +1246,8 @@ static void test_api(void **state)
 	struct cn_conn_params z = {0};
 	struct cn_conn *c2 = cn_conn_create(f->a.net, &z);
 	assert_non_null(c2);
-	assert_non_null(cn_sock_listen(c2, 5, 5));
-	assert_non_null(cn_sock_connect(c2, IP_B, 80, f->now));
+	assert_non_null(cn_sock_listen(c2, CN_BE16(5), 5));
+	assert_non_null(cn_sock_connect(c2, IP_B, CN_BE16(80), f->now));
 	assert_int_equal(cn_conn_socks(c2), 2);
 	cn_conn_destroy(c2);
 	/* c2 replaced A's hook and took it away with it: put A's back */
@@ -1254,7 +1255,7 @@ static void test_api(void **state)
 	f->a.conn = cn_conn_create(f->a.net, &z);
 	assert_non_null(f->a.conn);
 	/* all defaults (sndbuf 0 = chain): a connection opens and works */
-	struct cn_sock *lb = cn_sock_listen(f->b.conn, 80, 1), *srv;
+	struct cn_sock *lb = cn_sock_listen(f->b.conn, CN_BE16(80), 1), *srv;
 	struct cn_sock *cl = connect_pair(f, lb, 80, &srv);
 	transfer(f, cl, srv, 3000, 3);
 	cn_sock_abort(cl, f->now);
@@ -1280,9 +1281,10 @@ static void test_time_wait_reuse(void **state)
 
 	pb.time_wait = 100000;
 	hosts_up(f, NULL, &pb);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
 	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
 	cn_sock_addrs(cl, NULL, &cport, NULL, NULL);
+	cport = cn_be16toh(cport);
 	cn_sock_close(srv, f->now);
 	run(f, 1);
 	drain_to_eof(f, cl);
@@ -1290,7 +1292,7 @@ static void test_time_wait_reuse(void **state)
 	run(f, 5);
 	assert_int_equal(cn_conn_socks(f->a.conn), 0);
 	assert_int_equal(cn_conn_socks(f->b.conn), 2); /* listener + TIME_WAIT */
-	struct cn_tcb *tw = cn_tcp_lookup(f->b.net, IP_A, cport, 80);
+	struct cn_tcb *tw = cn_tcp_lookup(f->b.net, IP_A, CN_BE16(cport), CN_BE16(80));
 	assert_non_null(tw);
 	cn_tcp_get_info(tw, &ti);
 	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
@@ -1315,7 +1317,7 @@ static void test_time_wait_reuse(void **state)
 	pump(f);
 	assert_int_equal(sb->tw_reused, 1);
 	assert_int_equal(sb->synack_out, 2);
-	assert_null(cn_tcp_lookup(f->b.net, IP_A, cport, 80));
+	assert_null(cn_tcp_lookup(f->b.net, IP_A, CN_BE16(cport), CN_BE16(80)));
 	assert_non_null(last_tcp(f, 0, 0, &pi));
 	assert_int_equal(pi.tcp_flags, CN_TCP_RST);
 	assert_int_equal(pi.seq, ti.rcv_nxt + 100001);
@@ -1333,7 +1335,7 @@ static void test_orphan_timeout(void **state)
 
 	pb.orphan_timeout = 100;
 	hosts_up(f, NULL, &pb);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
 	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
 	cn_sock_close(srv, f->now);
 	run(f, 10);
@@ -1356,9 +1358,9 @@ static void test_events(void **state)
 	uint8_t b[16];
 
 	hosts_up(f, NULL, NULL);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
 	assert_int_equal(cn_sock_events(l), 0);
-	struct cn_sock *cl = cn_sock_connect(f->a.conn, IP_B, 80, f->now);
+	struct cn_sock *cl = cn_sock_connect(f->a.conn, IP_B, CN_BE16(80), f->now);
 	assert_int_equal(cn_sock_events(cl), 0); /* connecting */
 	run(f, 3);
 	assert_int_equal(cn_sock_events(l), CN_SOCK_IN);
@@ -1383,6 +1385,8 @@ static void test_events(void **state)
 	uint32_t la, ra;
 	uint16_t lp, rp;
 	cn_sock_addrs(srv, &la, &lp, &ra, &rp);
+	lp = cn_be16toh(lp);
+	rp = cn_be16toh(rp);
 	assert_int_equal(la, IP_B);
 	assert_int_equal(lp, 80);
 	assert_int_equal(ra, IP_A);
@@ -1438,9 +1442,9 @@ static void test_lossy_cycles(void **state)
 	hosts_up(f, &p, &p);
 	cn_test_seed(20261122);
 	f->filter = lossy;
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 7, 64);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(7), 64);
 	for (int i = 0; i < 200; i++) {
-		struct cn_sock *cl = cn_sock_connect(f->a.conn, IP_B, 7, f->now), *srv = NULL;
+		struct cn_sock *cl = cn_sock_connect(f->a.conn, IP_B, CN_BE16(7), f->now), *srv = NULL;
 		assert_non_null(cl);
 		for (int t = 0; t < 3000 && cn_sock_state(cl) == CN_SOCK_SYN_SENT; t++)
 			run(f, 1);
@@ -1493,7 +1497,7 @@ static void test_unread_after_close(void **state)
 	uint8_t b[64];
 
 	hosts_up(f, NULL, NULL);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 4), *srv;
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
 	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
 	assert_int_equal(cn_sock_send(srv, "last words", 10, f->now), 10);
 	cn_sock_close(srv, f->now);
@@ -1530,10 +1534,11 @@ static void test_random_frames(void **state)
 
 	hosts_up(f, NULL, NULL);
 	cn_test_seed(77);
-	struct cn_sock *l = cn_sock_listen(f->b.conn, 80, 8), *srv;
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 8), *srv;
 	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
 	uint16_t cport;
 	cn_sock_addrs(cl, NULL, &cport, NULL, NULL);
+	cport = cn_be16toh(cport);
 	cn_test_fill_rand(pay, sizeof(pay));
 	for (int i = 0; i < 20000; i++) {
 		uint32_t kind = cn_test_rndn(10), len;

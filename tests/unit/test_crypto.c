@@ -875,6 +875,7 @@ static void test_guard_pages(void **state)
 #define AVX2_NEED (CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2)
 #define AESNI_NEED (CN_CPU_AESNI | CN_CPU_SSSE3 | CN_CPU_SSE41)
 #define VAES_NEED (AVX512_NEED | AESNI_NEED | CN_CPU_VAES | CN_CPU_VPCLMULQDQ)
+#define VAES256_NEED (AVX2_NEED | AESNI_NEED | CN_CPU_VAES)
 
 static void test_impl_list(void **state)
 {
@@ -905,6 +906,8 @@ static void test_impl_list(void **state)
 		assert_string_equal(ci[0]->name, "generic");
 	if ((f & VAES_NEED) == VAES_NEED)
 		assert_string_equal(ai[0]->name, "vaes");
+	else if ((f & VAES256_NEED) == VAES256_NEED)
+		assert_string_equal(ai[0]->name, "vaes256");
 	else if ((f & AESNI_NEED) == AESNI_NEED)
 		assert_string_equal(ai[0]->name, "aesni");
 	else
@@ -973,22 +976,31 @@ static void test_dispatch_fallback(void **state)
 	uint64_t det = cn_cpu_features_detected();
 	int a512 = (det & AVX512_NEED) == AVX512_NEED, a2 = (det & AVX2_NEED) == AVX2_NEED;
 	int ni = (det & AESNI_NEED) == AESNI_NEED, va = (det & VAES_NEED) == VAES_NEED;
+	int va2 = (det & VAES256_NEED) == VAES256_NEED;
 
 	(void)state;
 	expect_child("all", "generic: generic / generic: generic\n");
 	/* AES without AES-NI: the portable variant, still correct */
 	expect_child("aes", a512 ? "avx512: avx512 avx2 generic / generic: generic\n" : NULL);
-	/* no AVX-512: AVX2 ChaCha, 128-bit AES-NI */
-	if (a2 && ni)
+	/* no AVX-512: AVX2 ChaCha; VAES on 256-bit registers where the CPU
+	 * has VAES, else 128-bit AES-NI */
+	if (a2 && va2)
+		expect_child("avx512", "avx2: avx2 generic / vaes256: vaes256 aesni generic\n");
+	else if (a2 && ni)
 		expect_child("avx512", "avx2: avx2 generic / aesni: aesni generic\n");
+	/* VAES256 without AVX2 is not runnable */
+	if (va2)
+		expect_child("avx512,avx2", "generic: generic / aesni: aesni generic\n");
 	/* the AVX-512 variants contain AVX2 code: masking AVX2 leaves generic
 	 * ChaCha, and AES-NI (VAES needs AVX2 too) */
 	if (ni)
 		expect_child("avx2", "generic: generic / aesni: aesni generic\n");
 	if (a512 && ni)
 		expect_child("vaes", "avx512: avx512 avx2 generic / aesni: aesni generic\n");
+	else if (a2 && ni)
+		expect_child("vaes", "avx2: avx2 generic / aesni: aesni generic\n");
 	if (a512 && va)
-		expect_child("sse2", "avx512: avx512 avx2 generic / vaes: vaes aesni generic\n");
+		expect_child("sse2", "avx512: avx512 avx2 generic / vaes: vaes vaes256 aesni generic\n");
 }
 
 int main(int argc, char **argv)

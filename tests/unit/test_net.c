@@ -53,7 +53,7 @@ static int setup(void **state)
 	struct cn_net_params np = {.addr = IP_US, .mpool = f->mp, .cpool = f->cp,
 				   .xmit = xmit, .xmit_arg = f};
 	f->net = cn_net_create(&np);
-	struct cn_tcp_params tp = {.laddr = IP_US, .raddr = IP_PEER, .lport = 80, .rport = 5555,
+	struct cn_tcp_params tp = {.laddr = IP_US, .raddr = IP_PEER, .lport = CN_BE16(80), .rport = CN_BE16(5555),
 				   .iss = 1000, .irs = 2000, .mss = 1460, .snd_wnd = 65535,
 				   .sndbuf = CN_SOCKBUF_CHAIN, .rcvbuf_size = 65535, .ts = true};
 	f->tcb = cn_tcp_open(f->net, &tp);
@@ -939,7 +939,7 @@ static void test_split_chain(void **state)
 	}
 
 	/* UDP: the payload mbuf handed up, checksum over both */
-	struct cn_udp_params up = {.lport = 7, .rx_csum = true, .rx = udp_keep};
+	struct cn_udp_params up = {.lport = CN_BE16(7), .rx_csum = true, .rx = udp_keep};
 	assert_non_null(cn_udp_open(f->net, &up));
 	uint8_t *ip = g + 14;
 	n = build_tcp(g, 0, 0, 0, false, pay, 1000) - 12; /* reshaped to UDP below */

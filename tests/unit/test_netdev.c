@@ -93,10 +93,10 @@ static struct cn_tcp_params tcp_params(bool a, uint32_t isa, uint32_t isb)
 				  .snd_wscale = 2, .ooo_max = 64, .delack_ticks = 20,
 				  .rto_init = 100, .ts = true};
 	if (a) {
-		p.laddr = IP_A, p.raddr = IP_B, p.lport = 1111, p.rport = 2222, p.iss = isa, p.irs = isb;
+		p.laddr = IP_A, p.raddr = IP_B, p.lport = CN_BE16(1111), p.rport = CN_BE16(2222), p.iss = isa, p.irs = isb;
 		memcpy(p.rmac, MAC_B, 6);
 	} else {
-		p.laddr = IP_B, p.raddr = IP_A, p.lport = 2222, p.rport = 1111, p.iss = isb, p.irs = isa;
+		p.laddr = IP_B, p.raddr = IP_A, p.lport = CN_BE16(2222), p.rport = CN_BE16(1111), p.iss = isb, p.irs = isa;
 		memcpy(p.rmac, MAC_A, 6);
 	}
 	return p;
@@ -309,7 +309,7 @@ static void test_peers(void **state)
 	tp.snd_wscale = 0;
 	h.tcb = cn_tcp_open(h.net, &tp);
 	struct cn_peer_params pp = {.kind = CN_PEER_TCP_SINK, .laddr = IP_B, .raddr = IP_A,
-				    .lport = 2222, .rport = 1111, .iss = 2000, .irs = 1000,
+				    .lport = CN_BE16(2222), .rport = CN_BE16(1111), .iss = 2000, .irs = 1000,
 				    .window = 65535, .verify = true};
 	memcpy(pp.lmac, MAC_B, 6);
 	memcpy(pp.rmac, MAC_A, 6);
@@ -543,7 +543,7 @@ static void test_prefetch_stream(void **state)
 			h.tcb = cn_tcp_open(h.net, &tp);
 			assert_non_null(h.tcb);
 			struct cn_peer_params pp = {.kind = CN_PEER_TCP_SOURCE, .laddr = IP_B,
-						    .raddr = IP_A, .lport = 2222, .rport = 1111,
+						    .raddr = IP_A, .lport = CN_BE16(2222), .rport = CN_BE16(1111),
 						    .iss = 2000, .irs = 1000, .mss = mss, .ts = true};
 			memcpy(pp.lmac, MAC_B, 6);
 			memcpy(pp.rmac, MAC_A, 6);
@@ -580,11 +580,11 @@ static struct cn_peer *udp_source_pair(struct host *h, cn_udp_rx_fn rx, struct c
 				       struct cn_peer_params *ppo)
 {
 	struct cn_peer_params pp = {.kind = CN_PEER_UDP_SOURCE, .laddr = IP_B, .raddr = IP_A,
-				    .lport = 53, .rport = 5353, .mss = 1472, .csum = true};
+				    .lport = CN_BE16(53), .rport = CN_BE16(5353), .mss = 1472, .csum = true};
 	memcpy(pp.lmac, MAC_B, 6);
 	memcpy(pp.rmac, MAC_A, 6);
 	struct cn_peer *src = cn_peer_create(h->dev, &pp);
-	struct cn_udp_params up = {.lport = 5353, .raddr = IP_B, .rport = 53, .tx_csum = true,
+	struct cn_udp_params up = {.lport = CN_BE16(5353), .raddr = IP_B, .rport = CN_BE16(53), .tx_csum = true,
 				   .rx_csum = true, .rx = rx};
 	memcpy(up.rmac, MAC_B, 6);
 	*sock = cn_udp_open(h->net, &up);
@@ -1004,7 +1004,7 @@ static void test_split_peers(void **state)
 			tp.ts = ts;
 			h.tcb = cn_tcp_open(h.net, &tp);
 			struct cn_peer_params pp = {.kind = CN_PEER_TCP_SOURCE, .laddr = IP_B,
-						    .raddr = IP_A, .lport = 2222, .rport = 1111,
+						    .raddr = IP_A, .lport = CN_BE16(2222), .rport = CN_BE16(1111),
 						    .iss = 2000, .irs = 1000, .mss = 1460, .ts = ts};
 			memcpy(pp.lmac, MAC_B, 6);
 			memcpy(pp.rmac, MAC_A, 6);

@@ -698,7 +698,7 @@ static void test_udp_stack(void **state)
 	 * and computed by the stack; the kernel drops a datagram whose
 	 * checksum is wrong, so its arrival proves the sum */
 	for (int off = 0; off < 2; off++) {
-		struct cn_udp_params up = {.lport = OUR_PORT, .raddr = htonl(KIP_H), .rport = K_PORT,
+		struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .raddr = htonl(KIP_H), .rport = CN_BE16(K_PORT),
 					   .tx_csum = true, .tx_offload = off == 0, .rx_csum = true,
 					   .rx = udp_rx, .rx_arg = &g};
 		memcpy(up.rmac, KMAC, 6);
@@ -731,7 +731,7 @@ static void test_udp_stack(void **state)
 	assert_int_equal(cn_tap_stats(t)->tx_too_long, 2);
 
 	/* kernel -> cachenet through cn_tap_poll */
-	struct cn_udp_params up = {.lport = OUR_PORT, .rx_csum = true, .rx = udp_rx, .rx_arg = &g};
+	struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .rx_csum = true, .rx = udp_rx, .rx_arg = &g};
 	struct cn_udp_sock *us = cn_udp_open(net, &up);
 	assert_non_null(us);
 	for (uint32_t len = 1; len <= 1472; len = len * 5 + 3) {

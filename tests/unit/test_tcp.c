@@ -125,11 +125,11 @@ static struct cn_tcp_params base_params(bool a_side, uint32_t iss_a, uint32_t is
 		.delack_ticks = 40,
 	};
 	if (a_side) {
-		p.laddr = IP_A, p.raddr = IP_B, p.lport = 40000, p.rport = 80;
+		p.laddr = IP_A, p.raddr = IP_B, p.lport = CN_BE16(40000), p.rport = CN_BE16(80);
 		memcpy(p.rmac, MAC_B, 6);
 		p.iss = iss_a, p.irs = iss_b;
 	} else {
-		p.laddr = IP_B, p.raddr = IP_A, p.lport = 80, p.rport = 40000;
+		p.laddr = IP_B, p.raddr = IP_A, p.lport = CN_BE16(80), p.rport = CN_BE16(40000);
 		memcpy(p.rmac, MAC_A, 6);
 		p.iss = iss_b, p.irs = iss_a;
 	}
@@ -316,7 +316,33 @@ static void test_open_errors(void **state)
 	struct fx *f = *state;
 	struct cn_tcp_params p = base_params(true, 1, 2);
 
-	p.mss = 0;
+	/* mss 0 is the default (536); 1..12 leave no payload with timestamps */
+	p.mss = 12;
+	errno = 0;
+	assert_null(cn_tcp_open(f->a.net, &p));
+	assert_int_equal(errno, EINVAL);
+	p = base_params(true, 1, 2);
+	p.mss = CN_TCP_MSS_MAX + 1;
+	errno = 0;
+	assert_null(cn_tcp_open(f->a.net, &p));
+	assert_int_equal(errno, EINVAL);
+	p = base_params(true, 1, 2);
+	p.snd_wscale = CN_TCP_WSCALE_MAX + 1;
+	errno = 0;
+	assert_null(cn_tcp_open(f->a.net, &p));
+	assert_int_equal(errno, EINVAL);
+	p = base_params(true, 1, 2);
+	p.ooo_max = CN_TCP_OOO_MAX + 1;
+	errno = 0;
+	assert_null(cn_tcp_open(f->a.net, &p));
+	assert_int_equal(errno, EINVAL);
+	p = base_params(true, 1, 2);
+	p.size = sizeof(p) + 8; /* a newer caller's struct: accepted only with zeros past ours */
+	errno = 0;
+	assert_null(cn_tcp_open(f->a.net, &p));
+	assert_int_equal(errno, EINVAL);
+	p = base_params(true, 1, 2);
+	p.size = 2;
 	errno = 0;
 	assert_null(cn_tcp_open(f->a.net, &p));
 	assert_int_equal(errno, EINVAL);
@@ -335,6 +361,22 @@ static void test_open_errors(void **state)
 	assert_null(cn_tcp_open(f->a.net, &p));
 	assert_int_equal(errno, EEXIST);
 	cn_tcp_close(f->ta);
+
+	/* All zero but the 4-tuple: every other field takes its default. */
+	struct cn_tcp_params z = {.laddr = p.laddr, .raddr = p.raddr, .lport = p.lport,
+				  .rport = p.rport};
+	struct cn_tcp_info ti;
+	f->ta = cn_tcp_open(f->a.net, &z);
+	assert_non_null(f->ta);
+	cn_tcp_get_info(f->ta, &ti);
+	assert_int_equal(ti.snd_wnd, 65535);
+	assert_int_equal(cn_tcp_sndbuf(f->ta)->kind, CN_SOCKBUF_CHAIN);
+	cn_tcp_close(f->ta);
+	z.size = sizeof(z);
+	f->ta = cn_tcp_open(f->a.net, &z);
+	assert_non_null(f->ta);
+	cn_tcp_close(f->ta);
+	f->ta = NULL;
 }
 
 /* Prediction: in-order data on the receiver and pure ACKs on the sender
@@ -984,8 +1026,8 @@ static void test_fin_lost(void **state)
 	assert_true(cn_tcp_stats(f->ta)->rto_fired >= 1);
 	assert_int_equal(ia.snd_una, 0xfffffff0u + 1 + 100 + 1);
 	assert_int_equal(ib.rcv_nxt, ia.snd_una);
-	assert_int_equal(cn_tcp_lookup(f->a.net, IP_B, 80, 40000), f->ta);
-	assert_null(cn_tcp_lookup(f->a.net, IP_B, 81, 40000));
+	assert_int_equal(cn_tcp_lookup(f->a.net, IP_B, CN_BE16(80), CN_BE16(40000)), f->ta);
+	assert_null(cn_tcp_lookup(f->a.net, IP_B, CN_BE16(81), CN_BE16(40000)));
 	close_pair(f);
 }
 

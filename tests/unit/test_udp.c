@@ -108,13 +108,13 @@ static void test_udp_modes(void **state)
 	static uint8_t buf[8000];
 	for (unsigned i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(i * 7 + 3);
-	struct cn_udp_params rp = {.lport = 53, .rx_csum = true, .rx = rx, .rx_arg = f};
+	struct cn_udp_params rp = {.lport = CN_BE16(53), .rx_csum = true, .rx = rx, .rx_arg = f};
 	struct cn_udp_sock *r = cn_udp_open(f->b, &rp);
 	assert_non_null(r);
 	assert_null(cn_udp_open(f->b, &rp));
 	assert_int_equal(errno, EADDRINUSE);
 	for (int mode = 0; mode < 3; mode++) {
-		struct cn_udp_params sp = {.lport = 1000, .raddr = IP_B, .rport = 53,
+		struct cn_udp_params sp = {.lport = CN_BE16(1000), .raddr = IP_B, .rport = CN_BE16(53),
 					   .rmac = {2, 0, 0, 0, 0, 0xb}, .tx_csum = mode != 0,
 					   .tx_offload = mode == 2};
 		struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
@@ -178,7 +178,7 @@ static uint32_t golden_udp(uint8_t *g, uint8_t host, uint8_t mac, uint16_t dport
 static void test_udp_golden(void **state)
 {
 	struct fx *f = *state;
-	struct cn_udp_params sp = {.lport = 0x1234, .raddr = IP_B, .rport = 0x5678,
+	struct cn_udp_params sp = {.lport = CN_BE16(0x1234), .raddr = IP_B, .rport = CN_BE16(0x5678),
 				   .rmac = {2, 0, 0, 0, 0, 0xb}, .tx_csum = true};
 	struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
 	uint8_t out[64], g[64] = {0};
@@ -199,19 +199,19 @@ static void test_udp_sendto(void **state)
 	struct fx *f = *state;
 	static uint8_t buf[1472];
 	static const uint8_t mac_b[6] = {2, 0, 0, 0, 0, 0xb}, mac_c[6] = {2, 0, 0, 0, 0, 0xc};
-	struct cn_udp_params rp = {.lport = 99, .rx_csum = true, .rx = rx, .rx_arg = f};
+	struct cn_udp_params rp = {.lport = CN_BE16(99), .rx_csum = true, .rx = rx, .rx_arg = f};
 	struct cn_udp_sock *r = cn_udp_open(f->b, &rp);
 
 	for (unsigned i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(i * 13 + 1);
 	for (int mode = 0; mode < 3; mode++) {
-		struct cn_udp_params sp = {.lport = 1000, .raddr = cn_hton32(0x0a000009), .rport = 53,
+		struct cn_udp_params sp = {.lport = CN_BE16(1000), .raddr = cn_hton32(0x0a000009), .rport = CN_BE16(53),
 					   .rmac = {2, 0, 0, 0, 0, 9}, .tx_csum = mode != 0,
 					   .tx_offload = mode == 2};
 		struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
 		unsigned ng = f->ngot;
 		uint64_t bad = cn_net_stats(f->b)->drop[CN_DROP_UDP_CSUM];
-		assert_int_equal(cn_udp_sendto(s, IP_B, 99, mac_b, buf, sizeof(buf), NULL, NULL), 0);
+		assert_int_equal(cn_udp_sendto(s, IP_B, CN_BE16(99), mac_b, buf, sizeof(buf), NULL, NULL), 0);
 		deliver(f, 0, NULL);
 		assert_int_equal(f->ngot, ng + 1);
 		assert_int_equal(f->got_len, sizeof(buf));
@@ -226,17 +226,17 @@ static void test_udp_sendto(void **state)
 		assert_int_equal(frame[5], 9);
 		assert_int_equal(frame[14 + 19], 9);
 		assert_int_equal(frame[14 + 20 + 3], 53);
-		assert_int_equal(cn_udp_sendto(s, IP_B, 0, mac_b, buf, 1, NULL, NULL), -EINVAL);
-		assert_int_equal(cn_udp_sendto(s, IP_B, 99, NULL, buf, 1, NULL, NULL), -EINVAL);
+		assert_int_equal(cn_udp_sendto(s, IP_B, CN_BE16(0), mac_b, buf, 1, NULL, NULL), -EINVAL);
+		assert_int_equal(cn_udp_sendto(s, IP_B, CN_BE16(99), NULL, buf, 1, NULL, NULL), -EINVAL);
 		cn_udp_close(s);
 	}
 	cn_udp_close(r);
 
-	struct cn_udp_params sp = {.lport = 0x1234, .raddr = IP_B, .rport = 0x5678,
+	struct cn_udp_params sp = {.lport = CN_BE16(0x1234), .raddr = IP_B, .rport = CN_BE16(0x5678),
 				   .rmac = {2, 0, 0, 0, 0, 0xb}, .tx_csum = true};
 	struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
 	uint8_t out[64], g[64];
-	assert_int_equal(cn_udp_sendto(s, cn_hton32(0x0a000003), 0x9abc, mac_c, "abcd", 4, NULL, NULL), 0);
+	assert_int_equal(cn_udp_sendto(s, cn_hton32(0x0a000003), CN_BE16(0x9abc), mac_c, "abcd", 4, NULL, NULL), 0);
 	assert_int_equal(cn_pkt_gather(f->q[0], out), 46);
 	cn_pkt_free(f->q[0]);
 	f->nq = 0;

@@ -125,7 +125,7 @@ static void env_fini(struct env *e)
 static struct cn_tcp_params tcp_params(enum cn_tcp_csum csum)
 {
 	struct cn_tcp_params p = {
-		.laddr = IP_US, .raddr = IP_PEER, .lport = 5001, .rport = 80,
+		.laddr = IP_US, .raddr = IP_PEER, .lport = CN_BE16(5001), .rport = CN_BE16(80),
 		.iss = 1000, .irs = 900000, .mss = MSS, .snd_wnd = 1u << 22,
 		.snd_wscale = 7, .rcv_wscale = 7, .csum = csum,
 		.sndbuf = CN_SOCKBUF_CHAIN, .ring_copy = CN_SBRING_COPY_PLAIN,
@@ -140,7 +140,7 @@ static struct cn_tcp_params tcp_params(enum cn_tcp_csum csum)
 static struct cn_peer_params peer_params(enum cn_peer_kind kind)
 {
 	struct cn_peer_params p = {
-		.kind = kind, .laddr = IP_PEER, .raddr = IP_US, .lport = 80, .rport = 5001,
+		.kind = kind, .laddr = IP_PEER, .raddr = IP_US, .lport = CN_BE16(80), .rport = CN_BE16(5001),
 		.iss = 900000, .irs = 1000, .window = 1u << 22, .wscale = 7, .ack_every = 2,
 	};
 	memcpy(p.lmac, mac_peer, 6);
@@ -422,10 +422,10 @@ int main(int argc, char **argv)
 		pp.mss = MSS;
 		e.peer = e.tcb ? cn_peer_create(e.dev, &pp) : NULL;
 	} else {
-		struct cn_udp_params up = {.lport = kind == UDP_SEND ? 5353 : 5001};
+		struct cn_udp_params up = {.lport = CN_BE16(kind == UDP_SEND ? 5353 : 5001)};
 		if (kind == UDP_SEND) {
 			up.raddr = IP_PEER;
-			up.rport = 53;
+			up.rport = CN_BE16(53);
 			memcpy(up.rmac, mac_peer, 6);
 			up.tx_csum = csum;
 		} else {

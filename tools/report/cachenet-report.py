@@ -3,17 +3,18 @@
 """cachenet-report: run cachenet's studies on this machine and write one
 Markdown report (tables, PNG plots, the JSON of every figure) into --out DIR.
 
-Sections (--only NAME[,NAME...]), each a study of issue 8:
-  memsig       1. memory signature (seed 000 Fig. 3/4): latency vs working set
+Sections (--only NAME[,NAME...]), each a study; the papers are cited by authors
+and title in the report:
+  memsig       1. memory signature (Nahum et al. Fig. 3/4): latency vs working set
   kernels      2. checksum, copy+checksum, byte swaps, ciphers vs every peer
-  buffers      3. mbuf pool vs contiguous sockbuf vs DPDK vs lwIP (seed 004)
-  payload      4. per-payload TX/RX characterization (seed 001 Tables 1, 3)
-  caches       5. hot, cold and idealized caches, instructions vs data (seed 000 T3-5, Fig. 6)
-  sensitivity  6. cache size and associativity (seed 000 Tables 6-7)
-  dca          7. RX in flush/inject/prefetch modes (seed 002 Table 1, 4)
-  ilp          8. sequential vs integrated loops (seed 003 Table II)
-  layout       9. code layout before/after CORD (seed 000 Tables 11-12)
-  tap         10. against Linux's TCP through a TAP device (issue 9; needs root)
+  buffers      3. mbuf pool vs contiguous sockbuf vs DPDK vs lwIP (Ang)
+  payload      4. per-payload TX/RX characterization (Makineni & Iyer Tables 1, 3)
+  caches       5. hot, cold and idealized caches, instructions vs data (Nahum et al. T3-5, Fig. 6)
+  sensitivity  6. cache size and associativity (Nahum et al. Tables 6-7)
+  dca          7. RX in flush/inject/prefetch modes (Huggahalli et al. Table 1, 4)
+  ilp          8. sequential vs integrated loops (Ahlgren et al. Table II)
+  layout       9. code layout before/after CORD (Nahum et al. Tables 11-12)
+  tap         10. against Linux's TCP through a TAP device (needs root)
 
   cachenet-report compare A B     ratios B/A between two reports' JSON
 

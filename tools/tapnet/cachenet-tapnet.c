@@ -192,6 +192,7 @@ static bool app_service(struct app *a, uint64_t now)
 	int n, err = 0;
 
 	cn_sock_addrs(s, NULL, NULL, &raddr, &rport);
+	rport = cn_be16toh(rport);
 	if (a->role == ROLE_CLIENT && cn_sock_state(s) == CN_SOCK_SYN_SENT)
 		return false;
 	for (int guard = 0; guard < 64; guard++) {
@@ -289,7 +290,7 @@ static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 	u->bytes += m->pkt_len;
 	/* Zero-copy echo: the reply references the received buffer, freed
 	 * at its TX completion. */
-	rc = cn_udp_sendto(u->s, pi->saddr, cn_ntoh16(pi->sport), pi->frame + 6, m->data, m->len,
+	rc = cn_udp_sendto(u->s, pi->saddr, pi->sport, pi->frame + 6, m->data, m->len,
 			   udp_done, m);
 	if (rc < 0) {
 		u->send_fail++; /* done is not called on error: the buffer is ours */
@@ -599,7 +600,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < 3; r++) {
 		if (ports[r] < 0)
 			continue;
-		ls[nls].s = cn_sock_listen(conn, (uint16_t)ports[r], 128);
+		ls[nls].s = cn_sock_listen(conn, CN_BE16((uint16_t)ports[r]), 128);
 		ls[nls].role = (enum role)r;
 		if (!ls[nls].s) {
 			fprintf(stderr, "cachenet-tapnet: listen %d: %s\n", ports[r], strerror(errno));
@@ -608,7 +609,7 @@ int main(int argc, char **argv)
 		nls++;
 	}
 	if (o.udp_echo_port >= 0) {
-		struct cn_udp_params up = {.lport = (uint16_t)o.udp_echo_port, .tx_csum = true,
+		struct cn_udp_params up = {.lport = CN_BE16((uint16_t)o.udp_echo_port), .tx_csum = true,
 					   .rx_csum = true, .rx = udp_rx, .rx_arg = &ue};
 		ue.s = cn_udp_open(net, &up);
 		if (!ue.s) {
@@ -653,7 +654,7 @@ int main(int argc, char **argv)
 			}
 		}
 		while (o.connect_port >= 0 && started < o.count && live < o.parallel) {
-			struct cn_sock *s = cn_sock_connect(conn, o.connect_addr, (uint16_t)o.connect_port, now);
+			struct cn_sock *s = cn_sock_connect(conn, o.connect_addr, CN_BE16((uint16_t)o.connect_port), now);
 			struct app *a;
 			if (!s) {
 				fprintf(stderr, "cachenet-tapnet: connect: %s\n", strerror(errno));
@@ -714,6 +715,7 @@ int main(int argc, char **argv)
 		uint16_t rp = 0;
 		n = a->next;
 		cn_sock_addrs(a->s, NULL, NULL, &ra, &rp);
+		rp = cn_be16toh(rp);
 		cn_sock_abort(a->s, now_ms());
 		app_report(a, "aborted at exit", 0, now_ms(), ra, rp);
 		free(a);

@@ -514,8 +514,8 @@ enum cn_peer_kind {
  */
 struct cn_peer_params {
 	enum cn_peer_kind kind;
-	uint32_t laddr, raddr;         /**< network order */
-	uint16_t lport, rport;         /**< host order */
+	cn_be32_t laddr, raddr;        /**< the peer's and the stack's address */
+	cn_be16_t lport, rport;        /**< the peer's and the stack's port */
 	uint8_t lmac[CN_ETH_ALEN], rmac[CN_ETH_ALEN];
 	uint32_t iss;                  /**< the peer's initial sequence number */
 	uint32_t irs;                  /**< the stack's initial sequence number */

@@ -52,14 +52,14 @@ static void build_template(struct cn_peer *pe)
 	ip->dst = p->raddr;
 	if (udp) {
 		struct cn_udp_hdr *uh = (struct cn_udp_hdr *)(ip + 1);
-		uh->sport = cn_hton16(p->lport);
-		uh->dport = cn_hton16(p->rport);
+		uh->sport = p->lport;
+		uh->dport = p->rport;
 		pe->hdr_len = CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN;
 	} else {
 		struct cn_tcp_hdr *th = (struct cn_tcp_hdr *)(ip + 1);
 		uint32_t thl = CN_TCP_HLEN + (p->ts ? CN_TCPOLEN_TSTAMP_APPA : 0);
-		th->sport = cn_hton16(p->lport);
-		th->dport = cn_hton16(p->rport);
+		th->sport = p->lport;
+		th->dport = p->rport;
 		th->off = (uint8_t)((thl / 4) << 4);
 		th->flags = CN_TCP_ACK;
 		if (p->ts) {

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Study 5, seed 000 Tables 3-5 and Fig. 6: the eight protocol paths (TCP /
+"""Study 5, Nahum, Yates, Kurose, Towsley, "Cache Behavior of Network
+Protocols", Tables 3-5 and Fig. 6: the eight protocol paths (TCP /
 UDP, send / receive, checksum on / off) with hot and with cold caches,
 instructions vs data, and the latency an ideal I-cache or D-cache would
 give.
@@ -17,7 +18,7 @@ read miss costs c_D1 = (t_l1 - t_hot) / dD1r, from a run that empties only
 the L1 data cache before each packet (`--dcache=l1`); a memory read miss
 costs eff = (t_cold - t_hot - dI1 x L2 - dD1r x c_D1) / dLLr, with the TLB
 misses of a cold cache folded in; an I1 miss costs memsig's L2 latency.
-Write misses are not charged (the store buffer hides them). Seed 000
+Write misses are not charged (the store buffer hides them). Nahum et al.
 charged every miss its full latency on an in-order R4400; on an out-of-
 order core the dependent-load latencies over-charge (the first version of
 this study did: its estimate exceeded the measured time on 3 of 4 paths)."""
@@ -114,7 +115,7 @@ def timing(ctx, exe, path, packets, mode, reps):
 
 
 def rates(s):
-    """Seed 000's miss rates: I1 misses / instructions, D1 misses / data
+    """Nahum et al.'s miss rates: I1 misses / instructions, D1 misses / data
     references, LL misses / LL accesses (the L1 misses)."""
     ir = s.get("Ir") or 0
     dref = (s.get("Dr") or 0) + (s.get("Dw") or 0)
@@ -182,8 +183,9 @@ def caches(ctx):
 
     tsc_ghz = float(ctx.machine.get("tsc_hz") or ms["tsc_hz"]) / 1e9
     us = lambda t: t / tsc_ghz / 1000.0   # noqa: E731  TSC ticks → µs
-    md = ["## 5. Hot, cold and idealized caches; instructions vs data (seed 000, Tables 3-5, Fig. 6)", "",
-          "The eight paths of seed 000 with `cachenet-cord-paths` (TCP: one 1460-byte segment a "
+    md = ["## 5. Hot, cold and idealized caches; instructions vs data (%s)" % papers.short(
+              "nahum", "Tables 3-5, Fig. 6"), "",
+          "The eight paths of " + papers.cite("nahum") + " with `cachenet-cord-paths` (TCP: one 1460-byte segment a "
           "packet; UDP: %d-byte datagrams; *cksum on* = a separate checksum pass (TCP) or a "
           "software checksum (UDP), *off* = offload / none; RX frames left in cache by the NIC). "
           "*Hot*: the path run over and over (%d packets natively, %d simulated). *Cold*: every "
@@ -214,7 +216,7 @@ def caches(ctx):
             for k, v in zip(("i1", "d1", "ll"), r):
                 ctx.metric("%s/%s/%s_rate" % (p, "cold" if cold else "hot", k), v)
         md += ["**Miss rates, %s caches** (%s; per packet: instructions, instructions per data "
-               "reference, misses; then the rates as seed 000 defines them: I1 misses / "
+               "reference, misses; then the rates as Nahum et al. define them: I1 misses / "
                "instructions, D1 misses / data references, LL misses / LL accesses):" % (
                    "cold" if cold else "hot", tname), "",
                table(["path", "instr.", "instr./data ref", "I1 miss", "D1 miss", "LL miss",
@@ -273,7 +275,7 @@ def caches(ctx):
                           xlog=False, ylog=True, kind="bar", xticks=names), ""]
     ratio_i = [g(sims[(p, "hot")], "Ir") / max(1.0, g(sims[(p, "hot")], "Dr") + g(sims[(p, "hot")], "Dw"))
                for _, p in paths]
-    md += ["Instructions per data reference, hot: %.2f-%.2f here; seed 000 found instruction "
+    md += ["Instructions per data reference, hot: %.2f-%.2f here; Nahum et al. found instruction "
            "references outnumbering data references 2:1 without and 3:1 with checksumming "
            "(Sec. 3.3)." % (min(ratio_i), max(ratio_i)), ""]
     return "\n".join(md)

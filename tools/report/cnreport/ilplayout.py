@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""Studies 8 and 9: ILP (seed 003, through ilp/model.py, not a copy of it)
-and code layout (seed 000 Tables 11-12, through tools/cord)."""
+"""Studies 8 and 9: integrated layer processing (Ahlgren, Björkman,
+Gunningberg, "The Applicability of Integrated Layer Processing"; through
+ilp/model.py, not a copy of it) and code layout (Nahum, Yates, Kurose,
+Towsley, "Cache Behavior of Network Protocols", Tables 11-12; through
+tools/cord)."""
 import concurrent.futures
 import json
 import os
@@ -9,7 +12,7 @@ import shutil
 import sys
 import tempfile
 
-from . import papers
+from . import papers, targets
 from .net import SIM_MIN, get_memsig
 from .util import NotMeasured, fmt, ratio, results, table
 
@@ -26,9 +29,13 @@ def ilp(ctx):
         forms, "|".join(sizes), "|".join(states))
     d = ctx.bench("ilp", ["--benchmark_filter=" + filt] + ctx.timed_args(0.01, 0.02), "table")
     res = results(d)
-    tsc_ghz = float(ctx.machine.get("tsc_hz") or 2.6e9) / 1e9
+    if not ctx.machine.get("tsc_hz"):
+        raise NotMeasured("the TSC frequency was not measured (ns per byte need it)")
+    tsc_ghz = float(ctx.machine["tsc_hz"]) / 1e9
     key = "tsc_per_byte_med"
-    md = ["## 8. ILP: sequential vs integrated loops (seed 003, Table II, Fig. 6-12)", "",
+    md = ["## 8. ILP: sequential vs integrated loops (%s)" % papers.short(
+              "ahlgren", "Table II, Fig. 6-12"), "",
+          "Paper: %s." % papers.cite("ahlgren"), "",
           "`seq` = one loop per function, `int` = one integrated loop (AVX-512 where the CPU "
           "has it, `-scalar` = 64-bit registers like the paper's machines); cache state of "
           "the buffers before each op: hot, l2, l3, cold (flushed); `-conflict` places source "
@@ -163,13 +170,13 @@ def ilp(ctx):
     return "\n".join(md)
 
 
-# Issue 6's speed goals: (pipeline, size, cache state, bound) for the
-# prefetching integrated loop against the sequential one (seq / intpf, at
-# least), and the cipher pipelines' integrated loop against the cipher alone
-# (int / the library's whole-buffer kernel, at most).
-PF_GOALS = [("1460", "hot", 1.5), ("65536", "l2", 2.5), ("1460", "cold", 1.2),
-            ("65536", "cold", 1.2)]
-CIPHER_GOALS = [("1460", "hot"), ("65536", "hot"), ("65536", "l2")]
+# The section's targets (targets.py): the prefetching integrated loop
+# against the sequential one, and the cipher pipelines' integrated loop
+# against the cipher alone, at these (size, cache state)s.
+PF_TARGETS = [t for t in targets.of("ilp") if "pipe" in t.params]
+CIPHER_TARGETS = [t for t in targets.of("ilp") if "cipher" in t.params]
+CIPHER_GOALS = sorted({(t.params["size"], t.params["state"]) for t in CIPHER_TARGETS},
+                      key=lambda x: (int(x[0]), x[1] != "hot"))
 
 
 def ratio3(r):
@@ -179,38 +186,36 @@ def ratio3(r):
 
 
 def goals(ctx, res, key):
-    """Issue 6's goals from the table just run (intpf) and a cipher run."""
-    pipe = "copy+bswap32+pes+csum"
+    """The section's targets from the table just run (intpf) and a cipher
+    run."""
     rows = []
-    for size, st, bound in PF_GOALS:
+    for t in PF_TARGETS:
+        pipe, size, st = t.params["pipe"], t.params["size"], t.params["state"]
         s = res.get("ilp/%s-seq/%s-%s" % (pipe, size, st), {}).get(key)
         f = res.get("ilp/%s-intpf/%s-%s" % (pipe, size, st), {}).get(key)
         r = ratio(s, f)
         if r:
             ctx.metric("goal/intpf/%s-%s/seq_over_intpf" % (size, st), r)
-        rows.append(["%s-intpf, %s %s" % (pipe, size, st), "seq ÷ intpf ≥ %.1f" % bound, ratio3(r),
-                     "met" if r and r >= bound else "NOT met" if r else "not measured"])
-    ciphers = "aes128ctr|chacha20"
+        rows.append([t.key, targets.shown(t), ratio3(r), targets.verdict(t, r, "not measured")])
+    ciphers = "|".join(sorted({t.params["cipher"] for t in CIPHER_TARGETS}))
     filt = r"^ilp/(copy\+(%s)\+csum-int|(%s)-seq)/(1460|65536)-(hot|l2)(/|$)" % (ciphers, ciphers)
     # (timed_args() interleaves the repetitions at random)
     cres = results(ctx.bench("ilp", ["--benchmark_filter=" + filt]
                              + ctx.timed_args(0.01, 0.02, reps=5), "ciphers"))
-    for c in ciphers.split("|"):
-        for size, st in CIPHER_GOALS:
-            i = cres.get("ilp/copy+%s+csum-int/%s-%s" % (c, size, st), {}).get(key)
-            a = cres.get("ilp/%s-seq/%s-%s" % (c, size, st), {}).get(key)
-            r = ratio(i, a)
-            if r:
-                ctx.metric("goal/%s/%s-%s/int_over_alone" % (c, size, st), r)
-            rows.append(["copy+%s+csum-int, %s %s" % (c, size, st), "int ÷ %s alone ≤ 1.1" % c,
-                         ratio3(r),
-                         "met" if r and r <= 1.1 else "NOT met" if r else "not measured"])
-    return ["**Issue 6's goals** (same-run medians of `%s`; the cipher alone is the library's "
+    for t in CIPHER_TARGETS:
+        c, size, st = t.params["cipher"], t.params["size"], t.params["state"]
+        i = cres.get("ilp/copy+%s+csum-int/%s-%s" % (c, size, st), {}).get(key)
+        a = cres.get("ilp/%s-seq/%s-%s" % (c, size, st), {}).get(key)
+        r = ratio(i, a)
+        if r:
+            ctx.metric("goal/%s/%s-%s/int_over_alone" % (c, size, st), r)
+        rows.append([t.key, targets.shown(t), ratio3(r), targets.verdict(t, r, "not measured")])
+    return ["**The integrated loops' targets** (same-run medians of `%s`; the cipher alone is the library's "
             "whole-buffer kernel, `ilp/<cipher>-seq`):" % key, "",
             table(["kernel", "goal", "measured", "verdict"], rows), ""]
 
 
-# Seed 000, Table 11: latency (µs) of the original and the CORDed x-kernel
+# Nahum et al., Table 11: latency (µs) of the original and the CORDed x-kernel
 # (100 MHz R4400, 16 KB direct-mapped L1 I and D, 1 MB L2).
 GEOM_NAMES = {"16384,1,64": "16 KB direct-mapped", "32768,8,64": "32 KB 8-way",
               "8192,2,64": "8 KB 2-way"}
@@ -289,7 +294,7 @@ def fastpath(ctx):
           "spans library and program) with `-Dlink_order`; the baseline is linked with a "
           "script that orders nothing, the CORD builds relink the same objects with GNU ld "
           "scripts from `cachenet-cord order/emit` on callgrind profiles of the baseline: "
-          "C3-PATH = C3 on each path's own profile, one program per path (as seed 000 CORDed "
+          "C3-PATH = C3 on each path's own profile, one program per path (as Nahum et al. CORDed "
           "each benchmark), C3 and PH = C3 and Pettis-Hansen on the eight profiles merged "
           "with equal weight (one order for the library); each checked by "
           "`cachenet-cord verify`. Per packet, "
@@ -311,7 +316,7 @@ def fastpath(ctx):
                       "OK" if v["ok"] else "FAILED"))
     if per:
         algo = sorted(per)[0].split("/")[0]
-        md.append("- %s, one order and one program per path (seed 000 CORDed each benchmark "
+        md.append("- %s, one order and one program per path (Nahum et al. CORDed each benchmark "
                   "program): %s; verify %s." % (
                       algo.upper(), "; ".join(
                           "%s %s functions, span %s → %s B" % (
@@ -417,22 +422,23 @@ def fastpath(ctx):
     g16 = "16384,1,64"
     warm = d["sim"].get("warm", {})
     big = [p for p in d["paths"] if (d["hot"][p]["bytes"] or 0) > 16384]
+    cut_t = targets.get("I1 misses cut where the hot code exceeds 16 KB")
     for a in algos:
         cut = [p for p in d["paths"] if g16 in warm.get(p, {}) and
                warm[p][g16]["base"]["i1"] > MISS_FLOOR and
-               warm[p][g16][a]["i1"] <= 0.7 * warm[p][g16]["base"]["i1"]]
+               targets.met(cut_t, 1 - warm[p][g16][a]["i1"] / warm[p][g16]["base"]["i1"])]
         had = [p for p in d["paths"] if g16 in warm.get(p, {}) and
                warm[p][g16]["base"]["i1"] > MISS_FLOOR]
-        md.append("- %s: ≥ 30%% fewer 16 KB direct-mapped I1 misses per packet on %d of the "
-                  "%d paths that had any (%s)." % (a.upper(), len(cut), len(had),
+        md.append("- %s: %s fewer 16 KB direct-mapped I1 misses per packet on %d of the "
+                  "%d paths that had any (%s)." % (a.upper(), targets.bound(cut_t), len(cut), len(had),
                                                    ", ".join(cut) or "none"))
         ctx.metric("paths_cut_30pct/%s" % a, len(cut))
-    md += ["- Hot code larger than 16 KB: %s (the goal \"≥ 30%% fewer misses where the hot "
+    md += ["- Hot code larger than 16 KB: %s (the target \"%s fewer misses where the hot "
            "code exceeds the cache\" applies to %s)." % (
                ", ".join(big) or "no path (%.1f-%.1f KB)" % (
                    min(d["hot"][p]["bytes"] or 0 for p in d["paths"]) / 1024,
                    max(d["hot"][p]["bytes"] or 0 for p in d["paths"]) / 1024),
-               "those" if big else "none; the default layout still conflicts in a "
+               targets.bound(cut_t), "those" if big else "none; the default layout still conflicts in a "
                "direct-mapped cache, which is what the orders remove"), ""]
     md += ["Whole procedure: %.0f s in this run (%s; the first run also compiles libcachenet, "
            "~10-20 s on 2 cores)." % (d.get("seconds", 0), ", ".join(
@@ -472,7 +478,8 @@ def layout(ctx):
                 ctx.metric("cordtest/%s/%s" % (parts[0], "c3_over_base"), ratio(nums[1], nums[0]) if len(nums) > 1 else None)
     ins = re.search(r"instructions: \[(\d+)\]", out)
     span = [l.strip() for l in lines if l.startswith(("before", "after"))][:2]
-    md = ["## 9. Code layout before and after CORD (seed 000, Tables 11-12)", ""]
+    md = ["## 9. Code layout before and after CORD (%s)" % papers.short("nahum", "Tables 11-12"),
+          "", "Paper: %s." % papers.cite("nahum"), ""]
     try:
         md += fastpath(ctx)
     except (NotMeasured, RuntimeError) as e:

@@ -101,33 +101,39 @@ def describe(ctx, memsig=None):
         clock_how = ("measured: a chain of dependent adds (1 per core cycle) timed "
                      "against the TSC, best of 300 x ~1 ms, pinned")
     except (NotMeasured, RuntimeError) as e:
-        l1 = ((memsig or {}).get("levels") or {}).get("L1")
-        if l1 and tsc_hz:
-            # Zen 4 and recent Intel cores: 4-cycle L1 load-to-use for a
-            # pointer chase. An assumption, said so.
-            info["core_ghz"] = 4.0 / l1["tsc"] * tsc_hz / 1e9
-            clock_how = ("derived from memsig's L1 latency assuming 4 core cycles per "
-                         "dependent load (the probe failed: %s)" % e)
-        else:
-            info["core_ghz"] = None
-            clock_how = "not measured: %s" % e
+        # no figure the machine did not give: the core-cycle columns stay
+        # empty rather than assume a latency in cycles
+        info["core_ghz"] = None
+        clock_how = "not measured: %s" % e
     info["core_clock_how"] = clock_how
     counters = info.get("cn_counters") or "?"
     hw = "unavailable" not in counters
     info["counters_hw"] = hw
+    if not info.get("cn_tsc_source") and memsig:
+        info["tsc_source"] = memsig.get("tsc_source", "?")
+    return machine_table(info), info
+
+
+def machine_table(info):
+    """The machine table's Markdown from a description (describe()'s
+    dict): every value printed is one of info's, measured on this machine."""
+    tsc_hz = info.get("tsc_hz") or 0
+    clock_how = info.get("core_clock_how")
+    counters = info.get("cn_counters") or "?"
+    hw = info.get("counters_hw")
     rows = [
-        ["CPU", "%s (%s, %s logical CPUs)" % (info["cpu"], info["arch"], info["cpus"])],
+        ["CPU", "%s (%s, %s logical CPUs)" % (info.get("cpu", "?"), info.get("arch", "?"),
+                                              info.get("cpus", "?"))],
         ["caches (cn_cache_geometry)", info.get("cn_caches") or "unknown: %s" % info.get("context_error", "?")],
-        ["TSC", "%.4f GHz, %s" % (tsc_hz / 1e9, info.get("cn_tsc_source") or (memsig or {}).get("tsc_source", "?"))
+        ["TSC", "%.4f GHz, %s" % (tsc_hz / 1e9, info.get("cn_tsc_source") or info.get("tsc_source", "?"))
          if tsc_hz else "unknown"],
         ["core clock", ("%.2f GHz (1 TSC tick = %.2f core cycles); %s" % (
             info["core_ghz"], info["core_ghz"] * 1e9 / tsc_hz, clock_how))
-         if info.get("core_ghz") else clock_how],
+         if info.get("core_ghz") and tsc_hz else clock_how],
         ["hardware counters", ("available: " if hw else "") + counters],
         ["cache-miss figures", "hardware counters" if hw else
          "**simulated** by callgrind (`--cn_sim`); every such table says so"],
         ["ISA features", info.get("cn_cpu_features") or "?"],
         ["load average at start", ", ".join("%.2f" % x for x in info.get("load_avg") or []) or "?"],
     ]
-    md = ["## Machine", "", table(["what", "value"], rows), ""]
-    return "\n".join(md), info
+    return "\n".join(["## Machine", "", table(["what", "value"], rows), ""])

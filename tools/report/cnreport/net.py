@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Studies 4, 6 and 7 on the TCP/UDP fast path and the in-memory NIC
-(cachenet-bench-tcp, issue 5): per-payload characterization, cache
+(cachenet-bench-tcp): per-payload characterization, cache
 size/associativity, DCA (study 5 is caches.py). Each says "not measured"
 when the fast path has not been built; study 6 then falls back to the
 kernels, labelled as such."""
 import math
 import re
 
-from . import papers
+from . import papers, targets
 from .util import NotMeasured, pct, ratio, results, table
 
-NOT_LANDED = "the fast path (issue 5) has not landed: cachenet-bench-tcp was not built"
+NOT_LANDED = "cachenet-bench-tcp was not built (the TCP/UDP fast path's benchmark)"
 ALL_PAYLOADS = [64, 128, 256, 512, 1024, 1460, 2048, 4096, 8192, 16384, 32768, 65536]
 # Simulated runs: google-benchmark times the valgrind-slowed process, so
 # 0.02 s buys a few hundred iterations of a small op (a shorter time left
@@ -42,7 +42,7 @@ def sim_label(d):
 
 
 def rates(b):
-    """Miss rates in seed 000's sense from a simulated entry: I1 misses per
+    """Miss rates in Nahum et al.'s sense from a simulated entry: I1 misses per
     instruction fetch, D1 misses per data reference, LL misses per LL access."""
     ins = b.get("instructions")
     dref = (b.get("sim_dr") or 0) + (b.get("sim_dw") or 0)
@@ -122,9 +122,12 @@ def path_vs_clark(ctx, sim, names):
             "segment, checksum offloaded, simulated. The tcp_tx rows are the benchmark's "
             "count less its pause/resume pairs (`pauses_per_packet` x "
             "`tcp_tx/harness/pause-resume`); they still hold ~9 instructions of the "
-            "benchmark loop. Clark's counts (seed 004, Table 11) are TCP + IP + buffering + "
-            "timers on an i386 without driver, checksum or copy; issue 5's goal for the TX "
-            "path is <= 300.", "",
+            "benchmark loop. Clark's counts (%s, as Ang's Table 11 summarizes them) are TCP + "
+            "IP + buffering + timers on an i386 without driver, checksum or copy; the target "
+            "for the TX path is %s instructions." % (
+                papers.cite("clark"),
+                targets.bound(targets.get("TX fast path, instructions per 1460-byte segment"))),
+            "",
             table(["benchmark", "what is counted", "instructions", "Clark 1989"], rows), ""]
 
 
@@ -144,7 +147,8 @@ def payload(ctx):
         sim = results(simd)
     except NotMeasured as e:
         sim_why = str(e)
-    md = ["## 4. Per-payload characterization, TX and RX (seed 001, Tables 1 and 3)", "",
+    md = ["## 4. Per-payload characterization, TX and RX (%s)" % papers.short(
+              "makineni", "Tables 1 and 3"), "", "Paper: %s." % papers.cite("makineni"), "",
           "One op = one application write (TX) or read (RX) of *payload* bytes, MSS 1460, "
           "against a simulated peer on the in-memory NIC; the peer's and the device's work "
           "is paused. Counts per payload are **%s** (no PMU here); timings are TSC ticks. "
@@ -204,7 +208,7 @@ def payload(ctx):
             rows.append([p, ma, mb, pct(max(0.0, (ma - mb) / ma) if ma else None),
                          pct(max(0.0, (la - lb) / la) if la else None),
                          pct(papers.MAKINENI_T3_COPY.get(p))])
-        md += ["**Share of RX misses caused by the copy** (seed 001 Table 3), estimated as the "
+        md += ["**Share of RX misses caused by the copy** (Makineni & Iyer, Table 3), estimated as the "
                "difference between `offload-mbuf-flush` (copies out to the application) and "
                "`offload-contig-flush` (delivers in place), simulated. TX copies in every "
                "configuration (no zero-copy TX variant), so its share is not measured.", "",
@@ -216,7 +220,7 @@ def payload(ctx):
         md += [ctx.figure("fig-payload-tsc", "TCP TX/RX: TSC ticks per payload", "payload (bytes)",
                           "TSC ticks per application write/read", figs_t, ylog=True), ""]
     if len(figs_i) > 2:
-        md += [ctx.figure("fig-payload-instr", "Instructions per payload (simulated) vs seed 001",
+        md += [ctx.figure("fig-payload-instr", "Instructions per payload (simulated) vs Makineni & Iyer",
                           "payload (bytes)", "instructions", figs_i, ylog=True), ""]
     return "\n".join(md)
 
@@ -254,7 +258,8 @@ def sensitivity(ctx):
                       sim=geometry(sz, a))
         runs[(sz, a)] = results(d)
         label = sim_label(d)
-    md = ["## 6. Cache size and associativity (seed 000, Tables 6-7, Fig. 7-10)", "",
+    md = ["## 6. Cache size and associativity (%s)" % papers.short("nahum", "Tables 6-7, Fig. 7-10"),
+          "", "Paper: %s." % papers.cite("nahum"), "",
           "%s, **simulated** by callgrind with I1 = D1 of the given geometry (64-byte lines) "
           "and LL fixed at 1 MB 16-way (the paper's L2 is 1 MB; it also varies the L2's "
           "associativity with L1's, we keep it fixed). Size sweep direct-mapped, "
@@ -303,10 +308,11 @@ def sensitivity(ctx):
 
 # ------------------------------------------------------------ 7 DCA
 
-# Issue 5: "the prefetch DCA mode recovers at least 80% of the gap between
-# flush and inject for 1460-byte RX", for every RX configuration.
+# The prefetch DCA mode's target (targets.py): the share of the gap between
+# flush and inject it recovers for 1460-byte RX, every RX configuration.
 RECOVERY_CFGS = ["offload-mbuf", "offload-contig", "fused-contig", "separate-mbuf"]
-RECOVERY_GOAL = 0.80
+RECOVERY_TARGET = targets.get("prefetch recovery at 1460 B")
+RECOVERY_GOAL = RECOVERY_TARGET.bound
 
 
 def recovery(flush, inject, prefetch):
@@ -486,7 +492,8 @@ def dca(ctx):
     modes = ["flush", "inject", "prefetch"]
     filt = "^tcp_rx/offload-mbuf-%s/%s$" % (alt(modes), alt(pays))
     timed = results(ctx.bench("tcp", ["--benchmark_filter=" + filt] + ctx.timed_args(0.01, 0.03), "dca"))
-    md = ["## 7. DCA: RX with the NIC's lines flushed, injected or prefetched (seed 002, Table 1, Fig. 4, Table 4)", "",
+    md = ["## 7. DCA: RX with the NIC's lines flushed, injected or prefetched (%s)" % papers.short(
+              "huggahalli", "Table 1, Fig. 4, Table 4"), "", "Paper: %s." % papers.cite("huggahalli"), "",
           "`tcp_rx/offload-mbuf-<mode>/<payload>` (checksum verified by the NIC, payload kept "
           "by reference and copied out to the application). `flush`: the lines the NIC wrote "
           "are evicted (a DMA snoop); `inject`: left in cache (DCA/DDIO); `prefetch`: "
@@ -504,7 +511,7 @@ def dca(ctx):
            ctx.figure("fig-dca", "RX TSC ticks per packet by DCA mode", "payload (bytes)",
                       "TSC ticks per packet", [{"label": m, "x": [a for a, _ in s], "y": [b for _, b in s]}
                                                for m, s in series.items()], ylog=True), ""]
-    # issue 5's prefetch goal, every RX configuration, 1460 B, interleaved
+    # the prefetch recovery target, every RX configuration, 1460 B, interleaved
     cfgs = RECOVERY_CFGS + [c + "-b4" for c in RECOVERY_CFGS]
     if not ctx.args.quick:
         cfgs += [c + "-split" for c in RECOVERY_CFGS]
@@ -519,8 +526,8 @@ def dca(ctx):
                                    "--benchmark_enable_random_interleaving=true",
                                    "--benchmark_report_aggregates_only=true"], "dca-recovery"))
     rows, met, judged = recovery_rows(ctx, rt, cfgs)
-    md += ["**Prefetch recovery at 1460 B** (issue 5's goal: `prefetch` wins back at least "
-           "80%% of the flush - inject gap, (flush - prefetch) / (flush - inject)); TSC ticks per "
+    md += ["**Prefetch recovery at 1460 B** (the target: `prefetch` wins back %s "
+           "of the flush - inject gap, (flush - prefetch) / (flush - inject)); TSC ticks per "
            "packet, medians of %d interleaved repetitions. %d of %d rows meet it. Plain rows: "
            "the driver's default batch of 32 frames per poll (offload rows: paced prefetch, "
            "and the stack's read-ahead at %d bytes in prefetch mode, below); `-b4` rows: 4 "
@@ -528,7 +535,7 @@ def dca(ctx):
            "At batch 32 the stack's copy-out read-ahead already hides much of flush mode's "
            "misses (flush is cheaper than at batch 4), and a 32-frame poll asks memory for more "
            "lines than it delivers in the poll; at batch 4 the driver's prefetches overlap the "
-           "reads between polls." % (reps, met, judged, RA_PREFETCH), "",
+           "reads between polls." % (targets.bound(RECOVERY_TARGET), reps, met, judged, RA_PREFETCH), "",
            table(["configuration", "flush", "inject", "prefetch", "recovered", "status"], rows), ""]
     md += best_batch_rows(ctx, rt, cfgs)[0]
     md += readahead_rows(ctx, rt)
@@ -559,8 +566,8 @@ def dca(ctx):
     ours = {}
     for p in pays:
         t = timed.get("tcp_rx/offload-mbuf-inject/%d" % p)
-        if t and t.get("tsc_per_packet"):
-            ours[p] = float(ctx.machine.get("tsc_hz") or 2.6e9) / t["tsc_per_packet"]
+        if t and t.get("tsc_per_packet") and ctx.machine.get("tsc_hz"):
+            ours[p] = float(ctx.machine["tsc_hz"]) / t["tsc_per_packet"]
     rows = []
     for size, (mpps, lines, ppi, mb, mb0) in papers.HUGGAHALLI_T4.items():
         pay = max(0, size - 58)

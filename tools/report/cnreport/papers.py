@@ -1,8 +1,39 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""The seeds' numbers, printed beside ours (seeds/README.md says which paper
-each study reproduces). Transcribed from the plain-text copies in seeds/."""
+"""The papers' numbers, printed beside ours, and how the report cites each
+paper (by authors and title). Transcribed from the papers' text."""
 
-# Seed 000 (Nahum et al. 1997), 100 MHz R4400 SGI Challenge, Sec. 2 / Fig. 3:
+# key -> (authors, title, short form for headings)
+PAPERS = {
+    "nahum": ("Nahum, Yates, Kurose, Towsley", "Cache Behavior of Network Protocols",
+              "Nahum et al."),
+    "makineni": ("Makineni, Iyer",
+                 "Measurement-based Analysis of TCP/IP Processing Requirements",
+                 "Makineni & Iyer"),
+    "huggahalli": ("Huggahalli, Iyer, Tetrick", "Direct Cache Access for High Bandwidth "
+                   "Network I/O", "Huggahalli et al."),
+    "ahlgren": ("Ahlgren, Björkman, Gunningberg",
+                "The Applicability of Integrated Layer Processing", "Ahlgren et al."),
+    "ang": ("Ang", "An Evaluation of an Attempt at Offloading TCP/IP Protocol Processing "
+            "on to an i960RN-based iNIC", "Ang"),
+    "clark": ("Clark, Jacobson, Romkey, Salwen", "An Analysis of TCP Processing Overhead",
+              "Clark et al."),
+}
+
+
+def cite(key, where=""):
+    """A paper by authors and title, e.g. for a section's first line:
+    'Nahum, Yates, Kurose, Towsley, "Cache Behavior of Network Protocols"'
+    (plus ', ' + where: a table or figure of it)."""
+    authors, title, _ = PAPERS[key]
+    return '%s, "%s"%s' % (authors, title, ", " + where if where else "")
+
+
+def short(key, where=""):
+    """The short form for headings: 'Nahum et al., Tables 3-5'."""
+    return PAPERS[key][2] + (", " + where if where else "")
+
+
+# Nahum et al. (PAPERS['nahum']), 100 MHz R4400 SGI Challenge, Sec. 2 / Fig. 3:
 # memory signature read times.
 NAHUM_MEMSIG_NS = {"L1": 20, "L2": 134, "DRAM": 1440}
 NAHUM_MEMSIG_CYCLES = {"L1": 0, "L2": 11, "DRAM": 141}   # Table 1, read
@@ -55,9 +86,9 @@ NAHUM_T12 = {
     "UDP Recv Cksum On": (0.002, 0.178, 0.108),
 }
 
-# Seed 001 (Makineni & Iyer), Table 1, per payload: instructions, branches,
+# Makineni & Iyer, Table 1, per payload: instructions, branches,
 # memory accesses, TLB misses, I-cache misses, D-cache misses; (TX, RX).
-# Clark, Jacobson, Romkey, Salwen (1989), as summarized in seed 004 Table 11:
+# Clark, Jacobson, Romkey, Salwen (1989), as summarized in Ang's Table 11:
 # instructions per segment counted by hand on an i386, TCP + IP + buffering
 # + TCB lookup + timers, no driver, checksum or copy. Data sender: Tx(data)
 # and Rx(ack); the Rx(ack) range is their 191-213 for TCP plus the rest.
@@ -82,13 +113,13 @@ MAKINENI_T1 = {
 MAKINENI_T3_COPY = {1024: 0.63, 1460: 0.63, 2048: 0.63, 4096: 0.58, 8192: 0.54,
                     16384: 0.47, 32768: 0.45, 65536: 0.43}
 
-# Seed 002 (Huggahalli et al.), Table 4: 10 Gb/s, 4000 interrupts/s:
+# Huggahalli et al., Table 4: 10 Gb/s, 4000 interrupts/s:
 # size → (Mpkt/s, lines/pkt, pkts/interrupt, MB with data, MB without).
 HUGGAHALLI_T4 = {64: (14.9, 3, 3720, 0.28, 0.26), 256: (4.5, 6, 1132, 0.29, 0.08),
                  512: (2.4, 10, 587, 0.30, 0.04), 1024: (1.2, 18, 299, 0.30, 0.02),
                  1518: (0.8, 25, 203, 0.30, 0.01)}
 
-# Seed 003 (Ahlgren et al.), Table II, BSWAP/PES/CKSUM, ns/byte:
+# Ahlgren et al., Table II, BSWAP/PES/CKSUM, ns/byte:
 # system → (cold seq, cold ILP, warm seq, warm ILP) for real / modeled.
 AHLGREN_T2 = {
     "HP 9000-735/99": {"real": (95, 49, 54, 37), "modeled": (87, 52, 49, 37)},
@@ -96,5 +127,5 @@ AHLGREN_T2 = {
     "SPARCstation 20/71": {"real": (78, 39, 54, 32), "modeled": (81, 40, 58, 31)},
 }
 
-# Seed 004 (Ang), Table 5: mbuf costs in i960 processor clocks (100 MHz).
+# Ang, Table 5: mbuf costs in i960 processor clocks (100 MHz).
 ANG_T5 = {"MGET": "290-380", "MGETHDR": "300-400", "MCLGET": "400", "MFREE": "360"}

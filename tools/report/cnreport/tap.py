@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Study 10: cachenet against the Linux kernel's TCP through a TAP device
-(issue 9): throughput and TSC ticks per frame on a path where the TAP's
+throughput and TSC ticks per frame on a path where the TAP's
 system calls dominate, measured by the interop test's driver."""
 import json
 import os
@@ -53,7 +53,7 @@ def tap(ctx):
                      fmt(mbps, 3)])
         ctx.metric("%s/tsc_per_frame" % name, s["busy_tsc"] / frames)
         ctx.metric("%s/stack_tsc_per_frame" % name, stack / frames)
-    md = ["## 10. A real peer: Linux's TCP through a TAP device (issue 9)", "",
+    md = ["## 10. A real peer: Linux's TCP through a TAP device", "",
           "`tests/interop/interop.py` in a private network namespace: the kernel at 10.77.0.1 "
           "on TAP `cn0`, cachenet (`cachenet-tapnet`: TAP backend, fast path, connection "
           "management) at 10.77.0.2. Linux clients against cachenet's echo, discard and source "

@@ -137,7 +137,7 @@ class Ctx:
         # repetitions interleaved at random: on a shared machine a burst of
         # another tenant's work then lands on one repetition of several
         # rows, not on every repetition of one row (a state-sweep row read
-        # 1.60 TSC/B for 1.16 so, 2026-11-24 run 4)
+        # 1.60 TSC/B where it reads 1.16 unloaded)
         return ["--benchmark_min_time=%g" % full_min,
                 "--benchmark_repetitions=%d" % reps,
                 "--benchmark_enable_random_interleaving=true",

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""The report prints only machine facts measured on the machine it runs on.
+
+Runs the report's own formatting (the machine table, and the memory
+signature, kernels and ILP sections in --quick mode) on a made-up machine
+description and made-up measurements: a CPU, TSC rate, core clock and
+caches that no real machine has. Every fact printed must follow them (the
+TSC rate in the kernels section, ns per byte in the ILP section, the clock
+cross-check), no other clock rate may appear, and no text may name an issue
+number, a "seed", or a CPU generation the description does not. The
+sections' programs are not run: the context hands them the made-up
+measurements where they would run a benchmark.
+"""
+import ast
+import glob
+import os
+import re
+import sys
+import tempfile
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.path.join(HERE, "..", "..", "tools", "report")
+sys.path.insert(0, REPORT)
+
+from cnreport import ilplayout, machine, memkern, targets  # noqa: E402
+from cnreport.util import Ctx  # noqa: E402
+
+FAILS = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("FAIL: " + what)
+
+
+# A machine no one has: every figure below must come back from here.
+FAKE = {
+    "cpu": "Imaginary Q-7 Test Processor", "arch": "x86_64", "cpus": 3,
+    "cn_caches": "L1d 40 KB 10-way 64 B; L1i 24 KB 6-way; L2 1280 KB 20-way; LLC 7 MB 14-way",
+    "tsc_hz": 3.137e9, "cn_tsc_source": "made-up calibration",
+    "core_ghz": 4.811, "core_clock_how": "measured: made up for this test",
+    "cn_counters": "hardware counters unavailable: made up", "counters_hw": False,
+    "cn_cpu_features": "sse2 avx2", "load_avg": [0.5, 0.25, 0.125],
+}
+# memsig's L1 plateau: 1.0393 ns = 5.00 core cycles at 4.811 GHz
+MEMSIG = {
+    "tsc_hz": FAKE["tsc_hz"], "tsc_source": "made-up calibration",
+    "levels": {"L1": {"ns": 1.0393, "tsc": 3.2603, "from_bytes": 1024, "to_bytes": 40960},
+               "L2": {"ns": 3.9, "tsc": 12.2, "from_bytes": 65536, "to_bytes": 1 << 20},
+               "LLC": {"ns": 11.0, "tsc": 34.5, "from_bytes": 2 << 20, "to_bytes": 6 << 20},
+               "DRAM": {"ns": 95.0, "tsc": 298.0, "from_bytes": 64 << 20, "to_bytes": 256 << 20}},
+    "bandwidth": [{"bytes": 4096, "op": op, "gb_per_s": 100.0, "bytes_per_tsc": 31.9}
+                  for op in ("read", "write", "copy")],
+    "points": [],
+}
+
+
+def bm(name, **counters):
+    return dict({"name": name, "run_name": name, "run_type": "iteration"}, **counters)
+
+
+CANNED = {
+    "memsig": MEMSIG,
+    "csum-kernels": {"context": {"cn_counters": FAKE["cn_counters"]}, "benchmarks": [
+        bm("csum/cachenet/1460", tsc_per_byte=0.018, tsc_per_op=26.3),
+        bm("csum/dpdk/1460", tsc_per_byte=0.07, tsc_per_op=102.2),
+        bm("csum/cachenet/64", tsc_per_byte=0.2, tsc_per_op=12.8)]},
+    "ilp-table": {"benchmarks": [
+        bm("ilp/bswap32+pes+csum-%s-scalar/1460-%s" % (f, st), tsc_per_byte_med=v)
+        for f, st, v in (("seq", "hot", 0.3137), ("int", "hot", 0.15685),
+                         ("seq", "cold", 0.6274), ("int", "cold", 0.3137))]},
+}
+
+
+class FakeCtx(Ctx):
+    """The report's context with the programs replaced by CANNED: exe()
+    names a program that need not exist, cached_run() returns the canned
+    measurement of its tag (an empty benchmark run where none is canned)."""
+
+    def __init__(self, out):
+        args = types.SimpleNamespace(out=out, quick=True, cpu=None, fresh=False, filter=None,
+                                     no_sim=False)
+        super().__init__(args, {"memsig": sys.executable, "bench": out, "root": None,
+                                "ilp_model": None}, open(os.devnull, "w"))
+        self.machine = dict(FAKE)
+        self.memsig = None
+
+    def exe(self, name):
+        return os.path.join(self.out, "cachenet-bench-" + name)
+
+    def cached_run(self, tag, cmd, inputs, produce, shown=None):
+        self.commands.append((self.section, " ".join(shown or cmd), False))
+        return CANNED.get(tag, {"benchmarks": []})
+
+
+def ghz_figures(text):
+    return {float(x) for x in re.findall(r"(\d+(?:\.\d+)?) ?GHz", text)}
+
+
+def no_process_words(name, text):
+    check(not re.search(r"\bseeds?\b", text, re.I), "%s says 'seed'" % name)
+    check(not re.search(r"\bissues?\s*#?\s*\d+|#\d+\b", text, re.I),
+          "%s names an issue number" % name)
+    for gen in ("Zen", "Sapphire", "Ice Lake", "Skylake", "EPYC"):
+        check(gen not in text, "%s names a CPU (%s) the description does not" % (name, gen))
+
+
+def main():
+    md = machine.machine_table(FAKE)
+    for fact in (FAKE["cpu"], FAKE["cn_caches"], "3.1370 GHz", "made-up calibration",
+                 "4.81 GHz", "1 TSC tick = 1.53 core cycles", "3 logical CPUs"):
+        check(fact in md, "machine table lacks %r" % fact)
+    check(ghz_figures(md) <= {3.137, 4.81}, "machine table GHz %s" % ghz_figures(md))
+    no_process_words("machine table", md)
+
+    with tempfile.TemporaryDirectory() as out:
+        ctx = FakeCtx(out)
+        ctx.section = "memsig"
+        ms = memkern.memsig(ctx)
+        check("1.04 ns, is 5.00 core cycles at the 4.81 GHz" in ms,
+              "clock cross-check does not follow the description: %s" %
+              [l for l in ms.splitlines() if "Cross-check" in l])
+        check("caution" not in ms, "a whole number of cycles flagged")
+        check(ghz_figures(ms) <= {4.81}, "memsig section GHz %s" % ghz_figures(ms))
+        no_process_words("memsig section", ms)
+
+        ctx.section = "kernels"
+        kern = memkern.kernels(ctx)
+        check("TSC at 3.137 GHz, measured here" in kern, "kernels section: TSC rate")
+        check(ghz_figures(kern) <= {3.137}, "kernels section GHz %s" % ghz_figures(kern))
+        row = [l for l in kern.splitlines() if l.startswith("| csum hot 1460 B, TSC/B |")]
+        check(len(row) == 1 and "| met |" in row[0], "target row %s" % row)
+        no_process_words("kernels section", kern)
+
+        ctx.section = "ilp"
+        il = ilplayout.ilp(ctx)
+        check("ns/B = TSC/B ÷ 3.137" in il, "ILP section: TSC rate")
+        # 0.3137 TSC/B at 3.137 GHz = 0.1 ns/B
+        row = [l for l in il.splitlines() if l.startswith("| bswap32+pes+csum-scalar |")]
+        check(len(row) == 1 and row[0].split(" | ")[1:3] == ["0.1", "0.05"],
+              "ILP ns/B row %s" % row)
+        check(ghz_figures(il) <= set(), "ILP section GHz %s" % ghz_figures(il))
+        no_process_words("ILP section", il)
+
+        # without a measured TSC rate the ILP section is not measured; it
+        # does not fall back to a rate of its own
+        ctx.machine = dict(FAKE, tsc_hz=None)
+        try:
+            ilplayout.ilp(ctx)
+            check(False, "ILP section ran without a TSC rate")
+        except Exception as e:  # noqa: BLE001
+            check(type(e).__name__ == "NotMeasured", "ILP without TSC: %r" % e)
+        ctx.machine = dict(FAKE, tsc_hz=None)
+        check("TSC frequency not measured" in memkern.kernels(ctx), "kernels without a TSC rate")
+
+    # every string the report's code can print: no issue number, no seed
+    for path in sorted(glob.glob(os.path.join(REPORT, "cnreport", "*.py")) +
+                       [os.path.join(REPORT, "cachenet-report.py")]):
+        tree = ast.parse(open(path).read())
+        text = "\n".join(n.value for n in ast.walk(tree)
+                         if isinstance(n, ast.Constant) and isinstance(n.value, str))
+        no_process_words(os.path.relpath(path, REPORT), text)
+    # the targets' names say what they measure
+    for t in targets.TARGETS:
+        check(not re.search(r"\b(issue|goal|seed)\b", t.key, re.I), "target %r" % t.key)
+
+    if FAILS:
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
