@@ -40,7 +40,7 @@ def ilp(ctx):
           "has it, `-scalar` = 64-bit registers like the paper's machines); cache state of "
           "the buffers before each op: hot, l2, l3, cold (flushed); `-conflict` places source "
           "and destination at the same cache colour (Fig. 6). Counter `%s` (median timed "
-          "stretch; on this shared VM the mean includes lost time slices). ns/B = TSC/B ÷ "
+          "stretch; on a shared machine the mean includes time slices lost to other tasks). ns/B = TSC/B ÷ "
           "%.3f. Paper ns/B, real implementation: HP 9000-735/99 cold %d/%d warm %d/%d "
           "(seq/ILP); SPARCstation 20/71 cold %d/%d warm %d/%d." % (
               key, tsc_ghz, *papers.AHLGREN_T2["HP 9000-735/99"]["real"],
@@ -440,8 +440,8 @@ def fastpath(ctx):
                    max(d["hot"][p]["bytes"] or 0 for p in d["paths"]) / 1024),
                targets.bound(cut_t), "those" if big else "none; the default layout still conflicts in a "
                "direct-mapped cache, which is what the orders remove"), ""]
-    md += ["Whole procedure: %.0f s in this run (%s; the first run also compiles libcachenet, "
-           "~10-20 s on 2 cores)." % (d.get("seconds", 0), ", ".join(
+    md += ["Whole procedure: %.0f s in this run (%s; the first run also compiles "
+           "libcachenet)." % (d.get("seconds", 0), ", ".join(
                "%s %.0f s" % (k, v) for k, v in d.get("phases", {}).items())), ""]
     return md
 
