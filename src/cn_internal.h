@@ -19,6 +19,34 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Branch hints for the per-packet paths: the hot case of a test that goes
+ * one way on nearly every packet. */
+#define CN_LIKELY(c) __builtin_expect(!!(c), 1)
+#define CN_UNLIKELY(c) __builtin_expect(!!(c), 0)
+
+/* Debug checks on the library's own invariants, never on input (input is
+ * validated, counted and dropped): compiled out with NDEBUG. @p msg says
+ * what broke, for the reader of the failure. */
+#ifdef NDEBUG
+#define CN_ASSERT(c, msg) ((void)0)
+#else
+#include <stdio.h>
+#include <stdlib.h>
+#define CN_ASSERT(c, msg)                                                                 \
+	do {                                                                              \
+		if (CN_UNLIKELY(!(c))) {                                                  \
+			fprintf(stderr, "%s:%d: %s: assertion %s failed: %s\n", __FILE__, \
+				__LINE__, __func__, #c, msg);                             \
+			abort();                                                          \
+		}                                                                         \
+	} while (0)
+#endif
+
+/* The cache line of every CPU the library targets (x86-64 and the Arm
+ * cores it is built for): the unit of the hot structs' layout and of
+ * aligned allocations. */
+#define CN_CACHE_LINE 64
+
 /* A caller's parameter struct (first member `uint32_t size`, common.h) into
  * dst, which has the library's size cur: size 0 means cur; a smaller size
  * (an older caller) copies what it covers and zeroes the rest; a larger one

@@ -9,15 +9,13 @@
 #include <stdint.h>
 
 #include "cachenet/mbuf.h"
+#include "cn_internal.h"
 
 #ifndef NDEBUG
 #define CN_MBUF_DEBUG 1
 #else
 #define CN_MBUF_DEBUG 0
 #endif
-
-#define CN_LIKELY(x) __builtin_expect(!!(x), 1)
-#define CN_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define CN__COOKIE_LIVE 0x6d627566u /* "mbuf" */
 #define CN__COOKIE_FREE 0xf7eeb0ffu

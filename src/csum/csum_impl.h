@@ -17,6 +17,7 @@
 #define CN_CSUM_IMPL_H
 
 #include "cachenet/csum.h"
+#include "cn_internal.h"
 
 #include <assert.h>
 #include <stdbool.h>
@@ -41,12 +42,6 @@
 #define CN_CSUM_CHUNK_MAX ((size_t)1 << 32)
 #endif
 
-/* Debug checks, compiled out of release builds (NDEBUG), all in one place. */
-#ifndef NDEBUG
-#define CN_CSUM_ASSERT(cond, msg) assert((cond) && (msg))
-#else
-#define CN_CSUM_ASSERT(cond, msg) ((void)0)
-#endif
 
 static inline uint64_t cn__csum_ld64(const unsigned char *p)
 {

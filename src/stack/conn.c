@@ -39,6 +39,7 @@ static const char *const drop_names[CN_CONN_DROP_MAX] = {
 	[CN_CONN_DROP_BACKLOG] = "backlog",
 	[CN_CONN_DROP_NO_SOCKS] = "no_socks",
 	[CN_CONN_DROP_TCB] = "tcb",
+	[CN_CONN_DROP_ARP_UNSOLICITED] = "arp_unsolicited",
 };
 
 const char *cn_conn_drop_name(enum cn_conn_drop why)
@@ -67,51 +68,6 @@ const char *cn_sock_state_name(enum cn_sock_state st)
 	if ((unsigned)st > CN_SOCK_LAST_ACK)
 		return "?";
 	return state_names[st];
-}
-
-/* ------------------------------------------------------------ ISN */
-
-/* SipHash-2-4 (Aumasson and Bernstein) of two 64-bit words: the keyed PRF
- * RFC 6528 asks for, so that ISNs of one 4-tuple cannot be predicted from
- * another's without the key. */
-#define SIP_ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
-#define SIP_ROUND                                                              \
-	do {                                                                   \
-		v0 += v1, v1 = SIP_ROTL(v1, 13), v1 ^= v0, v0 = SIP_ROTL(v0, 32); \
-		v2 += v3, v3 = SIP_ROTL(v3, 16), v3 ^= v2;                     \
-		v0 += v3, v3 = SIP_ROTL(v3, 21), v3 ^= v0;                     \
-		v2 += v1, v1 = SIP_ROTL(v1, 17), v1 ^= v2, v2 = SIP_ROTL(v2, 32); \
-	} while (0)
-
-static uint64_t siphash24_2w(uint64_t k0, uint64_t k1, uint64_t m0, uint64_t m1)
-{
-	uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
-	uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
-	const uint64_t m[3] = {m0, m1, (uint64_t)16 << 56}; /* last block: length 16 */
-
-	for (int i = 0; i < 3; i++) {
-		v3 ^= m[i];
-		SIP_ROUND;
-		SIP_ROUND;
-		v0 ^= m[i];
-	}
-	v2 ^= 0xff;
-	SIP_ROUND;
-	SIP_ROUND;
-	SIP_ROUND;
-	SIP_ROUND;
-	return v0 ^ v1 ^ v2 ^ v3;
-}
-
-uint32_t cn__isn(const struct cn_conn *c, uint32_t laddr, uint16_t lport, uint32_t raddr,
-		 uint16_t rport, uint64_t now)
-{
-	uint64_t h = siphash24_2w(c->sip_k0, c->sip_k1, (uint64_t)laddr << 32 | raddr,
-				  (uint64_t)lport << 16 | rport);
-
-	/* RFC 6528: ISN = M + F(4-tuple, key), M the 4 us clock; 250 per
-	 * millisecond tick. */
-	return (uint32_t)h + (uint32_t)now * 250u;
 }
 
 /* ------------------------------------------------------------ socket table */
@@ -462,7 +418,7 @@ struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *
 	memcpy(c->mac, cn_net_mac(net), CN_ETH_ALEN);
 	c->sip_k0 = q.isn_secret;
 	c->sip_k1 = q.isn_secret * 0x9e3779b97f4a7c15ull ^ 0x2545f4914f6cdd1dull;
-	c->port_next = (uint32_t)siphash24_2w(c->sip_k0, c->sip_k1, c->addr, 0) % CN_EPHEMERAL_N;
+	c->port_next = (uint32_t)cn__siphash24_2w(c->sip_k0, c->sip_k1, c->addr, 0) % CN_EPHEMERAL_N;
 	/* The window scale we offer: the least shift that lets the receive
 	 * buffer fit the 16-bit field (RFC 7323 2.3). */
 	rb = q.tcp.rcvbuf_size ? q.tcp.rcvbuf_size : 1u << 20;
@@ -602,7 +558,7 @@ struct cn_sock *cn_sock_connect(struct cn_conn *c, cn_be32_t raddr, cn_be16_t rp
 	s->raddr = raddr;
 	s->rport = rport;
 	s->lport = lport;
-	s->iss = cn__isn(c, s->laddr, lport, raddr, rport, now);
+	cn__tcpc_connect(s, now);
 	cn__sock_hash_add(s);
 	if (cn_conn_arp_lookup(c, raddr, s->rmac)) {
 		(void)cn__tcpc_send_syn(s, false);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Private to src/stack: the connection manager and socket structs, and the
- * functions that cross its files. Only public net.h/tcp.h calls reach the
- * fast path: this module could live outside the library. */
+/* Private to src/stack: the connection manager (conn.c: the socket table
+ * and the sockets' life; arp.c; icmp.c) and the functions that cross its
+ * files. It reaches TCP only through the public tcp.h and the handshake's
+ * interface at the end of tcp_impl.h; its sockets hold the handshake's
+ * state (struct cn_tcp_syn) for the TCP module, which alone reads it. */
 #ifndef CN_CONN_IMPL_H
 #define CN_CONN_IMPL_H
 
@@ -14,6 +16,7 @@
 #include "cachenet/net.h"
 #include "cachenet/tcp.h"
 #include "cn_internal.h"
+#include "tcp_impl.h"
 
 #define CN_CONN_HASH 256u
 #define CN_EPHEMERAL_LO 49152u
@@ -24,6 +27,9 @@
 #define CN_CONN_DEFAULT_MSS 536u
 /* Shortest Ethernet frame without FCS: control frames are padded to it. */
 #define CN_ETH_MIN_FRAME 60u
+
+/* ARP requests we sent and whose reply we would take (arp.c). */
+#define CN_CONN_ARP_ASKED 16
 
 struct cn_arp_entry {
 	uint32_t ip;               /* network order; 0 = free slot */
@@ -49,11 +55,7 @@ struct cn_sock {
 	struct cn_tcb *tcb;        /* ESTABLISHED and after, until freed */
 	void *udata;
 	/* handshake (SYN_SENT, SYN_RCVD) */
-	uint32_t iss, irs;
-	uint16_t peer_mss;         /* 0 = option absent */
-	uint8_t peer_ws;
-	bool peer_has_ws, peer_ts, sent_ws, sent_ts;
-	uint32_t ts_recent;
+	struct cn_tcp_syn syn;     /* TCP's (tcp_impl.h) */
 	uint32_t retries;          /* retransmissions (or ARP requests) so far */
 	uint64_t rtx_at;           /* handshake / ARP timer; 0 = off */
 	uint64_t tw_at;            /* TIME_WAIT end; 0 = off */
@@ -85,6 +87,11 @@ struct cn_conn {
 	struct cn_sock *hash[CN_CONN_HASH];
 	struct cn_arp_entry arp[CN_CONN_ARP_SIZE];
 	uint32_t arp_victim;       /* round-robin replacement */
+	struct {
+		uint32_t ip;       /* network order; 0 = free */
+		uint64_t at;       /* when last asked */
+	} arp_asked[CN_CONN_ARP_ASKED];
+	uint32_t arp_asked_next;   /* round-robin replacement */
 };
 
 static inline void cn__conn_drop(struct cn_conn *c, enum cn_conn_drop why)
@@ -98,12 +105,6 @@ CN_INTERNAL void cn__arp_input(struct cn_conn *c, struct cn_mbuf *m);
 CN_INTERNAL void cn__arp_learn(struct cn_conn *c, uint32_t ip, const uint8_t *mac, bool create);
 /* icmp.c */
 CN_INTERNAL void cn__icmp_input(struct cn_conn *c, struct cn_mbuf *m, const struct cn_pkt_info *pi);
-/* tcp_conn.c */
-CN_INTERNAL void cn__tcpc_input(struct cn_conn *c, struct cn_mbuf *m, struct cn_pkt_info *pi);
-CN_INTERNAL int cn__tcpc_send_syn(struct cn_sock *s, bool synack);
-CN_INTERNAL void cn__tcpc_send_rst(struct cn_sock *s);
-CN_INTERNAL void cn__tcpc_timers(struct cn_sock *s, uint64_t now);
-CN_INTERNAL void cn__tcpc_arp_resolved(struct cn_conn *c, uint32_t ip, const uint8_t *mac);
 /* conn.c: the socket table */
 CN_INTERNAL struct cn_sock *cn__sock_new(struct cn_conn *c);
 CN_INTERNAL void cn__sock_hash_add(struct cn_sock *s);
@@ -116,7 +117,5 @@ CN_INTERNAL void cn__sock_fail(struct cn_sock *s, int err);
  * returns s, or NULL when it was freed (released sockets only). */
 CN_INTERNAL struct cn_sock *cn__sock_update(struct cn_sock *s, uint64_t now);
 CN_INTERNAL void cn__sock_established(struct cn_sock *s);
-CN_INTERNAL uint32_t cn__isn(const struct cn_conn *c, uint32_t laddr, uint16_t lport,
-			     uint32_t raddr, uint16_t rport, uint64_t now);
 
 #endif

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "net_impl.h"
+#include "tcp_impl.h"
 
 static inline unsigned tcb_hash(uint32_t raddr, uint16_t rport_n, uint16_t lport_n)
 {
@@ -12,11 +12,6 @@ static inline unsigned tcb_hash(uint32_t raddr, uint16_t rport_n, uint16_t lport
 
 	h *= 0x9e3779b1u; /* Fibonacci hashing: the high bits mix every input bit */
 	return h >> 24;
-}
-
-struct cn_tcb *cn__tcp_lookup(struct cn_net *net, const struct cn_pkt_info *pi)
-{
-	return cn__tcp_find(net, pi);
 }
 
 struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info *pi)
@@ -34,21 +29,19 @@ struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info 
 static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
 {
 	uint8_t *h = tcb->tmpl;
-	struct cn_eth_hdr *eth = (struct cn_eth_hdr *)h;
 	struct cn_ipv4_hdr *ip = (struct cn_ipv4_hdr *)(h + CN_ETH_HLEN);
-	struct cn_tcp_hdr *th = (struct cn_tcp_hdr *)(h + CN_ETH_HLEN + CN_IPV4_HLEN);
+	struct cn_tcp_hdr *th;
 	uint32_t thl = CN_TCP_HLEN + (tcb->ts_on ? CN_TCPOLEN_TSTAMP_APPA : 0);
+	const struct cn_net_hdr_spec hs = {
+		.dmac = p->rmac,
+		.smac = tcb->net->p.mac,
+		.saddr = p->laddr,
+		.daddr = p->raddr,
+		.proto = CN_IPV4_PROTO_TCP,
+	};
 
 	memset(h, 0, sizeof(tcb->tmpl));
-	memcpy(eth->dst, p->rmac, CN_ETH_ALEN);
-	memcpy(eth->src, tcb->net->p.mac, CN_ETH_ALEN);
-	eth->type = cn_hton16(CN_ETH_TYPE_IPV4);
-	ip->ver_ihl = 0x45;
-	ip->frag_off = cn_hton16(CN_IPV4_FLAG_DF);
-	ip->ttl = 64;
-	ip->proto = CN_IPV4_PROTO_TCP;
-	ip->src = p->laddr;
-	ip->dst = p->raddr;
+	th = (struct cn_tcp_hdr *)cn_net_hdr_build(h, &hs);
 	th->sport = p->lport;
 	th->dport = p->rport;
 	th->off = (uint8_t)((thl / 4) << 4);
@@ -103,7 +96,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	key.saddr = p->raddr;
 	key.sport = p->rport;
 	key.dport = p->lport;
-	if (cn__tcp_lookup(net, &key)) {
+	if (cn__tcp_find(net, &key)) {
 		errno = EEXIST;
 		return NULL;
 	}
@@ -111,7 +104,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 		errno = ENOSPC;
 		return NULL;
 	}
-	tcb = aligned_alloc(64, (sizeof(*tcb) + 63) & ~(size_t)63);
+	tcb = aligned_alloc(CN_CACHE_LINE, (sizeof(*tcb) + CN_CACHE_LINE - 1) & ~(size_t)(CN_CACHE_LINE - 1));
 	if (!tcb) {
 		errno = ENOMEM;
 		return NULL;
@@ -255,7 +248,7 @@ struct cn_tcb *cn_tcp_lookup(struct cn_net *net, cn_be32_t raddr, cn_be16_t rpor
 	key.saddr = raddr;
 	key.sport = rport;
 	key.dport = lport;
-	return cn__tcp_lookup(net, &key);
+	return cn__tcp_find(net, &key);
 }
 
 int cn_tcp_shutdown(struct cn_tcb *tcb, uint64_t now)

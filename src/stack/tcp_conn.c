@@ -20,6 +20,27 @@
 #include <errno.h>
 
 #include "conn_impl.h"
+#include "tcp_impl.h"
+
+/* ------------------------------------------------------------ ISN */
+
+/* RFC 6528's ISN: a keyed PRF of the 4-tuple (SipHash, net_impl.h) plus
+ * a clock. */
+static uint32_t isn(const struct cn_conn *c, uint32_t laddr, uint16_t lport, uint32_t raddr,
+		    uint16_t rport, uint64_t now)
+{
+	uint64_t h = cn__siphash24_2w(c->sip_k0, c->sip_k1, (uint64_t)laddr << 32 | raddr,
+				  (uint64_t)lport << 16 | rport);
+
+	/* RFC 6528: ISN = M + F(4-tuple, key), M the 4 us clock; 250 per
+	 * millisecond tick. */
+	return (uint32_t)h + (uint32_t)now * 250u;
+}
+
+void cn__tcpc_connect(struct cn_sock *s, uint64_t now)
+{
+	s->syn.iss = isn(s->c, s->laddr, s->lport, s->raddr, s->rport, now);
+}
 
 /* Build and send one TCP segment without payload. Ports host order,
  * addresses network order. Returns 0 or a negative errno. */
@@ -30,10 +51,8 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
 	uint32_t thl = CN_TCP_HLEN + optlen, len = CN_ETH_HLEN + CN_IPV4_HLEN + thl;
 	uint32_t fl = len < CN_ETH_MIN_FRAME ? CN_ETH_MIN_FRAME : len;
-	struct cn_ipv4_hdr *ip;
 	struct cn_tcp_hdr *th;
 	uint8_t *h;
-	uint16_t v;
 	int rc;
 
 	if (!p) {
@@ -42,21 +61,15 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 	}
 	h = p->room + CN_PKT_HDR_ROOM - fl;
 	memset(h, 0, fl);
-	memcpy(h, dmac, CN_ETH_ALEN);
-	memcpy(h + 6, c->mac, CN_ETH_ALEN);
-	v = cn_hton16(CN_ETH_TYPE_IPV4);
-	memcpy(h + 12, &v, 2);
-	ip = (struct cn_ipv4_hdr *)(h + CN_ETH_HLEN);
-	ip->ver_ihl = 0x45;
-	ip->total_len = cn_hton16((uint16_t)(CN_IPV4_HLEN + thl));
-	ip->id = cn_hton16(c->ip_id++);
-	ip->frag_off = cn_hton16(CN_IPV4_FLAG_DF);
-	ip->ttl = 64;
-	ip->proto = CN_IPV4_PROTO_TCP;
-	ip->src = c->addr;
-	ip->dst = raddr;
-	ip->csum = cn_csum_ipv4_hdr(ip, CN_IPV4_HLEN);
-	th = (struct cn_tcp_hdr *)(h + CN_ETH_HLEN + CN_IPV4_HLEN);
+	th = (struct cn_tcp_hdr *)cn_net_hdr_build(h, &(const struct cn_net_hdr_spec){
+		.dmac = dmac,
+		.smac = c->mac,
+		.saddr = c->addr,
+		.daddr = raddr,
+		.proto = CN_IPV4_PROTO_TCP,
+		.id = c->ip_id++,
+		.l4_len = (uint16_t)thl,
+	});
 	th->sport = cn_hton16(lport);
 	th->dport = cn_hton16(rport);
 	th->seq = cn_hton32(seq);
@@ -115,15 +128,15 @@ static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o)
 	o[n++] = 4;
 	memcpy(o + n, &mss, 2);
 	n += 2;
-	if (!c->p.no_wscale && (!synack || s->peer_has_ws)) {
+	if (!c->p.no_wscale && (!synack || s->syn.peer_has_ws)) {
 		o[n++] = CN_TCPOPT_NOP;
 		o[n++] = CN_TCPOPT_WSCALE;
 		o[n++] = 3;
 		o[n++] = c->rcv_wscale;
 	}
-	if (!c->p.no_ts && (!synack || s->peer_ts)) {
+	if (!c->p.no_ts && (!synack || s->syn.peer_ts)) {
 		uint32_t tsv = cn_hton32(c->p.tcp.no_ts_clock ? 0 : (uint32_t)c->now);
-		uint32_t tse = cn_hton32(synack ? s->ts_recent : 0);
+		uint32_t tse = cn_hton32(synack ? s->syn.ts_recent : 0);
 		o[n++] = CN_TCPOPT_NOP;
 		o[n++] = CN_TCPOPT_NOP;
 		o[n++] = CN_TCPOPT_TIMESTAMP;
@@ -142,7 +155,7 @@ int cn__tcpc_send_syn(struct cn_sock *s, bool synack)
 	uint32_t n = syn_opts(s, synack, o);
 	int rc;
 
-	rc = tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->iss, synack ? s->irs + 1 : 0,
+	rc = tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->syn.iss, synack ? s->syn.irs + 1 : 0,
 		      synack ? CN_TCP_SYN | CN_TCP_ACK : CN_TCP_SYN, c->syn_win, o, n);
 	if (rc == 0) {
 		if (synack)
@@ -156,7 +169,7 @@ int cn__tcpc_send_syn(struct cn_sock *s, bool synack)
 /* An ACK outside the TCB: for an unacceptable segment in SYN_RCVD. */
 static void handshake_ack(struct cn_sock *s)
 {
-	(void)tcp_xmit(s->c, s->rmac, s->raddr, s->lport, s->rport, s->iss + 1, s->irs + 1,
+	(void)tcp_xmit(s->c, s->rmac, s->raddr, s->lport, s->rport, s->syn.iss + 1, s->syn.irs + 1,
 		       CN_TCP_ACK, s->c->syn_win, NULL, 0);
 }
 
@@ -172,7 +185,7 @@ void cn__tcpc_send_rst(struct cn_sock *s)
 		(void)tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, i.snd_nxt, i.rcv_nxt,
 			       CN_TCP_RST | CN_TCP_ACK, 0, NULL, 0);
 	} else if (s->st == CN_SOCK_SYN_RCVD) {
-		(void)tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->iss + 1, s->irs + 1,
+		(void)tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->syn.iss + 1, s->syn.irs + 1,
 			       CN_TCP_RST | CN_TCP_ACK, 0, NULL, 0);
 	}
 }
@@ -180,12 +193,14 @@ void cn__tcpc_send_rst(struct cn_sock *s)
 /* What the peer's SYN (or SYN-ACK) said. */
 static void take_syn_opts(struct cn_sock *s, const struct cn_pkt_info *pi)
 {
-	s->irs = pi->seq;
-	s->peer_mss = pi->has_mss ? pi->mss : 0;
-	s->peer_has_ws = pi->has_ws;
-	s->peer_ws = pi->has_ws ? pi->wscale : 0; /* the parser caps it at 14 */
-	s->peer_ts = pi->has_ts;
-	s->ts_recent = pi->has_ts ? pi->ts_val : 0;
+	s->syn.irs = pi->seq;
+	s->syn.peer_mss = pi->has_mss ? pi->mss : 0;
+	s->syn.peer_has_ws = pi->has_ws;
+	s->syn.peer_ws = pi->has_ws ? pi->wscale : 0; /* the parser caps it at 14 */
+	if (pi->has_ws && pi->ws_clamped)
+		s->c->st.wscale_clamped++;
+	s->syn.peer_ts = pi->has_ts;
+	s->syn.ts_recent = pi->has_ts ? pi->ts_val : 0;
 }
 
 /* cn_tcp_open with the negotiated values; @p win is the window field of
@@ -195,8 +210,8 @@ static struct cn_tcb *open_tcb(struct cn_sock *s, uint16_t win, bool win_scaled)
 {
 	struct cn_conn *c = s->c;
 	struct cn_tcp_params tp = c->p.tcp;
-	bool ws = s->peer_has_ws && !c->p.no_wscale;
-	uint32_t mss = s->peer_mss ? s->peer_mss : CN_CONN_DEFAULT_MSS;
+	bool ws = s->syn.peer_has_ws && !c->p.no_wscale;
+	uint32_t mss = s->syn.peer_mss ? s->syn.peer_mss : CN_CONN_DEFAULT_MSS;
 
 	if (mss > c->p.mss)
 		mss = c->p.mss;
@@ -207,15 +222,15 @@ static struct cn_tcb *open_tcb(struct cn_sock *s, uint16_t win, bool win_scaled)
 	tp.lport = cn_htobe16(s->lport);
 	tp.rport = cn_htobe16(s->rport);
 	memcpy(tp.rmac, s->rmac, CN_ETH_ALEN);
-	tp.iss = s->iss;
-	tp.irs = s->irs;
+	tp.iss = s->syn.iss;
+	tp.irs = s->syn.irs;
 	tp.mss = (uint16_t)mss;
 	tp.rcv_mss = c->p.mss;
-	tp.snd_wscale = ws ? s->peer_ws : 0;
+	tp.snd_wscale = ws ? s->syn.peer_ws : 0;
 	tp.rcv_wscale = ws ? c->rcv_wscale : 0;
 	tp.snd_wnd = (uint32_t)win << (win_scaled ? tp.snd_wscale : 0);
-	tp.ts = s->peer_ts && !c->p.no_ts;
-	tp.ts_recent = s->ts_recent;
+	tp.ts = s->syn.peer_ts && !c->p.no_ts;
+	tp.ts_recent = s->syn.ts_recent;
 	return cn_tcp_open(c->net, &tp);
 }
 
@@ -247,7 +262,7 @@ static void passive_syn(struct cn_conn *c, struct cn_sock *l, const struct cn_pk
 	s->parent = l;
 	l->nchild++;
 	take_syn_opts(s, pi);
-	s->iss = cn__isn(c, s->laddr, s->lport, s->raddr, s->rport, c->now);
+	s->syn.iss = isn(c, s->laddr, s->lport, s->raddr, s->rport, c->now);
 	cn__sock_hash_add(s);
 	(void)cn__tcpc_send_syn(s, true);
 	s->rtx_at = c->now + c->p.syn_rto;
@@ -258,7 +273,7 @@ static void syn_sent_input(struct cn_conn *c, struct cn_sock *s, const struct cn
 {
 	uint8_t fl = pi->tcp_flags;
 
-	if ((fl & CN_TCP_ACK) && pi->ack != s->iss + 1) {
+	if ((fl & CN_TCP_ACK) && pi->ack != s->syn.iss + 1) {
 		if (!(fl & CN_TCP_RST))
 			rst_reply(c, pi);
 		cn__conn_drop(c, CN_CONN_DROP_TCP_BAD_ACK);
@@ -290,7 +305,7 @@ static void syn_sent_input(struct cn_conn *c, struct cn_sock *s, const struct cn
 	s->tcb = open_tcb(s, pi->win, false);
 	if (!s->tcb) {
 		cn__conn_drop(c, CN_CONN_DROP_TCB);
-		(void)tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->iss + 1, 0, CN_TCP_RST,
+		(void)tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->syn.iss + 1, 0, CN_TCP_RST,
 			       0, NULL, 0);
 		c->st.resets++;
 		cn__sock_fail(s, ECONNRESET);
@@ -312,7 +327,7 @@ static bool syn_rcvd_input(struct cn_conn *c, struct cn_sock *s, struct cn_mbuf 
 
 	if (fl & CN_TCP_RST) {
 		/* RFC 5961 3.2: only RCV.NXT exactly resets. */
-		if (pi->seq != s->irs + 1) {
+		if (pi->seq != s->syn.irs + 1) {
 			cn__conn_drop(c, CN_CONN_DROP_TCP_RST_SEQ);
 			return false;
 		}
@@ -321,16 +336,16 @@ static bool syn_rcvd_input(struct cn_conn *c, struct cn_sock *s, struct cn_mbuf 
 		return false;
 	}
 	if (fl & CN_TCP_SYN) {
-		if (!(fl & CN_TCP_ACK) && pi->seq == s->irs) {
+		if (!(fl & CN_TCP_ACK) && pi->seq == s->syn.irs) {
 			/* Our SYN-ACK was lost: send it again now. */
 			cn__conn_drop(c, CN_CONN_DROP_TCP_SYN_DUP);
 			(void)cn__tcpc_send_syn(s, true);
 			return false;
 		}
-		if (!passive && (fl & CN_TCP_ACK) && pi->seq == s->irs && pi->ack == s->iss + 1) {
+		if (!passive && (fl & CN_TCP_ACK) && pi->seq == s->syn.irs && pi->ack == s->syn.iss + 1) {
 			/* Simultaneous open: the peer's SYN-ACK completes it. */
 			if (pi->has_ts)
-				s->ts_recent = pi->ts_val;
+				s->syn.ts_recent = pi->ts_val;
 			s->tcb = open_tcb(s, pi->win, false);
 			goto opened;
 		}
@@ -343,20 +358,20 @@ static bool syn_rcvd_input(struct cn_conn *c, struct cn_sock *s, struct cn_mbuf 
 		cn__conn_drop(c, CN_CONN_DROP_TCP_NO_ACK);
 		return false;
 	}
-	if (pi->ack != s->iss + 1) {
+	if (pi->ack != s->syn.iss + 1) {
 		rst_reply(c, pi);
 		cn__conn_drop(c, CN_CONN_DROP_TCP_BAD_ACK);
 		return false;
 	}
-	if (s->peer_has_ws && !c->p.no_wscale)
+	if (s->syn.peer_has_ws && !c->p.no_wscale)
 		wnd = c->p.tcp.rcvbuf_size ? c->p.tcp.rcvbuf_size : 1u << 20;
-	if ((uint32_t)(pi->seq - (s->irs + 1)) >= wnd) {
+	if ((uint32_t)(pi->seq - (s->syn.irs + 1)) >= wnd) {
 		cn__conn_drop(c, CN_CONN_DROP_TCP_SEQ);
 		handshake_ack(s);
 		return false;
 	}
-	if (pi->has_ts && s->peer_ts && pi->seq == s->irs + 1)
-		s->ts_recent = pi->ts_val;
+	if (pi->has_ts && s->syn.peer_ts && pi->seq == s->syn.irs + 1)
+		s->syn.ts_recent = pi->ts_val;
 	s->tcb = open_tcb(s, pi->win, true);
 opened:
 	if (!s->tcb) {

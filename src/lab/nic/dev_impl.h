@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cachenet/lab/netdev.h"
+#include "cn_internal.h"
 
 /* 16 bytes: four RX descriptors per cache line, as on common NICs. With
  * split on, the descriptor's header buffer is in the parallel array
@@ -25,7 +26,6 @@ struct rx_desc {
 #define RX_HBO 0x4u /* header buffer only: whole frame in the header buffer */
 #define RX_HLEN_SHIFT 16
 
-#define CN_DEV_UNLIKELY(c) __builtin_expect(!!(c), 0)
 _Static_assert(sizeof(struct rx_desc) == 16, "RX descriptor is 16 bytes");
 
 struct tx_desc {
