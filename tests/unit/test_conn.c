@@ -18,7 +18,7 @@
 
 #include "cachenet/conn.h"
 #include "cachenet/csum.h"
-#include "cachenet/netdev.h"
+#include "cachenet/lab/netdev.h"
 #include "cachenet/tcp.h"
 
 #define NCAP 512
