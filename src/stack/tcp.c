@@ -104,7 +104,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 		errno = ENOSPC;
 		return NULL;
 	}
-	tcb = aligned_alloc(CN_CACHE_LINE, (sizeof(*tcb) + CN_CACHE_LINE - 1) & ~(size_t)(CN_CACHE_LINE - 1));
+	tcb = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*tcb)));
 	if (!tcb) {
 		errno = ENOMEM;
 		return NULL;
@@ -360,13 +360,13 @@ static inline __attribute__((always_inline)) void ra_lines(const uint8_t *p, uin
 {
 	uint32_t o = 0;
 
-	for (; o + 256 <= len; o += 256) {
+	for (; o + 4 * CN_CACHE_LINE <= len; o += 4 * CN_CACHE_LINE) {
 		__builtin_prefetch(p + o, 0, 3);
-		__builtin_prefetch(p + o + 64, 0, 3);
-		__builtin_prefetch(p + o + 128, 0, 3);
-		__builtin_prefetch(p + o + 192, 0, 3);
+		__builtin_prefetch(p + o + CN_CACHE_LINE, 0, 3);
+		__builtin_prefetch(p + o + 2 * CN_CACHE_LINE, 0, 3);
+		__builtin_prefetch(p + o + 3 * CN_CACHE_LINE, 0, 3);
 	}
-	for (; o < len; o += 64)
+	for (; o < len; o += CN_CACHE_LINE)
 		__builtin_prefetch(p + o, 0, 3);
 	if (len)
 		__builtin_prefetch(p + len - 1, 0, 3);
