@@ -70,6 +70,7 @@
 #include <stdint.h>
 
 #include "cachenet/net.h"
+#include "cachenet/netdev.h" /* cn_link_params, cn_link_stats (the impairment) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -92,6 +93,7 @@ enum cn_afxdp_attach {
 };
 
 struct cn_afxdp_params {
+	uint32_t size;               /**< sizeof(struct cn_afxdp_params), or 0 (common.h) */
 	const char *ifname;          /**< interface, required (at most 15 characters) */
 	uint32_t queue_id;           /**< first device queue */
 	uint32_t queues;             /**< sockets (consecutive queues); 0 = 1; at most 64 */
@@ -115,6 +117,13 @@ struct cn_afxdp_params {
 	struct cn_pcap *pcap;        /**< capture both directions, or NULL; the
 					  capture is not thread safe: queues > 1
 					  with a capture must run on one thread */
+	/** Optional impairment inside the backend (NULL = off), as the TAP
+	 *  backend's (tap.h): loss, reorder, duplicate, corrupt, each queue
+	 *  and direction with its own generator (TX seeded with seed + queue,
+	 *  RX with (seed + queue) ^ 0x5a5a...). Impaired frames take one more
+	 *  copy each way (through a scratch buffer). For kernels without
+	 *  sch_netem. */
+	const struct cn_link_params *impair;
 };
 
 /** What cn_afxdp_open obtained. */
@@ -132,10 +141,10 @@ struct cn_afxdp_info {
 
 /**
  * Counters of one queue, all monotonic. Invariants when the queue is
- * quiet (after cn_afxdp_flush with every completion reaped):
- * tx_frames == tx_completed; the chunks the backend holds are
- * rx_posted - rx_frames - rx_trunc (posted, not yet received) plus
- * tx_frames - tx_completed.
+ * quiet (after cn_afxdp_flush with every completion reaped), without
+ * impairment: tx_frames == tx_completed; the chunks the queue holds
+ * (cn_afxdp_held) are rx_posted - rx_frames - rx_trunc (posted, not yet
+ * received) plus tx_frames - tx_completed.
  */
 struct cn_afxdp_stats {
 	uint64_t rx_frames;     /**< frames handed to the caller (or the stack) */
@@ -167,6 +176,7 @@ struct cn_afxdp_stats {
 	uint64_t k_tx_invalid;  /**< invalid TX descriptors */
 	uint64_t k_rx_ring_full;/**< frames dropped: RX ring full */
 	uint64_t k_fill_empty;  /**< frames dropped: fill ring empty */
+	struct cn_link_stats impair_tx, impair_rx; /**< impairment, per direction */
 };
 
 struct cn_afxdp;
@@ -177,8 +187,10 @@ struct cn_afxdp_queue;
  * XDP program (after removing a stale one, see above), post the fill
  * rings.
  * @return it, or NULL with errno:
- *  - EINVAL: no ifname or mpool, ring_size not a power of two in range,
- *    frames < 2 * ring_size, queues or batch out of range, mtu > 1500;
+ *  - EINVAL: p->size not accepted (common.h), no ifname or mpool,
+ *    ring_size not a power of two in range,
+ *    frames < 2 * ring_size, queues or batch out of range, mtu > 1500,
+ *    impairment rates outside [0, 1];
  *  - ENAMETOOLONG: ifname longer than 15 characters;
  *  - ENODEV: no such interface (in this network namespace);
  *  - EBUSY: another XDP program (not "cn_xsk") is attached to it, or a
@@ -192,7 +204,7 @@ struct cn_afxdp_queue;
  *    fill rings;
  *  - another errno from socket/bind/bpf.
  * Cost: mmaps queues * frames * 2048 bytes and touches all of it; a few
- * dozen system calls.
+ * dozen system calls; with impairment 37 KB more per queue.
  */
 struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *p);
 
@@ -215,12 +227,18 @@ struct cn_afxdp_queue *cn_afxdp_queue(struct cn_afxdp *x, uint32_t i);
 /** The cluster pool over the UMEM (its stats show the chunks in use). */
 struct cn_mbuf_pool *cn_afxdp_pool(const struct cn_afxdp *x);
 
+/** Chunks (each with a small mbuf) the backend holds now over all queues:
+ *  posted to fill rings, on TX rings until completion, waiting in the
+ *  impairment. The pool's in_use minus this is what callers hold.
+ *  Cost: O(queues); read while the queues are quiet. */
+uint32_t cn_afxdp_held(const struct cn_afxdp *x);
+
 /** The queue's socket descriptor (for poll/epoll). */
 int cn_afxdp_fd(const struct cn_afxdp_queue *q);
 
 /**
- * Transmit @p p on queue @p q (a cn_net_xmit_fn: use (cn_afxdp_xmit, q)
- * as the stack's transmit hook): gather it into a free chunk, put it on
+ * Transmit @p p on queue @p q (cn_afxdp_xmit_hook is the same as a
+ * stack's transmit hook, cn_net_xmit_fn): gather it into a free chunk, put it on
  * the TX ring, cn_pkt_free(p). The kernel is woken (sendto) once `batch`
  * frames are queued, or by cn_afxdp_flush / cn_afxdp_poll.
  * @return 0 (p completed); or, p left to the caller:
@@ -230,7 +248,14 @@ int cn_afxdp_fd(const struct cn_afxdp_queue *q);
  * pcap: every frame accepted. Cost: one copy of the frame (plus the
  * checksum pass when offloaded); a system call per `batch` frames.
  */
-int cn_afxdp_xmit(void *q, struct cn_pkt *p);
+int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p) CN_NONNULL_ALL;
+
+/** cn_afxdp_xmit as a stack's transmit hook (cn_net_params.xmit, with the
+ *  queue as xmit_arg). */
+static inline int cn_afxdp_xmit_hook(void *q, struct cn_pkt *p)
+{
+	return cn_afxdp_xmit((struct cn_afxdp_queue *)q, p);
+}
 
 /**
  * Transmit one raw Ethernet frame (ARP, ICMP built by hand) as
@@ -244,7 +269,9 @@ int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t l
  * header, len == pkt_len == frame length, no CN_MBUF_F_RX_* status);
  * ownership passes to the caller. Refills the fill ring first (and wakes
  * the kernel if it asks). Frames longer than mtu + 14 are dropped
- * (rx_trunc). pcap: every frame returned.
+ * (rx_trunc). With impairment, what leaves it is copied into fresh
+ * chunks and up to three frames may wait for the next call. pcap: every
+ * frame returned, after the impairment.
  * @return frames returned.
  * Cost: no system call unless the fill ring asks for a wake-up; one
  * small-mbuf get per refilled chunk (the cluster comes with it).
@@ -254,14 +281,20 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **m, unsigne
 /**
  * cn_afxdp_rx_burst of up to `batch` frames, each handed to
  * cn_net_input() with @p now, then cn_afxdp_flush (so the ACKs the
- * stack queued leave in one wake-up). @return frames handed to the stack.
+ * stack queued leave in one wake-up).
+ * @return frames handed to the stack, at most `batch`. A return equal to
+ *         `batch` means more frames may be waiting: a loop calls
+ *         cn_afxdp_poll again until it returns less than `batch` before
+ *         it waits or turns to other work.
  */
 unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t now);
 
 /**
  * Wake the kernel for the queued TX frames (if it asks for it) and reap
- * the completion ring, returning finished chunks to the pool. Call when
- * idle, and before reading the counters. @return chunks reaped.
+ * the completion ring, returning finished chunks to the pool; with
+ * impairment, first deliver the frames it holds back for reordering (a
+ * held TX frame is sent, a held RX frame waits for the next rx_burst).
+ * Call when idle, and before reading the counters. @return chunks reaped.
  */
 unsigned cn_afxdp_flush(struct cn_afxdp_queue *q);
 

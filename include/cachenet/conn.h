@@ -42,7 +42,10 @@
  *  - Drops. Every frame this module refuses is counted once with an
  *    enum cn_conn_drop reason in cn_conn_stats. Frames it does not handle
  *    at all (IPv6, IPv4 fragments, IP protocols other than ICMP) are left
- *    to the stack, which counts them under its own reason.
+ *    to the stack, which counts them under its own reason. With the
+ *    stack's reassembly on (cn_net_params.reass_mem) fragments never come
+ *    here: a reassembled ICMP echo arrives whole, and its reply leaves in
+ *    fragments when the stack has an MTU.
  *
  *  - Next hop. Every peer is on the local link: an active open ARPs for
  *    the destination itself (no routes, no gateway); a passive open
@@ -50,7 +53,7 @@
  *
  *  - Not implemented (by choice): SACK (SACK-permitted is never sent, and
  *    the peer's is ignored, which RFC 2018 allows), urgent data, TCP Fast
- *    Open, IP reassembly, ICMP errors (counted, not acted on), ARP aging.
+ *    Open, ICMP errors (counted, not acted on), ARP aging.
  *
  * Thread safety: a cn_conn belongs to the thread of its cn_net.
  */
@@ -134,6 +137,8 @@ enum cn_conn_drop {
 	CN_CONN_DROP_BACKLOG,        /**< SYN to a listener whose backlog is full */
 	CN_CONN_DROP_NO_SOCKS,       /**< SYN while max_socks sockets exist */
 	CN_CONN_DROP_TCB,            /**< cn_tcp_open failed at handshake end (RST sent) */
+	CN_CONN_DROP_ARP_UNSOLICITED,/**< an ARP reply to us for an address we did not
+					  ask about and have no entry for (not learned) */
 	CN_CONN_DROP_MAX
 };
 
@@ -158,6 +163,8 @@ struct cn_conn_stats {
 	uint64_t tw_expired;               /**< TIME_WAIT ended by its timer */
 	uint64_t tw_reused;                /**< TIME_WAIT ended by a new SYN (RFC 9293 3.10.7.4) */
 	uint64_t tx_fail;                  /**< control frames not sent (no descriptor, device refused) */
+	uint64_t wscale_clamped;           /**< SYNs whose window scale > 14 was taken as 14
+					        (RFC 7323 2.3) */
 	uint64_t drop[CN_CONN_DROP_MAX];   /**< per reason; drop[0] unused */
 };
 
@@ -191,7 +198,13 @@ struct cn_net *cn_conn_net(const struct cn_conn *c);
 /* ------------------------------------------------------------ ARP */
 
 /** Size of the ARP table; learned entries replace each other round-robin
- *  when it is full, static ones stay. */
+ *  when it is full, static ones stay. What the wire may change (RFC 826's
+ *  merge, hardened): any valid ARP frame refreshes its sender's existing
+ *  entry (a gratuitous ARP included, which never creates one); a new
+ *  entry comes only from a request addressed to us (we answer it) or a
+ *  reply to a request we sent within the last (syn_retries + 1) x
+ *  arp_retry ticks; other replies are dropped as
+ *  CN_CONN_DROP_ARP_UNSOLICITED. */
 #define CN_CONN_ARP_SIZE 64
 
 /**

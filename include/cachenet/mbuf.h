@@ -91,10 +91,14 @@ enum cn_mbuf_pool_kind {
 /** Per-thread cache slots a pool has by default. */
 #define CN_MBUF_MAX_THREADS 64
 
+/** A pool's parameters. kind and count are required; every other zero
+ *  field takes its default (common.h). */
 struct cn_mbuf_pool_params {
-	const char *name;       /**< for messages; copied (31 characters kept) */
-	enum cn_mbuf_pool_kind kind;
-	uint32_t count;         /**< objects, > 0 */
+	uint32_t size;          /**< sizeof(struct cn_mbuf_pool_params), or 0 (common.h) */
+	const char *name;       /**< for messages; copied (31 characters kept);
+				     NULL = "mbuf" */
+	enum cn_mbuf_pool_kind kind; /**< required */
+	uint32_t count;         /**< objects, > 0 (required) */
 	uint32_t data_size;     /**< inline bytes (small), cluster bytes or
 				     segment storage bytes; 0 = CN_MBUF_SMALL_DATA
 				     / CN_MBUF_CLUSTER_SIZE / CN_MBUF_SEG_DATA */
@@ -148,7 +152,8 @@ struct cn_mbuf_pool_stats {
  * Create a pool. All memory is allocated here (count x object size, cache
  * slots; with ext_mem only the 64-byte storage headers); nothing is
  * allocated later.
- * @return the pool, or NULL with errno EINVAL (count 0, headroom >=
+ * @return the pool, or NULL with errno EINVAL (p NULL, p->size not
+ *         accepted (common.h), count 0, headroom >=
  *         data_size, unknown kind, cache_size > count, a segment pool
  *         without a small pool, ext_mem for a pool that is not a cluster
  *         pool, ext_stride below data_size, count * ext_stride or

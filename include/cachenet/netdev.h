@@ -397,12 +397,18 @@ void cn_netdev_destroy(struct cn_netdev *dev);
 void cn_netdev_set_wire(struct cn_netdev *dev, cn_wire_fn fn, void *arg);
 
 /**
- * Driver: post @p p on the TX ring. Matches cn_net_xmit_fn, so a stack
- * can use (cn_netdev_xmit, dev) as its transmit hook.
+ * Driver: post @p p on the TX ring of @p dev.
  * @return 0; -ENOBUFS when the ring is full (p not taken).
  * Cost: one descriptor write.
  */
-int cn_netdev_xmit(void *dev, struct cn_pkt *p);
+int cn_netdev_xmit(struct cn_netdev *dev, struct cn_pkt *p);
+
+/** cn_netdev_xmit as a stack's transmit hook (cn_net_params.xmit, with
+ *  the device as xmit_arg). */
+static inline int cn_netdev_xmit_hook(void *dev, struct cn_pkt *p)
+{
+	return cn_netdev_xmit((struct cn_netdev *)dev, p);
+}
 
 /**
  * NIC: transmit every posted TX frame onto the wire and write its
@@ -444,7 +450,13 @@ void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
 /**
  * Driver: reap TX completions and hand up to `batch` received frames to
  * @p net (cn_net_input), refilling their descriptors.
- * @return frames received.
+ * @return frames received, at most `batch`. A return equal to `batch`
+ *         means more frames may be waiting (cn_netdev_rx_pending() says
+ *         how many): a loop calls cn_netdev_poll again until it returns
+ *         less than `batch`, e.g. `while (cn_netdev_poll(dev, net, now) ==
+ *         batch) ;`, before the other side transmits again. One call per
+ *         turn of a loop whose peer sends more than `batch` frames a turn
+ *         overruns the RX ring (counted in rx_no_desc).
  * Cost: per frame, a status read, a buffer swap (or, at most copybreak
  * bytes, a small mbuf and a copy of the frame), the stack's input; with
  * split, a split frame also swaps its header buffer (one more small mbuf

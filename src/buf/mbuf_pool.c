@@ -314,14 +314,18 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	struct cn_mbuf_pool_params q;
 	size_t hdr;
 
-	if (pp == NULL || pp->count == 0 ||
+	if (pp == NULL || cn__params_copy(&q, sizeof(q), pp) < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pp = &q;
+	if (pp->count == 0 ||
 	    (pp->kind != CN_MBUF_POOL_SMALL && pp->kind != CN_MBUF_POOL_CLUSTER &&
 	     pp->kind != CN_MBUF_POOL_SEG) ||
 	    (pp->kind == CN_MBUF_POOL_SEG && (pp->small == NULL || pp->small->kind != CN_MBUF_POOL_SMALL))) {
 		errno = EINVAL;
 		return NULL;
 	}
-	q = *pp;
 	if (q.kind != CN_MBUF_POOL_SEG)
 		q.small = NULL;
 	if (q.data_size == 0)

@@ -41,6 +41,8 @@
 #include "cachenet/afxdp.h"
 #include "cachenet/netdev.h" /* cn_pcap */
 #include "cachenet/perf.h"
+#include "cn_internal.h"
+#include "impair.h"
 
 #define CHUNK_SHIFT 11
 #define CHUNK (1u << CHUNK_SHIFT)
@@ -48,6 +50,17 @@
 #define MAX_QUEUES 64
 #define MAX_BATCH 256
 #define PROG_NAME "cn_xsk"
+#define RXQ 4 /* impaired RX output queue, power of two, >= 3 */
+
+/* A queue's impairment: one generator per direction, the frames that
+ * left the RX engine and wait for a burst, a scratch frame for TX. */
+struct impair_q {
+	struct cn__impair im_tx, im_rx;
+	struct cn__impair_dir dir_tx, dir_rx;
+	uint32_t rxq_head, rxq_tail; /* free-running */
+	struct cn_mbuf *rxq[RXQ];
+	uint8_t scratch[2048] __attribute__((aligned(64)));
+};
 
 struct cn_afxdp_queue {
 	/* rings first: every burst reads them */
@@ -62,6 +75,7 @@ struct cn_afxdp_queue {
 	uint32_t posted;      /* chunks on the fill ring or inside the kernel's RX */
 	uint32_t tx_out;      /* chunks on the TX ring, not yet completed */
 	uint32_t tx_pending;  /* frames queued since the last wake-up */
+	struct impair_q *imp; /* NULL without impairment */
 	struct cn_afxdp_stats st;
 } __attribute__((aligned(64)));
 
@@ -250,6 +264,12 @@ static void queue_fini(struct cn_afxdp_queue *q)
 	if (q->xsk)
 		xsk_socket__delete(q->xsk);
 	q->xsk = NULL;
+	if (q->imp) {
+		while (q->imp->rxq_head != q->imp->rxq_tail)
+			cn_mbuf_free(q->imp->rxq[q->imp->rxq_head++ % RXQ]);
+		free(q->imp);
+		q->imp = NULL;
+	}
 }
 
 /* Free what the backend holds and, with no chunk out elsewhere, the UMEM.
@@ -308,6 +328,18 @@ static int queue_init(struct cn_afxdp *x, uint32_t i, uint32_t bind_flags)
 	memset(&q->tx, 0, sizeof(q->tx));
 	q->x = x;
 	q->qid = x->p.queue_id + i;
+	if (x->p.impair) {
+		struct cn_link_params tx = *x->p.impair, rx;
+		q->imp = aligned_alloc(64, sizeof(*q->imp));
+		if (!q->imp)
+			return -ENOMEM;
+		memset(q->imp, 0, sizeof(*q->imp));
+		tx.seed += i;
+		rx = tx;
+		rx.seed ^= 0x5a5a5a5a5a5a5a5aull;
+		cn__impair_init(&q->imp->im_tx, &tx, &q->st.impair_tx);
+		cn__impair_init(&q->imp->im_rx, &rx, &q->st.impair_rx);
+	}
 	/* A socket closed a moment ago still holds its queue: the kernel
 	 * releases a socket's buffer pool from a work item, so a bind right
 	 * after a close (ours, or a killed process's) can see EBUSY for a
@@ -426,15 +458,14 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 	uint32_t bind;
 	int rc;
 
-	if (!pp || !pp->ifname || !pp->mpool) {
+	if (!pp || cn__params_copy(&p, sizeof(p), pp) < 0 || !p.ifname || !p.mpool) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (strlen(pp->ifname) >= IF_NAMESIZE) {
+	if (strlen(p.ifname) >= IF_NAMESIZE) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	p = *pp;
 	if (!p.queues)
 		p.queues = 1;
 	if (!p.ring_size)
@@ -449,7 +480,7 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 	    (p.ring_size & (p.ring_size - 1)) || p.frames < 2 * p.ring_size ||
 	    (uint64_t)p.frames * p.queues > (1u << 20) || p.batch > MAX_BATCH || p.mtu > 1500 ||
 	    p.copy > CN_AFXDP_ZEROCOPY || p.attach > CN_AFXDP_ATTACH_GENERIC ||
-	    p.queue_id > 1u << 16) {
+	    p.queue_id > 1u << 16 || (p.impair && !cn__impair_params_ok(p.impair, 1))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -540,6 +571,19 @@ struct cn_mbuf_pool *cn_afxdp_pool(const struct cn_afxdp *x)
 	return x->cpool;
 }
 
+uint32_t cn_afxdp_held(const struct cn_afxdp *x)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < x->info.queues; i++) {
+		const struct cn_afxdp_queue *q = &x->q[i];
+		n += q->posted + q->tx_out;
+		if (q->imp)
+			n += q->imp->rxq_tail - q->imp->rxq_head;
+	}
+	return n;
+}
+
 int cn_afxdp_fd(const struct cn_afxdp_queue *q)
 {
 	return q->fd;
@@ -613,9 +657,22 @@ static void tx_post(struct cn_afxdp_queue *q, struct cn_mbuf *m, uint32_t idx, u
 		kick(q);
 }
 
-int cn_afxdp_xmit(void *arg, struct cn_pkt *p)
+/* A frame leaving the TX impairment: failures are losses of the wire
+ * (counted in tx_full / tx_nobufs), no back pressure. */
+static void impaired_tx_out(void *arg, const uint8_t *frame, uint32_t len)
 {
 	struct cn_afxdp_queue *q = arg;
+	uint32_t idx;
+	struct cn_mbuf *m = tx_slot(q, &idx);
+
+	if (!m)
+		return;
+	memcpy(m->buf, frame, len);
+	tx_post(q, m, idx, len);
+}
+
+int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p)
+{
 	uint64_t t0 = cn_tsc_begin();
 	uint32_t len = cn_pkt_len(p), idx;
 	struct cn_mbuf *m;
@@ -624,6 +681,13 @@ int cn_afxdp_xmit(void *arg, struct cn_pkt *p)
 	if (len > q->x->frame_max) {
 		q->st.tx_too_long++;
 		rc = -EMSGSIZE;
+		goto out;
+	}
+	if (q->imp) {
+		len = cn_pkt_gather(p, q->imp->scratch);
+		cn__impair_frame(&q->imp->im_tx, &q->imp->dir_tx, q->imp->scratch, len,
+				 impaired_tx_out, q);
+		cn_pkt_free(p);
 		goto out;
 	}
 	m = tx_slot(q, &idx);
@@ -651,6 +715,10 @@ int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t l
 		rc = -EMSGSIZE;
 		goto out;
 	}
+	if (q->imp) {
+		cn__impair_frame(&q->imp->im_tx, &q->imp->dir_tx, frame, len, impaired_tx_out, q);
+		goto out;
+	}
 	m = tx_slot(q, &idx);
 	if (!m) {
 		rc = -ENOBUFS;
@@ -663,11 +731,18 @@ out:
 	return rc;
 }
 
+static void impaired_rx_out(void *arg, const uint8_t *frame, uint32_t len);
+
 unsigned cn_afxdp_flush(struct cn_afxdp_queue *q)
 {
 	uint64_t t0 = cn_tsc_begin();
 	unsigned k;
 
+	if (q->imp) {
+		cn__impair_flush(&q->imp->dir_tx, impaired_tx_out, q);
+		if (q->imp->rxq_tail - q->imp->rxq_head < RXQ)
+			cn__impair_flush(&q->imp->dir_rx, impaired_rx_out, q);
+	}
 	if (q->tx_pending)
 		kick(q);
 	k = q->tx_out ? reap(q) : 0;
@@ -676,6 +751,77 @@ unsigned cn_afxdp_flush(struct cn_afxdp_queue *q)
 }
 
 /* ------------------------------------------------------------ RX */
+
+/* A frame leaving the RX impairment: copied into a fresh chunk and queued
+ * for the next frames returned. Cannot overflow: the queue is drained
+ * before each frame enters (see rx_burst), one frame yields at most
+ * three, and a flush adds one only when there is room. */
+static void impaired_rx_out(void *arg, const uint8_t *frame, uint32_t len)
+{
+	struct cn_afxdp_queue *q = arg;
+	struct impair_q *im = q->imp;
+	struct cn_mbuf *m;
+
+	if (im->rxq_tail - im->rxq_head >= RXQ) {
+		q->st.rx_nobufs++;
+		return;
+	}
+	m = cn_mbuf_get_cluster(q->x->p.mpool, q->x->cpool);
+	if (!m) {
+		q->st.rx_nobufs++;
+		return;
+	}
+	m->data = m->buf + XDP_PACKET_HEADROOM;
+	memcpy(m->data, frame, len);
+	m->len = m->pkt_len = len;
+	im->rxq[im->rxq_tail++ % RXQ] = m;
+}
+
+static void rx_hand(struct cn_afxdp_queue *q, struct cn_mbuf *m)
+{
+	q->st.rx_frames++;
+	q->st.rx_bytes += m->len;
+	if (q->x->p.pcap)
+		cn_pcap_write(q->x->p.pcap, m->data, m->len, wall_ns());
+}
+
+/* With impairment: each received frame goes through the engine, whose
+ * output (copies) is returned from the queue; at most one ring entry is
+ * consumed per three output slots left, so the queue never overflows. */
+static unsigned rx_burst_impaired(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsigned n)
+{
+	struct impair_q *im = q->imp;
+	unsigned got = 0;
+
+	for (;;) {
+		uint32_t idx;
+		while (got < n && im->rxq_head != im->rxq_tail) {
+			struct cn_mbuf *m = im->rxq[im->rxq_head++ % RXQ];
+			rx_hand(q, m);
+			out[got++] = m;
+		}
+		if (got == n || xsk_ring_cons__peek(&q->rx, 1, &idx) == 0)
+			break;
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx);
+		uint32_t c = chunk_of(d->addr), off = (uint32_t)(d->addr & (CHUNK - 1));
+		struct cn_mbuf *m = c < q->x->info.frames ? q->x->held[c] : NULL;
+		uint32_t len = d->len;
+		xsk_ring_cons__release(&q->rx, 1);
+		if (!m) {
+			q->st.rx_trunc++;
+			continue;
+		}
+		q->x->held[c] = NULL;
+		q->posted--;
+		if (len > q->x->frame_max || off + len > CHUNK) {
+			q->st.rx_trunc++;
+		} else {
+			cn__impair_frame(&im->im_rx, &im->dir_rx, m->buf + off, len, impaired_rx_out, q);
+		}
+		cn_mbuf_free(m);
+	}
+	return got;
+}
 
 unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsigned n)
 {
@@ -687,6 +833,16 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsig
 	if (xsk_ring_prod__needs_wakeup(&q->fill)) {
 		q->st.rx_wakeups++;
 		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	}
+	if (q->imp) {
+		got = rx_burst_impaired(q, out, n);
+		if (got)
+			q->st.rx_bursts++;
+		else
+			q->st.rx_empty++;
+		refill(q);
+		q->st.rx_tsc += cn_tsc_end() - t0;
+		return got;
 	}
 	k = xsk_ring_cons__peek(&q->rx, n, &idx);
 	if (k == 0) {
@@ -714,10 +870,7 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsig
 		}
 		m->data = m->buf + off;
 		m->len = m->pkt_len = d->len;
-		q->st.rx_frames++;
-		q->st.rx_bytes += d->len;
-		if (x->p.pcap)
-			cn_pcap_write(x->p.pcap, m->data, m->len, wall_ns());
+		rx_hand(q, m);
 		out[got++] = m;
 	}
 	xsk_ring_cons__release(&q->rx, k);
@@ -744,7 +897,7 @@ int cn_afxdp_wait(struct cn_afxdp_queue *q, int timeout_ms)
 	struct pollfd pfd = {.fd = q->fd, .events = POLLIN};
 	int rc;
 
-	if (xsk_cons_nb_avail(&q->rx, 1))
+	if (xsk_cons_nb_avail(&q->rx, 1) || (q->imp && q->imp->rxq_head != q->imp->rxq_tail))
 		return 1;
 	rc = poll(&pfd, 1, timeout_ms);
 	if (rc < 0)

@@ -26,6 +26,7 @@
 
 #include "cachenet/perf.h"
 #include "cachenet/tap.h"
+#include "cn_internal.h"
 #include "impair.h"
 
 #define ETH_HDR 14
@@ -145,12 +146,20 @@ static void free_tap(struct cn_tap *t)
 	free(t);
 }
 
-struct cn_tap *cn_tap_open(const struct cn_tap_params *p)
+struct cn_tap *cn_tap_open(const struct cn_tap_params *params)
 {
+	struct cn_tap_params q;
+	const struct cn_tap_params *p = &q;
 	struct cn_tap *t;
 	int rc, fd = -1, flags;
 
-	if (!p || !p->mpool || !p->cpool || p->batch > MAX_BATCH || p->fd < -1 ||
+	if (cn__params_copy(&q, sizeof(q), params) < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!q.adopt_fd)
+		q.fd = -1;
+	if (!p->mpool || !p->cpool || p->batch > MAX_BATCH || (q.adopt_fd && p->fd < 0) ||
 	    (p->impair && !cn__impair_params_ok(p->impair, 1))) {
 		errno = EINVAL;
 		return NULL;
@@ -294,9 +303,8 @@ static int send_frame(struct cn_tap *t, const uint8_t *frame, uint32_t len)
 	return rc;
 }
 
-int cn_tap_xmit(void *tap, struct cn_pkt *p)
+int cn_tap_xmit(struct cn_tap *t, struct cn_pkt *p)
 {
-	struct cn_tap *t = tap;
 	uint32_t len = cn_pkt_len(p);
 	int rc;
 

@@ -3,9 +3,12 @@
  * for active opens, and a small table.
  *
  * Learning follows RFC 826's merge: a valid frame updates the sender's
- * entry if it exists; it creates one only when the frame is addressed to
- * us (we are about to talk to the sender, and an unsolicited flood cannot
- * fill the table). Static entries are never overwritten by the wire. */
+ * entry if it exists (a gratuitous ARP too); it creates one only for a
+ * request addressed to us (we are about to answer the sender) or a reply
+ * to a request we sent recently. A reply nobody asked for is dropped and
+ * counted: taken, it would let anyone on the link redirect our traffic
+ * for an address by answering first (ARP spoofing), and a flood of them
+ * could churn the table. Static entries are never overwritten. */
 #include <errno.h>
 
 #include "conn_impl.h"
@@ -116,6 +119,36 @@ static int arp_send(struct cn_conn *c, const uint8_t *dmac, uint16_t op, const u
 	return cn__conn_xmit(c, p, h, fl, CN_ETH_HLEN);
 }
 
+/* Remember that we asked for @p ip (its slot refreshed, else a new one). */
+static void arp_asked_add(struct cn_conn *c, uint32_t ip, uint64_t now)
+{
+	unsigned i;
+
+	for (i = 0; i < CN_CONN_ARP_ASKED; i++)
+		if (c->arp_asked[i].ip == ip)
+			break;
+	if (i == CN_CONN_ARP_ASKED) {
+		i = c->arp_asked_next;
+		c->arp_asked_next = (c->arp_asked_next + 1) % CN_CONN_ARP_ASKED;
+	}
+	c->arp_asked[i].ip = ip;
+	c->arp_asked[i].at = now;
+}
+
+/* True (and forgotten) when we asked for @p ip recently: the span of an
+ * active open's ARP retries. */
+static bool arp_asked_take(struct cn_conn *c, uint32_t ip)
+{
+	uint64_t span = (uint64_t)(c->p.syn_retries + 1) * c->p.arp_retry;
+
+	for (unsigned i = 0; i < CN_CONN_ARP_ASKED; i++)
+		if (c->arp_asked[i].ip == ip) {
+			c->arp_asked[i].ip = 0;
+			return c->now - c->arp_asked[i].at <= span;
+		}
+	return false;
+}
+
 int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now)
 {
 	static const uint8_t bcast[CN_ETH_ALEN] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -124,8 +157,10 @@ int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now)
 
 	c->now = now;
 	rc = arp_send(c, bcast, ARP_OP_REQUEST, zero, ip);
-	if (rc == 0)
+	if (rc == 0) {
 		c->st.arp_req_out++;
+		arp_asked_add(c, ip, now);
+	}
 	return rc;
 }
 
@@ -154,8 +189,14 @@ void cn__arp_input(struct cn_conn *c, struct cn_mbuf *m)
 	for_us = tpa == c->addr;
 	/* spa 0 is an RFC 5227 probe: nothing to learn; our own address
 	 * from elsewhere is a conflict we do not learn either. */
-	if (spa && spa != c->addr && spa != 0xffffffffu)
-		cn__arp_learn(c, spa, sha, for_us);
+	if (spa && spa != c->addr && spa != 0xffffffffu) {
+		bool create = for_us && (op == ARP_OP_REQUEST || arp_asked_take(c, spa));
+		if (for_us && op == ARP_OP_REPLY && !create && !arp_find(c, spa)) {
+			cn__conn_drop(c, CN_CONN_DROP_ARP_UNSOLICITED);
+			goto out;
+		}
+		cn__arp_learn(c, spa, sha, create);
+	}
 	if (!for_us) {
 		cn__conn_drop(c, CN_CONN_DROP_ARP_NOT_US);
 		goto out;

@@ -39,6 +39,7 @@ static const char *const drop_names[CN_CONN_DROP_MAX] = {
 	[CN_CONN_DROP_BACKLOG] = "backlog",
 	[CN_CONN_DROP_NO_SOCKS] = "no_socks",
 	[CN_CONN_DROP_TCB] = "tcb",
+	[CN_CONN_DROP_ARP_UNSOLICITED] = "arp_unsolicited",
 };
 
 const char *cn_conn_drop_name(enum cn_conn_drop why)

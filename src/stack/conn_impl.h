@@ -28,6 +28,9 @@
 /* Shortest Ethernet frame without FCS: control frames are padded to it. */
 #define CN_ETH_MIN_FRAME 60u
 
+/* ARP requests we sent and whose reply we would take (arp.c). */
+#define CN_CONN_ARP_ASKED 16
+
 struct cn_arp_entry {
 	uint32_t ip;               /* network order; 0 = free slot */
 	uint8_t mac[CN_ETH_ALEN];
@@ -84,6 +87,11 @@ struct cn_conn {
 	struct cn_sock *hash[CN_CONN_HASH];
 	struct cn_arp_entry arp[CN_CONN_ARP_SIZE];
 	uint32_t arp_victim;       /* round-robin replacement */
+	struct {
+		uint32_t ip;       /* network order; 0 = free */
+		uint64_t at;       /* when last asked */
+	} arp_asked[CN_CONN_ARP_ASKED];
+	uint32_t arp_asked_next;   /* round-robin replacement */
 };
 
 static inline void cn__conn_drop(struct cn_conn *c, enum cn_conn_drop why)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "ip_reass.h"
 #include "net_impl.h"
 
 static const char *const drop_names[CN_DROP_MAX] = {
@@ -38,6 +39,11 @@ static const char *const drop_names[CN_DROP_MAX] = {
 	[CN_DROP_UDP_CSUM] = "udp_csum",
 	[CN_DROP_UDP_NO_PORT] = "udp_no_port",
 	[CN_DROP_NOBUFS] = "nobufs",
+	[CN_DROP_FRAG_OVERLAP] = "frag_overlap",
+	[CN_DROP_FRAG_DUP] = "frag_dup",
+	[CN_DROP_FRAG_BAD] = "frag_bad",
+	[CN_DROP_FRAG_TIMEOUT] = "frag_timeout",
+	[CN_DROP_FRAG_MEM] = "frag_mem",
 };
 
 const char *cn_drop_name(enum cn_drop reason)
@@ -86,6 +92,7 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 			if (len != 3)
 				return CN_DROP_TCP_OPT;
 			pi->has_ws = 1;
+			pi->ws_clamped = p[2] > 14;
 			pi->wscale = p[2] > 14 ? 14 : p[2]; /* RFC 7323 2.3 */
 			break;
 		case CN_TCPOPT_TIMESTAMP:
@@ -119,7 +126,7 @@ parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_
 	pi->frame = f;
 	pi->frame_len = len;
 	pi->flags = (uint8_t)flags;
-	pi->has_ts = pi->has_mss = pi->has_ws = 0;
+	pi->has_ts = pi->has_mss = pi->has_ws = pi->ws_clamped = 0;
 	if (len < CN_ETH_HLEN)
 		return CN_DROP_ETH_TRUNC;
 	if (chain && avail < CN_ETH_HLEN)
@@ -379,6 +386,8 @@ struct cn_net *cn_net_create(const struct cn_net_params *p)
 	net->udp = calloc(net->p.max_udp, sizeof(*net->udp));
 	if (!net->pkts || !net->hash || !net->conns || !net->udp)
 		goto nomem;
+	if (p->reass_mem && !(net->reass = cn__ip_reass_create(p)))
+		goto nomem;
 	/* Build the free list so that the first get hands out pkts[0]. */
 	for (uint32_t i = net->npkts; i-- > 0;) {
 		struct cn_pkt *k = &net->pkts[i];
@@ -408,6 +417,7 @@ int cn_net_destroy(struct cn_net *net)
 		return 0;
 	cn__tcp_free_all(net);
 	cn__udp_free_all(net);
+	cn__ip_reass_destroy(net->reass);
 	rc = cn_net_pkts_out(net) ? -EBUSY : 0;
 	free(net->pkts);
 	free(net->hash);
@@ -447,9 +457,37 @@ struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m)
 	return n;
 }
 
+/* A fragment to reassembly (made contiguous first). CN_DROP_NONE with
+ * *mp set to the datagram it completed, CN_DROP_NONE with *mp NULL when
+ * it is held, or the reason it was dropped (counted, freed). */
+static enum cn_drop rx_frag(struct cn_net *net, struct cn_mbuf **mp, uint64_t now)
+{
+	struct cn_mbuf *m = *mp, *whole;
+	enum cn_drop r;
+
+	*mp = NULL;
+	if (m->next) {
+		struct cn_mbuf *h = cn__net_join(net, m);
+		if (!h) {
+			cn__drop(net, CN_DROP_ETH_CHAIN);
+			cn_mbuf_free_chain(m);
+			return CN_DROP_ETH_CHAIN;
+		}
+		m = h;
+	}
+	r = cn__ip_reass_input(net, m, now, &whole); /* counts its drops */
+	if (r == CN_DROP_NONE)
+		*mp = whole;
+	return r;
+}
+
 /* The general branch's parse: chains, other shapes; UDP, the slow-path
- * hook and drops are dealt with here, a TCP segment to us handed back. */
-enum cn_drop cn__net_rx_parse(struct cn_net *net, struct cn_mbuf **mp, struct cn_pkt_info *pi)
+ * hook and drops are dealt with here, a TCP segment to us handed back.
+ * With reassembly on, a fragment is held, and the datagram it completes
+ * parsed instead (its L4 checksum checked in software, whatever the
+ * device said of the fragments). */
+enum cn_drop cn__net_rx_parse(struct cn_net *net, struct cn_mbuf **mp, struct cn_pkt_info *pi,
+			      uint64_t now)
 {
 	struct cn_mbuf *m = *mp;
 	enum cn_drop r;
@@ -473,6 +511,14 @@ enum cn_drop cn__net_rx_parse(struct cn_net *net, struct cn_mbuf **mp, struct cn
 			net->st.rx_chain++;
 		}
 	} else {
+		r = parse(m->data, m->len, m->len, rxf, pi, false);
+	}
+	if (r == CN_DROP_IP_FRAG && net->reass) {
+		r = rx_frag(net, &m, now);
+		if (r != CN_DROP_NONE || !m)
+			return r; /* held, or dropped and counted */
+		*mp = m;
+		rxf &= ~(uint32_t)CN_PARSE_L4_CSUM_GOOD;
 		r = parse(m->data, m->len, m->len, rxf, pi, false);
 	}
 	if (r != CN_DROP_NONE) {
@@ -549,6 +595,8 @@ int cn_net_xmit(struct cn_net *net, struct cn_pkt *p)
 		cn_pkt_free(p);
 		return -EINVAL;
 	}
+	if (net->p.mtu && cn_pkt_len(p) > CN_ETH_HLEN + net->p.mtu)
+		return cn__ip_frag_xmit(net, p);
 	return cn__net_xmit(net, p, cn_pkt_len(p));
 }
 
@@ -564,6 +612,16 @@ uint64_t cn_net_drops(const struct cn_net *net)
 	for (unsigned i = 1; i < CN_DROP_MAX; i++)
 		n += net->st.drop[i];
 	return n;
+}
+
+uint32_t cn_net_reass_entries(const struct cn_net *net)
+{
+	return cn__ip_reass_entries(net->reass);
+}
+
+uint32_t cn_net_reass_mem(const struct cn_net *net)
+{
+	return cn__ip_reass_mem(net->reass);
 }
 
 uint32_t cn_net_pkts_out(const struct cn_net *net)
@@ -590,4 +648,6 @@ void cn_net_timer(struct cn_net *net, uint64_t now)
 {
 	for (uint32_t i = 0; i < net->nconns; i++)
 		cn_tcp_timer(net->conns[i], now);
+	if (net->reass)
+		cn__ip_reass_timer(net, now);
 }

@@ -43,6 +43,7 @@ struct cn_net {
 	uint32_t nconns;
 	struct cn_udp_sock **udp;
 	uint32_t nudp;
+	struct cn_reass *reass;    /* IPv4 reassembly; NULL: off (ip_reass.c) */
 };
 
 /* ---- RX: cn_net_input is TCP's input (tcp_input.c). Its fast branch
@@ -55,10 +56,12 @@ struct cn_net {
  * made contiguous when its headers or payload are not where net.h "RX"
  * allows, *m then changes). CN_DROP_MAX, with *pi filled, for a TCP
  * segment to our address; otherwise the frame has been dealt with here
- * (UDP delivered, taken by the slow-path hook, or dropped and counted)
- * and the result is returned. */
+ * (UDP delivered, taken by the slow-path hook, held for reassembly, or
+ * dropped and counted) and the result is returned. With reassembly on,
+ * a fragment that completes a datagram yields the datagram (*m, one
+ * buffer) as if it had arrived whole; @p now times the reassembly. */
 CN_INTERNAL enum cn_drop cn__net_rx_parse(struct cn_net *net, struct cn_mbuf **m,
-					  struct cn_pkt_info *pi);
+					  struct cn_pkt_info *pi, uint64_t now);
 /* Offer a frame to the slow-path hook; true if it took it (counted). A
  * chain is made contiguous first (*m may change); when it cannot be, the
  * hook is not called and *why becomes CN_DROP_ETH_CHAIN. On false the

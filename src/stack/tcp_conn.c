@@ -186,6 +186,8 @@ static void take_syn_opts(struct cn_sock *s, const struct cn_pkt_info *pi)
 	s->syn.peer_mss = pi->has_mss ? pi->mss : 0;
 	s->syn.peer_has_ws = pi->has_ws;
 	s->syn.peer_ws = pi->has_ws ? pi->wscale : 0; /* the parser caps it at 14 */
+	if (pi->has_ws && pi->ws_clamped)
+		s->c->st.wscale_clamped++;
 	s->syn.peer_ts = pi->has_ts;
 	s->syn.ts_recent = pi->has_ts ? pi->ts_val : 0;
 }

@@ -323,7 +323,7 @@ static __attribute__((noinline)) enum cn_drop tcp_input_general(struct cn_net *n
 {
 	struct cn_pkt_info pi;
 	struct cn_tcb *tcb;
-	enum cn_drop r = cn__net_rx_parse(net, &m, &pi);
+	enum cn_drop r = cn__net_rx_parse(net, &m, &pi, now);
 
 	if (r != CN_DROP_MAX)
 		return r; /* not TCP for us: dealt with in net.c */

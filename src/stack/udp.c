@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "ip_reass.h"
 #include "net_impl.h"
 
 #define UDP_HDRS (CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN)
@@ -105,10 +106,14 @@ static int udp_xmit(struct cn_udp_sock *s, const struct udp_dest *d, const void 
 	struct cn_udp_hdr *uh;
 	uint16_t l4len, tot, id;
 	uint32_t ip_sum0 = s->ip_sum0, udp_sum0 = s->udp_sum0, raddr = s->p.raddr;
+	bool frag;
 	int rc;
 
-	if (len > 9000 - CN_IPV4_HLEN - CN_UDP_HLEN)
+	/* Without an MTU a datagram is one frame (at most a jumbo's); with
+	 * one, anything IPv4 can carry, fragmented past the MTU. */
+	if (len > (net->p.mtu ? 65535u : 9000u) - CN_IPV4_HLEN - CN_UDP_HLEN)
 		return -EMSGSIZE;
+	frag = net->p.mtu && CN_IPV4_HLEN + CN_UDP_HLEN + len > net->p.mtu;
 	p = cn__pkt_get(net);
 	if (!p)
 		return -ENOBUFS;
@@ -160,7 +165,12 @@ static int udp_xmit(struct cn_udp_sock *s, const struct udp_dest *d, const void 
 	}
 	p->done = done;
 	p->done_arg = arg;
-	rc = cn__net_xmit(net, p, UDP_HDRS + len); /* on error: no completion */
+	if (CN_UNLIKELY(frag)) {
+		ip->frag_off = 0; /* DF off; the fragments get their own checksums */
+		rc = cn__ip_frag_xmit(net, p);
+	} else {
+		rc = cn__net_xmit(net, p, UDP_HDRS + len); /* on error: no completion */
+	}
 	if (rc < 0)
 		return rc;
 	s->st.tx_dgrams++;

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
 """cachenet against the Linux kernel's TCP/IP, through a TAP device in a
-private network namespace this test creates and deletes.
+private network namespace this test creates and deletes, or (--afxdp)
+through AF_XDP on a veth pair between two such namespaces.
 
-  interop.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--mb N] [--only NAME,...]
+  interop.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--mb N] [--only NAME,...] [--afxdp]
 
 Namespace NS: interface cn0 (TAP), the kernel at 10.77.0.1/24, cachenet at
 10.77.0.2 (cachenet-tapnet, attached to cn0). Linux's side is ordinary
@@ -16,6 +17,15 @@ TAP backend's own impairment, said so); after every cachenet run: no socket,
 TX descriptor, mbuf or cluster left in use. Every run's capture is saved as
 pcap in --out. Exit 77 (skip) only when the kernel or the user cannot
 create namespaces or TAP devices.
+
+With --afxdp: namespace NS holds the kernel's end cn0 of a veth pair
+(10.77.0.1, TX checksum offload off so its frames carry whole checksums),
+namespace NS-x the other end cnx, where cachenet-tapnet runs with
+--afxdp cnx (AF_XDP, native XDP). The same checks, plus after every run:
+no UMEM frame in use and no XDP program left on cnx (the impaired
+transfer uses the AF_XDP backend's impairment where there is no netem).
+Exit 77 also when the library has no AF_XDP backend or the kernel
+refuses veth or AF_XDP.
 """
 import argparse
 import json
@@ -46,9 +56,22 @@ def sh(cmd, check=True, **kw):
     return r
 
 
+# struct ifreq with a pointer to struct ethtool_value {cmd, data}:
+# ETHTOOL_STXCSUM (0x17) with data 0, through SIOCETHTOOL (0x8946).
+TX_CSUM_OFF = (
+    "import ctypes,fcntl,socket,struct,sys\n"
+    "ev=ctypes.create_string_buffer(struct.pack('II',0x17,0),8)\n"
+    "ifr=struct.pack('16sP',sys.argv[1].encode(),ctypes.addressof(ev)).ljust(40,b'\\0')\n"
+    "s=socket.socket()\n"
+    "fcntl.ioctl(s.fileno(),0x8946,ifr)\n")
+
+
 class Namespace:
-    def __init__(self):
-        self.name = "cnio-%d" % os.getpid()
+    def __init__(self, afxdp=False):
+        self.name = "cnio-%d%s" % (os.getpid(), "v" if afxdp else "")
+        self.afxdp = afxdp
+        # where cachenet runs: with AF_XDP, the namespace of the veth's other end
+        self.dev_name = self.name + "x" if afxdp else self.name
         self.netem = None
 
     def __enter__(self):
@@ -58,9 +81,12 @@ class Namespace:
         if r.returncode != 0:
             raise Skip("cannot create a network namespace (needs root / CAP_SYS_ADMIN): " + r.stderr.strip())
         try:
-            r = self.run(["ip", "tuntap", "add", "dev", "cn0", "mode", "tap"], check=False)
-            if r.returncode != 0:
-                raise Skip("cannot create a TAP device: " + r.stderr.strip())
+            if self.afxdp:
+                self.veth()
+            else:
+                r = self.run(["ip", "tuntap", "add", "dev", "cn0", "mode", "tap"], check=False)
+                if r.returncode != 0:
+                    raise Skip("cannot create a TAP device: " + r.stderr.strip())
             self.run(["ip", "link", "set", "lo", "up"])
             self.run(["ip", "link", "set", "cn0", "up"])
             self.run(["ip", "addr", "add", K_ADDR + "/24", "dev", "cn0"])
@@ -69,11 +95,32 @@ class Namespace:
             raise
         return self
 
+    def veth(self):
+        sh(["ip", "netns", "add", self.dev_name])
+        r = self.run(["ip", "link", "add", "cn0", "type", "veth", "peer", "name", "cnx",
+                      "netns", self.dev_name], check=False)
+        if r.returncode != 0:
+            raise Skip("cannot create a veth pair: " + r.stderr.strip())
+        self.run([sys.executable, "-c", TX_CSUM_OFF, "cn0"])
+        for cmd in (["ip", "link", "set", "lo", "up"], ["ip", "link", "set", "cnx", "up"],
+                    ["sysctl", "-qw", "net.ipv6.conf.cnx.disable_ipv6=1"]):
+            sh(self.dev_argv(cmd))
+
+    def xdp_attached(self):
+        """The XDP program ids on cnx, from `ip -d link` ("prog/xdp id N")."""
+        out = sh(self.dev_argv(["ip", "-d", "link", "show", "dev", "cnx"])).stdout
+        return [w for w in out.replace("\n", " ").split(" prog/xdp id ")[1:]]
+
     def __exit__(self, *a):
         sh(["ip", "netns", "del", self.name], check=False)
+        if self.dev_name != self.name:
+            sh(["ip", "netns", "del", self.dev_name], check=False)
 
     def argv(self, cmd):
         return ["ip", "netns", "exec", self.name] + cmd
+
+    def dev_argv(self, cmd):
+        return ["ip", "netns", "exec", self.dev_name] + cmd
 
     def run(self, cmd, check=True, timeout=900):
         return sh(self.argv(cmd), check=check, timeout=timeout)
@@ -117,13 +164,14 @@ class Tapnet:
         ready = os.path.join(t.out, name + ".ready")
         if os.path.exists(ready):
             os.unlink(ready)
-        cmd = [t.tapnet, "--dev", "cn0", "--addr", C_ADDR, "--pcap", self.pcap,
-               "--time-wait", "200", "--ready-file", ready] + args
+        dev = ["--afxdp", "cnx"] if t.afxdp else ["--dev", "cn0"]
+        cmd = [t.tapnet] + dev + ["--addr", C_ADDR, "--pcap", self.pcap,
+                                  "--time-wait", "200", "--ready-file", ready] + args
         # Output to files, not pipes: a pipe nobody reads fills up after
         # ~200 connection lines and blocks the stack in printf.
         self.log = os.path.join(t.out, name + ".log")
         self.fo = open(self.log, "w")
-        self.p = subprocess.Popen(t.ns.argv(cmd), stdout=self.fo, stderr=subprocess.STDOUT,
+        self.p = subprocess.Popen(t.ns.dev_argv(cmd), stdout=self.fo, stderr=subprocess.STDOUT,
                                   text=True, start_new_session=True)
         self.timeout = timeout
         self.result = None
@@ -134,7 +182,7 @@ class Tapnet:
                     self.fo.close()
                     se = open(self.log).read().strip()
                     if self.p.returncode == 77:
-                        raise Skip("cachenet-tapnet cannot open the TAP: " + se)
+                        raise Skip("cachenet-tapnet cannot open its device: " + se)
                     raise Fail("%s exited %d before ready: %s" % (name, self.p.returncode, se))
                 if time.time() - t0 > 20:
                     raise Fail("%s not ready after 20 s" % name)
@@ -161,9 +209,14 @@ class Tapnet:
         self.summary = s = summ[0]
         if self.p.returncode != 0:
             raise Fail("%s exited %d: %s" % (self.name, self.p.returncode, se.strip()[-500:]))
-        leaks = {k: s[k] for k in ("socks_live", "pkts_out", "mbufs_in_use", "clusters_in_use") if s[k]}
+        leaks = {k: s[k] for k in ("socks_live", "pkts_out", "mbufs_in_use", "clusters_in_use",
+                                   "umem_in_use") if s.get(k)}
         if leaks:
             raise Fail("%s: left in use at the end: %s" % (self.name, leaks))
+        if self.t.afxdp:
+            left = self.t.ns.xdp_attached()
+            if left:
+                raise Fail("%s: XDP program still attached to cnx after exit: %s" % (self.name, left))
         self.t.summaries.append((self.name, s))
         return self
 
@@ -175,6 +228,7 @@ class Tests:
         self.nbytes = int(args.mb * 1_000_000)
         self.short = args.short
         self.only = set(args.only.split(",")) if args.only else None
+        self.afxdp = args.afxdp
         self.results = []
         self.summaries = []
         os.makedirs(self.out, exist_ok=True)
@@ -300,8 +354,8 @@ class Tests:
         if self.ns.netem:
             how = "netem on cn0 (kernel side)"
         else:
-            how = ("netem unavailable (%s): the same rates applied by cachenet's TAP backend, "
-                   "both directions" % (r.stderr.strip() or "tc failed"))
+            how = ("netem unavailable (%s): the same rates applied by cachenet's %s backend, "
+                   "both directions" % (r.stderr.strip() or "tc failed", "AF_XDP" if self.afxdp else "TAP"))
             extra = ["--impair", "loss=0.01,reorder=0.01,duplicate=0.001,corrupt=0.001,seed=7"]
         print("  impairment: " + how, flush=True)
         try:
@@ -324,7 +378,7 @@ class Tests:
     def run(self):
         tests = [("linux_client", self.t_linux_client), ("cachenet_client", self.t_cachenet_client),
                  ("impaired", self.t_impaired)]
-        with Namespace() as ns:
+        with Namespace(self.afxdp) as ns:
             self.ns = ns
             for name, fn in tests:
                 if self.only and name not in self.only:
@@ -339,11 +393,12 @@ class Tests:
                     self.results.append((name, False, str(e)))
                     print("FAIL %s (%.1f s): %s" % (name, time.time() - t0, e), flush=True)
         print("\nTSC ticks per frame (either direction) on this path: busy = the event loop "
-              "outside poll(2);\nsyscalls = inside the TAP's read/write; app = the test "
-              "program's SHA-256 and generator; stack = the rest")
+              "outside poll(2);\ndevice = inside the TAP's read/write, or AF_XDP's RX burst and "
+              "TX path (rings, refill, gather, sendto);\napp = the test program's SHA-256 and "
+              "generator; stack = the rest; reads/writes = the device's system calls")
         print("  (cpu us/frame: user and system CPU time of the whole process, from getrusage,"
               " which leaves out preemption)")
-        print("  %-24s %8s %8s %9s %7s %7s %6s %6s %9s %8s" % ("run", "frames", "busy", "syscalls", "app",
+        print("  %-24s %8s %8s %9s %7s %7s %6s %6s %9s %8s" % ("run", "frames", "busy", "device", "app",
                                                              "stack", "reads", "writes", "user us", "sys us"))
         for name, s in self.summaries:
             frames = s["rx_frames"] + s["tx_frames"]
@@ -368,6 +423,8 @@ def main():
     ap.add_argument("--mb", type=float, default=float(os.environ.get("CN_INTEROP_MB", "100")))
     ap.add_argument("--short", type=int, default=1000)
     ap.add_argument("--only", default="")
+    ap.add_argument("--afxdp", action="store_true",
+                    help="run cachenet over AF_XDP on a veth pair instead of a TAP")
     args = ap.parse_args()
     if not os.path.exists(args.tapnet):
         print("SKIP: %s not built (needs OpenSSL's libcrypto, libssl-dev)" % args.tapnet)

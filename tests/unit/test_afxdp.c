@@ -18,7 +18,8 @@
  * frames longer than the MTU dropped and counted; a program left by a
  * killed process is detached by the next open; another program on the
  * interface makes open fail with EBUSY and is left alone; two queues;
- * counters add up and pools return to their start after each test.
+ * the backend's impairment (loss, duplication) both ways; counters add
+ * up and pools return to their start after each test.
  *
  * Skips (exit 77, the reason printed) when the backend was not built,
  * or the kernel or the user cannot make namespaces, veth pairs or AF_XDP
@@ -305,7 +306,7 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
 	static struct rx_log log;
 	struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-				   .xmit = cn_afxdp_xmit, .xmit_arg = q};
+				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
 	memcpy(np.mac, OURMAC, 6);
 	struct cn_net *net = cn_net_create(&np);
 	assert_non_null(net);
@@ -522,6 +523,91 @@ static void two_queues(void **state)
 	expect_no_prog();
 }
 
+/* Receive for up to @p ms, freeing frames; @return frames seen, each
+ * checked to carry @p b at the UDP payload. */
+static unsigned drain_rx(struct cn_afxdp_queue *q, const uint8_t *b, size_t len, int ms)
+{
+	struct cn_mbuf *m[16];
+	unsigned got = 0;
+	for (int k = 0; k < ms; k++) {
+		cn_afxdp_wait(q, 1);
+		unsigned n = cn_afxdp_rx_burst(q, m, 16);
+		for (unsigned j = 0; j < n; j++) {
+			assert_int_equal(m[j]->len, 42 + len);
+			assert_memory_equal(m[j]->data + 42, b, len);
+			cn_mbuf_free(m[j]);
+		}
+		got += n;
+	}
+	return got;
+}
+
+/* The impairment inside the backend: loss 1 drops every frame both ways
+ * (counted), duplicate 1 delivers every frame twice both ways. */
+static void impairment(void **state)
+{
+	struct fx *f = *state;
+	struct cn_link_params lp = {.loss = 1, .seed = 5};
+	struct cn_afxdp_params p = params(f);
+	uint8_t b[300], r[2048];
+	p.impair = &lp;
+	f->ks = kernel_udp();
+	fill(b, sizeof(b), 11);
+
+	for (int dup = 0; dup < 2; dup++) {
+		if (dup) {
+			lp.loss = 0;
+			lp.duplicate = 1;
+		}
+		struct cn_afxdp *x = open_ok(f, &p);
+		struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
+		struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
+					   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
+		memcpy(np.mac, OURMAC, 6);
+		struct cn_net *net = cn_net_create(&np);
+		struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = true};
+		struct cn_udp_sock *us = cn_udp_open(net, &up);
+		assert_non_null(us);
+		for (int i = 0; i < 4; i++)
+			kernel_send(f->ks, b, sizeof(b));
+		unsigned got = drain_rx(q, b, sizeof(b), 300);
+		for (int i = 0; i < 3; i++)
+			assert_int_equal(cn_udp_sendto(us, htonl(KIP_H), CN_BE16(K_PORT), KMAC, b, sizeof(b), NULL, NULL), 0);
+		cn_afxdp_flush(q);
+		usleep(100000);
+		unsigned kgot = 0;
+		while (recv(f->ks, r, sizeof(r), MSG_DONTWAIT) == (ssize_t)sizeof(b) &&
+		       memcmp(r, b, sizeof(b)) == 0)
+			kgot++;
+		const struct cn_afxdp_stats *s = cn_afxdp_stats(q);
+		if (!dup) {
+			assert_int_equal(got, 0);
+			assert_int_equal(kgot, 0);
+			assert_int_equal(s->impair_rx.lost, 4);
+			assert_int_equal(s->impair_tx.lost, 3);
+			assert_int_equal(s->tx_frames, 0);
+		} else {
+			assert_int_equal(got, 8);
+			assert_int_equal(kgot, 6);
+			assert_int_equal(s->impair_rx.duplicated, 4);
+			assert_int_equal(s->impair_tx.duplicated, 3);
+			assert_int_equal(s->tx_frames, 6);
+		}
+		assert_int_equal(s->impair_rx.frames, 4);
+		assert_int_equal(s->impair_tx.frames, 3);
+		check_stats(x);
+		cn_udp_close(us);
+		assert_int_equal(cn_net_destroy(net), 0);
+		assert_int_equal(close_x(f), 0);
+	}
+	/* rates outside [0, 1] are refused */
+	lp.duplicate = 1.5;
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, EINVAL);
+	expect_no_prog();
+}
+
 /* ------------------------------------------------------------ main */
 
 static int set_tx_csum_off(const char *ifname)
@@ -580,6 +666,7 @@ static int run_inside(void)
 		cmocka_unit_test_setup_teardown(stale_program, setup, teardown),
 		cmocka_unit_test_setup_teardown(foreign_program, setup, teardown),
 		cmocka_unit_test_setup_teardown(two_queues, setup, teardown),
+		cmocka_unit_test_setup_teardown(impairment, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("afxdp", tests, NULL, NULL);
 }

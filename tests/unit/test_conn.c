@@ -108,7 +108,7 @@ static void wire_b(void *arg, const uint8_t *frame, uint32_t len)
 static void host_init(struct fx *f, struct host *h, int id, const struct cn_conn_params *cp)
 {
 	struct cn_netdev_params dp = {.ring_size = 512, .batch = 64, .mpool = f->mp, .cpool = f->cp};
-	struct cn_net_params np = {.mpool = f->mp, .cpool = f->cp, .xmit = cn_netdev_xmit,
+	struct cn_net_params np = {.mpool = f->mp, .cpool = f->cp, .xmit = cn_netdev_xmit_hook,
 				   .max_conns = 64};
 
 	h->f = f;
@@ -1056,6 +1056,7 @@ static void test_syn_options(void **state)
 	assert_true(pi.has_ts && pi.ts_ecr == 5);
 	assert_false(has_opt(c, CN_TCPOPT_SACK_PERM));
 	assert_memory_equal(c->buf, MAC_X, 6);
+	assert_int_equal(sb->wscale_clamped, 1); /* WS 20 */
 	uint32_t iss = pi.seq;
 
 	/* malformed option (length 0): the stack's parser drops it */
@@ -1115,6 +1116,121 @@ static void test_syn_options(void **state)
 	assert_int_equal(pi.pay_len, 64 - 12);
 	cn_sock_abort(s, f->now);
 	cn_sock_close(l, f->now);
+	hosts_down(f);
+}
+
+/* A window scale above 14 (RFC 7323 2.3: "use 14") from a hand-built
+ * peer: 15 and 255 complete the handshake, are counted, and the window
+ * field of the ACK is shifted by 14. */
+static void test_wscale_clamp(void **state)
+{
+	struct fx *f = *state;
+	uint8_t fr[128];
+	struct cn_pkt_info pi;
+	struct cn_tcp_info ti;
+	uint32_t len;
+	static const uint8_t ws_vals[] = {14, 15, 255};
+
+	hosts_up(f, NULL, NULL);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	for (unsigned i = 0; i < 3; i++) {
+		uint16_t port = (uint16_t)(4000 + i);
+		uint8_t opt[8] = {2, 4, 5, 180, 1, 3, 3, ws_vals[i]};
+		len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 80, 1000, 0, CN_TCP_SYN, 1000, opt,
+			     sizeof(opt), NULL, 0);
+		inject(&f->b, fr, len);
+		pump(f);
+		assert_non_null(last_tcp(f, 1, 0, &pi));
+		assert_int_equal(pi.tcp_flags, CN_TCP_SYN | CN_TCP_ACK);
+		assert_true(pi.has_ws);
+		assert_int_equal(sb->wscale_clamped, i); /* 14 is not clamped */
+		len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 80, 1001, pi.seq + 1, CN_TCP_ACK, 1,
+			     NULL, 0, NULL, 0);
+		inject(&f->b, fr, len);
+		pump(f);
+		struct cn_sock *s = cn_sock_accept(l);
+		assert_non_null(s);
+		cn_tcp_get_info(cn_sock_tcb(s), &ti);
+		assert_int_equal(ti.snd_wnd, 1u << 14);
+		cn_sock_abort(s, f->now);
+	}
+	assert_int_equal(sb->wscale_clamped, 2);
+	cn_sock_close(l, f->now);
+	hosts_down(f);
+}
+
+/* ARP replies nobody asked for are not learned (counted); replies to our
+ * own request are, within the request's span; a gratuitous ARP moves an
+ * existing entry and never makes one. */
+static void test_arp_unsolicited(void **state)
+{
+	struct fx *f = *state;
+	uint8_t fr[64], mac[6];
+	const uint8_t MAC_Y[6] = {2, 0, 0, 0, 0, 0xd}, MAC_Y2[6] = {2, 0, 0, 0, 0, 0xe};
+	const uint32_t IP_Y = cn_hton32(0x0a000004);
+
+	hosts_up(f, NULL, NULL);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	/* op, sender MAC/IP, target IP */
+	uint8_t arp[42] = {
+		2, 0, 0, 0, 0, 0xb, 2, 0, 0, 0, 0, 0xd, 0x08, 0x06,
+		0, 1, 0x08, 0, 6, 4, 0, 2, 2, 0, 0, 0, 0, 0xd, 10, 0, 0, 4,
+		2, 0, 0, 0, 0, 0xb, 10, 0, 0, 2};
+	memcpy(fr, arp, 42);
+	memset(fr + 42, 0, 18);
+	/* a reply to us, never asked: dropped, not learned */
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_int_equal(sb->drop[CN_CONN_DROP_ARP_UNSOLICITED], 1);
+	assert_false(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	assert_int_equal(sb->arp_rep_in, 0);
+	/* a gratuitous ARP (sender = target) from Y: nothing to update */
+	memcpy(fr, arp, 42);
+	memset(fr, 0xff, 6);
+	memcpy(fr + 38, fr + 28, 4);
+	memset(fr + 32, 0xff, 6);
+	inject(&f->b, fr, 60);
+	fr[21] = 1; /* as a request too */
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_false(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	/* B asks for Y: Y's reply is taken */
+	assert_int_equal(cn_conn_arp_request(f->b.conn, IP_Y, f->now), 0);
+	memcpy(fr, arp, 42);
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_true(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	assert_memory_equal(mac, MAC_Y, 6);
+	assert_int_equal(sb->arp_rep_in, 1);
+	/* now cached: a later reply refreshes it, as does a gratuitous ARP */
+	memcpy(fr, arp, 42);
+	memcpy(fr + 6, MAC_Y2, 6);
+	memcpy(fr + 22, MAC_Y2, 6);
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_true(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	assert_memory_equal(mac, MAC_Y2, 6);
+	memcpy(fr, arp, 42);
+	memset(fr, 0xff, 6);
+	memcpy(fr + 38, fr + 28, 4);
+	memset(fr + 32, 0xff, 6);
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_true(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	assert_memory_equal(mac, MAC_Y, 6);
+	/* a request for an address whose reply comes after the span (4 x 10
+	 * ticks here): unsolicited by then */
+	const uint32_t IP_Z = cn_hton32(0x0a000005);
+	assert_int_equal(cn_conn_arp_request(f->b.conn, IP_Z, f->now), 0);
+	run(f, 41);
+	memcpy(fr, arp, 42);
+	fr[31] = 5;
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_false(cn_conn_arp_lookup(f->b.conn, IP_Z, mac));
+	assert_int_equal(sb->drop[CN_CONN_DROP_ARP_UNSOLICITED], 2);
+	assert_int_equal(sb->arp_rep_in, 2);
 	hosts_down(f);
 }
 
@@ -1617,6 +1733,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_timeouts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backlog_and_listener_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syn_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wscale_clamp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arp_unsolicited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_simultaneous_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_wait_reuse, setup, teardown),

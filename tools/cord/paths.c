@@ -96,7 +96,7 @@ static int env_init(struct env *e, uint32_t ring, uint32_t rx_flags)
 	if (!e->dev)
 		return -1;
 	struct cn_net_params np = {.addr = IP_US, .mpool = e->mp, .cpool = e->cp, .tx_descs = 8192,
-				   .xmit = cn_netdev_xmit, .xmit_arg = e->dev, .rx_flags = rx_flags};
+				   .xmit = cn_netdev_xmit_hook, .xmit_arg = e->dev, .rx_flags = rx_flags};
 	memcpy(np.mac, mac_us, 6);
 	e->net = cn_net_create(&np);
 	return e->net ? 0 : -1;

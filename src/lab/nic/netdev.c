@@ -190,9 +190,8 @@ void cn_netdev_set_wire(struct cn_netdev *dev, cn_wire_fn fn, void *arg)
 	dev->wire_arg = arg;
 }
 
-int cn_netdev_xmit(void *arg, struct cn_pkt *p)
+int cn_netdev_xmit(struct cn_netdev *dev, struct cn_pkt *p)
 {
-	struct cn_netdev *dev = arg;
 	struct tx_desc *d;
 
 	if (dev->tx_drv - dev->tx_reap == dev->size) {

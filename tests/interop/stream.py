@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Linux -> cachenet streams over TAP and over AF_XDP, in one run.
+
+  stream.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--mb N] [--reps R]
+            [--udp-s S] [--modes tap,afxdp,...]
+
+In namespaces this program creates and deletes (those of interop.py: a TAP
+cn0 for the TAP runs; a veth pair cn0 <-> cnx across two namespaces for
+the AF_XDP runs, native XDP, copy mode), for each repetition and in
+interleaved order:
+  tcp-tap     Linux TCP sends N MB into cachenet's discard service on the TAP
+  tcp-afxdp   the same over AF_XDP
+  udp-afxdp   a Linux UDP sender (one socket, 1472-byte datagrams, as fast
+              as it can for S seconds: udpblast, sendmmsg in batches of 64;
+              a Python loop without --blast) into cachenet's UDP sink over
+              AF_XDP
+  udp-bare    the same sender into a bare AF_XDP receive loop: no stack,
+              each frame received and freed (cachenet-tapnet --bare), the
+              device path's own ceiling
+For the TCP runs: Linux's throughput (bytes / time from connect to the
+peer's FIN), cachenet's busy TSC ticks per frame (RX + TX frames) and their
+split into the device (TAP read/write; AF_XDP rings, refill, gather,
+sendto), the application and the stack, and CPU time. For the UDP runs:
+frames per second that cachenet received over the sender's active time.
+cachenet runs pinned to CPU 1, the Linux sender to CPU 0 (the kernel's
+softirq work runs where the frame is sent: the sender's for its data,
+cachenet's system calls for cachenet's ACKs). Medians over the
+repetitions are printed, and written to DIR/stream.json.
+The machine's other load shows in the spread; quote ratios of one run.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import interop  # noqa: E402  (Namespace, sh, lines_json, Skip)
+
+K_ADDR, C_ADDR = interop.K_ADDR, interop.C_ADDR
+
+# Linux's sending side, run inside the kernel's namespace.
+TCP_SEND = r"""
+import socket, sys, time, json
+host, port, total = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+buf = bytes(range(256)) * 4096
+s = socket.create_connection((host, port), timeout=60)
+t0 = time.time()
+left = total
+while left:
+    k = min(left, len(buf))
+    s.sendall(buf[:k])
+    left -= k
+s.shutdown(socket.SHUT_WR)
+while s.recv(65536):
+    pass
+dt = time.time() - t0
+print(json.dumps({"bytes": total, "seconds": dt, "mbit_s": total * 8 / dt / 1e6}))
+"""
+
+UDP_SEND = r"""
+import socket, sys, time, json
+host, port, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 22)
+s.connect((host, port))
+b = bytes(1472)
+n = 0
+t0 = time.time()
+end = t0 + secs
+while True:
+    for _ in range(256):
+        try:
+            s.send(b)
+            n += 1
+        except (BlockingIOError, OSError):
+            pass
+    if time.time() >= end:
+        break
+dt = time.time() - t0
+print(json.dumps({"sent": n, "seconds": dt, "pps": n / dt}))
+"""
+
+
+class Run:
+    def __init__(self, args):
+        self.tapnet = os.path.abspath(args.tapnet)
+        self.out = os.path.abspath(args.out)
+        os.makedirs(self.out, exist_ok=True)
+        self.nbytes = int(args.mb * 1e6)
+        self.udp_s = args.udp_s
+        self.blast = os.path.abspath(args.blast) if args.blast else None
+        self.rows = {}
+
+    def tool(self, ns, dev, name, extra):
+        ready = os.path.join(self.out, name + ".ready")
+        if os.path.exists(ready):
+            os.unlink(ready)
+        devargs = ["--afxdp", "cnx"] if dev == "afxdp" else ["--dev", "cn0"]
+        cmd = [self.tapnet] + devargs + ["--addr", C_ADDR, "--time-wait", "200",
+                                         "--ready-file", ready, "--quiet"] + extra
+        log = open(os.path.join(self.out, name + ".log"), "w")
+        p = subprocess.Popen(ns.dev_argv(["taskset", "-c", "1"] + cmd), stdout=log, stderr=subprocess.STDOUT, text=True,
+                             start_new_session=True)
+        t0 = time.time()
+        while not os.path.exists(ready):
+            if p.poll() is not None:
+                raise interop.Fail("%s exited %d: %s" % (name, p.returncode,
+                                                         open(log.name).read()[-500:]))
+            if time.time() - t0 > 20:
+                raise interop.Fail("%s not ready" % name)
+            time.sleep(0.05)
+        return p, log
+
+    def stop(self, p, log):
+        if p.poll() is None:
+            os.killpg(p.pid, 15)
+        p.wait(timeout=120)
+        log.close()
+        js = interop.lines_json(open(log.name).read())
+        summ = [j for j in js if j.get("event") == "summary"]
+        if not summ or p.returncode != 0:
+            raise interop.Fail("%s: exit %d, %s" % (log.name, p.returncode, open(log.name).read()[-500:]))
+        return summ[0]
+
+    def add(self, key, row):
+        self.rows.setdefault(key, []).append(row)
+
+    def tcp(self, ns, dev, rep):
+        name = "tcp-%s-%d" % (dev, rep)
+        p, log = self.tool(ns, dev, name, ["--discard", "9"])
+        try:
+            r = ns.run(["taskset", "-c", "0", sys.executable, "-c", TCP_SEND, C_ADDR, "9",
+                        str(self.nbytes)], timeout=600)
+            lin = interop.lines_json(r.stdout)[-1]
+            time.sleep(0.3)
+        finally:
+            s = self.stop(p, log)
+        frames = s["rx_frames"] + s["tx_frames"]
+        dev_t = s["tap_rx_tsc"] + s["tap_tx_tsc"]
+        row = {"mbit_s": lin["mbit_s"], "frames": frames, "busy": s["busy_tsc"] / frames,
+               "device": dev_t / frames, "app": s["app_tsc"] / frames,
+               "stack": (s["busy_tsc"] - dev_t - s["app_tsc"]) / frames,
+               "cpu_us": (s["cpu_user_s"] + s["cpu_sys_s"]) * 1e6 / frames,
+               "sys_us": s["cpu_sys_s"] * 1e6 / frames, "kdrops": s.get("dev_kernel_drops", 0),
+               "cpu_share": (s["cpu_user_s"] + s["cpu_sys_s"]) / s["wall_s"]}
+        self.add("tcp-" + dev, row)
+        print("  %-10s %8.0f Mbit/s  busy %6.0f  device %6.0f  stack %5.0f  app %5.0f ticks/frame, "
+              "cpu %.2f us/frame, cachenet used %.0f%% of its CPU" % (
+                  "tcp-" + dev, row["mbit_s"], row["busy"], row["device"], row["stack"], row["app"],
+                  row["cpu_us"], 100 * row["cpu_share"]), flush=True)
+
+    def udp(self, ns, bare, rep):
+        name = "udp-%s-%d" % ("bare" if bare else "afxdp", rep)
+        extra = ["--bare"] if bare else ["--udp-sink", "9"]
+        p, log = self.tool(ns, "afxdp", name, extra)
+        try:
+            sender = [self.blast] if self.blast else [sys.executable, "-c", UDP_SEND]
+            r = ns.run(["taskset", "-c", "0"] + sender + [C_ADDR, "9", str(self.udp_s)], timeout=120)
+            snd = interop.lines_json(r.stdout)[-1]
+            time.sleep(0.3)
+        finally:
+            s = self.stop(p, log)
+        got = s["rx_frames"] - s.get("rx_other", 0)
+        row = {"sent_pps": snd["pps"], "rx_pps": got / snd["seconds"], "rx_frames": got,
+               "sent": snd["sent"], "kdrops": s.get("dev_kernel_drops", 0),
+               "busy_per_frame": s["busy_tsc"] / max(1, s["rx_frames"]),
+               "cpu_share": (s["cpu_user_s"] + s["cpu_sys_s"]) / s["wall_s"]}
+        key = "udp-bare" if bare else "udp-afxdp"
+        self.add(key, row)
+        print("  %-10s sender %8.0f pps, received %8.0f pps (%d of %d; kernel drops %d), busy %5.0f "
+              "ticks/frame, cachenet used %.0f%% of its CPU" % (
+                  key, row["sent_pps"], row["rx_pps"], got, snd["sent"], row["kdrops"],
+                  row["busy_per_frame"], 100 * row["cpu_share"]), flush=True)
+
+    def median(self, key, field):
+        return statistics.median(r[field] for r in self.rows[key])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tapnet", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--mb", type=float, default=200)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--udp-s", type=float, default=3.0)
+    ap.add_argument("--blast", default="", help="the C UDP sender (udpblast); default a Python loop")
+    ap.add_argument("--modes", default="tcp-tap,tcp-afxdp,udp-afxdp,udp-bare")
+    args = ap.parse_args()
+    modes = args.modes.split(",")
+    r = Run(args)
+    try:
+        with interop.Namespace(False) as tap_ns, interop.Namespace(True) as x_ns:
+            for rep in range(args.reps):
+                print("== repetition %d" % (rep + 1), flush=True)
+                if "tcp-tap" in modes:
+                    r.tcp(tap_ns, "tap", rep)
+                if "tcp-afxdp" in modes:
+                    r.tcp(x_ns, "afxdp", rep)
+                if "udp-afxdp" in modes:
+                    r.udp(x_ns, False, rep)
+                if "udp-bare" in modes:
+                    r.udp(x_ns, True, rep)
+    except interop.Skip as e:
+        print("SKIP: " + str(e))
+        return 77
+    print("\nmedians over %d repetitions" % args.reps)
+    for k in ("tcp-tap", "tcp-afxdp"):
+        if k in r.rows:
+            print("  %-10s %8.0f Mbit/s  busy %6.0f ticks/frame (device %6.0f, stack %5.0f, app %5.0f)  "
+                  "cpu %.2f us/frame (sys %.2f), cachenet used %.0f%% of its CPU" % (
+                      k, r.median(k, "mbit_s"), r.median(k, "busy"), r.median(k, "device"),
+                      r.median(k, "stack"), r.median(k, "app"), r.median(k, "cpu_us"), r.median(k, "sys_us"),
+                      100 * r.median(k, "cpu_share")))
+    if "tcp-tap" in r.rows and "tcp-afxdp" in r.rows:
+        print("  AF_XDP / TAP throughput %.2fx; busy ticks per frame TAP / AF_XDP %.2fx" % (
+            r.median("tcp-afxdp", "mbit_s") / r.median("tcp-tap", "mbit_s"),
+            r.median("tcp-tap", "busy") / r.median("tcp-afxdp", "busy")))
+    for k in ("udp-afxdp", "udp-bare"):
+        if k in r.rows:
+            print("  %-10s sender %8.0f pps, cachenet received %8.0f pps, cachenet used %.0f%% of its CPU" % (
+                k, r.median(k, "sent_pps"), r.median(k, "rx_pps"), 100 * r.median(k, "cpu_share")))
+    if "udp-afxdp" in r.rows and "udp-bare" in r.rows:
+        print("  stack / bare loop frame rate %.3f" % (
+            r.median("udp-afxdp", "rx_pps") / r.median("udp-bare", "rx_pps")))
+    with open(os.path.join(r.out, "stream.json"), "w") as f:
+        json.dump(r.rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
