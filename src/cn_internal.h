@@ -8,6 +8,12 @@
  * them although they match the version script's cn_* pattern. */
 #define CN_INTERNAL __attribute__((visibility("hidden")))
 
+/* A static function in a private header that not every includer calls
+ * (such headers are how the laboratory library runs product code without
+ * the product exporting internal names: src/dev/impair.h,
+ * src/buf/sbchain_impl.h). */
+#define CN__UNUSED __attribute__((unused))
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -39,6 +39,18 @@ void cn__mbuf_panic(const char *fmt, ...)
 	abort();
 }
 
+void cn__mbuf_bad_free(const struct cn_mbuf *m, bool twice)
+{
+	const struct cn_mbuf_pool *p = m->pool;
+	bool ours = p != NULL && (const uint8_t *)m >= p->mem && (const uint8_t *)m < p->mem_end;
+
+	if (twice)
+		cn__mbuf_panic("double free of mbuf %p (pool \"%s\")", (const void *)m,
+			       ours ? p->name : "?");
+	cn__mbuf_panic("free of %p, which is not an mbuf of its pool %p", (const void *)m,
+		       (const void *)p);
+}
+
 bool cn_mbuf_debug_enabled(void)
 {
 	return CN_MBUF_DEBUG;
@@ -412,6 +424,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 			m->buf_len = p->data_size;
 			m->pool_hdroom = (uint16_t)p->headroom;
 			m->pool = p;
+			m->flags = CN_MBUF_F_FREE;
 			m->cookie = CN__COOKIE_FREE;
 			if (CN_MBUF_DEBUG)
 				memset(m->buf, CN__POISON, p->data_size);
@@ -431,6 +444,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 				m->shared = sh;
 				m->buf = sh->base;
 				m->buf_len = p->data_size;
+				m->flags = CN_MBUF_F_FREE;
 				m->cookie = CN__COOKIE_FREE;
 			}
 			if (CN_MBUF_DEBUG)

@@ -24,7 +24,7 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 
-#include "cachenet/perf.h"
+#include "cachenet/tsc.h"
 #include "cachenet/tap.h"
 #include "cn_internal.h"
 #include "impair.h"

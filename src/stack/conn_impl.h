@@ -56,6 +56,8 @@ struct cn_sock {
 	void *udata;
 	/* handshake (SYN_SENT, SYN_RCVD) */
 	struct cn_tcp_syn syn;     /* TCP's (tcp_impl.h) */
+	bool in_syncache;          /* a listener's half-open child, on the age list */
+	struct cn_sock *sc_older, *sc_newer; /* the syncache's age list */
 	uint32_t retries;          /* retransmissions (or ARP requests) so far */
 	uint64_t rtx_at;           /* handshake / ARP timer; 0 = off */
 	uint64_t tw_at;            /* TIME_WAIT end; 0 = off */
@@ -63,6 +65,7 @@ struct cn_sock {
 	/* listener: children in SYN_RCVD (counted) and ready for accept (queue) */
 	struct cn_sock *parent;    /* child not yet accepted: its listener */
 	uint32_t backlog, nchild;  /* nchild: embryonic + queued */
+	uint32_t nqueued;          /* on the accept queue */
 	struct cn_sock *aq_head, *aq_tail, *aq_next;
 	/* tables */
 	struct cn_sock *hnext;     /* 4-tuple hash chain (connections only) */
@@ -92,6 +95,16 @@ struct cn_conn {
 		uint64_t at;       /* when last asked */
 	} arp_asked[CN_CONN_ARP_ASKED];
 	uint32_t arp_asked_next;   /* round-robin replacement */
+	/* the syncache: half-open children of listeners, oldest first */
+	struct cn_sock *sc_oldest, *sc_newest;
+	uint32_t nsyncache;
+	/* SYN cookies: the secret of generation g is ck[g & 1] (the current
+	 * and the previous one are valid) */
+	uint64_t ck[2][2];
+	uint32_t ck_gen;
+	uint64_t ck_next;          /* when the next generation starts */
+	uint64_t ck_sent_at;       /* last cookie sent, when ck_sent */
+	bool ck_sent;
 };
 
 static inline void cn__conn_drop(struct cn_conn *c, enum cn_conn_drop why)
@@ -117,5 +130,8 @@ CN_INTERNAL void cn__sock_fail(struct cn_sock *s, int err);
  * returns s, or NULL when it was freed (released sockets only). */
 CN_INTERNAL struct cn_sock *cn__sock_update(struct cn_sock *s, uint64_t now);
 CN_INTERNAL void cn__sock_established(struct cn_sock *s);
+/* The syncache's age list (a half-open child of a listener). */
+CN_INTERNAL void cn__syncache_add(struct cn_sock *s);
+CN_INTERNAL void cn__syncache_del(struct cn_sock *s);
 
 #endif

@@ -199,6 +199,7 @@ cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags
 	pi->frame_len = len;
 	pi->flags = (uint8_t)flags;
 	pi->has_mss = pi->has_ws = 0;
+	pi->nsack = 0; /* NOP NOP TS or nothing: no SACK blocks */
 	pi->l3_off = CN_ETH_HLEN;
 	pi->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
 	pi->l4_len = (uint16_t)(tot - CN_IPV4_HLEN);

@@ -101,6 +101,7 @@ struct cn_tcp_syn {
 	uint16_t peer_mss;         /* 0 = option absent */
 	uint8_t peer_ws;
 	bool peer_has_ws, peer_ts;
+	bool peer_sack;            /* SACK-permitted in the peer's SYN */
 };
 
 /* tcp.c */
@@ -148,6 +149,9 @@ CN_INTERNAL void cn__tcpc_send_rst(struct cn_sock *s);
 /* The handshake's retransmission and ARP timers of a SYN_SENT or
  * SYN_RCVD socket. */
 CN_INTERNAL void cn__tcpc_timers(struct cn_sock *s, uint64_t now);
+/* SYN cookie secrets: the first at creation, a new one when due. */
+CN_INTERNAL void cn__tcpc_cookie_init(struct cn_conn *c);
+CN_INTERNAL void cn__tcpc_cookie_rotate(struct cn_conn *c, uint64_t now);
 /* The next hop's MAC is known: the SYNs waiting for it go out. */
 CN_INTERNAL void cn__tcpc_arp_resolved(struct cn_conn *c, uint32_t ip, const uint8_t *mac);
 

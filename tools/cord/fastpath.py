@@ -338,9 +338,10 @@ def main(argv=None):
         n, b = order_header(o)
         res['order'][key] = {'functions': n, 'bytes': b}
         script = os.path.join(work, key.replace('/', '-') + '.ld')
-        # the archive and the program's own objects: what the link reads
+        # the archives and the program's own objects: what the link reads
         run(CORD + ['emit', o, '--format', 'ld', '--objects',
                     os.path.join(bdir, 'src', 'libcachenet.a'),
+                    os.path.join(bdir, 'src', 'libcachenet-lab.a'),
                     os.path.join(bdir, 'tools', 'cord', PROG + '.p'), '-o', script])
         with open(script) as f:
             exe = link(bdir, lo, f.read(), dest, a.jobs)

@@ -48,12 +48,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cachenet/cache.h"
+#include "cachenet/lab/cache.h"
 #include "cachenet/mbuf.h"
 #include "cachenet/net.h"
-#include "cachenet/netdev.h"
-#include "cachenet/perf.h"
-#include "cachenet/sim.h"
+#include "cachenet/lab/netdev.h"
+#include "cachenet/lab/perf.h"
+#include "cachenet/lab/sim.h"
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
 

@@ -30,7 +30,7 @@
 
 #include <openssl/evp.h>
 
-#include "cachenet/cachenet.h"
+#include "cachenet/lab.h"
 #ifdef CN_HAVE_AFXDP
 #include <poll.h>
 
@@ -79,7 +79,7 @@ struct opts {
 	uint64_t send_bytes;
 	uint32_t count;
 	uint32_t parallel;
-	uint32_t reass_timeout, connect_after;
+	uint32_t reass_timeout, connect_after, synack_retries;
 	bool quiet;
 };
 
@@ -345,6 +345,8 @@ static void usage(FILE *f)
 		"  --mss N             MSS we advertise (default 1460)\n"
 		"  --time-wait MS      TIME_WAIT length (default 2000)\n"
 		"  --reass-timeout MS  IPv4 reassembly timeout (default 30000)\n"
+		"  --synack-retries N  SYN-ACK retransmissions of a half-open connection\n"
+		"                      (default 5; past the backlog: SYN cookies)\n"
 		"  --batch N           frames per device poll (default 64)\n"
 		"  --duration S        exit after S seconds (default: at SIGINT/SIGTERM, or\n"
 		"                      when every client connection is done)\n"
@@ -460,7 +462,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"send", 1, 0, 'n'}, {"count", 1, 0, 'N'}, {"parallel", 1, 0, 'P'},
 		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"afxdp", 1, 0, 'X'},
 		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'},
-		{"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'}, {0, 0, 0, 0}};
+		{"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'},
+		{"synack-retries", 1, 0, 'K'}, {0, 0, 0, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -528,6 +531,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'q': o->quiet = true; break;
 		case 'T': o->reass_timeout = (uint32_t)parse_size(optarg); break;
 		case 'A': o->connect_after = (uint32_t)parse_size(optarg); break;
+		case 'K': o->synack_retries = (uint32_t)parse_size(optarg); break;
 		case 'U': o->udp_sink_port = parse_port(optarg); break;
 		case 'Z': o->bare = true; break;
 		case 'X': {
@@ -608,6 +612,7 @@ static int dev_wait(struct dev *d, int ms)
 
 static void dev_poll(struct dev *d, struct cn_net *net, uint64_t now, bool bare)
 {
+	(void)bare; /* AF_XDP only */
 #ifdef CN_HAVE_AFXDP
 	if (d->xdp && bare) {
 		struct cn_mbuf *m[256];
@@ -818,6 +823,8 @@ int main(int argc, char **argv)
 		.mss = (uint16_t)o.mss,
 		.max_socks = 1024,
 		.time_wait = o.time_wait,
+		.syncache_max = 512,
+		.synack_retries = o.synack_retries,
 	};
 	{
 		struct timespec ts;
@@ -1016,12 +1023,15 @@ int main(int argc, char **argv)
 	       ",%" PRIu64 "],\"passive_opens\":%" PRIu64 ",\"active_opens\":%" PRIu64
 	       ",\"closes\":%" PRIu64 ",\"resets\":%" PRIu64 ",\"rst_in\":%" PRIu64 ",\"rst_out\":%" PRIu64
 	       ",\"udp_echo\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],"
-	       "\"wscale_clamped\":%" PRIu64 ",\"reass_ok\":%" PRIu64 ",\"reass_evict\":%" PRIu64
+	       "\"syncookies\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],\"syncache_evicted\":%" PRIu64
+	       ",\"syn_timeouts\":%" PRIu64 ",\"wscale_clamped\":%" PRIu64 ",\"reass_ok\":%" PRIu64 ",\"reass_evict\":%" PRIu64
 	       ",\"frag_out\":%" PRIu64 ",\"frag_frames\":%" PRIu64 ",\"reass_entries\":%u,\"reass_mem\":%u,\"reass_mem_peak\":%u,"
 	       "\"socks_live\":%u,\"pkts_out\":%u,\"mbufs_in_use\":%u,\"clusters_in_use\":%u}\n",
 	       cs->arp_req_in, cs->arp_rep_out, cs->arp_req_out, cs->arp_rep_in, cs->icmp_echo_in,
 	       cs->icmp_echo_out, cs->passive_opens, cs->active_opens, cs->closes, cs->resets,
-	       cs->rst_in, cs->rst_out, ue.dgrams, ue.bytes, ue.send_fail, cs->wscale_clamped,
+	       cs->rst_in, cs->rst_out, ue.dgrams, ue.bytes, ue.send_fail, cs->syncookies_sent,
+	       cs->syncookies_ok, cs->syncookies_failed, cs->syncache_evicted, cs->syn_timeouts,
+	       cs->wscale_clamped,
 	       ns->reass_ok, ns->reass_evict, ns->frag_out, ns->frag_frames, cn_net_reass_entries(net),
 	       cn_net_reass_mem(net), reass_peak, socks, pkts_out, pm.in_use - ts->dev_held, pc.in_use);
 	cn_udp_close(ue.s);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-#include "cachenet/cache.h"
+#include "cachenet/lab/cache.h"
 #include "cachenet/cpu.h"
 #include "cache_impl.h"
 

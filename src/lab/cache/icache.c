@@ -7,7 +7,7 @@
  * while reading almost no data. Built once, kept for the life of the
  * process (read-only and executable; nothing else is global).
  */
-#include "cachenet/cache.h"
+#include "cachenet/lab/cache.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "cachenet/netdev.h"
+#include "cachenet/lab/netdev.h"
 #include "cn_internal.h"
 
 /* 16 bytes: four RX descriptors per cache line, as on common NICs. With

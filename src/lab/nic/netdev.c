@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cachenet/cache.h"
-#include "cachenet/netdev.h"
+#include "cachenet/lab/cache.h"
+#include "cachenet/lab/netdev.h"
 #include "dev_impl.h"
 
 #define DD RX_DD
