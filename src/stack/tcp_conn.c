@@ -54,19 +54,14 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 		    uint16_t rport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 		    const uint8_t *opt, uint32_t optlen)
 {
-	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
-	uint32_t thl = CN_TCP_HLEN + optlen, len = CN_ETH_HLEN + CN_IPV4_HLEN + thl;
-	uint32_t fl = len < CN_ETH_MIN_FRAME ? CN_ETH_MIN_FRAME : len;
+	uint32_t thl = CN_TCP_HLEN + optlen, fl;
 	struct cn_tcp_hdr *th;
 	uint8_t *h;
 	int rc;
+	struct cn_pkt *p = cn__conn_pkt(c, CN_ETH_HLEN + CN_IPV4_HLEN + thl, &h, &fl);
 
-	if (!p) {
-		c->st.tx_fail++;
+	if (!p)
 		return -ENOBUFS;
-	}
-	h = p->room + CN_PKT_HDR_ROOM - fl;
-	memset(h, 0, fl);
 	th = (struct cn_tcp_hdr *)cn_net_hdr_build(h, &(const struct cn_net_hdr_spec){
 		.dmac = dmac,
 		.smac = c->mac,
@@ -88,15 +83,9 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 	th->csum = (uint16_t)~cn_csum_fold(
 		cn_csum_partial(th, thl, cn_csum_pseudo_ipv4(c->addr, raddr, CN_IPV4_PROTO_TCP,
 								 (uint16_t)thl)));
-	p->hdr = h;
-	p->hdr_len = (uint16_t)fl;
-	p->l3_off = CN_ETH_HLEN;
-	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
-	rc = cn_net_xmit(c->net, p);
-	if (rc < 0) {
-		c->st.tx_fail++;
+	rc = cn__conn_xmit(c, p, h, fl, CN_ETH_HLEN + CN_IPV4_HLEN);
+	if (rc < 0)
 		return rc;
-	}
 	if (flags & CN_TCP_RST)
 		c->st.rst_out++;
 	return 0;

@@ -144,6 +144,24 @@ static inline struct cn_tcb *cn__tcp_find(struct cn_net *net, const struct cn_pk
 	return cn__tcp_lookup_hash(net, pi);
 }
 
+/* Receive-buffer bytes not held by the receive queue: the window the
+ * buffer allows (the advertised edge never moves back: rcv_adv). */
+static inline uint32_t cn__tcp_rcv_free(const struct cn_tcb *tcb)
+{
+	uint32_t cc = tcb->rcvq.sb.cc;
+
+	return tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+}
+
+/* ssthresh after a loss (RFC 5681 3.1, equation 4): half the data in
+ * flight, at least two segments. */
+static inline uint32_t cn__tcp_loss_ssthresh(const struct cn_tcb *tcb)
+{
+	uint32_t half = (tcb->snd_max - tcb->snd_una) / 2;
+
+	return half > 2u * tcb->mss ? half : 2u * tcb->mss;
+}
+
 /* ---- the handshake (tcp_conn.c), the connection manager's interface ---- */
 struct cn_conn;
 struct cn_sock;

@@ -26,8 +26,7 @@
 
 static inline uint32_t rcv_space(const struct cn_tcb *tcb)
 {
-	uint32_t cc = tcb->rcvq.sb.cc;
-	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+	uint32_t space = cn__tcp_rcv_free(tcb);
 	uint32_t adv = tcb->rcv_adv - tcb->rcv_nxt;
 
 	/* A window once advertised is honoured even if space shrank since. */
@@ -316,9 +315,7 @@ static bool sack_lost(const struct cn_tcb *tcb)
  * RFC 6582; with SACK the first hole, RFC 6675 5). */
 static void enter_recovery(struct cn_tcb *tcb, uint64_t now)
 {
-	uint32_t flight = tcb->snd_max - tcb->snd_una, half = flight / 2;
-
-	tcb->ssthresh = half > 2u * tcb->mss ? half : 2u * tcb->mss;
+	tcb->ssthresh = cn__tcp_loss_ssthresh(tcb);
 	tcb->recover = tcb->snd_max;
 	tcb->flags |= TF_RECOVER;
 	tcb->flags &= ~TF_RTT; /* Karn */

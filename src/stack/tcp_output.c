@@ -26,8 +26,7 @@ static inline uint32_t min32(uint32_t a, uint32_t b)
 static __attribute__((noinline)) uint16_t rcv_window_compute(struct cn_tcb *tcb)
 {
 	uint32_t cc = tcb->rcvq.sb.cc;
-	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
-	uint32_t w = space >> tcb->rcv_wscale;
+	uint32_t w = cn__tcp_rcv_free(tcb) >> tcb->rcv_wscale;
 	uint32_t edge;
 
 	if (w > 0xffff)

@@ -18,7 +18,7 @@
 
 #include "cachenet/conn.h"
 #include "cachenet/csum.h"
-#include "cachenet/netdev.h"
+#include "cachenet/lab/netdev.h"
 #include "cachenet/tcp.h"
 
 #define NCAP 512
@@ -1171,7 +1171,7 @@ static void test_wscale_clamp(void **state)
  * TS); the SYN-ACK B sends back is returned in *pi. */
 static void syn_from_x(struct fx *f, uint16_t port, bool ts, bool ws, struct cn_pkt_info *pi)
 {
-	uint8_t fr[128], opt[20];
+	uint8_t fr[128], opt[24]; /* MSS, NOP WS, SACK-permitted, NOP NOP TS */
 	uint32_t n = 0, len;
 
 	opt[n++] = 2, opt[n++] = 4, opt[n++] = 1400 >> 8, opt[n++] = 1400 & 0xff;

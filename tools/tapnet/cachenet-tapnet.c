@@ -30,7 +30,7 @@
 
 #include <openssl/evp.h>
 
-#include "cachenet/cachenet.h"
+#include "cachenet/lab.h"
 #ifdef CN_HAVE_AFXDP
 #include <poll.h>
 
