@@ -73,6 +73,7 @@ struct opts {
 	double duration;
 	int echo_port, discard_port, source_port, udp_echo_port, udp_sink_port;
 	bool bare;                 /* AF_XDP: receive and free, no stack */
+	bool busy_poll;            /* never sleep in poll(2) */
 	uint64_t source_bytes;
 	uint32_t connect_addr;
 	int connect_port;
@@ -344,6 +345,7 @@ static void usage(FILE *f)
 		"  --mss N             MSS we advertise (default 1460)\n"
 		"  --time-wait MS      TIME_WAIT length (default 2000)\n"
 		"  --batch N           frames per device poll (default 64)\n"
+		"  --busy-poll         never sleep in poll(2): spin on the device (one CPU)\n"
 		"  --duration S        exit after S seconds (default: at SIGINT/SIGTERM, or\n"
 		"                      when every client connection is done)\n"
 		"  --ready-file F      create F once the services listen\n"
@@ -456,7 +458,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"source", 1, 0, 's'}, {"udp-echo", 1, 0, 'u'}, {"connect", 1, 0, 'C'},
 		{"send", 1, 0, 'n'}, {"count", 1, 0, 'N'}, {"parallel", 1, 0, 'P'},
 		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"afxdp", 1, 0, 'X'},
-		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'}, {0, 0, 0, 0}};
+		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'},
+		{"busy-poll", 0, 0, 'Q'}, {0, 0, 0, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -524,6 +527,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'q': o->quiet = true; break;
 		case 'U': o->udp_sink_port = parse_port(optarg); break;
 		case 'Z': o->bare = true; break;
+		case 'Q': o->busy_poll = true; break;
 		case 'X': {
 			char *colon = strchr(optarg, ':');
 			o->afxdp = optarg;
@@ -855,7 +859,7 @@ int main(int argc, char **argv)
 		if (o.connect_port >= 0 && finished == o.count && live == 0)
 			break;
 		/* Sleep in poll(2) only when nothing is left to do right now. */
-		dev_wait(&dv, 2);
+		dev_wait(&dv, o.busy_poll ? 0 : 2);
 		b0 = cn_tsc_begin();
 		now = now_ms();
 		dev_poll(&dv, net, now, o.bare);
