@@ -37,6 +37,7 @@
 
 extern "C" {
 #include "cachenet/mbuf.h"
+#include "cachenet/lab/sockbuf_naive.h"
 #include "cachenet/sockbuf.h"
 }
 
@@ -568,13 +569,24 @@ void bm_tx_lwip(benchmark::State &st, uint32_t window)
 
 void register_all()
 {
-	struct cn_mbuf_pool_params mp = {"bench-small", CN_MBUF_POOL_SMALL, 65536, 0, 0, 256, 0, nullptr};
-	struct cn_mbuf_pool_params cp = {"bench-clusters", CN_MBUF_POOL_CLUSTER, 32768, 0, 0, 256, 0, nullptr};
+	struct cn_mbuf_pool_params mp = {}, cp = {}, sp = {};
+	mp.name = "bench-small";
+	mp.kind = CN_MBUF_POOL_SMALL;
+	mp.count = 65536;
+	mp.cache_size = 256;
+	cp.name = "bench-clusters";
+	cp.kind = CN_MBUF_POOL_CLUSTER;
+	cp.count = 32768;
+	cp.cache_size = 256;
 	g_mp = cn_mbuf_pool_create(&mp);
 	g_cp = cn_mbuf_pool_create(&cp);
 	// Segment objects sized for one MSS behind the default header room.
-	struct cn_mbuf_pool_params sp = {"bench-segments", CN_MBUF_POOL_SEG, 8192, CN_MBUF_SMALL_HEADROOM + MSS,
-					 0, 256, 0, g_mp};
+	sp.name = "bench-segments";
+	sp.kind = CN_MBUF_POOL_SEG;
+	sp.count = 8192;
+	sp.data_size = CN_MBUF_SMALL_HEADROOM + MSS;
+	sp.cache_size = 256;
+	sp.small = g_mp;
 	g_sp = g_mp ? cn_mbuf_pool_create(&sp) : nullptr;
 	if (!g_mp || !g_cp || !g_sp) {
 		fprintf(stderr, "cannot create the mbuf pools: %s\n", strerror(errno));

@@ -119,7 +119,7 @@
 
 extern "C" {
 #include "cachenet/csum.h"
-#include "cachenet/netdev.h"
+#include "cachenet/lab/netdev.h"
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
 }
@@ -220,7 +220,7 @@ struct Env {
 		np.mpool = mp;
 		np.cpool = cp;
 		np.tx_descs = 8192;
-		np.xmit = cn_netdev_xmit;
+		np.xmit = cn_netdev_xmit_hook;
 		np.xmit_arg = dev;
 		np.rx_flags = rx_flags;
 		net = dev ? cn_net_create(&np) : nullptr;

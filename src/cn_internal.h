@@ -8,10 +8,46 @@
  * them although they match the version script's cn_* pattern. */
 #define CN_INTERNAL __attribute__((visibility("hidden")))
 
+/* A static function in a private header that not every includer calls
+ * (such headers are how the laboratory library runs product code without
+ * the product exporting internal names: src/dev/impair.h,
+ * src/buf/sbchain_impl.h). */
+#define CN__UNUSED __attribute__((unused))
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+/* Branch hints for the per-packet paths: the hot case of a test that goes
+ * one way on nearly every packet. */
+#define CN_LIKELY(c) __builtin_expect(!!(c), 1)
+#define CN_UNLIKELY(c) __builtin_expect(!!(c), 0)
+
+/* Debug checks on the library's own invariants, never on input (input is
+ * validated, counted and dropped): compiled out with NDEBUG. @p msg says
+ * what broke, for the reader of the failure. */
+#ifdef NDEBUG
+#define CN_ASSERT(c, msg) ((void)0)
+#else
+#include <stdio.h>
+#include <stdlib.h>
+#define CN_ASSERT(c, msg)                                                                 \
+	do {                                                                              \
+		if (CN_UNLIKELY(!(c))) {                                                  \
+			fprintf(stderr, "%s:%d: %s: assertion %s failed: %s\n", __FILE__, \
+				__LINE__, __func__, #c, msg);                             \
+			abort();                                                          \
+		}                                                                         \
+	} while (0)
+#endif
+
+/* The cache line of every CPU the library targets (x86-64 and the Arm
+ * cores it is built for): the unit of the hot structs' layout and of
+ * aligned allocations. */
+#define CN_CACHE_LINE 64
+/* @p n rounded up to whole cache lines (aligned_alloc wants a multiple). */
+#define CN_CACHE_ROUND(n) (((size_t)(n) + CN_CACHE_LINE - 1) & ~(size_t)(CN_CACHE_LINE - 1))
 
 /* A caller's parameter struct (first member `uint32_t size`, common.h) into
  * dst, which has the library's size cur: size 0 means cur; a smaller size

@@ -16,7 +16,11 @@
 #include <unistd.h>
 
 extern "C" {
+#include "cachenet/bswap.h"
 #include "cachenet/cpu.h"
+#include "cachenet/crypto.h"
+#include "cachenet/csum.h"
+#include "cachenet/pes.h"
 }
 
 namespace cnbench {
@@ -67,6 +71,26 @@ void remove_sim_dir()
 		closedir(d);
 	}
 	rmdir(g_sim_dir_to_remove.c_str());
+}
+
+// The variant each dispatched kernel runs in this process (after
+// CACHENET_CPU_DISABLE), so that every JSON result names the code it timed:
+// cn_impl_<kernel> = the variant's name; the checksum's entry adds the
+// sizes it sends to the generic variant instead.
+void add_dispatch_context()
+{
+	const struct cn_csum_impl *c = cn_csum_impl_find(cn_csum_impl_name());
+	std::string csum = cn_csum_impl_name();
+	if (c && (c->partial_small_max || c->copy_small_max))
+		csum += " (generic: partial <= " + std::to_string(c->partial_small_max) +
+			" B, copy <= " + std::to_string(c->copy_small_max) + " B)";
+	benchmark::AddCustomContext("cn_impl_csum", csum);
+	benchmark::AddCustomContext("cn_impl_bswap", cn_bswap_impl_name());
+	benchmark::AddCustomContext("cn_impl_pes", cn_pes_impl_name());
+	benchmark::AddCustomContext("cn_impl_chacha20", cn_chacha20_impl_name());
+	benchmark::AddCustomContext("cn_impl_aes128ctr", cn_aes128ctr_impl_name());
+	const char *dis = std::getenv("CACHENET_CPU_DISABLE");
+	benchmark::AddCustomContext("cn_cpu_disable", dis ? dis : "");
 }
 
 } // namespace
@@ -152,6 +176,7 @@ void init(int *argc, char **argv)
 	cn_cpu_features_format(cn_cpu_features(), buf, sizeof(buf));
 	benchmark::AddCustomContext("cn_cpu_features", buf);
 	benchmark::AddCustomContext("cn_caches", caches_string());
+	add_dispatch_context();
 
 	if (g_sim) {
 		const char *geo = std::getenv("CN_SIM_GEOMETRY");

@@ -69,8 +69,9 @@
 
 #include <stdint.h>
 
+#include "cachenet/impair.h"
 #include "cachenet/net.h"
-#include "cachenet/netdev.h" /* cn_link_params, cn_link_stats (the impairment) */
+#include "cachenet/pcap.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -237,8 +238,8 @@ uint32_t cn_afxdp_held(const struct cn_afxdp *x);
 int cn_afxdp_fd(const struct cn_afxdp_queue *q);
 
 /**
- * Transmit @p p on queue @p q (a cn_net_xmit_fn: use (cn_afxdp_xmit, q)
- * as the stack's transmit hook): gather it into a free chunk, put it on
+ * Transmit @p p on queue @p q (cn_afxdp_xmit_hook is the same as a
+ * stack's transmit hook, cn_net_xmit_fn): gather it into a free chunk, put it on
  * the TX ring, cn_pkt_free(p). The kernel is woken (sendto) once `batch`
  * frames are queued, or by cn_afxdp_flush / cn_afxdp_poll.
  * @return 0 (p completed); or, p left to the caller:
@@ -248,7 +249,14 @@ int cn_afxdp_fd(const struct cn_afxdp_queue *q);
  * pcap: every frame accepted. Cost: one copy of the frame (plus the
  * checksum pass when offloaded); a system call per `batch` frames.
  */
-int cn_afxdp_xmit(void *q, struct cn_pkt *p);
+int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p) CN_NONNULL_ALL;
+
+/** cn_afxdp_xmit as a stack's transmit hook (cn_net_params.xmit, with the
+ *  queue as xmit_arg). */
+static inline int cn_afxdp_xmit_hook(void *q, struct cn_pkt *p)
+{
+	return cn_afxdp_xmit((struct cn_afxdp_queue *)q, p);
+}
 
 /**
  * Transmit one raw Ethernet frame (ARP, ICMP built by hand) as
@@ -274,7 +282,11 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **m, unsigne
 /**
  * cn_afxdp_rx_burst of up to `batch` frames, each handed to
  * cn_net_input() with @p now, then cn_afxdp_flush (so the ACKs the
- * stack queued leave in one wake-up). @return frames handed to the stack.
+ * stack queued leave in one wake-up).
+ * @return frames handed to the stack, at most `batch`. A return equal to
+ *         `batch` means more frames may be waiting: a loop calls
+ *         cn_afxdp_poll again until it returns less than `batch` before
+ *         it waits or turns to other work.
  */
 unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t now);
 

@@ -42,7 +42,10 @@
  *  - Drops. Every frame this module refuses is counted once with an
  *    enum cn_conn_drop reason in cn_conn_stats. Frames it does not handle
  *    at all (IPv6, IPv4 fragments, IP protocols other than ICMP) are left
- *    to the stack, which counts them under its own reason.
+ *    to the stack, which counts them under its own reason. With the
+ *    stack's reassembly on (cn_net_params.reass_mem) fragments never come
+ *    here: a reassembled ICMP echo arrives whole, and its reply leaves in
+ *    fragments when the stack has an MTU.
  *
  *  - Next hop. Every peer is on the local link: an active open ARPs for
  *    the destination itself (no routes, no gateway); a passive open
@@ -50,7 +53,7 @@
  *
  *  - Not implemented (by choice): SACK (SACK-permitted is never sent, and
  *    the peer's is ignored, which RFC 2018 allows), urgent data, TCP Fast
- *    Open, IP reassembly, ICMP errors (counted, not acted on), ARP aging.
+ *    Open, ICMP errors (counted, not acted on), ARP aging.
  *
  * Thread safety: a cn_conn belongs to the thread of its cn_net.
  */
@@ -100,8 +103,29 @@ struct cn_conn_params {
 					ACKs ours); 0 = 60000 */
 	uint64_t isn_secret;       /**< key of the ISN function (RFC 6528: SipHash-2-4
 					of the 4-tuple, plus 250 per tick, i.e. the
-					4 us clock at millisecond ticks). Set it to
-					a random value: 0 is a valid but public key */
+					4 us clock at millisecond ticks), and of the
+					SYN cookies' secrets. Set it to a random
+					value: 0 is a valid but public key */
+	/* SYN flood defence (RFC 4987): half-open connections (SYN_RCVD
+	 * children of listeners, "the syncache") are bounded per listener by
+	 * its backlog and overall by syncache_max. A SYN to a listener whose
+	 * backlog is full is answered with a SYN cookie and no state: the
+	 * ISN carries a keyed hash of the 4-tuple and the peer's ISN, the
+	 * secret's generation and the MSS (one of 8 values); with
+	 * timestamps, the low 5 bits of our TSval carry the window scale and
+	 * SACK-permitted, which the peer echoes in the completing ACK's
+	 * TSecr (without timestamps the connection has neither, as on
+	 * Linux). The ACK that returns a valid cookie opens the connection.
+	 * The secret changes every cookie_rotate ticks; a cookie is valid
+	 * for one to two periods. When the whole syncache is full, its
+	 * oldest half-open connection is evicted for a new one; with
+	 * no_syncookies, so is the listener's oldest when its backlog is. */
+	uint32_t syncache_max;     /**< half-open connections overall; 0 = 256 */
+	uint32_t synack_retries;   /**< SYN-ACK retransmissions (at syn_rto, doubled
+					each) before a half-open connection goes;
+					0 = syn_retries */
+	uint32_t cookie_rotate;    /**< ticks between SYN cookie secrets; 0 = 60000 */
+	bool no_syncookies;        /**< never answer with a cookie: evict instead */
 };
 
 /** Why the connection manager refused a frame. */
@@ -134,6 +158,11 @@ enum cn_conn_drop {
 	CN_CONN_DROP_BACKLOG,        /**< SYN to a listener whose backlog is full */
 	CN_CONN_DROP_NO_SOCKS,       /**< SYN while max_socks sockets exist */
 	CN_CONN_DROP_TCB,            /**< cn_tcp_open failed at handshake end (RST sent) */
+	CN_CONN_DROP_ARP_UNSOLICITED,/**< an ARP reply to us for an address we did not
+					  ask about and have no entry for (not learned) */
+	CN_CONN_DROP_COOKIE,         /**< an ACK to a listener whose SYN cookie did
+					  not validate, while cookies were being sent
+					  (answered with RST, as any bad ACK there) */
 	CN_CONN_DROP_MAX
 };
 
@@ -158,6 +187,13 @@ struct cn_conn_stats {
 	uint64_t tw_expired;               /**< TIME_WAIT ended by its timer */
 	uint64_t tw_reused;                /**< TIME_WAIT ended by a new SYN (RFC 9293 3.10.7.4) */
 	uint64_t tx_fail;                  /**< control frames not sent (no descriptor, device refused) */
+	uint64_t wscale_clamped;           /**< SYNs whose window scale > 14 was taken as 14
+					        (RFC 7323 2.3) */
+	uint64_t syncookies_sent;          /**< SYN-ACKs carrying a cookie (no state kept) */
+	uint64_t syncookies_ok;            /**< connections opened from a returning cookie */
+	uint64_t syncookies_failed;        /**< ACKs whose cookie did not validate
+					        (also drop[CN_CONN_DROP_COOKIE]) */
+	uint64_t syncache_evicted;         /**< half-open connections evicted, oldest first */
 	uint64_t drop[CN_CONN_DROP_MAX];   /**< per reason; drop[0] unused */
 };
 
@@ -191,7 +227,13 @@ struct cn_net *cn_conn_net(const struct cn_conn *c);
 /* ------------------------------------------------------------ ARP */
 
 /** Size of the ARP table; learned entries replace each other round-robin
- *  when it is full, static ones stay. */
+ *  when it is full, static ones stay. What the wire may change (RFC 826's
+ *  merge, hardened): any valid ARP frame refreshes its sender's existing
+ *  entry (a gratuitous ARP included, which never creates one); a new
+ *  entry comes only from a request addressed to us (we answer it) or a
+ *  reply to a request we sent within the last (syn_retries + 1) x
+ *  arp_retry ticks; other replies are dropped as
+ *  CN_CONN_DROP_ARP_UNSOLICITED. */
 #define CN_CONN_ARP_SIZE 64
 
 /**
@@ -225,7 +267,9 @@ enum cn_sock_state {
  *         EADDRINUSE (another listener on the port), ENOSPC (max_socks),
  *         ENOMEM.
  * @p backlog bounds connections in SYN_RCVD plus those waiting for accept;
- * SYNs beyond it are dropped (counted; the peer retries).
+ * SYNs beyond it are answered with SYN cookies (cn_conn_params), or with
+ * no_syncookies evict the listener's oldest half-open connection (or are
+ * dropped, counted as backlog, when every child has completed).
  */
 struct cn_sock *cn_sock_listen(struct cn_conn *c, cn_be16_t port, uint32_t backlog);
 

@@ -124,17 +124,15 @@ void cn_chacha20_init(struct cn_chacha20 *st, const uint8_t *key, const uint8_t 
  * @param in     source, or == @p out for in place; may be NULL if len is 0
  * @param out    destination
  * @return 0; -EINVAL or -EOVERFLOW (see conventions), nothing written then.
- * Cost: dispatched. Up to 64 B (one block) the scalar kernel, ~245 TSC
- * ticks (OpenSSL 3.0 ~380). Above, AVX-512: 32 blocks per pass in two
+ * Cost: dispatched. AVX-512: up to 64 B (one block) the scalar kernel,
+ * ~245 TSC ticks (OpenSSL 3.0 ~380); above, 32 blocks per pass in two
  * interleaved groups, a partly used pass for the rest (one pass costs about
  * the same however much of it is used: 65-1023 B ~390 ticks, 1025-2047 B
- * ~570). Same run on the project's EPYC VM, TSC ticks per byte against
- * OpenSSL 3.0's AVX-512 path: 576 B 0.68-0.70 / 0.71, 1460 B 0.39 / 0.82,
- * 4 KB 0.26-0.27 / 0.38, 16 KB 0.263 / 0.380. AVX2 only: 24 blocks per
- * pass in three interleaved groups of eight; against OpenSSL's AVX2 path
- * (OPENSSL_ia32cap=":~0x10000"), 64 B 5.1 / 5.3 (pairs of blocks in a
- * horizontal layout up to 384 B), 576 B 1.37 / 1.29, 1460 B 0.77 / 1.03,
- * 16 KB 0.73 / 0.71 (chacha20_avx2.c).
+ * ~570); against OpenSSL 3.0's AVX-512 path 1.0x at 576 B, 1.4-2.1x from
+ * 1460 B. AVX2 only: eight blocks per pass, pairs of blocks up to 384 B
+ * (one block included); against OpenSSL's AVX2 path on a Zen 3 class CPU
+ * 1.0x at 64 B and 16 KB, 1.2-1.3x at 576 and 1460 B. Figures:
+ * docs/performance.md, Ciphers.
  */
 int cn_chacha20_xor(const uint8_t *key, const uint8_t *nonce, uint32_t counter, const void *in,
 		    void *out, size_t len);

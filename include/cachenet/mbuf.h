@@ -45,7 +45,11 @@
  *    are never shared. Reference counts use no atomic instruction while a
  *    single mbuf references the storage.
  *
- *  - Debug builds (the library compiled without NDEBUG) mark every object
+ *  - Every build stops the program with a message naming the mbuf when it
+ *    is freed twice (cn_mbuf_free, _chain, _bulk) or when the pointer freed
+ *    does not lie in its pool's memory (about 7 instructions per free:
+ *    docs/performance.md, Buffers).
+ *  - Debug builds (the library compiled without NDEBUG) also mark every object
  *    live or free with a cookie, poison freed data, and abort with a
  *    message on a double free, a free of a non-pool pointer, or a write
  *    into a freed object (found when it is handed out again).
@@ -91,10 +95,14 @@ enum cn_mbuf_pool_kind {
 /** Per-thread cache slots a pool has by default. */
 #define CN_MBUF_MAX_THREADS 64
 
+/** A pool's parameters. kind and count are required; every other zero
+ *  field takes its default (common.h). */
 struct cn_mbuf_pool_params {
-	const char *name;       /**< for messages; copied (31 characters kept) */
-	enum cn_mbuf_pool_kind kind;
-	uint32_t count;         /**< objects, > 0 */
+	uint32_t size;          /**< sizeof(struct cn_mbuf_pool_params), or 0 (common.h) */
+	const char *name;       /**< for messages; copied (31 characters kept);
+				     NULL = "mbuf" */
+	enum cn_mbuf_pool_kind kind; /**< required */
+	uint32_t count;         /**< objects, > 0 (required) */
 	uint32_t data_size;     /**< inline bytes (small), cluster bytes or
 				     segment storage bytes; 0 = CN_MBUF_SMALL_DATA
 				     / CN_MBUF_CLUSTER_SIZE / CN_MBUF_SEG_DATA */
@@ -148,7 +156,8 @@ struct cn_mbuf_pool_stats {
  * Create a pool. All memory is allocated here (count x object size, cache
  * slots; with ext_mem only the 64-byte storage headers); nothing is
  * allocated later.
- * @return the pool, or NULL with errno EINVAL (count 0, headroom >=
+ * @return the pool, or NULL with errno EINVAL (p NULL, p->size not
+ *         accepted (common.h), count 0, headroom >=
  *         data_size, unknown kind, cache_size > count, a segment pool
  *         without a small pool, ext_mem for a pool that is not a cluster
  *         pool, ext_stride below data_size, count * ext_stride or
@@ -241,6 +250,9 @@ int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n);
  * descriptor (its data mbuf or companion) only drops its reference: the
  * whole object returns to its pool with the last reference to it.
  * @return m->next as it was. NULL is accepted (returns NULL).
+ * Misuse: freeing an mbuf that is free already, or a pointer that is not
+ * an mbuf of its pool, prints "cachenet mbuf: double free of mbuf 0x..."
+ * (or "... not an mbuf of its pool") and aborts, in every build.
  * Cost: O(1); an atomic only when the storage has other references.
  */
 struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m);

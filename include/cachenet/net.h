@@ -81,7 +81,8 @@ enum cn_drop {
 	CN_DROP_IP_HLEN,        /**< IHL < 5 */
 	CN_DROP_IP_LEN,         /**< total length < IHL, or > the frame */
 	CN_DROP_IP_CSUM,        /**< bad IPv4 header checksum */
-	CN_DROP_IP_FRAG,        /**< a fragment and no slow-path hook took it */
+	CN_DROP_IP_FRAG,        /**< a fragment, reassembly off, and no slow-path
+				     hook took it */
 	CN_DROP_IP_NOT_US,      /**< destination is not our address */
 	CN_DROP_IP_PROTO,       /**< neither TCP nor UDP */
 	CN_DROP_TCP_TRUNC,      /**< L4 length below 20 bytes */
@@ -99,6 +100,19 @@ enum cn_drop {
 	CN_DROP_UDP_CSUM,       /**< bad UDP checksum */
 	CN_DROP_UDP_NO_PORT,    /**< no socket bound to the port */
 	CN_DROP_NOBUFS,         /**< no receive space / descriptor to keep it */
+	/* IPv4 reassembly (params.reass_mem > 0); a fragment held and later
+	 * discarded is counted under the reason its datagram was dropped. */
+	CN_DROP_FRAG_OVERLAP,   /**< overlaps another fragment of its datagram:
+				     the whole datagram goes (RFC 5722's rule) */
+	CN_DROP_FRAG_DUP,       /**< exact duplicate of a fragment held (only it) */
+	CN_DROP_FRAG_BAD,       /**< inconsistent: past 65,535 bytes, a non-last
+				     fragment not a multiple of 8 or empty, a
+				     second last fragment, data past the end
+				     (the whole datagram goes) */
+	CN_DROP_FRAG_TIMEOUT,   /**< its datagram was not complete in reass_timeout */
+	CN_DROP_FRAG_MEM,       /**< over the memory bound, per source or overall
+				     (held fragments evicted oldest datagram first,
+				     or the new one refused) */
 	CN_DROP_MAX
 };
 
@@ -131,7 +145,12 @@ struct cn_pkt_info {
 	/* TCP only */
 	uint8_t tcp_flags;       /**< CN_TCP_* */
 	uint8_t has_ts : 1, has_mss : 1, has_ws : 1;
-	uint8_t wscale;
+	uint8_t ws_clamped : 1;  /**< the window scale option said > 14 */
+	uint8_t has_sack_perm : 1; /**< SACK-permitted (RFC 2018), in a SYN */
+	uint8_t nsack;           /**< SACK blocks (RFC 2018), 0..4, at sack */
+	const uint8_t *sack;     /**< the first block's left edge (8 bytes a
+				      block, network order); NULL when none */
+	uint8_t wscale;          /**< clamped to 14 (RFC 7323 2.3) */
 	uint16_t mss;            /**< the MSS option's value */
 	uint32_t seq, ack;       /**< sequence and acknowledgment numbers */
 	uint16_t win;            /**< window field, unscaled */
@@ -171,6 +190,40 @@ uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi);
  * Cost: one pass over the payload (cn_csum_partial).
  */
 bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi);
+
+/* ------------------------------------------------------------ building headers */
+
+/**
+ * The Ethernet II and IPv4 header (no IP options) of a frame to send, as
+ * cn_net_hdr_build() writes it. Zero-initialised fields mean: DF set, id
+ * 0, a template (no length yet).
+ */
+struct cn_net_hdr_spec {
+	const uint8_t *dmac;     /**< destination MAC, CN_ETH_ALEN bytes */
+	const uint8_t *smac;     /**< source MAC, CN_ETH_ALEN bytes */
+	cn_be32_t saddr, daddr;  /**< source and destination address */
+	uint8_t proto;           /**< CN_IPV4_PROTO_* */
+	uint8_t no_df;           /**< 1: DF clear (ICMP replies); 0: DF set */
+	uint16_t id;             /**< host order; with l4_len only */
+	/** Host order: L4 header + payload bytes. 0 makes a template: total
+	 *  length, id and checksum left 0 for the sender to add per packet. */
+	uint16_t l4_len;
+};
+
+/**
+ * Write the 34 bytes of an Ethernet II (type IPv4) and IPv4 header at
+ * @p frame: version 4, IHL 5, TOS 0, TTL 64, DF unless spec->no_df, the
+ * protocol and addresses of @p spec; with spec->l4_len, the total length,
+ * the id and the header checksum too. The one header builder of the
+ * library: TCP and UDP templates, control segments, ICMP replies and the
+ * test bed's peers use it.
+ * @return frame + CN_ETH_HLEN + CN_IPV4_HLEN, where the L4 header goes.
+ * Requires: 34 writable bytes at frame (any alignment).
+ * Cost: ~40 instructions (the 20-byte checksum included); not per-packet
+ * work on the fast path, which patches a template instead.
+ * Thread safety: writes only @p frame.
+ */
+uint8_t *cn_net_hdr_build(void *frame, const struct cn_net_hdr_spec *spec);
 
 /* ------------------------------------------------------------ TX packet view */
 
@@ -276,7 +329,10 @@ typedef int (*cn_net_xmit_fn)(void *arg, struct cn_pkt *p);
  * reason the fast path would drop the frame for, for:
  *  - CN_DROP_ETH_TYPE   not IPv4 (ARP, ...), before any other check;
  *  - CN_DROP_IP_PROTO   IPv4 to our address, neither TCP nor UDP (ICMP, ...);
- *  - CN_DROP_IP_FRAG    an IPv4 fragment (any destination);
+ *  - CN_DROP_IP_FRAG    an IPv4 fragment (any destination) when reassembly
+ *                       is off; with it on, fragments to us are
+ *                       reassembled and the whole datagram comes here
+ *                       (or to TCP/UDP) as one frame;
  *  - CN_DROP_TCP_NO_CONN a valid TCP segment to us with no established
  *                       connection (SYNs to listeners, handshake segments,
  *                       segments to closed ports);
@@ -311,6 +367,20 @@ struct cn_net_params {
 					every frame; a device that knows per
 					frame sets CN_MBUF_F_RX_* on the
 					frame's head instead (mbuf_core.h) */
+	/** IPv4 MTU of the link. 0: frames go out as built (the device
+	 *  refuses what it cannot carry). Else a datagram longer than mtu
+	 *  that cn_net_xmit (ICMP replies, ...) or a UDP socket sends is
+	 *  fragmented (RFC 791), its L4 checksum computed in software first;
+	 *  one with DF set is refused with -EMSGSIZE. */
+	uint32_t mtu;
+	/** IPv4 reassembly (RFC 791, RFC 815's hole bookkeeping by sorted
+	 *  fragments): bytes of fragment buffers held at most, overall.
+	 *  0 = off (fragments go to the slow-path hook as they are). */
+	uint32_t reass_mem;
+	uint32_t reass_mem_src;    /**< ... per source address; 0 = reass_mem / 4 */
+	uint32_t reass_max;        /**< datagrams in reassembly at once; 0 = 64 */
+	uint32_t reass_timeout;    /**< ticks from a datagram's first fragment
+					to its discard; 0 = 30000 (30 s) */
 };
 
 /** Counters of a stack, all monotonic. */
@@ -326,6 +396,11 @@ struct cn_net_stats {
 	uint64_t tx_frames, tx_bytes;
 	uint64_t tx_nodesc;        /**< output stopped: no descriptor */
 	uint64_t tx_xmit_fail;     /**< device refused a frame */
+	uint64_t reass_ok;         /**< datagrams reassembled and delivered */
+	uint64_t reass_evict;      /**< datagrams evicted for memory (their
+					fragments counted as drop[CN_DROP_FRAG_MEM]) */
+	uint64_t frag_out;         /**< datagrams fragmented on output */
+	uint64_t frag_frames;      /**< fragments sent */
 	uint64_t drop[CN_DROP_MAX];/**< per reason; drop[0] unused */
 };
 
@@ -384,7 +459,8 @@ struct cn_pkt *cn_net_pkt_alloc(struct cn_net *net);
 int cn_net_xmit(struct cn_net *net, struct cn_pkt *p);
 
 /** Run every connection's timers (delayed ACK, retransmission) due at
- *  @p now. Cost: O(connections). */
+ *  @p now, and discard reassemblies older than reass_timeout.
+ *  Cost: O(connections) + O(expired datagrams). */
 void cn_net_timer(struct cn_net *net, uint64_t now);
 
 /** The stack's counters (live). */
@@ -392,6 +468,12 @@ const struct cn_net_stats *cn_net_stats(const struct cn_net *net);
 
 /** Total drops over all reasons. */
 uint64_t cn_net_drops(const struct cn_net *net);
+
+/** Reassembly: datagrams in progress and the bytes of fragment buffers
+ *  they hold (both 0 once every one completed, expired or was dropped).
+ *  O(1). */
+uint32_t cn_net_reass_entries(const struct cn_net *net);
+uint32_t cn_net_reass_mem(const struct cn_net *net);
 
 /** TX descriptors currently out (held by devices or queued).
  *  Cost: walks the free list, O(descriptors): for checks, not per packet. */

@@ -61,16 +61,22 @@
 
 #include "cachenet/common.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "cachenet/impair.h"
 #include "cachenet/net.h"
-#include "cachenet/netdev.h"
+#include "cachenet/pcap.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/** A TAP backend's parameters. All zero but mpool and cpool is valid
+ *  (common.h): the kernel names a new interface, 32 frames per poll,
+ *  MTU 1500. */
 struct cn_tap_params {
+	uint32_t size;  /**< sizeof(struct cn_tap_params), or 0 (common.h) */
 	/** TAP interface to attach to, or to create if there is none of
 	 *  that name (then non-persistent: gone at close); NULL or "" = the
 	 *  kernel picks a name (tap%d), see cn_tap_ifname. At most 15
@@ -81,9 +87,10 @@ struct cn_tap_params {
 	 *  (checked with TUNGETIFF and, since TUNGETIFF reports IFF_NO_PI
 	 *  and IFF_NOFILTER in one bit, /sys/class/net/NAME/tun_flags when
 	 *  the device is visible there); it is made non-blocking and closed
-	 *  by cn_tap_close (not on a failed open). -1 = open /dev/net/tun. (0 is a valid fd: a caller
-	 *  that zero-initialises the struct must set fd = -1.) */
+	 *  by cn_tap_close (not on a failed open). Read only with adopt_fd. */
 	int fd;
+	/** Adopt @c fd instead of opening /dev/net/tun (false). */
+	bool adopt_fd;
 	/** Frames per cn_tap_poll (read calls at most); 0 = 32. */
 	uint32_t batch;
 	/** Largest frame payload (the IP packet) accepted or sent: frames
@@ -97,7 +104,7 @@ struct cn_tap_params {
 	 *  cn_tap_rx_burst for which frames; timestamps are CLOCK_REALTIME. */
 	struct cn_pcap *pcap;
 	/** Optional impairment inside the backend (NULL = off): loss,
-	 *  reorder, duplicate, corrupt as for the lossy link (netdev.h),
+	 *  reorder, duplicate, corrupt (impair.h),
 	 *  applied in both directions, each direction with its own
 	 *  generator (TX seeded with seed, RX with seed ^ 0x5a5a...) so each
 	 *  direction's decisions depend only on its own frame sequence.
@@ -133,7 +140,7 @@ struct cn_tap_stats {
 	uint64_t tx_errors;   /**< writes failed otherwise (short, EIO, EINVAL) */
 	uint64_t tx_too_long; /**< frames refused with -EMSGSIZE (no write) */
 	uint64_t polls;       /**< cn_tap_poll calls */
-	uint64_t rx_tsc;      /**< TSC ticks inside read(2)/readv(2) (perf.h's
+	uint64_t rx_tsc;      /**< TSC ticks inside read(2)/readv(2) (tsc.h's
 				   cn_tsc_begin/end around each call, ~40 ticks) */
 	uint64_t tx_tsc;      /**< TSC ticks inside write(2) */
 	struct cn_link_stats impair_tx, impair_rx; /**< impairment, per direction */
@@ -144,7 +151,8 @@ struct cn_tap;
 /**
  * Open (or adopt) a TAP device.
  * @return it, or NULL with errno:
- *  - EINVAL: no pools, batch > 256, mtu > 65535, mtu + 16 larger than
+ *  - EINVAL: p->size not accepted (common.h), no pools, adopt_fd with a
+ *    negative fd, batch > 256, mtu > 65535, mtu + 16 larger than
  *    a cluster's room (or cpool not a cluster pool), impairment with
  *    mtu + 14 > CN_MBUF_JUMBO_SIZE, impairment rates outside [0, 1], an adopted fd that is not an
  *    attached TAP with IFF_NO_PI and without IFF_VNET_HDR, an adopted fd
@@ -162,7 +170,7 @@ struct cn_tap;
  * Cost: a few system calls; allocates about 130 KB (two 64 KB frame
  * buffers; 37 KB more with impairment).
  */
-struct cn_tap *cn_tap_open(const struct cn_tap_params *p);
+struct cn_tap *cn_tap_open(const struct cn_tap_params *p) CN_NONNULL_ALL;
 
 /** Close: frees frames held inside (impairment, RX queue), closes the fd
  *  (a non-persistent interface disappears). Does not close the pcap.
@@ -176,8 +184,8 @@ int cn_tap_fd(const struct cn_tap *t);
 const char *cn_tap_ifname(const struct cn_tap *t);
 
 /**
- * Transmit @p p (a cn_net_xmit_fn: use (cn_tap_xmit, tap) as a stack's
- * transmit hook): gather the frame (filling an offloaded L4 checksum),
+ * Transmit @p p on @p t (cn_tap_xmit_hook is the same as a stack's
+ * transmit hook, cn_net_xmit_fn): gather the frame (filling an offloaded L4 checksum),
  * write(2) it, cn_pkt_free(p) — all before returning.
  * @return 0 (p completed); or, p left to the caller (the stack frees it
  *         and sends the bytes again later):
@@ -195,7 +203,14 @@ const char *cn_tap_ifname(const struct cn_tap *t);
  * Cost: one copy of the frame (plus the checksum pass when offloaded) and
  * one system call.
  */
-int cn_tap_xmit(void *tap, struct cn_pkt *p);
+int cn_tap_xmit(struct cn_tap *t, struct cn_pkt *p) CN_NONNULL_ALL;
+
+/** cn_tap_xmit as a stack's transmit hook (cn_net_params.xmit, with the
+ *  tap as xmit_arg). */
+static inline int cn_tap_xmit_hook(void *tap, struct cn_pkt *p)
+{
+	return cn_tap_xmit((struct cn_tap *)tap, p);
+}
 
 /**
  * Write one raw Ethernet frame (built by hand: ARP, ICMP), through the
@@ -223,7 +238,13 @@ unsigned cn_tap_rx_burst(struct cn_tap *t, struct cn_mbuf **m, unsigned n);
 
 /**
  * cn_tap_rx_burst of up to `batch` frames, each handed to cn_net_input()
- * with @p now. @return frames handed to the stack.
+ * with @p now.
+ * @return frames handed to the stack, at most `batch`. A return equal to
+ *         `batch` means more frames may be waiting: a loop calls
+ *         cn_tap_poll again until it returns less than `batch` (for
+ *         example `while (cn_tap_poll(t, net, now) == batch) ;`) before it
+ *         waits (cn_tap_wait) or turns to other work; one call per turn of
+ *         a loop lets the kernel's queue grow and drop frames.
  */
 unsigned cn_tap_poll(struct cn_tap *t, struct cn_net *net, uint64_t now);
 

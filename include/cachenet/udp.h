@@ -69,8 +69,11 @@ void cn_udp_close(struct cn_udp_sock *s);
  *              (may run before this function returns); may be NULL if the
  *              caller keeps buf valid otherwise. Never called when the
  *              function returns an error: buf is then the caller's again.
- * @return 0; -EMSGSIZE (len > 65507 or more than fits one frame of 9000
- *         bytes); -ENOBUFS (no descriptor); a device error.
+ * @return 0; -EMSGSIZE (len > 65507; without a stack MTU
+ *         (cn_net_params.mtu), more than fits one frame of 9000 bytes);
+ *         -ENOBUFS (no descriptor); a device error. With an MTU, a
+ *         datagram longer than it goes out as IPv4 fragments (net.h),
+ *         done called when the last one completes.
  * Cost: header from the socket's template; with tx_csum and no offload,
  * one pass over the payload.
  */

@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ChaCha20, AVX2: twenty-four blocks (1.5 KB) per pass as three interleaved
- * groups of eight; what is left (< 1.5 KB) takes one pass of 8, 16 or 24
- * blocks (two or three groups here, one in chacha20_x8.h), the fewest
- * that cover it, or, up to 384 bytes, one to three pairs of blocks in
- * the horizontal layout (chacha20_h).
+ * ChaCha20, AVX2: eight blocks (512 bytes) per pass, one state word of the
+ * eight blocks per YMM register ("vertical" layout, chacha20_x8.h); the
+ * last 385-511 bytes take one more such pass into a keystream buffer, and
+ * up to 384 bytes take one to three pairs of blocks in the horizontal
+ * layout (chacha20_h).
  *
- * Why several groups: a quarter round is a chain of twelve dependent
- * vector instructions (fourteen with the shift-and-OR rotations), and one
- * group of eight blocks has only four independent quarter rounds per half
- * round, so a single group waits on latency. Two or three groups give
- * eight or twelve independent chains; their 32 or 48 state registers do
- * not fit AVX2's 16, so most live on the stack, which costs loads and
- * stores that the out-of-order core overlaps with the other groups'
- * arithmetic.
+ * The eight-block pass's rounds are one asm statement per double round,
+ * because the register budget is exact: the 16 state words and the two
+ * temporaries of the shift-and-OR rotations need 18 YMM registers, AVX2
+ * has 16. Words 10 and 11 (two of the c row) live in a 64-byte stack slot,
+ * each quarter round reading them as a VPADDD memory operand and storing
+ * the sum back (two 32-byte stores per quarter round); the other 14 words
+ * stay in registers for all ten double rounds, and the rotation constants
+ * are memory operands. Each half round issues the four independent
+ * quarter rounds step by step (a += b; d ^= a; d <<<= 16 for all four,
+ * then c += d; b ^= c; b <<<= 12 for all four, ...), so four dependency
+ * chains are in flight at once. Compiled C with the same structure let
+ * the compiler choose what to spill, and it spilled the chains' operands
+ * (loads and stores on every step); two or three groups of eight blocks
+ * interleaved, which the previous form of this file did, hide latency
+ * but spill 32 or 48 words.
  *
  * Figures, against OpenSSL's AVX2 path: docs/performance.md, Ciphers.
  *
@@ -25,79 +32,14 @@
 #if defined(__x86_64__)
 #include "chacha20_x8.h"
 
-/* One quarter round on words a, b, c, d of every group: QR2 for groups x
- * and y, QR3 for x, y and z, interleaved instruction by instruction by
- * the compiler (independent chains). */
-#define QR2(a, b, c, d)                                      \
-	do {                                                 \
-		CN_X8_QR(x##a, x##b, x##c, x##d);            \
-		CN_X8_QR(y##a, y##b, y##c, y##d);            \
-	} while (0)
-#define QR3(a, b, c, d)                                      \
-	do {                                                 \
-		QR2(a, b, c, d);                             \
-		CN_X8_QR(z##a, z##b, z##c, z##d);            \
-	} while (0)
-
-/* Feed-forward and output of group p: blocks ctr..ctr+7, 512 bytes at
- * byte offset off of in and out. */
-#define X8_FINISH(p, ctr, off)                                                                 \
-	cn__x8_finish(st, (ctr), in ? in + (off) : NULL, out + (off), p##0, p##1, p##2, p##3,   \
-		      p##4, p##5, p##6, p##7, p##8, p##9, p##10, p##11, p##12, p##13, p##14,   \
-		      p##15)
-
-/* Blocks counter..counter+15 (mod 2^32): 1024 bytes of out = in ^
- * keystream (in NULL: the keystream), group x the first eight, y the next. */
-static inline void chacha20_x8x2(const struct cn_chacha20 *st, uint32_t counter,
-				 const uint8_t *in, uint8_t *out)
-{
-	CN_X8_CONSTS;
-	CN_X8_INIT(x, counter);
-	CN_X8_INIT(y, counter + 8);
-
-	CN_X8_TEN_DOUBLE_ROUNDS(QR2)
-	X8_FINISH(x, counter, 0);
-	X8_FINISH(y, counter + 8, 512);
-}
-
-/* Blocks counter..counter+23: 1536 bytes, groups x, y and z. */
-static inline void chacha20_x8x3(const struct cn_chacha20 *st, uint32_t counter,
-				 const uint8_t *in, uint8_t *out)
-{
-	CN_X8_CONSTS;
-	CN_X8_INIT(x, counter);
-	CN_X8_INIT(y, counter + 8);
-	CN_X8_INIT(z, counter + 16);
-
-	CN_X8_TEN_DOUBLE_ROUNDS(QR3)
-	X8_FINISH(x, counter, 0);
-	X8_FINISH(y, counter + 8, 512);
-	X8_FINISH(z, counter + 16, 1024);
-}
-
-/* The last 512 < len < 1536 bytes: the keystream of the pass's blocks in a
- * stack buffer, XORed byte-exactly so nothing past len is touched. */
-static __attribute__((noinline)) void
-chacha20_tail(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, uint8_t *out,
-	      size_t len)
-{
-	uint8_t ks[1536] __attribute__((aligned(32)));
-
-	if (len > 1024)
-		chacha20_x8x3(st, counter, NULL, ks);
-	else
-		chacha20_x8x2(st, counter, NULL, ks);
-	cn__x8_xor_ks(out, in, ks, len);
-}
-
 /*
  * Up to 2 * ns blocks (ns <= 3, a constant after inlining): "horizontal"
  * layout, each register one row of the 4x4 state for two blocks (the
  * lower block in the low 128-bit lane), ns such pairs side by side; the
  * diagonal rounds rotate rows b, c, d within each lane (VPSHUFD). The
- * state is 4 * ns registers, so nothing spills (the eight-block pass's
- * 16 state registers do, on the quarter rounds' chain), and ns pairs give
- * ns independent chains.
+ * state is 4 * ns registers, so nothing spills, and ns pairs give ns
+ * independent chains; below 385 bytes this beats a whole eight-block
+ * pass.
  */
 static inline __attribute__((always_inline)) void
 chacha20_h(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, uint8_t *out,
@@ -122,17 +64,21 @@ chacha20_h(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, ui
 	for (int i = 0; i < 10; i++) {
 		for (int j = 0; j < ns; j++)
 			CN_X8_QR(a[j], b[j], c[j], d[j]); /* columns */
+		/* Diagonals: rows a, c, d rotated against b (right by 1, left
+		 * by 1, by 2), not b, c, d against a: b is the last word a
+		 * quarter round computes, a, c and d are ready earlier, so
+		 * their shuffles stay off the chain (one cycle a half round). */
 		for (int j = 0; j < ns; j++) {
-			b[j] = _mm256_shuffle_epi32(b[j], 0x39); /* row b left by 1 */
-			c[j] = _mm256_shuffle_epi32(c[j], 0x4e); /* row c by 2 */
-			d[j] = _mm256_shuffle_epi32(d[j], 0x93); /* row d left by 3 */
+			a[j] = _mm256_shuffle_epi32(a[j], 0x93);
+			c[j] = _mm256_shuffle_epi32(c[j], 0x39);
+			d[j] = _mm256_shuffle_epi32(d[j], 0x4e);
 		}
 		for (int j = 0; j < ns; j++)
 			CN_X8_QR(a[j], b[j], c[j], d[j]); /* diagonals */
 		for (int j = 0; j < ns; j++) {
-			b[j] = _mm256_shuffle_epi32(b[j], 0x93);
-			c[j] = _mm256_shuffle_epi32(c[j], 0x4e);
-			d[j] = _mm256_shuffle_epi32(d[j], 0x39);
+			a[j] = _mm256_shuffle_epi32(a[j], 0x39);
+			c[j] = _mm256_shuffle_epi32(c[j], 0x93);
+			d[j] = _mm256_shuffle_epi32(d[j], 0x4e);
 		}
 	}
 	for (int j = 0; j < ns; j++) {
@@ -162,6 +108,97 @@ static __attribute__((noinline)) void chacha20_small(const struct cn_chacha20 *s
 		chacha20_h(st, counter, in, out, len, 3);
 }
 
+/* AT&T operand order: op src2, src1, dst. */
+#define X8A_ADD(d, s) "vpaddd %[" #s "], %[" #d "], %[" #d "]\n\t"
+#define X8A_XOR(d, s) "vpxor %[" #s "], %[" #d "], %[" #d "]\n\t"
+#define X8A_SHUF(d, k) "vpshufb " k ", %[" #d "], %[" #d "]\n\t"
+#define X8A_ROT(d, t, l, r)                                  \
+	"vpsrld $" #r ", %[" #d "], %%" #t "\n\t"             \
+	"vpslld $" #l ", %[" #d "], %[" #d "]\n\t"            \
+	"vpor %%" #t ", %[" #d "], %[" #d "]\n\t"
+/* a += b; d ^= a; d <<<= 16 (k = R16) or 8 (k = R8) */
+#define X8A_AD(a, b, d, k) X8A_ADD(a, b) X8A_XOR(d, a) X8A_SHUF(d, k)
+/* c += d; b ^= c; b <<<= l, c in a register */
+#define X8A_CB(b, c, d, t, l, r) X8A_ADD(c, d) X8A_XOR(b, c) X8A_ROT(b, t, l, r)
+/* the same, c in memory: through temporary t, stored back */
+#define X8A_CBM(b, c, d, t, l, r)                            \
+	"vpaddd " c ", %[" #d "], %%" #t "\n\t"              \
+	"vmovdqa %%" #t ", " c "\n\t"                        \
+	"vpxor %%" #t ", %[" #b "], %[" #b "]\n\t"           \
+	X8A_ROT(b, t, l, r)
+
+/* One double round of a group of eight blocks: the column quarter rounds
+ * (x0,x4,x8,x12) .. (x3,x7,x11,x15), then the diagonal ones; each quarter
+ * round's four steps are issued for all four chains before the next step
+ * (the two with a memory word first: their store-to-load forwarding is
+ * the longest latency). Operands: x0-x9, x12-x15 registers; C0, C1 words
+ * 10 and 11 in memory; R16, R8 the byte-rotation masks; YMM14/15 the
+ * temporaries. */
+#define X8A_DOUBLE_ROUND                                                                  \
+	X8A_AD(x0, x4, x12, R16) X8A_AD(x1, x5, x13, R16)                                 \
+	X8A_AD(x2, x6, x14, R16) X8A_AD(x3, x7, x15, R16)                                 \
+	X8A_CBM(x6, C0, x14, ymm14, 12, 20) X8A_CBM(x7, C1, x15, ymm15, 12, 20)         \
+	X8A_CB(x4, x8, x12, ymm14, 12, 20) X8A_CB(x5, x9, x13, ymm15, 12, 20)             \
+	X8A_AD(x0, x4, x12, R8) X8A_AD(x1, x5, x13, R8)                                   \
+	X8A_AD(x2, x6, x14, R8) X8A_AD(x3, x7, x15, R8)                                   \
+	X8A_CBM(x6, C0, x14, ymm14, 7, 25) X8A_CBM(x7, C1, x15, ymm15, 7, 25)           \
+	X8A_CB(x4, x8, x12, ymm14, 7, 25) X8A_CB(x5, x9, x13, ymm15, 7, 25)               \
+	X8A_AD(x0, x5, x15, R16) X8A_AD(x1, x6, x12, R16)                                 \
+	X8A_AD(x2, x7, x13, R16) X8A_AD(x3, x4, x14, R16)                                 \
+	X8A_CBM(x5, C0, x15, ymm14, 12, 20) X8A_CBM(x6, C1, x12, ymm15, 12, 20)         \
+	X8A_CB(x7, x8, x13, ymm14, 12, 20) X8A_CB(x4, x9, x14, ymm15, 12, 20)             \
+	X8A_AD(x0, x5, x15, R8) X8A_AD(x1, x6, x12, R8)                                   \
+	X8A_AD(x2, x7, x13, R8) X8A_AD(x3, x4, x14, R8)                                   \
+	X8A_CBM(x5, C0, x15, ymm14, 7, 25) X8A_CBM(x6, C1, x12, ymm15, 7, 25)           \
+	X8A_CB(x7, x8, x13, ymm14, 7, 25) X8A_CB(x4, x9, x14, ymm15, 7, 25)
+
+#define R16 "(%[rot])"
+#define R8 "32(%[rot])"
+#define C0 "(%[cm])"
+#define C1 "32(%[cm])"
+
+static const uint8_t x8_rot[2][32] __attribute__((aligned(32))) = {
+	{ 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+	  2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13 },
+	{ 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+	  3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14 },
+};
+
+/* Blocks counter..counter+7 (mod 2^32): 512 bytes of out = in ^ keystream
+ * (in NULL: the keystream). */
+static inline __attribute__((always_inline)) void
+chacha20_x8(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, uint8_t *out)
+{
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	CN_X8_INIT(x, counter);
+	__m256i cm[2] = { x10, x11 };
+
+	for (int i = 0; i < 10; i++)
+		__asm__(X8A_DOUBLE_ROUND
+			: [x0] "+x"(x0), [x1] "+x"(x1), [x2] "+x"(x2), [x3] "+x"(x3),
+			  [x4] "+x"(x4), [x5] "+x"(x5), [x6] "+x"(x6), [x7] "+x"(x7),
+			  [x8] "+x"(x8), [x9] "+x"(x9), [x12] "+x"(x12), [x13] "+x"(x13),
+			  [x14] "+x"(x14), [x15] "+x"(x15)
+			: [cm] "r"(cm), [rot] "r"(x8_rot)
+			: "xmm14", "xmm15", "memory");
+	x10 = cm[0];
+	x11 = cm[1];
+	cn__x8_finish(st, counter, in, out, x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12,
+		      x13, x14, x15);
+}
+
+/* The last 384 < len < 512 bytes: a pass's keystream in a stack buffer,
+ * XORed byte-exactly so nothing past len is touched. */
+static __attribute__((noinline)) void chacha20_x8_tail(const struct cn_chacha20 *st,
+							uint32_t counter, const uint8_t *in,
+							uint8_t *out, size_t len)
+{
+	uint8_t ks[512] __attribute__((aligned(32)));
+
+	chacha20_x8(st, counter, NULL, ks);
+	cn__x8_xor_ks(out, in, ks, len);
+}
+
 void cn_chacha20_xor_avx2(const struct cn_chacha20 *st, const void *in, void *out, size_t len)
 {
 	const uint8_t *ip = in;
@@ -169,24 +206,20 @@ void cn_chacha20_xor_avx2(const struct cn_chacha20 *st, const void *in, void *ou
 	uint32_t counter = st->counter;
 
 	CN_CRYPTO_CHECK_BUFS(in, out, len);
-	while (len >= 1536) {
-		chacha20_x8x3(st, counter, ip, op);
-		counter += 24;
+	/* Whole passes, then one partly used pass or the pairs: the passes
+	 * are latency-bound, so a partly used one costs about a whole one. */
+	while (len >= 512) {
+		chacha20_x8(st, counter, ip, op);
+		counter += 8;
 		if (ip)
-			ip += 1536;
-		op += 1536;
-		len -= 1536;
+			ip += 512;
+		op += 512;
+		len -= 512;
 	}
-	/* The rest, < 1536 bytes, in one pass of 8, 16 or 24 blocks, the
-	 * fewest that cover it: the passes are latency-bound, so one partly
-	 * used pass beats a full pass followed by a smaller one. */
-	if (len > 512)
-		chacha20_tail(st, counter, ip, op, len);
-	else if (len == 512)
-		cn__chacha20_x8(st, counter, ip, op);
-	else if (len > 384)
-		cn__chacha20_x8_tail(st, counter, ip, op, len);
+	if (len > 384)
+		chacha20_x8_tail(st, counter, ip, op, len);
 	else if (len)
 		chacha20_small(st, counter, ip, op, len);
 }
+
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ChaCha20, eight blocks at once in 256-bit vectors (one group: the AVX2
- * variant runs two or three of them interleaved, chacha20_avx2.c). Each
+ * ChaCha20, eight blocks at once in 256-bit vectors: the state layout,
+ * the quarter round in intrinsics (the AVX2 variant's pairs of blocks use
+ * it; its eight-block rounds are asm, chacha20_avx2.c) and the output. Each
  * register holds one state word of eight consecutive blocks ("vertical"
  * layout), so a quarter round is 12 vector instructions for 8 blocks and no
  * shuffles are needed between column and diagonal rounds; a transpose at
@@ -51,14 +52,9 @@
 					      13, 14)
 #endif
 
-/* The rotation constants and the lane numbers (block j of a group in
- * lane j) a group pass needs. */
-#define CN_X8_CONSTS   \
-	CN_X8_ROT_CONSTS; \
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
-
 /* The initial state of one group of eight blocks, word i in p##i (block
- * ctr + j in lane j); needs st and lane (CN_X8_CONSTS) in scope. */
+ * ctr + j in lane j); needs st and lane (0, 1, .., 7 in a __m256i) in
+ * scope. */
 #define CN_X8_INIT(p, ctr)                                                     \
 	__m256i p##0 = _mm256_set1_epi32((int)CN_CHACHA_C0);                   \
 	__m256i p##1 = _mm256_set1_epi32((int)CN_CHACHA_C1);                   \
@@ -76,23 +72,6 @@
 	__m256i p##13 = _mm256_set1_epi32((int)st->nonce[0]);                  \
 	__m256i p##14 = _mm256_set1_epi32((int)st->nonce[1]);                  \
 	__m256i p##15 = _mm256_set1_epi32((int)st->nonce[2])
-
-/* A quarter round on words a, b, c, d of group x (the AVX2 variant's
- * QR2/QR3 do two or three groups side by side). */
-#define CN_X8_QR1(a, b, c, d) CN_X8_QR(x##a, x##b, x##c, x##d)
-
-/* Ten double rounds (columns, then diagonals) with quarter-round macro QR. */
-#define CN_X8_TEN_DOUBLE_ROUNDS(QR)                          \
-	for (int i = 0; i < 10; i++) {                       \
-		QR(0, 4, 8, 12);                             \
-		QR(1, 5, 9, 13);                             \
-		QR(2, 6, 10, 14);                            \
-		QR(3, 7, 11, 15);                            \
-		QR(0, 5, 10, 15);                            \
-		QR(1, 6, 11, 12);                            \
-		QR(2, 7, 8, 13);                             \
-		QR(3, 4, 9, 14);                             \
-	}
 
 /* 32 bytes of out = in ^ v (in NULL: v). Unaligned; in == out safe. */
 static inline void cn__x8_put(uint8_t *out, const uint8_t *in, __m256i v)
@@ -168,18 +147,6 @@ cn__x8_finish(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
 #undef CN_X8_HALF
 }
 
-/* Blocks counter..counter+7 (mod 2^32): 512 bytes of out = in ^ keystream. */
-static inline void cn__chacha20_x8(const struct cn_chacha20 *st, uint32_t counter,
-				   const uint8_t *in, uint8_t *out)
-{
-	CN_X8_CONSTS;
-	CN_X8_INIT(x, counter);
-
-	CN_X8_TEN_DOUBLE_ROUNDS(CN_X8_QR1)
-	cn__x8_finish(st, counter, in, out, x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12,
-		      x13, x14, x15);
-}
-
 /* out = in ^ ks over len bytes (in NULL: ks), ks 32-byte aligned: 32 bytes
  * at a time, the last < 32 byte-exactly so nothing past len is touched. */
 static inline void cn__x8_xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t len)
@@ -189,17 +156,6 @@ static inline void cn__x8_xor_ks(uint8_t *out, const uint8_t *in, const uint8_t 
 	for (size_t i = 0; i < full; i += 32)
 		cn__x8_put(out + i, in ? in + i : NULL, _mm256_load_si256((const __m256i *)(ks + i)));
 	cn__xor_tail(out + full, in ? in + full : NULL, ks + full, len - full);
-}
-
-/* The last 0 < len < 512 bytes: keystream for the blocks needed, in a stack
- * buffer, XORed byte-exactly. */
-static inline void cn__chacha20_x8_tail(const struct cn_chacha20 *st, uint32_t counter,
-					const uint8_t *in, uint8_t *out, size_t len)
-{
-	uint8_t ks[512] __attribute__((aligned(32)));
-
-	cn__chacha20_x8(st, counter, NULL, ks);
-	cn__x8_xor_ks(out, in, ks, len);
 }
 
 #endif /* CN_CHACHA20_X8_H */

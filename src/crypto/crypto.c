@@ -68,6 +68,7 @@ CN_IMPL_LAYOUT_CHECK(struct cn_aes128ctr_impl);
 
 /* The chosen entries; NULL until selected. */
 static const struct cn_chacha20_impl *chacha_sel;
+static cn_chacha20_fn chacha_one_sel; /* the kernel for one block (chacha_for) */
 static const struct cn_aes128ctr_impl *aes_sel;
 
 static void select_impls(void)
@@ -75,7 +76,17 @@ static void select_impls(void)
 	const struct cn_chacha20_impl *c = cn__impl_best(chacha_table, N_CHACHA, sizeof(chacha_table[0]));
 	const struct cn_aes128ctr_impl *a = cn__impl_best(aes_table, N_AES, sizeof(aes_table[0]));
 
-	__atomic_store_n(&chacha_sel, c, __ATOMIC_RELAXED);
+	cn_chacha20_fn one = c->xor_fn;
+
+#if defined(__x86_64__)
+	if (one == cn_chacha20_xor_avx512)
+		one = cn_chacha20_xor_generic;
+#endif
+	/* chacha_one_sel first; chacha_sel's release store and chacha()'s
+	 * acquire load make a non-NULL chacha_sel imply chacha_one_sel is
+	 * set (plain loads and stores on x86). */
+	__atomic_store_n(&chacha_one_sel, one, __ATOMIC_RELAXED);
+	__atomic_store_n(&chacha_sel, c, __ATOMIC_RELEASE);
 	__atomic_store_n(&aes_sel, a, __ATOMIC_RELAXED);
 }
 
@@ -86,28 +97,32 @@ __attribute__((constructor)) static void crypto_init(void)
 
 static inline const struct cn_chacha20_impl *chacha(void)
 {
-	const struct cn_chacha20_impl *c = __atomic_load_n(&chacha_sel, __ATOMIC_RELAXED);
+	const struct cn_chacha20_impl *c = __atomic_load_n(&chacha_sel, __ATOMIC_ACQUIRE);
 
 	if (__builtin_expect(!c, 0)) {
 		select_impls();
-		c = __atomic_load_n(&chacha_sel, __ATOMIC_RELAXED);
+		c = __atomic_load_n(&chacha_sel, __ATOMIC_ACQUIRE);
 	}
 	return c;
 }
 
 /*
  * The kernel for a len-byte ChaCha20 call. A vector pass is latency-bound
- * at about the time of one block's 20 rounds (chacha20_avx512.c), longer
- * than the scalar code takes for a single block: measured, 64 bytes cost
- * 245 TSC ticks in the generic kernel, 391 in the AVX-512 one (OpenSSL
- * 380). So one block goes to the generic kernel; two already pay off in
- * a vector pass.
+ * at about the time of one block's 20 rounds, so for one block the choice
+ * depends on the variant: the AVX-512 pass costs more than the scalar
+ * code (64 bytes: 391 TSC ticks against 245 in the generic kernel, OpenSSL
+ * 380), so one block goes to the generic kernel there; the AVX2 variant's
+ * one-block path (a pair of blocks in one register set, chacha20_avx2.c)
+ * is faster than the scalar code, so it keeps one block.
  */
 #define CHACHA_SCALAR_MAX 64
 
 static inline cn_chacha20_fn chacha_for(size_t len)
 {
-	return len <= CHACHA_SCALAR_MAX ? cn_chacha20_xor_generic : chacha()->xor_fn;
+	const struct cn_chacha20_impl *c = chacha();
+
+	return len <= CHACHA_SCALAR_MAX ? __atomic_load_n(&chacha_one_sel, __ATOMIC_RELAXED)
+					: c->xor_fn;
 }
 
 static inline const struct cn_aes128ctr_impl *aes(void)

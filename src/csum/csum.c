@@ -82,7 +82,7 @@ static struct {
 	cn_csum_copy_fn copy;
 	size_t copy_small_max;
 	const struct cn_csum_impl *impl;
-} disp __attribute__((aligned(64))) = {
+} disp __attribute__((aligned(CN_CACHE_LINE))) = {
 	partial_resolve, 0, partial_resolve, 0, copy_resolve, 0, NULL,
 };
 
@@ -143,7 +143,7 @@ uint32_t cn_csum_partial(const void *buf, size_t len, uint32_t sum)
 
 uint32_t cn_csum_copy(void *restrict dst, const void *restrict src, size_t len, uint32_t sum)
 {
-	CN_CSUM_ASSERT(len == 0 || (uintptr_t)dst + len <= (uintptr_t)src ||
+	CN_ASSERT(len == 0 || (uintptr_t)dst + len <= (uintptr_t)src ||
 		       (uintptr_t)src + len <= (uintptr_t)dst,
 		       "cn_csum_copy: source and destination overlap");
 	if (len <= __atomic_load_n(&disp.copy_small_max, __ATOMIC_RELAXED))

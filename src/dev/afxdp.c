@@ -39,8 +39,8 @@
 #include <xdp/xsk.h>
 
 #include "cachenet/afxdp.h"
-#include "cachenet/netdev.h" /* cn_pcap */
-#include "cachenet/perf.h"
+#include "cachenet/pcap.h"
+#include "cachenet/tsc.h"
 #include "cn_internal.h"
 #include "impair.h"
 
@@ -671,9 +671,8 @@ static void impaired_tx_out(void *arg, const uint8_t *frame, uint32_t len)
 	tx_post(q, m, idx, len);
 }
 
-int cn_afxdp_xmit(void *arg, struct cn_pkt *p)
+int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p)
 {
-	struct cn_afxdp_queue *q = arg;
 	uint64_t t0 = cn_tsc_begin();
 	uint32_t len = cn_pkt_len(p), idx;
 	struct cn_mbuf *m;

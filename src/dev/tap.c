@@ -24,8 +24,9 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 
-#include "cachenet/perf.h"
+#include "cachenet/tsc.h"
 #include "cachenet/tap.h"
+#include "cn_internal.h"
 #include "impair.h"
 
 #define ETH_HDR 14
@@ -46,8 +47,8 @@ struct cn_tap {
 	struct cn__impair_dir *dir_tx, *dir_rx;
 	uint32_t rxq_head, rxq_tail; /* free-running */
 	struct cn_mbuf *rxq[RXQ];
-	uint8_t txbuf[SCRATCH] __attribute__((aligned(64)));
-	uint8_t scratch[SCRATCH] __attribute__((aligned(64)));
+	uint8_t txbuf[SCRATCH] __attribute__((aligned(CN_CACHE_LINE)));
+	uint8_t scratch[SCRATCH] __attribute__((aligned(CN_CACHE_LINE)));
 };
 
 static uint64_t wall_ns(void)
@@ -145,12 +146,20 @@ static void free_tap(struct cn_tap *t)
 	free(t);
 }
 
-struct cn_tap *cn_tap_open(const struct cn_tap_params *p)
+struct cn_tap *cn_tap_open(const struct cn_tap_params *params)
 {
+	struct cn_tap_params q;
+	const struct cn_tap_params *p = &q;
 	struct cn_tap *t;
 	int rc, fd = -1, flags;
 
-	if (!p || !p->mpool || !p->cpool || p->batch > MAX_BATCH || p->fd < -1 ||
+	if (cn__params_copy(&q, sizeof(q), params) < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!q.adopt_fd)
+		q.fd = -1;
+	if (!p->mpool || !p->cpool || p->batch > MAX_BATCH || (q.adopt_fd && p->fd < 0) ||
 	    (p->impair && !cn__impair_params_ok(p->impair, 1))) {
 		errno = EINVAL;
 		return NULL;
@@ -159,7 +168,7 @@ struct cn_tap *cn_tap_open(const struct cn_tap_params *p)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	t = aligned_alloc(64, sizeof(*t));
+	t = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*t)));
 	if (!t) {
 		errno = ENOMEM;
 		return NULL;
@@ -294,9 +303,8 @@ static int send_frame(struct cn_tap *t, const uint8_t *frame, uint32_t len)
 	return rc;
 }
 
-int cn_tap_xmit(void *tap, struct cn_pkt *p)
+int cn_tap_xmit(struct cn_tap *t, struct cn_pkt *p)
 {
-	struct cn_tap *t = tap;
 	uint32_t len = cn_pkt_len(p);
 	int rc;
 

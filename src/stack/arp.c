@@ -3,9 +3,12 @@
  * for active opens, and a small table.
  *
  * Learning follows RFC 826's merge: a valid frame updates the sender's
- * entry if it exists; it creates one only when the frame is addressed to
- * us (we are about to talk to the sender, and an unsolicited flood cannot
- * fill the table). Static entries are never overwritten by the wire. */
+ * entry if it exists (a gratuitous ARP too); it creates one only for a
+ * request addressed to us (we are about to answer the sender) or a reply
+ * to a request we sent recently. A reply nobody asked for is dropped and
+ * counted: taken, it would let anyone on the link redirect our traffic
+ * for an address by answering first (ARP spoofing), and a flood of them
+ * could churn the table. Static entries are never overwritten. */
 #include <errno.h>
 
 #include "conn_impl.h"
@@ -89,17 +92,13 @@ bool cn_conn_arp_lookup(const struct cn_conn *c, cn_be32_t ip, uint8_t mac[6])
 static int arp_send(struct cn_conn *c, const uint8_t *dmac, uint16_t op, const uint8_t *tha,
 		    uint32_t tpa)
 {
-	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
 	uint8_t *h, *a;
+	uint32_t fl;
 	uint16_t v;
-	int rc;
+	struct cn_pkt *p = cn__conn_pkt(c, CN_ETH_MIN_FRAME, &h, &fl);
 
-	if (!p) {
-		c->st.tx_fail++;
+	if (!p)
 		return -ENOBUFS;
-	}
-	h = p->room + CN_PKT_HDR_ROOM - CN_ETH_MIN_FRAME;
-	memset(h, 0, CN_ETH_MIN_FRAME);
 	memcpy(h, dmac, CN_ETH_ALEN);
 	memcpy(h + 6, c->mac, CN_ETH_ALEN);
 	v = cn_hton16(CN_ETH_TYPE_ARP);
@@ -117,14 +116,37 @@ static int arp_send(struct cn_conn *c, const uint8_t *dmac, uint16_t op, const u
 	memcpy(a + 14, &c->addr, 4);
 	memcpy(a + 18, tha, CN_ETH_ALEN);
 	memcpy(a + 24, &tpa, 4);
-	p->hdr = h;
-	p->hdr_len = CN_ETH_MIN_FRAME;
-	p->l3_off = CN_ETH_HLEN;
-	p->l4_off = CN_ETH_HLEN;
-	rc = cn_net_xmit(c->net, p);
-	if (rc < 0)
-		c->st.tx_fail++;
-	return rc;
+	return cn__conn_xmit(c, p, h, fl, CN_ETH_HLEN);
+}
+
+/* Remember that we asked for @p ip (its slot refreshed, else a new one). */
+static void arp_asked_add(struct cn_conn *c, uint32_t ip, uint64_t now)
+{
+	unsigned i;
+
+	for (i = 0; i < CN_CONN_ARP_ASKED; i++)
+		if (c->arp_asked[i].ip == ip)
+			break;
+	if (i == CN_CONN_ARP_ASKED) {
+		i = c->arp_asked_next;
+		c->arp_asked_next = (c->arp_asked_next + 1) % CN_CONN_ARP_ASKED;
+	}
+	c->arp_asked[i].ip = ip;
+	c->arp_asked[i].at = now;
+}
+
+/* True (and forgotten) when we asked for @p ip recently: the span of an
+ * active open's ARP retries. */
+static bool arp_asked_take(struct cn_conn *c, uint32_t ip)
+{
+	uint64_t span = (uint64_t)(c->p.syn_retries + 1) * c->p.arp_retry;
+
+	for (unsigned i = 0; i < CN_CONN_ARP_ASKED; i++)
+		if (c->arp_asked[i].ip == ip) {
+			c->arp_asked[i].ip = 0;
+			return c->now - c->arp_asked[i].at <= span;
+		}
+	return false;
 }
 
 int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now)
@@ -135,8 +157,10 @@ int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now)
 
 	c->now = now;
 	rc = arp_send(c, bcast, ARP_OP_REQUEST, zero, ip);
-	if (rc == 0)
+	if (rc == 0) {
 		c->st.arp_req_out++;
+		arp_asked_add(c, ip, now);
+	}
 	return rc;
 }
 
@@ -165,8 +189,14 @@ void cn__arp_input(struct cn_conn *c, struct cn_mbuf *m)
 	for_us = tpa == c->addr;
 	/* spa 0 is an RFC 5227 probe: nothing to learn; our own address
 	 * from elsewhere is a conflict we do not learn either. */
-	if (spa && spa != c->addr && spa != 0xffffffffu)
-		cn__arp_learn(c, spa, sha, for_us);
+	if (spa && spa != c->addr && spa != 0xffffffffu) {
+		bool create = for_us && (op == ARP_OP_REQUEST || arp_asked_take(c, spa));
+		if (for_us && op == ARP_OP_REPLY && !create && !arp_find(c, spa)) {
+			cn__conn_drop(c, CN_CONN_DROP_ARP_UNSOLICITED);
+			goto out;
+		}
+		cn__arp_learn(c, spa, sha, create);
+	}
 	if (!for_us) {
 		cn__conn_drop(c, CN_CONN_DROP_ARP_NOT_US);
 		goto out;

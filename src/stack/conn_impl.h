@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Private to src/stack: the connection manager and socket structs, and the
- * functions that cross its files. Only public net.h/tcp.h calls reach the
- * fast path: this module could live outside the library. */
+/* Private to src/stack: the connection manager (conn.c: the socket table
+ * and the sockets' life; arp.c; icmp.c) and the functions that cross its
+ * files. It reaches TCP only through the public tcp.h and the handshake's
+ * interface at the end of tcp_impl.h; its sockets hold the handshake's
+ * state (struct cn_tcp_syn) for the TCP module, which alone reads it. */
 #ifndef CN_CONN_IMPL_H
 #define CN_CONN_IMPL_H
 
@@ -14,8 +16,9 @@
 #include "cachenet/net.h"
 #include "cachenet/tcp.h"
 #include "cn_internal.h"
+#include "tcp_impl.h"
 
-#define CN_CONN_HASH 256u
+#define CN_CONN_HASH 256u /* cn__hash_4tuple's buckets */
 #define CN_EPHEMERAL_LO 49152u
 #define CN_EPHEMERAL_N 16384u
 /* Smallest send MSS we accept from a peer (Linux's tcp_min_snd_mss is 48). */
@@ -24,6 +27,9 @@
 #define CN_CONN_DEFAULT_MSS 536u
 /* Shortest Ethernet frame without FCS: control frames are padded to it. */
 #define CN_ETH_MIN_FRAME 60u
+
+/* ARP requests we sent and whose reply we would take (arp.c). */
+#define CN_CONN_ARP_ASKED 16
 
 struct cn_arp_entry {
 	uint32_t ip;               /* network order; 0 = free slot */
@@ -49,11 +55,9 @@ struct cn_sock {
 	struct cn_tcb *tcb;        /* ESTABLISHED and after, until freed */
 	void *udata;
 	/* handshake (SYN_SENT, SYN_RCVD) */
-	uint32_t iss, irs;
-	uint16_t peer_mss;         /* 0 = option absent */
-	uint8_t peer_ws;
-	bool peer_has_ws, peer_ts, sent_ws, sent_ts;
-	uint32_t ts_recent;
+	struct cn_tcp_syn syn;     /* TCP's (tcp_impl.h) */
+	bool in_syncache;          /* a listener's half-open child, on the age list */
+	struct cn_sock *sc_older, *sc_newer; /* the syncache's age list */
 	uint32_t retries;          /* retransmissions (or ARP requests) so far */
 	uint64_t rtx_at;           /* handshake / ARP timer; 0 = off */
 	uint64_t tw_at;            /* TIME_WAIT end; 0 = off */
@@ -61,6 +65,7 @@ struct cn_sock {
 	/* listener: children in SYN_RCVD (counted) and ready for accept (queue) */
 	struct cn_sock *parent;    /* child not yet accepted: its listener */
 	uint32_t backlog, nchild;  /* nchild: embryonic + queued */
+	uint32_t nqueued;          /* on the accept queue */
 	struct cn_sock *aq_head, *aq_tail, *aq_next;
 	/* tables */
 	struct cn_sock *hnext;     /* 4-tuple hash chain (connections only) */
@@ -85,11 +90,63 @@ struct cn_conn {
 	struct cn_sock *hash[CN_CONN_HASH];
 	struct cn_arp_entry arp[CN_CONN_ARP_SIZE];
 	uint32_t arp_victim;       /* round-robin replacement */
+	struct {
+		uint32_t ip;       /* network order; 0 = free */
+		uint64_t at;       /* when last asked */
+	} arp_asked[CN_CONN_ARP_ASKED];
+	uint32_t arp_asked_next;   /* round-robin replacement */
+	/* the syncache: half-open children of listeners, oldest first */
+	struct cn_sock *sc_oldest, *sc_newest;
+	uint32_t nsyncache;
+	/* SYN cookies: the secret of generation g is ck[g & 1] (the current
+	 * and the previous one are valid) */
+	uint64_t ck[2][2];
+	uint32_t ck_gen;
+	uint64_t ck_next;          /* when the next generation starts */
+	uint64_t ck_sent_at;       /* last cookie sent, when ck_sent */
+	bool ck_sent;
 };
 
 static inline void cn__conn_drop(struct cn_conn *c, enum cn_conn_drop why)
 {
 	c->st.drop[why]++;
+}
+
+/* A control frame (ARP, a handshake segment, an ICMP reply) of @p len
+ * bytes, padded to the Ethernet minimum and zeroed, at the end of a fresh
+ * descriptor's header room: *h is its first byte, *fl its padded length.
+ * NULL (counted in tx_fail) when every descriptor is out. */
+static inline struct cn_pkt *cn__conn_pkt(struct cn_conn *c, uint32_t len, uint8_t **h,
+					  uint32_t *fl)
+{
+	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
+
+	if (!p) {
+		c->st.tx_fail++;
+		return NULL;
+	}
+	*fl = len < CN_ETH_MIN_FRAME ? CN_ETH_MIN_FRAME : len;
+	*h = p->room + CN_PKT_HDR_ROOM - *fl;
+	memset(*h, 0, *fl);
+	return p;
+}
+
+/* Send a control frame whose @p hdr_len header bytes start at @p h (its
+ * L4 header, or the ARP body, at @p l4_off): 0, or the device's negative
+ * errno (counted in tx_fail; p and what it references freed). */
+static inline int cn__conn_xmit(struct cn_conn *c, struct cn_pkt *p, uint8_t *h, uint32_t hdr_len,
+				uint32_t l4_off)
+{
+	int rc;
+
+	p->hdr = h;
+	p->hdr_len = (uint16_t)hdr_len;
+	p->l3_off = CN_ETH_HLEN;
+	p->l4_off = (uint16_t)l4_off;
+	rc = cn_net_xmit(c->net, p);
+	if (rc < 0)
+		c->st.tx_fail++;
+	return rc;
 }
 
 
@@ -98,12 +155,6 @@ CN_INTERNAL void cn__arp_input(struct cn_conn *c, struct cn_mbuf *m);
 CN_INTERNAL void cn__arp_learn(struct cn_conn *c, uint32_t ip, const uint8_t *mac, bool create);
 /* icmp.c */
 CN_INTERNAL void cn__icmp_input(struct cn_conn *c, struct cn_mbuf *m, const struct cn_pkt_info *pi);
-/* tcp_conn.c */
-CN_INTERNAL void cn__tcpc_input(struct cn_conn *c, struct cn_mbuf *m, struct cn_pkt_info *pi);
-CN_INTERNAL int cn__tcpc_send_syn(struct cn_sock *s, bool synack);
-CN_INTERNAL void cn__tcpc_send_rst(struct cn_sock *s);
-CN_INTERNAL void cn__tcpc_timers(struct cn_sock *s, uint64_t now);
-CN_INTERNAL void cn__tcpc_arp_resolved(struct cn_conn *c, uint32_t ip, const uint8_t *mac);
 /* conn.c: the socket table */
 CN_INTERNAL struct cn_sock *cn__sock_new(struct cn_conn *c);
 CN_INTERNAL void cn__sock_hash_add(struct cn_sock *s);
@@ -116,7 +167,8 @@ CN_INTERNAL void cn__sock_fail(struct cn_sock *s, int err);
  * returns s, or NULL when it was freed (released sockets only). */
 CN_INTERNAL struct cn_sock *cn__sock_update(struct cn_sock *s, uint64_t now);
 CN_INTERNAL void cn__sock_established(struct cn_sock *s);
-CN_INTERNAL uint32_t cn__isn(const struct cn_conn *c, uint32_t laddr, uint16_t lport,
-			     uint32_t raddr, uint16_t rport, uint64_t now);
+/* The syncache's age list (a half-open child of a listener). */
+CN_INTERNAL void cn__syncache_add(struct cn_sock *s);
+CN_INTERNAL void cn__syncache_del(struct cn_sock *s);
 
 #endif

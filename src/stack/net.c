@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "ip_reass.h"
 #include "net_impl.h"
 
 static const char *const drop_names[CN_DROP_MAX] = {
@@ -38,6 +39,11 @@ static const char *const drop_names[CN_DROP_MAX] = {
 	[CN_DROP_UDP_CSUM] = "udp_csum",
 	[CN_DROP_UDP_NO_PORT] = "udp_no_port",
 	[CN_DROP_NOBUFS] = "nobufs",
+	[CN_DROP_FRAG_OVERLAP] = "frag_overlap",
+	[CN_DROP_FRAG_DUP] = "frag_dup",
+	[CN_DROP_FRAG_BAD] = "frag_bad",
+	[CN_DROP_FRAG_TIMEOUT] = "frag_timeout",
+	[CN_DROP_FRAG_MEM] = "frag_mem",
 };
 
 const char *cn_drop_name(enum cn_drop reason)
@@ -86,6 +92,7 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 			if (len != 3)
 				return CN_DROP_TCP_OPT;
 			pi->has_ws = 1;
+			pi->ws_clamped = p[2] > 14;
 			pi->wscale = p[2] > 14 ? 14 : p[2]; /* RFC 7323 2.3 */
 			break;
 		case CN_TCPOPT_TIMESTAMP:
@@ -95,6 +102,18 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 			pi->ts_val = cn_ntoh32(cn__ld32(p + 2));
 			pi->ts_ecr = cn_ntoh32(cn__ld32(p + 6));
 			break;
+		case CN_TCPOPT_SACK_PERM:
+			if (len != 2)
+				return CN_DROP_TCP_OPT;
+			pi->has_sack_perm = 1;
+			break;
+		case CN_TCPOPT_SACK:
+			/* 1 to 4 blocks of two 32-bit edges (RFC 2018 3) */
+			if (len < 10 || (len - 2) % 8 != 0)
+				return CN_DROP_TCP_OPT;
+			pi->nsack = (uint8_t)((len - 2) / 8);
+			pi->sack = p + 2;
+			break;
 		default:
 			break;
 		}
@@ -103,9 +122,9 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 	return CN_DROP_NONE;
 }
 
-/* The parser of a frame of @p len bytes of which, with @p chain (a
- * constant), only the first @p avail are at @p frame (a chain's first
- * mbuf); without, all of them (avail unused).
+/* The parser's full branch (net_impl.h, "the parser"): a frame of @p len
+ * bytes of which, with @p chain (a constant), only the first @p avail are
+ * at @p frame (a chain's first mbuf); without, all of them.
  * Every length check is against len, so a drop has the same reason in
  * either shape; a header byte past avail returns CN_DROP_MAX ("headers
  * not in the first mbuf": the caller makes the frame contiguous). */
@@ -119,7 +138,9 @@ parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_
 	pi->frame = f;
 	pi->frame_len = len;
 	pi->flags = (uint8_t)flags;
-	pi->has_ts = pi->has_mss = pi->has_ws = 0;
+	pi->has_ts = pi->has_mss = pi->has_ws = pi->ws_clamped = pi->has_sack_perm = 0;
+	pi->nsack = 0;
+	pi->sack = NULL;
 	if (len < CN_ETH_HLEN)
 		return CN_DROP_ETH_TRUNC;
 	if (chain && avail < CN_ETH_HLEN)
@@ -207,6 +228,10 @@ parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_
 
 enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struct cn_pkt_info *pi)
 {
+	if (cn__parse_fast(frame, len, flags, pi)) {
+		pi->pay = pi->frame + pi->pay_off;
+		return CN_DROP_NONE;
+	}
 	return parse(frame, len, len, flags, pi, false);
 }
 
@@ -233,6 +258,31 @@ bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi)
 }
 
 /* ------------------------------------------------------------ TX packets */
+
+uint8_t *cn_net_hdr_build(void *frame, const struct cn_net_hdr_spec *spec)
+{
+	uint8_t *f = frame;
+	struct cn_ipv4_hdr ip = {
+		.ver_ihl = 0x45,
+		.frag_off = spec->no_df ? 0 : cn_hton16(CN_IPV4_FLAG_DF),
+		.ttl = 64,
+		.proto = spec->proto,
+		.src = spec->saddr,
+		.dst = spec->daddr,
+	};
+	uint16_t type = cn_hton16(CN_ETH_TYPE_IPV4);
+
+	memcpy(f, spec->dmac, CN_ETH_ALEN);
+	memcpy(f + CN_ETH_ALEN, spec->smac, CN_ETH_ALEN);
+	memcpy(f + 2 * CN_ETH_ALEN, &type, 2);
+	if (spec->l4_len) {
+		ip.total_len = cn_hton16((uint16_t)(CN_IPV4_HLEN + spec->l4_len));
+		ip.id = cn_hton16(spec->id);
+		ip.csum = cn_csum_ipv4_hdr(&ip, CN_IPV4_HLEN);
+	}
+	memcpy(f + CN_ETH_HLEN, &ip, CN_IPV4_HLEN);
+	return f + CN_ETH_HLEN + CN_IPV4_HLEN;
+}
 
 uint32_t cn_pkt_gather(const struct cn_pkt *p, void *dst)
 {
@@ -300,7 +350,7 @@ void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n)
 		struct cn_net *net;
 		unsigned j;
 
-		if (CN_NET_UNLIKELY(!pkt_plain(first))) {
+		if (CN_UNLIKELY(!pkt_plain(first))) {
 			cn_pkt_free(first);
 			i++;
 			continue;
@@ -311,7 +361,7 @@ void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n)
 		last = first;
 		for (j = i + 1; j < n; j++) {
 			struct cn_pkt *x = p[j];
-			if (CN_NET_UNLIKELY(!pkt_plain(x) || x->net != net))
+			if (CN_UNLIKELY(!pkt_plain(x) || x->net != net))
 				break;
 			last->next = x;
 			last = x;
@@ -344,11 +394,13 @@ struct cn_net *cn_net_create(const struct cn_net_params *p)
 	if (!net->p.max_udp)
 		net->p.max_udp = 16;
 	net->npkts = net->p.tx_descs;
-	net->pkts = aligned_alloc(64, sizeof(struct cn_pkt) * net->npkts);
+	net->pkts = aligned_alloc(CN_CACHE_LINE, sizeof(struct cn_pkt) * net->npkts);
 	net->hash = calloc(CN_TCP_HASH, sizeof(*net->hash));
 	net->conns = calloc(net->p.max_conns, sizeof(*net->conns));
 	net->udp = calloc(net->p.max_udp, sizeof(*net->udp));
 	if (!net->pkts || !net->hash || !net->conns || !net->udp)
+		goto nomem;
+	if (p->reass_mem && !(net->reass = cn__ip_reass_create(p)))
 		goto nomem;
 	/* Build the free list so that the first get hands out pkts[0]. */
 	for (uint32_t i = net->npkts; i-- > 0;) {
@@ -379,6 +431,7 @@ int cn_net_destroy(struct cn_net *net)
 		return 0;
 	cn__tcp_free_all(net);
 	cn__udp_free_all(net);
+	cn__ip_reass_destroy(net->reass);
 	rc = cn_net_pkts_out(net) ? -EBUSY : 0;
 	free(net->pkts);
 	free(net->hash);
@@ -388,21 +441,12 @@ int cn_net_destroy(struct cn_net *net)
 	return rc;
 }
 
-/* A frame of one buffer goes to the TCP fast path first (parse, lookup
- * and header prediction in one function: tcp_input.c), a chain (a split
- * frame) to its twin for chains; both hand back to
- * cn__net_input_general() what they do not recognise. */
+/* cn_net_input is TCP's input (tcp_input.c): every frame enters there
+ * once; its general branch parses anything but an established stream's
+ * segment with cn__net_rx_parse below, which keeps what is not TCP. */
 _Static_assert(CN_MBUF_F_RX_IP_CSUM_GOOD == CN_PARSE_IP_CSUM_GOOD &&
 		       CN_MBUF_F_RX_L4_CSUM_GOOD == CN_PARSE_L4_CSUM_GOOD,
 	       "a frame's RX status bits are the parser's flags");
-
-enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
-{
-	net->st.rx_frames++;
-	if (CN_NET_LIKELY(!m->next))
-		return cn__tcp_input_frame(net, m, now);
-	return cn__tcp_input_chain(net, m, now);
-}
 
 struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m)
 {
@@ -427,18 +471,47 @@ struct cn_mbuf *cn__net_join(struct cn_net *net, struct cn_mbuf *m)
 	return n;
 }
 
-/* Everything else: chains, other shapes, UDP, the slow-path hook, drops. */
-enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+/* A fragment to reassembly (made contiguous first). CN_DROP_NONE with
+ * *mp set to the datagram it completed, CN_DROP_NONE with *mp NULL when
+ * it is held, or the reason it was dropped (counted, freed). */
+static enum cn_drop rx_frag(struct cn_net *net, struct cn_mbuf **mp, uint64_t now)
 {
-	struct cn_pkt_info pi;
+	struct cn_mbuf *m = *mp, *whole;
+	enum cn_drop r;
+
+	*mp = NULL;
+	if (m->next) {
+		struct cn_mbuf *h = cn__net_join(net, m);
+		if (!h) {
+			cn__drop(net, CN_DROP_ETH_CHAIN);
+			cn_mbuf_free_chain(m);
+			return CN_DROP_ETH_CHAIN;
+		}
+		m = h;
+	}
+	r = cn__ip_reass_input(net, m, now, &whole); /* counts its drops */
+	if (r == CN_DROP_NONE)
+		*mp = whole;
+	return r;
+}
+
+/* The general branch's parse: chains, other shapes; UDP, the slow-path
+ * hook and drops are dealt with here, a TCP segment to us handed back.
+ * With reassembly on, a fragment is held, and the datagram it completes
+ * parsed instead (its L4 checksum checked in software, whatever the
+ * device said of the fragments). */
+enum cn_drop cn__net_rx_parse(struct cn_net *net, struct cn_mbuf **mp, struct cn_pkt_info *pi,
+			      uint64_t now)
+{
+	struct cn_mbuf *m = *mp;
 	enum cn_drop r;
 	uint32_t rxf = cn__rx_flags(net, m); /* the head's, before a join */
 
 	if (m->next) {
 		/* Received as it is when the first mbuf holds the headers and
 		 * one mbuf the payload (net.h, "RX"); else made contiguous. */
-		r = parse(m->data, m->pkt_len, m->len, rxf, &pi, true);
-		if (r == CN_DROP_NONE && !cn__chain_pay(m, &pi))
+		r = parse(m->data, m->pkt_len, m->len, rxf, pi, true);
+		if (r == CN_DROP_NONE && !cn__chain_pay(m, pi))
 			r = CN_DROP_MAX;
 		if (r == CN_DROP_MAX) {
 			struct cn_mbuf *h = cn__net_join(net, m);
@@ -446,36 +519,39 @@ enum cn_drop cn__net_input_general(struct cn_net *net, struct cn_mbuf *m, uint64
 				r = CN_DROP_ETH_CHAIN;
 				goto drop;
 			}
-			m = h;
-			r = cn_net_parse(m->data, m->len, rxf, &pi);
+			*mp = m = h;
+			r = parse(m->data, m->len, m->len, rxf, pi, false);
 		} else if (r == CN_DROP_NONE) {
 			net->st.rx_chain++;
 		}
 	} else {
-		r = cn_net_parse(m->data, m->len, rxf, &pi);
+		r = parse(m->data, m->len, m->len, rxf, pi, false);
+	}
+	if (r == CN_DROP_IP_FRAG && net->reass) {
+		r = rx_frag(net, &m, now);
+		if (r != CN_DROP_NONE || !m)
+			return r; /* held, or dropped and counted */
+		*mp = m;
+		rxf &= ~(uint32_t)CN_PARSE_L4_CSUM_GOOD;
+		r = parse(m->data, m->len, m->len, rxf, pi, false);
 	}
 	if (r != CN_DROP_NONE) {
-		if (r == CN_DROP_IP_PROTO && pi.daddr != net->p.addr)
+		if (r == CN_DROP_IP_PROTO && pi->daddr != net->p.addr)
 			r = CN_DROP_IP_NOT_US;
 		else if (r == CN_DROP_ETH_TYPE || r == CN_DROP_IP_FRAG || r == CN_DROP_IP_PROTO)
 			goto slow;
 		goto drop;
 	}
-	if (pi.daddr != net->p.addr) {
+	if (pi->daddr != net->p.addr) {
 		r = CN_DROP_IP_NOT_US;
 		goto drop;
 	}
-	if (pi.proto == CN_IPV4_PROTO_TCP) {
-		struct cn_tcb *tcb = cn__tcp_lookup(net, &pi);
+	if (pi->proto == CN_IPV4_PROTO_TCP) {
 		net->st.rx_tcp++;
-		if (!tcb) {
-			r = CN_DROP_TCP_NO_CONN;
-			goto slow;
-		}
-		return cn__tcp_input(net, tcb, m, &pi, now); /* counts its drops */
+		return CN_DROP_MAX;
 	}
 	net->st.rx_udp++;
-	return cn__udp_input(net, m, &pi);
+	return cn__udp_input(net, m, pi);
 slow:
 	if (cn__net_slow(net, &m, &r))
 		return CN_DROP_NONE;
@@ -533,6 +609,8 @@ int cn_net_xmit(struct cn_net *net, struct cn_pkt *p)
 		cn_pkt_free(p);
 		return -EINVAL;
 	}
+	if (net->p.mtu && cn_pkt_len(p) > CN_ETH_HLEN + net->p.mtu)
+		return cn__ip_frag_xmit(net, p);
 	return cn__net_xmit(net, p, cn_pkt_len(p));
 }
 
@@ -548,6 +626,16 @@ uint64_t cn_net_drops(const struct cn_net *net)
 	for (unsigned i = 1; i < CN_DROP_MAX; i++)
 		n += net->st.drop[i];
 	return n;
+}
+
+uint32_t cn_net_reass_entries(const struct cn_net *net)
+{
+	return cn__ip_reass_entries(net->reass);
+}
+
+uint32_t cn_net_reass_mem(const struct cn_net *net)
+{
+	return cn__ip_reass_mem(net->reass);
 }
 
 uint32_t cn_net_pkts_out(const struct cn_net *net)
@@ -574,4 +662,6 @@ void cn_net_timer(struct cn_net *net, uint64_t now)
 {
 	for (uint32_t i = 0; i < net->nconns; i++)
 		cn_tcp_timer(net->conns[i], now);
+	if (net->reass)
+		cn__ip_reass_timer(net, now);
 }

@@ -4,26 +4,13 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "net_impl.h"
-
-static inline unsigned tcb_hash(uint32_t raddr, uint16_t rport_n, uint16_t lport_n)
-{
-	uint32_t h = raddr ^ ((uint32_t)rport_n << 16 | lport_n);
-
-	h *= 0x9e3779b1u; /* Fibonacci hashing: the high bits mix every input bit */
-	return h >> 24;
-}
-
-struct cn_tcb *cn__tcp_lookup(struct cn_net *net, const struct cn_pkt_info *pi)
-{
-	return cn__tcp_find(net, pi);
-}
+#include "tcp_impl.h"
 
 struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info *pi)
 {
 	struct cn_tcb *t;
 
-	for (t = net->hash[tcb_hash(pi->saddr, pi->sport, pi->dport)]; t; t = t->hnext)
+	for (t = net->hash[cn__hash_4tuple(pi->saddr, pi->sport, pi->dport)]; t; t = t->hnext)
 		if (t->raddr == pi->saddr && t->rport_n == pi->sport && t->lport_n == pi->dport) {
 			net->last = t;
 			return t;
@@ -34,21 +21,19 @@ struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info 
 static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
 {
 	uint8_t *h = tcb->tmpl;
-	struct cn_eth_hdr *eth = (struct cn_eth_hdr *)h;
 	struct cn_ipv4_hdr *ip = (struct cn_ipv4_hdr *)(h + CN_ETH_HLEN);
-	struct cn_tcp_hdr *th = (struct cn_tcp_hdr *)(h + CN_ETH_HLEN + CN_IPV4_HLEN);
+	struct cn_tcp_hdr *th;
 	uint32_t thl = CN_TCP_HLEN + (tcb->ts_on ? CN_TCPOLEN_TSTAMP_APPA : 0);
+	const struct cn_net_hdr_spec hs = {
+		.dmac = p->rmac,
+		.smac = tcb->net->p.mac,
+		.saddr = p->laddr,
+		.daddr = p->raddr,
+		.proto = CN_IPV4_PROTO_TCP,
+	};
 
 	memset(h, 0, sizeof(tcb->tmpl));
-	memcpy(eth->dst, p->rmac, CN_ETH_ALEN);
-	memcpy(eth->src, tcb->net->p.mac, CN_ETH_ALEN);
-	eth->type = cn_hton16(CN_ETH_TYPE_IPV4);
-	ip->ver_ihl = 0x45;
-	ip->frag_off = cn_hton16(CN_IPV4_FLAG_DF);
-	ip->ttl = 64;
-	ip->proto = CN_IPV4_PROTO_TCP;
-	ip->src = p->laddr;
-	ip->dst = p->raddr;
+	th = (struct cn_tcp_hdr *)cn_net_hdr_build(h, &hs);
 	th->sport = p->lport;
 	th->dport = p->rport;
 	th->off = (uint8_t)((thl / 4) << 4);
@@ -103,7 +88,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	key.saddr = p->raddr;
 	key.sport = p->rport;
 	key.dport = p->lport;
-	if (cn__tcp_lookup(net, &key)) {
+	if (cn__tcp_find(net, &key)) {
 		errno = EEXIST;
 		return NULL;
 	}
@@ -111,7 +96,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 		errno = ENOSPC;
 		return NULL;
 	}
-	tcb = aligned_alloc(64, (sizeof(*tcb) + 63) & ~(size_t)63);
+	tcb = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*tcb)));
 	if (!tcb) {
 		errno = ENOMEM;
 		return NULL;
@@ -180,7 +165,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 		tcb->sb = &tcb->chain.sb;
 	}
 	build_template(tcb, p);
-	h = tcb_hash(tcb->raddr, tcb->rport_n, tcb->lport_n);
+	h = cn__hash_4tuple(tcb->raddr, tcb->rport_n, tcb->lport_n);
 	tcb->hnext = net->hash[h];
 	net->hash[h] = tcb;
 	net->conns[net->nconns++] = tcb;
@@ -213,7 +198,7 @@ void cn_tcp_close(struct cn_tcb *tcb)
 	if (!tcb)
 		return;
 	net = tcb->net;
-	for (pp = &net->hash[tcb_hash(tcb->raddr, tcb->rport_n, tcb->lport_n)]; *pp;
+	for (pp = &net->hash[cn__hash_4tuple(tcb->raddr, tcb->rport_n, tcb->lport_n)]; *pp;
 	     pp = &(*pp)->hnext)
 		if (*pp == tcb) {
 			*pp = tcb->hnext;
@@ -255,7 +240,7 @@ struct cn_tcb *cn_tcp_lookup(struct cn_net *net, cn_be32_t raddr, cn_be16_t rpor
 	key.saddr = raddr;
 	key.sport = rport;
 	key.dport = lport;
-	return cn__tcp_lookup(net, &key);
+	return cn__tcp_find(net, &key);
 }
 
 int cn_tcp_shutdown(struct cn_tcb *tcb, uint64_t now)
@@ -321,9 +306,7 @@ int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now)
  * 3.8.6.2.2, receiver-side SWS avoidance). */
 static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
 {
-	uint32_t cc = tcb->rcvq.sb.cc;
-	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
-	uint32_t edge = tcb->rcv_nxt + space;
+	uint32_t edge = tcb->rcv_nxt + cn__tcp_rcv_free(tcb);
 	uint32_t grow = edge - tcb->rcv_adv;
 
 	if ((int32_t)grow > 0 && (grow >= 2u * tcb->rcv_mss || grow >= tcb->rcv_space_max / 2)) {
@@ -367,13 +350,13 @@ static inline __attribute__((always_inline)) void ra_lines(const uint8_t *p, uin
 {
 	uint32_t o = 0;
 
-	for (; o + 256 <= len; o += 256) {
+	for (; o + 4 * CN_CACHE_LINE <= len; o += 4 * CN_CACHE_LINE) {
 		__builtin_prefetch(p + o, 0, 3);
-		__builtin_prefetch(p + o + 64, 0, 3);
-		__builtin_prefetch(p + o + 128, 0, 3);
-		__builtin_prefetch(p + o + 192, 0, 3);
+		__builtin_prefetch(p + o + CN_CACHE_LINE, 0, 3);
+		__builtin_prefetch(p + o + 2 * CN_CACHE_LINE, 0, 3);
+		__builtin_prefetch(p + o + 3 * CN_CACHE_LINE, 0, 3);
 	}
-	for (; o < len; o += 64)
+	for (; o < len; o += CN_CACHE_LINE)
 		__builtin_prefetch(p + o, 0, 3);
 	if (len)
 		__builtin_prefetch(p + len - 1, 0, 3);
@@ -478,19 +461,17 @@ void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now)
 	if (tcb->rtx_at && now >= tcb->rtx_at) {
 		tcb->rtx_at = 0;
 		if (tcb->snd_una != tcb->snd_max) {
-			uint32_t flight = tcb->snd_max - tcb->snd_una;
-			uint32_t half = flight / 2;
 			tcb->st.rto_fired++;
-			tcb->ssthresh = half > 2u * tcb->mss ? half : 2u * tcb->mss;
+			tcb->ssthresh = cn__tcp_loss_ssthresh(tcb);
 			tcb->cwnd = tcb->mss;
 			tcb->snd_nxt = tcb->snd_una;
 			tcb->dupacks = 0;
 			tcb->flags &= ~(TF_RTT | TF_RECOVER);
-			tcb->rto = tcb->rto * 2 > tcb->rto_max ? tcb->rto_max : tcb->rto * 2;
 		} else if (tcb->sb->cc) {
 			tcb->flags |= TF_FORCE; /* persist probe */
-			tcb->rto = tcb->rto * 2 > tcb->rto_max ? tcb->rto_max : tcb->rto * 2;
 		}
+		if (tcb->snd_una != tcb->snd_max || tcb->sb->cc) /* back off */
+			tcb->rto = tcb->rto * 2 > tcb->rto_max ? tcb->rto_max : tcb->rto * 2;
 		cn__tcp_output(tcb, now);
 		if (!tcb->rtx_at && (tcb->snd_una != tcb->snd_max || tcb->sb->cc))
 			tcb->rtx_at = now + tcb->rto;
@@ -514,7 +495,7 @@ void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *i)
 	i->cwnd = tcb->cwnd;
 	i->ssthresh = tcb->ssthresh;
 	i->rcv_nxt = tcb->rcv_nxt;
-	i->rcv_wnd = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+	i->rcv_wnd = cn__tcp_rcv_free(tcb);
 	i->rto = tcb->rto;
 	i->srtt = tcb->srtt8 / 8;
 	i->snd_queued = tcb->sb->cc;

@@ -10,15 +10,23 @@
  *    nothing new: deliver it, schedule the ACK.
  * Everything else (duplicate ACKs, retransmissions, out-of-order data,
  * window changes, recovery) goes through the full path below, written in
- * the order of RFC 9293 3.10.7.4 for ESTABLISHED. */
+ * the order of RFC 9293 3.10.7.4 for ESTABLISHED.
+ *
+ * Every received frame enters the stack here, once (cn_net_input, after
+ * the branches below), and takes one of two branches: the fast one parses
+ * with the parser's fast branch, finds the connection and predicts, all
+ * inlined into one function so the parsed fields stay in registers; the
+ * general one (any other shape, a chain that is not a plain split frame,
+ * a segment of no connection, UDP and everything else) parses with the
+ * parser's full branch (net.c), which keeps what is not TCP, and goes on
+ * to the same prediction and the full path. */
 #include <errno.h>
 
-#include "net_impl.h"
+#include "tcp_impl.h"
 
 static inline uint32_t rcv_space(const struct cn_tcb *tcb)
 {
-	uint32_t cc = tcb->rcvq.sb.cc;
-	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+	uint32_t space = cn__tcp_rcv_free(tcb);
 	uint32_t adv = tcb->rcv_adv - tcb->rcv_nxt;
 
 	/* A window once advertised is honoured even if space shrank since. */
@@ -104,7 +112,7 @@ deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *p
 		if (k == len) {
 			cn_mbuf_free_chain(m);
 		} else {
-			if (chain && CN_NET_UNLIKELY(m->next != NULL))
+			if (chain && CN_UNLIKELY(m->next != NULL))
 				m = cn__pay_mbuf(m, pi, &off, NULL);
 			m->data += off + k;
 			m->len = m->pkt_len = len - k;
@@ -118,7 +126,7 @@ deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *p
 		cn_mbuf_free_chain(m);
 		return false;
 	}
-	if (chain && CN_NET_UNLIKELY(m->next != NULL))
+	if (chain && CN_UNLIKELY(m->next != NULL))
 		m = cn__pay_mbuf(m, pi, &off, NULL);
 	deliver(tcb, m, off, len);
 	return true;
@@ -246,7 +254,7 @@ static inline void free_frame(struct cn_mbuf *m)
 {
 	struct cn_mbuf *n = cn_mbuf_free(m);
 
-	if (CN_NET_UNLIKELY(n != NULL))
+	if (CN_UNLIKELY(n != NULL))
 		cn_mbuf_free_chain(n);
 }
 
@@ -255,7 +263,7 @@ static enum cn_drop tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struc
 
 /* Header prediction here, the rest in tcp_input_slow(): kept apart so the
  * predicted cases pay for few registers saved and no stack frame of the
- * full path. Inlined into both entries below. */
+ * full path. Inlined into both branches of cn_net_input below. */
 static inline __attribute__((always_inline)) enum cn_drop
 tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct cn_pkt_info *pi,
 		  uint64_t now, const bool chain)
@@ -273,7 +281,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 			if (cn_seq_gt(ack, tcb->snd_una) && cn_seq_leq(ack, tcb->snd_max)) {
 				/* Header only (20 or 32 bytes): summed inline. */
 				if (!(pi->flags & CN_PARSE_L4_CSUM_GOOD) &&
-				    CN_NET_UNLIKELY(cn_csum_fold(cn__l4_hdr_sum(pi)) != 0xffff)) {
+				    CN_UNLIKELY(cn_csum_fold(cn__l4_hdr_sum(pi)) != 0xffff)) {
 					cn__drop(net, CN_DROP_TCP_CSUM);
 					free_frame(m);
 					return CN_DROP_TCP_CSUM;
@@ -307,66 +315,96 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 	return CN_DROP_MAX; /* not predicted */
 }
 
-/* From cn__net_input_general(): a frame the general parser accepted. */
-enum cn_drop cn__tcp_input(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m,
-			   struct cn_pkt_info *pi, uint64_t now)
+/* The general branch: a frame the fast branch did not take. Its own
+ * parsed-fields struct, whose address escapes (the full parser, the slow
+ * hook), so the fast branch's stays in registers. */
+static __attribute__((noinline)) enum cn_drop tcp_input_general(struct cn_net *net,
+								struct cn_mbuf *m, uint64_t now)
 {
-	enum cn_drop r = tcp_input_predict(net, tcb, m, pi, now, true);
+	struct cn_pkt_info pi;
+	struct cn_tcb *tcb;
+	enum cn_drop r = cn__net_rx_parse(net, &m, &pi, now);
 
-	return r != CN_DROP_MAX ? r : tcp_input_slow(net, tcb, m, pi, now);
+	if (r != CN_DROP_MAX)
+		return r; /* not TCP for us: dealt with in net.c */
+	tcb = cn__tcp_find(net, &pi);
+	if (!tcb) {
+		/* Connection management is the slow-path hook's. */
+		r = CN_DROP_TCP_NO_CONN;
+		if (cn__net_slow(net, &m, &r))
+			return CN_DROP_NONE;
+		cn__drop(net, r);
+		cn_mbuf_free_chain(m);
+		return r;
+	}
+	r = tcp_input_predict(net, tcb, m, &pi, now, true);
+	return r != CN_DROP_MAX ? r : tcp_input_slow(net, tcb, m, &pi, now);
 }
 
-/* From cn_net_input(): parse, lookup and prediction in one frame, so the
- * parsed fields reach the prediction in registers. A frame of another
- * shape, or of no connection, goes to the general path, which parses it
+/* The fast branch, for a frame of one mbuf or (@p chain, a constant) a
+ * split chain, headers in the first mbuf and the payload in the second
+ * (net.h, "RX"), its payload read where it lies. Parse, lookup and
+ * prediction in one frame, so the parsed fields reach the prediction in
+ * registers; anything else goes to the general branch, which parses it
  * again and counts it there (rx_tcp included) exactly once. */
-enum cn_drop cn__tcp_input_frame(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+static inline __attribute__((always_inline)) enum cn_drop
+tcp_input_fast(struct cn_net *net, struct cn_mbuf *m, uint64_t now, const bool chain)
 {
 	struct cn_pkt_info pi, slow;
 	struct cn_tcb *tcb;
 	enum cn_drop r;
+	bool ok;
 
-	if (CN_NET_UNLIKELY(!cn__parse_fast(net, m->data, m->len, cn__rx_flags(net, m), &pi)))
-		return cn__net_input_general(net, m, now);
+	if (chain)
+		ok = cn__parse_fast_at(m->data, m->pkt_len, m->len, cn__rx_flags(net, m), &pi,
+				       true) &&
+		     cn__chain_pay(m, &pi);
+	else
+		ok = cn__parse_fast(m->data, m->len, cn__rx_flags(net, m), &pi);
+	if (CN_UNLIKELY(!ok || pi.daddr != net->p.addr))
+		return tcp_input_general(net, m, now);
 	tcb = cn__tcp_find(net, &pi);
-	if (CN_NET_UNLIKELY(tcb == NULL))
-		return cn__net_input_general(net, m, now);
+	if (CN_UNLIKELY(tcb == NULL))
+		return tcp_input_general(net, m, now);
 	net->st.rx_tcp++;
-	r = tcp_input_predict(net, tcb, m, &pi, now, false);
-	if (CN_NET_LIKELY(r != CN_DROP_MAX))
+	if (chain)
+		net->st.rx_chain++;
+	r = tcp_input_predict(net, tcb, m, &pi, now, chain);
+	if (CN_LIKELY(r != CN_DROP_MAX))
 		return r;
 	/* The full path gets a copy: pi's address never escapes, so the
-	 * fast path above may keep its fields in registers. */
+	 * fast branch may keep its fields in registers. */
 	slow = pi;
-	slow.pay = slow.frame + slow.pay_off;
+	if (!chain)
+		slow.pay = slow.frame + slow.pay_off;
 	return tcp_input_slow(net, tcb, m, &slow, now);
 }
 
-/* cn__tcp_input_frame for a chain (cn_net_input): a split frame, headers
- * in the first mbuf and the payload in the second, takes the same
- * prediction with the payload read where it lies; any other chain goes
- * to the general path (which may make it contiguous). A twin rather than
- * one function with a branch: the single-buffer path stays as it was. */
-enum cn_drop cn__tcp_input_chain(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+/* The fast branch's two instances, out of line: a frame of one mbuf runs
+ * exactly the code it would without chains, and the entry below stays
+ * three instructions and a jump (no stack frame to set up first). */
+static __attribute__((noinline)) enum cn_drop tcp_input_one(struct cn_net *net, struct cn_mbuf *m,
+							    uint64_t now)
 {
-	struct cn_pkt_info pi, slow;
-	struct cn_tcb *tcb;
-	enum cn_drop r;
+	return tcp_input_fast(net, m, now, false);
+}
 
-	if (CN_NET_UNLIKELY(!cn__parse_fast_at(net, m->data, m->pkt_len, m->len, cn__rx_flags(net, m),
-					       &pi, true) ||
-			    !cn__chain_pay(m, &pi)))
-		return cn__net_input_general(net, m, now);
-	tcb = cn__tcp_find(net, &pi);
-	if (CN_NET_UNLIKELY(tcb == NULL))
-		return cn__net_input_general(net, m, now);
-	net->st.rx_tcp++;
-	net->st.rx_chain++;
-	r = tcp_input_predict(net, tcb, m, &pi, now, true);
-	if (CN_NET_LIKELY(r != CN_DROP_MAX))
-		return r;
-	slow = pi;
-	return tcp_input_slow(net, tcb, m, &slow, now);
+static __attribute__((noinline)) enum cn_drop tcp_input_chain(struct cn_net *net,
+							      struct cn_mbuf *m, uint64_t now)
+{
+	return tcp_input_fast(net, m, now, true);
+}
+
+/* cn_net_input (net.h) is TCP's input: every received frame enters the
+ * stack here, once, and takes the fast branch or the general one (see the
+ * top of this file); what is not TCP leaves for net.c from the general
+ * branch and never comes back. */
+enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
+{
+	net->st.rx_frames++;
+	if (CN_LIKELY(!m->next))
+		return tcp_input_one(net, m, now);
+	return tcp_input_chain(net, m, now);
 }
 
 /* The full path, in the order of RFC 9293 3.10.7.4 for ESTABLISHED. */
@@ -457,8 +495,7 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 			if (tcb->dupacks == 3 && !(tcb->flags & TF_RECOVER)) {
 				/* Fast retransmit, fast recovery (RFC 5681 3.2,
 				 * NewReno's recover point, RFC 6582). */
-				uint32_t flight = tcb->snd_max - tcb->snd_una, half = flight / 2;
-				tcb->ssthresh = half > 2u * tcb->mss ? half : 2u * tcb->mss;
+				tcb->ssthresh = cn__tcp_loss_ssthresh(tcb);
 				tcb->recover = tcb->snd_max;
 				tcb->flags |= TF_RECOVER;
 				tcb->flags &= ~TF_RTT; /* Karn */

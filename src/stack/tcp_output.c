@@ -10,7 +10,7 @@
  * copy, or a separate pass). */
 #include <errno.h>
 
-#include "net_impl.h"
+#include "tcp_impl.h"
 
 static inline uint32_t min32(uint32_t a, uint32_t b)
 {
@@ -26,8 +26,7 @@ static inline uint32_t min32(uint32_t a, uint32_t b)
 static __attribute__((noinline)) uint16_t rcv_window_compute(struct cn_tcb *tcb)
 {
 	uint32_t cc = tcb->rcvq.sb.cc;
-	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
-	uint32_t w = space >> tcb->rcv_wscale;
+	uint32_t w = cn__tcp_rcv_free(tcb) >> tcb->rcv_wscale;
 	uint32_t edge;
 
 	if (w > 0xffff)
@@ -43,7 +42,7 @@ static __attribute__((noinline)) uint16_t rcv_window_compute(struct cn_tcb *tcb)
 
 static inline uint16_t rcv_window(struct cn_tcb *tcb)
 {
-	if (CN_NET_LIKELY(tcb->win_nxt == tcb->rcv_nxt && tcb->win_cc == tcb->rcvq.sb.cc))
+	if (CN_LIKELY(tcb->win_nxt == tcb->rcv_nxt && tcb->win_cc == tcb->rcvq.sb.cc))
 		return tcb->win_field;
 	return rcv_window_compute(tcb);
 }
@@ -101,7 +100,7 @@ static inline __attribute__((always_inline)) int attach_ring(struct cn_tcb *tcb,
 	idx = (tcb->snd_una + off - tcb->ring_seq0) & tcb->ring_mask;
 	k = tcb->ring_mask + 1 - idx;
 	p->piece[0].base = tcb->ring_base + idx;
-	if (CN_NET_LIKELY(len <= k)) {
+	if (CN_LIKELY(len <= k)) {
 		p->piece[0].len = len;
 		p->npieces = 1;
 	} else {
@@ -210,7 +209,7 @@ send_segment_inline(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin, ui
 	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
 
 	if (len) {
-		if (CN_NET_LIKELY(tcb->sb_kind == CN_SOCKBUF_RING &&
+		if (CN_LIKELY(tcb->sb_kind == CN_SOCKBUF_RING &&
 				  tcb->csum_mode != CN_TCP_CSUM_FUSED))
 			rc = attach_ring(tcb, p, off, len, &paysum);
 		else
@@ -219,7 +218,7 @@ send_segment_inline(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin, ui
 			cn_pkt_free(p);
 			return rc;
 		}
-		if (CN_NET_UNLIKELY(fin) && (uint32_t)rc != len)
+		if (CN_UNLIKELY(fin) && (uint32_t)rc != len)
 			fin = false;
 		len = (uint32_t)rc;
 	}
@@ -356,12 +355,12 @@ int cn__tcp_output(struct cn_tcb *tcb, uint64_t now)
 				break;
 			}
 		}
-		fin = CN_NET_UNLIKELY(tcb->flags & TF_SNDFIN) && fin_here(tcb, off, len);
+		fin = CN_UNLIKELY(tcb->flags & TF_SNDFIN) && fin_here(tcb, off, len);
 		rc = send_segment_inline(tcb, off, len, fin, now);
 		if (rc <= 0)
 			break;
 		tcb->snd_nxt += (uint32_t)rc;
-		if (CN_NET_UNLIKELY(fin) && (uint32_t)rc == len)
+		if (CN_UNLIKELY(fin) && (uint32_t)rc == len)
 			tcb->snd_nxt++; /* the FIN's sequence number */
 		if (cn_seq_gt(tcb->snd_nxt, tcb->snd_max))
 			tcb->snd_max = tcb->snd_nxt;
@@ -369,7 +368,7 @@ int cn__tcp_output(struct cn_tcb *tcb, uint64_t now)
 		if ((uint32_t)rc == avail)
 			break; /* all sent: the next pass would find avail == 0 */
 	}
-	if (CN_NET_UNLIKELY(tcb->flags & TF_SNDFIN) && rc >= 0 &&
+	if (CN_UNLIKELY(tcb->flags & TF_SNDFIN) && rc >= 0 &&
 	    fin_here(tcb, tcb->snd_nxt - tcb->snd_una, 0)) {
 		/* Every byte is out and the FIN is not: a bare FIN (it may
 		 * pass a closed window: it carries no data). */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "ip_reass.h"
 #include "net_impl.h"
 
 #define UDP_HDRS (CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN)
@@ -12,8 +13,6 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 	const struct cn_udp_params *p;
 	struct cn_udp_params q;
 	struct cn_udp_sock *s;
-	struct cn_eth_hdr *eth;
-	struct cn_ipv4_hdr *ip;
 	struct cn_udp_hdr *uh;
 
 	p = &q;
@@ -53,21 +52,16 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 	s->net = net;
 	s->p = *p;
 	s->lport_n = p->lport;
-	eth = (struct cn_eth_hdr *)s->tmpl;
-	ip = (struct cn_ipv4_hdr *)(s->tmpl + CN_ETH_HLEN);
-	uh = (struct cn_udp_hdr *)(s->tmpl + CN_ETH_HLEN + CN_IPV4_HLEN);
-	memcpy(eth->dst, p->rmac, CN_ETH_ALEN);
-	memcpy(eth->src, net->p.mac, CN_ETH_ALEN);
-	eth->type = cn_hton16(CN_ETH_TYPE_IPV4);
-	ip->ver_ihl = 0x45;
-	ip->frag_off = cn_hton16(CN_IPV4_FLAG_DF);
-	ip->ttl = 64;
-	ip->proto = CN_IPV4_PROTO_UDP;
-	ip->src = net->p.addr;
-	ip->dst = p->raddr;
+	uh = (struct cn_udp_hdr *)cn_net_hdr_build(s->tmpl, &(const struct cn_net_hdr_spec){
+		.dmac = p->rmac,
+		.smac = net->p.mac,
+		.saddr = net->p.addr,
+		.daddr = p->raddr,
+		.proto = CN_IPV4_PROTO_UDP,
+	});
 	uh->sport = s->lport_n;
 	uh->dport = p->rport;
-	s->ip_sum0 = cn_csum_partial(ip, CN_IPV4_HLEN, 0);
+	s->ip_sum0 = cn_csum_partial(s->tmpl + CN_ETH_HLEN, CN_IPV4_HLEN, 0);
 	s->udp_sum0 = cn_csum_partial(uh, CN_UDP_HLEN,
 				      cn_csum_pseudo_ipv4(net->p.addr, p->raddr, CN_IPV4_PROTO_UDP, 0));
 	net->udp[net->nudp++] = s;
@@ -112,10 +106,14 @@ static int udp_xmit(struct cn_udp_sock *s, const struct udp_dest *d, const void 
 	struct cn_udp_hdr *uh;
 	uint16_t l4len, tot, id;
 	uint32_t ip_sum0 = s->ip_sum0, udp_sum0 = s->udp_sum0, raddr = s->p.raddr;
+	bool frag;
 	int rc;
 
-	if (len > 9000 - CN_IPV4_HLEN - CN_UDP_HLEN)
+	/* Without an MTU a datagram is one frame (at most a jumbo's); with
+	 * one, anything IPv4 can carry, fragmented past the MTU. */
+	if (len > (net->p.mtu ? 65535u : 9000u) - CN_IPV4_HLEN - CN_UDP_HLEN)
 		return -EMSGSIZE;
+	frag = net->p.mtu && CN_IPV4_HLEN + CN_UDP_HLEN + len > net->p.mtu;
 	p = cn__pkt_get(net);
 	if (!p)
 		return -ENOBUFS;
@@ -167,7 +165,12 @@ static int udp_xmit(struct cn_udp_sock *s, const struct udp_dest *d, const void 
 	}
 	p->done = done;
 	p->done_arg = arg;
-	rc = cn__net_xmit(net, p, UDP_HDRS + len); /* on error: no completion */
+	if (CN_UNLIKELY(frag)) {
+		ip->frag_off = 0; /* DF off; the fragments get their own checksums */
+		rc = cn__ip_frag_xmit(net, p);
+	} else {
+		rc = cn__net_xmit(net, p, UDP_HDRS + len); /* on error: no completion */
+	}
 	if (rc < 0)
 		return rc;
 	s->st.tx_dgrams++;

@@ -14,22 +14,17 @@
 
 #include "cachenet/bswap.h"
 #include "cachenet/pes.h"
+#include "cn_internal.h"
 
 #include <assert.h>
 #include <stdint.h>
 #include <string.h>
 
-/* Debug checks, compiled out of release builds (NDEBUG), in one place. */
-#ifndef NDEBUG
-#define CN_COPY_ASSERT(cond, msg) assert((cond) && (msg))
-#else
-#define CN_COPY_ASSERT(cond, msg) ((void)0)
-#endif
 
 /* The whole-buffer contract shared by every call: NULL only with len 0,
  * in place or disjoint, and no wrap-around of either range. */
 #define CN_COPY_CHECK_ARGS(dst, src, len, fn)                                                   \
-	CN_COPY_ASSERT((len) == 0 ||                                                            \
+	CN_ASSERT((len) == 0 ||                                                            \
 			       ((dst) && (src) && (uintptr_t)(src) + (len) > (uintptr_t)(src) && \
 				(uintptr_t)(dst) + (len) > (uintptr_t)(dst) &&                    \
 				((dst) == (src) || (uintptr_t)(dst) + (len) <= (uintptr_t)(src) || \

@@ -235,7 +235,7 @@ def mode_icache(d):
     for g in geoms:
         row = []
         for b in bins:
-            ev, out, _ = verify.callgrind([b, PACKETS], i1=g)
+            ev, out = verify.callgrind([b, PACKETS], i1=g)[:2]
             res[(g, b)] = (ev, out)
             row.append(ev['I1mr'])
         print(f'{g:14}' + ''.join(f'{x:>16}' for x in row)

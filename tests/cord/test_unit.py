@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tools', 'cord'))
 DATA = os.path.join(ROOT, 'tests', 'cord', 'data')
 CORD = os.path.join(ROOT, 'tools', 'cord', 'cord.py')
 
-from cordlib import emit, order, profile   # noqa: E402
+from cordlib import elf, emit, order, place, profile, verify   # noqa: E402
 from cordlib.profile import EXTERNAL      # noqa: E402
 
 
@@ -154,6 +154,132 @@ class Emitters(unittest.TestCase):
         self.assertEqual(emit.object_pattern('src/libcachenet.a(csum.c.o)'),
                          '*libcachenet.a:csum.c.o')
         self.assertEqual(emit.object_pattern('build/x.p/hot_a.c.o'), '*hot_a.c.o')
+
+
+def fake_elf(funcs):
+    """An ElfFunctions of hand-made symbols (no readelf)."""
+    e = elf.ElfFunctions.__new__(elf.ElfFunctions)
+    e.path, e.funcs, e.by_name, e.file_symbols = 'prog', funcs, {}, []
+    for f in funcs:
+        e.by_name.setdefault(f.name, []).append(f)
+    return e
+
+
+class Symbols(unittest.TestCase):
+    # What a static link makes of a library built with -fvisibility=hidden:
+    # its internal functions are LOCAL, after an empty STT_FILE entry.
+    HIDDEN = elf.Func('inflate', '', 0x2000, 500, True, '.text', 'prog')
+    STEP_A = elf.Func('step', 'hot_a.c', 0x1000, 100, True, '.text', 'prog')
+    STEP_LIB = elf.Func('step', '', 0x3000, 100, True, '.text', 'prog')
+
+    def test_hidden_found_by_file_and_name(self):
+        e = fake_elf([self.HIDDEN, self.STEP_A, self.STEP_LIB])
+        # callgrind names the file; the symbol table has none for it
+        self.assertEqual(e.lookup('inflate', '/src/lib/inflate.c'), [self.HIDDEN])
+        self.assertEqual(e.lookup('step', '/src/lib/deflate.c'), [self.STEP_LIB])
+        self.assertEqual(e.lookup('step', '/src/hot_a.c'), [self.STEP_A])
+        # the key an order gives it, and back
+        self.assertEqual(e.key(self.STEP_LIB), ('', 'step'))
+        self.assertEqual(e.lookup('step', ''), [self.STEP_LIB])
+        # a static of another file is not taken for a unique name
+        e = fake_elf([self.STEP_A])
+        self.assertEqual(e.lookup('step', '/src/hot_b.c'), [])
+
+    def test_by_address(self):
+        import cord
+        e = fake_elf([self.HIDDEN, self.STEP_A, self.STEP_LIB])
+        p = profile.Profile()
+        p.add_edge(EXTERNAL, ('/src/x.c', 'inflate'), 3)
+        p.add_edge(('/src/x.c', 'inflate'), ('/src/lib/z.c', 'step'), 5)
+        # run addresses at a load bias of 0x100000; the file names say
+        # nothing the symbol table knows
+        p.add_addr(('/src/x.c', 'inflate'), 0x102000)
+        p.add_addr(('/src/lib/z.c', 'step'), 0x103010)
+        p.add_hot(('/src/x.c', 'inflate'), {0x102000: 4, 0x102040: 4, 0x103000: 1})
+        with redirect_stderr(io.StringIO()):
+            out, sizes = cord.canonical(p, e, 'refuse')
+        self.assertEqual(out.edges, {(EXTERNAL, ('', 'inflate')): 3,
+                                     (('', 'inflate'), ('', 'step')): 5})
+        self.assertEqual(sizes, {('', 'inflate'): 500, ('', 'step'): 100})
+        # executed blocks as offsets into the function (0x103000 is not in it)
+        self.assertEqual(out.hot_offsets[('', 'inflate')], {0: 4, 0x40: 4})
+
+
+class Placement(unittest.TestCase):
+    GEOM = (1024, 1, 64)          # 16 sets of 64 bytes, direct-mapped
+
+    @staticmethod
+    def lines(n, size, times):
+        return {b: times for b in range(0, size, 16)}
+
+    def test_phase_heat(self):
+        p = profile.Profile()
+        p.add_edge(EXTERNAL, ('', 'a'), 5)
+        p.add_edge(('', 'a'), ('', 'b'), 7)
+        a, b = ('', 'a'), ('', 'b')
+        # b has executed blocks; a has none: all of it, as often as called
+        h = place.phase_heat(p, [a, b], {a: 130, b: 64}, {b: {16: 9}})
+        self.assertEqual(h, {a: {0: 5, 64: 5, 128: 5}, b: {16: 9}})
+
+    def test_place_avoids_lines_of_one_phase(self):
+        # a and c run in one phase, b in another.  Packed, c wraps onto
+        # a's sets 0-7; placed, it goes to sets 8-15, which only b uses.
+        a, b, c = ('', 'a'), ('', 'b'), ('', 'c')
+        size = {a: 512, b: 512, c: 512}
+        heat = [{a: self.lines(0, 512, 100), c: self.lines(0, 512, 10)},
+                {b: self.lines(0, 512, 1000)}]
+        off, gaps, left = place.place([a, b, c], size, heat, self.GEOM)
+        self.assertEqual((off, gaps, left), ({a: 0, b: 0x200, c: 0x600}, 0x200, 0))
+        # packed: 8 pairs of lines, each 2 x min(100, 10) misses
+        off, gaps, left = place.place([a, b, c], size, heat, self.GEOM, pack=True)
+        self.assertEqual((off[c], gaps, left), (0x400, 0, 8 * 2 * 10))
+
+    def test_only_hot_lines_count(self):
+        # c is as large as the cache, but only its last 64 bytes run: at
+        # the packed offset 0x3c0 they fall in set 14, b's (another
+        # phase) -- no gap, no conflict.
+        a, b, c = ('', 'a'), ('', 'b'), ('', 'c')
+        size = {a: 512, b: 448, c: 1024}
+        heat = [{a: self.lines(0, 512, 100), c: {960: 50, 976: 50}},
+                {b: self.lines(0, 448, 100)}]
+        off, gaps, left = place.place([a, b, c], size, heat, self.GEOM)
+        self.assertEqual((off[c], gaps, left), (0x3c0, 0, 0))
+
+    def test_associativity(self):
+        # two ways: a line conflicts only where two others of its phase are
+        a, b, c = ('', 'a'), ('', 'b'), ('', 'c')
+        size = {a: 512, b: 512, c: 512}
+        heat = [{f: self.lines(0, 512, 10) for f in (a, b, c)}]
+        _o, _g, left = place.place([a, b, c], size, heat, (1024, 2, 64), pack=True)
+        self.assertEqual(left, 8 * 2 * (10 + 10))    # c's 8 lines meet a's and b's
+        _o, _g, left = place.place([a, b], size, heat, (1024, 2, 64), pack=True)
+        self.assertEqual(left, 0)
+
+    def test_geometry(self):
+        self.assertEqual(place.parse_geometry('16384,1,64'), (16384, 1, 64))
+        self.assertRaises(ValueError, place.parse_geometry, '16384,1,48')
+
+
+class Runs(unittest.TestCase):
+    def test_workload_file(self):
+        import argparse
+        import cord
+        with tempfile.TemporaryDirectory() as tmp:
+            w = os.path.join(tmp, 'w')
+            with open(w, 'w') as f:
+                f.write('# phases\n-c 3 "a b"\n\n-d < in.txt\n')
+            a = argparse.Namespace(workload=w, stdin=None)
+            self.assertEqual(cord.workload(a, ['prog']),
+                             [(['prog', '-c', '3', 'a b'], os.devnull),
+                              (['prog', '-d'], 'in.txt')])
+            a = argparse.Namespace(workload=None, stdin='-')
+            self.assertEqual(cord.workload(a, ['prog', 'x']), [(['prog', 'x'], '-')])
+
+    def test_function_events(self):
+        per = verify.function_events(os.path.join(DATA, 'small.callgrind'))
+        # self cost only (a call's inclusive cost is not the caller's)
+        self.assertEqual({k: v['Ir'] for k, v in per.items()},
+                         {'main': 7, 'step': 16, 'helper': 4, '(below main)': 1})
 
 
 if __name__ == '__main__':

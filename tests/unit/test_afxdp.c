@@ -306,7 +306,7 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
 	static struct rx_log log;
 	struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-				   .xmit = cn_afxdp_xmit, .xmit_arg = q};
+				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
 	memcpy(np.mac, OURMAC, 6);
 	struct cn_net *net = cn_net_create(&np);
 	assert_non_null(net);
@@ -562,7 +562,7 @@ static void impairment(void **state)
 		struct cn_afxdp *x = open_ok(f, &p);
 		struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
 		struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-					   .xmit = cn_afxdp_xmit, .xmit_arg = q};
+					   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
 		memcpy(np.mac, OURMAC, 6);
 		struct cn_net *net = cn_net_create(&np);
 		struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = true};

@@ -18,7 +18,7 @@
 
 #include "cachenet/conn.h"
 #include "cachenet/csum.h"
-#include "cachenet/netdev.h"
+#include "cachenet/lab/netdev.h"
 #include "cachenet/tcp.h"
 
 #define NCAP 512
@@ -108,7 +108,7 @@ static void wire_b(void *arg, const uint8_t *frame, uint32_t len)
 static void host_init(struct fx *f, struct host *h, int id, const struct cn_conn_params *cp)
 {
 	struct cn_netdev_params dp = {.ring_size = 512, .batch = 64, .mpool = f->mp, .cpool = f->cp};
-	struct cn_net_params np = {.mpool = f->mp, .cpool = f->cp, .xmit = cn_netdev_xmit,
+	struct cn_net_params np = {.mpool = f->mp, .cpool = f->cp, .xmit = cn_netdev_xmit_hook,
 				   .max_conns = 64};
 
 	h->f = f;
@@ -1056,6 +1056,7 @@ static void test_syn_options(void **state)
 	assert_true(pi.has_ts && pi.ts_ecr == 5);
 	assert_false(has_opt(c, CN_TCPOPT_SACK_PERM));
 	assert_memory_equal(c->buf, MAC_X, 6);
+	assert_int_equal(sb->wscale_clamped, 1); /* WS 20 */
 	uint32_t iss = pi.seq;
 
 	/* malformed option (length 0): the stack's parser drops it */
@@ -1115,6 +1116,302 @@ static void test_syn_options(void **state)
 	assert_int_equal(pi.pay_len, 64 - 12);
 	cn_sock_abort(s, f->now);
 	cn_sock_close(l, f->now);
+	hosts_down(f);
+}
+
+/* A window scale above 14 (RFC 7323 2.3: "use 14") from a hand-built
+ * peer: 15 and 255 complete the handshake, are counted, and the window
+ * field of the ACK is shifted by 14. */
+static void test_wscale_clamp(void **state)
+{
+	struct fx *f = *state;
+	uint8_t fr[128];
+	struct cn_pkt_info pi;
+	struct cn_tcp_info ti;
+	uint32_t len;
+	static const uint8_t ws_vals[] = {14, 15, 255};
+
+	hosts_up(f, NULL, NULL);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	for (unsigned i = 0; i < 3; i++) {
+		uint16_t port = (uint16_t)(4000 + i);
+		uint8_t opt[8] = {2, 4, 5, 180, 1, 3, 3, ws_vals[i]};
+		len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 80, 1000, 0, CN_TCP_SYN, 1000, opt,
+			     sizeof(opt), NULL, 0);
+		inject(&f->b, fr, len);
+		pump(f);
+		assert_non_null(last_tcp(f, 1, 0, &pi));
+		assert_int_equal(pi.tcp_flags, CN_TCP_SYN | CN_TCP_ACK);
+		assert_true(pi.has_ws);
+		assert_int_equal(sb->wscale_clamped, i); /* 14 is not clamped */
+		len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 80, 1001, pi.seq + 1, CN_TCP_ACK, 1,
+			     NULL, 0, NULL, 0);
+		inject(&f->b, fr, len);
+		pump(f);
+		struct cn_sock *s = cn_sock_accept(l);
+		assert_non_null(s);
+		cn_tcp_get_info(cn_sock_tcb(s), &ti);
+		assert_int_equal(ti.snd_wnd, 1u << 14);
+		cn_sock_abort(s, f->now);
+	}
+	assert_int_equal(sb->wscale_clamped, 2);
+	cn_sock_close(l, f->now);
+	hosts_down(f);
+}
+
+/* A SYN from X to B's port 80 (MSS, and optionally WS 7, SACK-permitted,
+ * TS); the SYN-ACK B sends back is returned in *pi. */
+static void syn_from_x(struct fx *f, uint16_t port, bool ts, bool ws, struct cn_pkt_info *pi)
+{
+	uint8_t fr[128], opt[24]; /* MSS, NOP WS, SACK-permitted, NOP NOP TS */
+	uint32_t n = 0, len;
+
+	opt[n++] = 2, opt[n++] = 4, opt[n++] = 1400 >> 8, opt[n++] = 1400 & 0xff;
+	if (ws)
+		opt[n++] = 1, opt[n++] = 3, opt[n++] = 3, opt[n++] = 7;
+	opt[n++] = 1, opt[n++] = 1, opt[n++] = 4, opt[n++] = 2; /* SACK-permitted */
+	if (ts) {
+		uint8_t t[12] = {1, 1, 8, 10, 0, 0, 0x12, 0x34, 0, 0, 0, 0};
+		memcpy(opt + n, t, 12);
+		n += 12;
+	}
+	len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 80, 1000u * port, 0, CN_TCP_SYN, 1000, opt,
+		     n, NULL, 0);
+	inject(&f->b, fr, len);
+	pump(f);
+	assert_non_null(last_tcp(f, 1, 0, pi));
+	assert_int_equal(pi->tcp_flags, CN_TCP_SYN | CN_TCP_ACK);
+	assert_int_equal(pi->ack, 1000u * port + 1);
+}
+
+/* The ACK completing X's handshake on @p port, with 5 bytes, echoing @p tsecr. */
+static void ack_from_x(struct fx *f, uint16_t port, uint32_t ack, bool ts, uint32_t tsecr)
+{
+	uint8_t fr[128], t[12] = {1, 1, 8, 10, 0, 0, 0x12, 0x40};
+	uint32_t e = cn_hton32(tsecr);
+
+	memcpy(t + 8, &e, 4);
+	uint32_t len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 80, 1000u * port + 1, ack,
+			      CN_TCP_ACK | CN_TCP_PSH, 1000, t, ts ? 12 : 0, "hello", 5);
+	inject(&f->b, fr, len);
+	pump(f);
+}
+
+/* SYN cookies (RFC 4987): past the backlog a SYN gets a SYN-ACK and no
+ * state; the ISN carries the MSS, the TSval the window scale and
+ * SACK-permitted; the returning ACK opens the connection (its data
+ * delivered); a forged or stale cookie is refused with a RST; the secret
+ * rotates. */
+static void test_syn_cookies(void **state)
+{
+	struct fx *f = *state;
+	struct cn_conn_params pb = conn_params();
+	struct cn_pkt_info pi;
+	struct cn_tcp_info ti;
+	uint8_t b[16];
+
+	pb.cookie_rotate = 100;
+	pb.synack_retries = 1;
+	hosts_up(f, NULL, &pb);
+	run(f, 70); /* a clock a cookie's TSval can stay behind */
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 2);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	/* two half-open children fill the backlog */
+	syn_from_x(f, 5000, true, true, &pi);
+	syn_from_x(f, 5001, true, true, &pi);
+	assert_int_equal(sb->syncookies_sent, 0);
+	unsigned socks = cn_conn_socks(f->b.conn);
+	/* the third: a cookie, no socket */
+	syn_from_x(f, 5002, true, true, &pi);
+	assert_int_equal(sb->syncookies_sent, 1);
+	assert_int_equal(cn_conn_socks(f->b.conn), socks);
+	assert_int_equal(pi.seq & 7, 5); /* MSS 1360: the largest <= 1400 */
+	assert_true(pi.has_ts && pi.has_ws && pi.wscale == 3);
+	assert_int_equal(pi.ts_val & 0x1f, 7 | 16); /* WS 7, SACK-permitted */
+	assert_int_equal(pi.ts_ecr, 0x1234);
+	uint32_t iss = pi.seq, tsv = pi.ts_val;
+	/* a forged cookie: RST, counted */
+	ack_from_x(f, 5002, iss + 1 + 16, true, tsv);
+	assert_int_equal(sb->syncookies_failed, 1);
+	assert_int_equal(sb->drop[CN_CONN_DROP_COOKIE], 1);
+	assert_non_null(last_tcp(f, 1, 0, &pi));
+	assert_int_equal(pi.tcp_flags, CN_TCP_RST);
+	/* the real one: established, its 5 bytes delivered */
+	ack_from_x(f, 5002, iss + 1, true, tsv);
+	assert_int_equal(sb->syncookies_ok, 1);
+	struct cn_sock *s = cn_sock_accept(l);
+	assert_non_null(s);
+	assert_int_equal(cn_sock_state(s), CN_SOCK_ESTABLISHED);
+	assert_int_equal(cn_sock_recv(s, b, sizeof(b), f->now), 5);
+	assert_memory_equal(b, "hello", 5);
+	cn_tcp_get_info(cn_sock_tcb(s), &ti);
+	assert_int_equal(ti.snd_wnd, 1000u << 7); /* the cookie's window scale */
+	assert_int_equal(ti.snd_una, iss + 1);
+	/* B's segments carry timestamps, never behind the cookie's TSval,
+	 * and the cookie's MSS */
+	static uint8_t big[3000];
+	assert_int_equal(cn_sock_send(s, big, sizeof(big), f->now), (int)sizeof(big));
+	pump(f);
+	assert_non_null(last_tcp(f, 1, 0, &pi));
+	assert_true(pi.has_ts);
+	assert_true(pi.ts_val >= tsv);
+	assert_true(pi.pay_len > 0 && pi.pay_len <= 1360 - 12);
+	cn_sock_abort(s, f->now);
+	/* without timestamps: no window scale */
+	syn_from_x(f, 5003, false, true, &pi);
+	assert_int_equal(sb->syncookies_sent, 2);
+	assert_false(pi.has_ts);
+	ack_from_x(f, 5003, pi.seq + 1, false, 0);
+	s = cn_sock_accept(l);
+	assert_non_null(s);
+	cn_tcp_get_info(cn_sock_tcb(s), &ti);
+	assert_int_equal(ti.snd_wnd, 1000u);
+	cn_sock_abort(s, f->now);
+	/* rotation: a cookie lives through one more secret, not two */
+	syn_from_x(f, 5004, true, false, &pi);
+	uint32_t iss4 = pi.seq, tsv4 = pi.ts_val;
+	syn_from_x(f, 5005, true, false, &pi);
+	uint32_t iss5 = pi.seq, tsv5 = pi.ts_val;
+	assert_int_equal(sb->syncookies_sent, 4);
+	run(f, 101);
+	ack_from_x(f, 5004, iss4 + 1, true, tsv4);
+	assert_int_equal(sb->syncookies_ok, 3);
+	run(f, 101);
+	/* two secrets later (and no cookie sent since): a bad ACK, RST */
+	unsigned bad = (unsigned)sb->drop[CN_CONN_DROP_TCP_BAD_ACK];
+	ack_from_x(f, 5005, iss5 + 1, true, tsv5);
+	assert_int_equal(sb->syncookies_ok, 3);
+	assert_int_equal(sb->drop[CN_CONN_DROP_TCP_BAD_ACK], bad + 1);
+	assert_non_null(last_tcp(f, 1, 0, &pi));
+	assert_int_equal(pi.tcp_flags, CN_TCP_RST);
+	while ((s = cn_sock_accept(l)))
+		cn_sock_abort(s, f->now);
+	/* the half-open children gave up after synack_retries (1) */
+	assert_int_equal(sb->syn_timeouts, 2);
+	cn_sock_close(l, f->now);
+	run(f, 5);
+	assert_int_equal(cn_conn_socks(f->b.conn), 0);
+	hosts_down(f);
+}
+
+/* The syncache's bounds: overall (the oldest half-open connection of any
+ * listener evicted) and, without cookies, per listener. */
+static void test_syncache_bounds(void **state)
+{
+	struct fx *f = *state;
+	struct cn_conn_params pb = conn_params();
+	struct cn_pkt_info pi;
+
+	pb.syncache_max = 3;
+	pb.no_syncookies = true;
+	hosts_up(f, NULL, &pb);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 2);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	syn_from_x(f, 6000, true, true, &pi);
+	syn_from_x(f, 6001, true, true, &pi);
+	assert_int_equal(cn_conn_socks(f->b.conn), 3);
+	/* backlog full, no cookies: 6000 goes for 6002 */
+	syn_from_x(f, 6002, true, true, &pi);
+	assert_int_equal(sb->syncache_evicted, 1);
+	assert_int_equal(sb->syncookies_sent, 0);
+	assert_int_equal(cn_conn_socks(f->b.conn), 3);
+	uint32_t iss2 = pi.seq, tsv2 = pi.ts_val;
+	/* 6000's ACK now finds no socket: RST; 6002's completes */
+	ack_from_x(f, 6002, iss2 + 1, true, tsv2);
+	struct cn_sock *s = cn_sock_accept(l);
+	assert_non_null(s);
+	cn_sock_abort(s, f->now);
+	/* another listener: the overall bound (3) evicts the oldest, 6001 */
+	struct cn_sock *l2 = cn_sock_listen(f->b.conn, CN_BE16(81), 8);
+	uint8_t fr[128];
+	for (uint16_t port = 7000; port < 7003; port++) {
+		static const uint8_t mss[4] = {2, 4, 5, 180};
+		uint32_t len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 81, 1, 0, CN_TCP_SYN, 1000,
+				      mss, 4, NULL, 0);
+		inject(&f->b, fr, len);
+		pump(f);
+	}
+	assert_int_equal(sb->syncache_evicted, 2);
+	assert_int_equal(cn_conn_socks(f->b.conn), 2 + 3);
+	cn_sock_close(l, f->now);
+	cn_sock_close(l2, f->now);
+	run(f, 2);
+	assert_int_equal(cn_conn_socks(f->b.conn), 0);
+	hosts_down(f);
+}
+
+/* ARP replies nobody asked for are not learned (counted); replies to our
+ * own request are, within the request's span; a gratuitous ARP moves an
+ * existing entry and never makes one. */
+static void test_arp_unsolicited(void **state)
+{
+	struct fx *f = *state;
+	uint8_t fr[64], mac[6];
+	const uint8_t MAC_Y[6] = {2, 0, 0, 0, 0, 0xd}, MAC_Y2[6] = {2, 0, 0, 0, 0, 0xe};
+	const uint32_t IP_Y = cn_hton32(0x0a000004);
+
+	hosts_up(f, NULL, NULL);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	/* op, sender MAC/IP, target IP */
+	uint8_t arp[42] = {
+		2, 0, 0, 0, 0, 0xb, 2, 0, 0, 0, 0, 0xd, 0x08, 0x06,
+		0, 1, 0x08, 0, 6, 4, 0, 2, 2, 0, 0, 0, 0, 0xd, 10, 0, 0, 4,
+		2, 0, 0, 0, 0, 0xb, 10, 0, 0, 2};
+	memcpy(fr, arp, 42);
+	memset(fr + 42, 0, 18);
+	/* a reply to us, never asked: dropped, not learned */
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_int_equal(sb->drop[CN_CONN_DROP_ARP_UNSOLICITED], 1);
+	assert_false(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	assert_int_equal(sb->arp_rep_in, 0);
+	/* a gratuitous ARP (sender = target) from Y: nothing to update */
+	memcpy(fr, arp, 42);
+	memset(fr, 0xff, 6);
+	memcpy(fr + 38, fr + 28, 4);
+	memset(fr + 32, 0xff, 6);
+	inject(&f->b, fr, 60);
+	fr[21] = 1; /* as a request too */
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_false(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	/* B asks for Y: Y's reply is taken */
+	assert_int_equal(cn_conn_arp_request(f->b.conn, IP_Y, f->now), 0);
+	memcpy(fr, arp, 42);
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_true(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	assert_memory_equal(mac, MAC_Y, 6);
+	assert_int_equal(sb->arp_rep_in, 1);
+	/* now cached: a later reply refreshes it, as does a gratuitous ARP */
+	memcpy(fr, arp, 42);
+	memcpy(fr + 6, MAC_Y2, 6);
+	memcpy(fr + 22, MAC_Y2, 6);
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_true(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	assert_memory_equal(mac, MAC_Y2, 6);
+	memcpy(fr, arp, 42);
+	memset(fr, 0xff, 6);
+	memcpy(fr + 38, fr + 28, 4);
+	memset(fr + 32, 0xff, 6);
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_true(cn_conn_arp_lookup(f->b.conn, IP_Y, mac));
+	assert_memory_equal(mac, MAC_Y, 6);
+	/* a request for an address whose reply comes after the span (4 x 10
+	 * ticks here): unsolicited by then */
+	const uint32_t IP_Z = cn_hton32(0x0a000005);
+	assert_int_equal(cn_conn_arp_request(f->b.conn, IP_Z, f->now), 0);
+	run(f, 41);
+	memcpy(fr, arp, 42);
+	fr[31] = 5;
+	inject(&f->b, fr, 60);
+	pump(f);
+	assert_false(cn_conn_arp_lookup(f->b.conn, IP_Z, mac));
+	assert_int_equal(sb->drop[CN_CONN_DROP_ARP_UNSOLICITED], 2);
+	assert_int_equal(sb->arp_rep_in, 2);
 	hosts_down(f);
 }
 
@@ -1617,6 +1914,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_timeouts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backlog_and_listener_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syn_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wscale_clamp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arp_unsolicited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syn_cookies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syncache_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_simultaneous_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_wait_reuse, setup, teardown),

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cachenet/csum.h"
-#include "cachenet/netdev.h"
+#include "cachenet/lab/netdev.h"
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
 
@@ -72,7 +72,7 @@ static void host_init(struct fx *f, struct host *h, const uint8_t *mac, uint32_t
 	h->dev = cn_netdev_create(&dp);
 	assert_non_null(h->dev);
 	struct cn_net_params np = {.addr = ip, .mpool = f->mp, .cpool = f->cp,
-				   .xmit = cn_netdev_xmit, .xmit_arg = h->dev};
+				   .xmit = cn_netdev_xmit_hook, .xmit_arg = h->dev};
 	memcpy(np.mac, mac, 6);
 	h->net = cn_net_create(&np);
 	assert_non_null(h->net);
@@ -483,7 +483,7 @@ static void test_prefetch_pace_lines(void **state)
 		struct cn_netdev *d = cn_netdev_create(&dp);
 		assert_non_null(d);
 		struct cn_net_params np = {.addr = IP_A, .mpool = f->mp, .cpool = f->cp,
-					   .xmit = cn_netdev_xmit, .xmit_arg = d};
+					   .xmit = cn_netdev_xmit_hook, .xmit_arg = d};
 		memcpy(np.mac, MAC_A, 6);
 		struct cn_net *net = cn_net_create(&np);
 		assert_non_null(net);
@@ -534,7 +534,7 @@ static void test_prefetch_stream(void **state)
 			h.dev = cn_netdev_create(&dp);
 			assert_non_null(h.dev);
 			struct cn_net_params np = {.addr = IP_A, .mpool = f->mp, .cpool = f->cp,
-						   .xmit = cn_netdev_xmit, .xmit_arg = h.dev};
+						   .xmit = cn_netdev_xmit_hook, .xmit_arg = h.dev};
 			memcpy(np.mac, MAC_A, 6);
 			h.net = cn_net_create(&np);
 			assert_non_null(h.net);
@@ -1066,7 +1066,7 @@ static void test_split_malformed(void **state)
 			hs[k].dev = cn_netdev_create(&dp);
 			assert_non_null(hs[k].dev);
 			struct cn_net_params np = {.addr = IP_A, .mpool = f->mp, .cpool = f->cp,
-						   .xmit = cn_netdev_xmit, .xmit_arg = hs[k].dev};
+						   .xmit = cn_netdev_xmit_hook, .xmit_arg = hs[k].dev};
 			memcpy(np.mac, MAC_A, 6);
 			hs[k].net = cn_net_create(&np);
 			struct cn_tcp_params tp = tcp_params(true, 1000, 2000);

@@ -449,12 +449,14 @@ static void test_open_errors(void **state)
 	p = tap_params(f);
 	p.ifname = NULL;
 	p.fd = pfd[0];
+	p.adopt_fd = true;
 	assert_null(cn_tap_open(&p));
 	assert_int_equal(errno, EINVAL);
 	assert_true(fcntl(pfd[0], F_GETFD) >= 0); /* not closed on failure */
 	close(pfd[0]);
 	close(pfd[1]);
 	p.fd = pfd[0]; /* now closed */
+	p.adopt_fd = true;
 	assert_null(cn_tap_open(&p));
 	assert_int_equal(errno, EBADF);
 
@@ -517,6 +519,7 @@ static void test_attach(void **state)
 	strcpy(ifr.ifr_name, "cnad");
 	assert_int_equal(ioctl(fd, TUNSETIFF, &ifr), 0);
 	p.fd = fd;
+	p.adopt_fd = true;
 	p.ifname = "other";
 	assert_null(cn_tap_open(&p)); /* name disagrees */
 	assert_int_equal(errno, EINVAL);
@@ -537,6 +540,7 @@ static void test_attach(void **state)
 	strcpy(ifr.ifr_name, "cnpi");
 	assert_int_equal(ioctl(fd, TUNSETIFF, &ifr), 0);
 	p.fd = fd;
+	p.adopt_fd = true;
 	assert_null(cn_tap_open(&p));
 	assert_int_equal(errno, EINVAL);
 	close(fd);
@@ -684,7 +688,7 @@ static void test_udp_stack(void **state)
 	struct cn_tap_params tp = tap_params(f);
 	struct cn_tap *t = open_ready(f, &tp);
 	struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-				   .tx_descs = 64, .xmit = cn_tap_xmit, .xmit_arg = t};
+				   .tx_descs = 64, .xmit = cn_tap_xmit_hook, .xmit_arg = t};
 	memcpy(np.mac, OURMAC, 6);
 	struct cn_net *net = cn_net_create(&np);
 	assert_non_null(net);

@@ -2,19 +2,23 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """cord: profile-guided function ordering for the instruction cache.
 
-    cord record   -o P.prof -- PROGRAM ARGS     profile a run under callgrind
+    cord record   -o P.prof [--workload W] [--stdin F] -- PROGRAM ARGS
+                                                profile runs under callgrind
     cord profile  --callgrind F | --instrument F --binary B | --perf F  -o P.prof
     cord merge    A.prof B.prof --weights 2,1 [--normalize] -o M.prof
-    cord order    P.prof... --binary B [--algo c3|ph|hotness] [--coverage 0.999] -o hot.order
+    cord order    P.prof... --binary B [--algo c3|ph|hotness] [--coverage 0.999]
+                  [--node-weight auto|cost|calls] [--icache 16384,1,64|none] -o hot.order
     cord emit     hot.order --format ld|lld|gold [--objects DIR/.a/.o...] -o FILE
-    cord verify   hot.order --binary NEW [--baseline OLD] [--by-name] [--run -- ARGS]
-    cord simulate --binary OLD --binary NEW [--i1 16384,1,64]... -- ARGS
+    cord verify   hot.order --binary NEW [--baseline OLD] [--by-name] [--run]
+                  [--simulate [--icache G] [--functions N]] [--workload W] -- ARGS
+    cord simulate --binary OLD --binary NEW [--i1 16384,1,64]... [--functions N] -- ARGS
 
 See tools/cord/README.md for the whole loop.
 """
 
 import argparse
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -24,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cordlib import elf as elfmod                      # noqa: E402
 from cordlib import emit as emitmod                    # noqa: E402
 from cordlib import order as ordermod                  # noqa: E402
+from cordlib import place as placemod                  # noqa: E402
 from cordlib import profile as profmod                 # noqa: E402
 from cordlib import verify as verifymod                # noqa: E402
 from cordlib.profile import EXTERNAL, fmt_key, parse_key   # noqa: E402
@@ -41,13 +46,60 @@ def die(msg):
 
 
 def read_order(path):
+    """[(key, offset or None)] of an order file: one function a line,
+    optionally followed by `@0xOFFSET` (its planned offset in the ordered
+    region, see place.py)."""
     keys = []
     with open(path) as f:
         for line in f:
-            line = line.strip()
-            if line and not line.startswith('#'):
-                keys.append(parse_key(line))
+            t = line.split()
+            if not t or t[0].startswith('#'):
+                continue
+            off = int(t[1][1:], 16) if len(t) > 1 and t[1].startswith('@') else None
+            keys.append((parse_key(t[0]), off))
     return keys
+
+
+def order_header(path):
+    """The settings an order file's first line records ({} if none)."""
+    with open(path) as f:
+        head = f.readline()
+    out = {}
+    for part in head.split(';')[1:]:
+        if '=' in part:
+            k, v = part.strip().split('=', 1)
+            out[k] = v
+    return out
+
+
+# ------------------------------------------------------------- workloads
+
+def workload(a, program):
+    """The runs of a workload: [(argv, stdin)].  `program` is the argv the
+    runs start with; --workload FILE adds one run per line (the line's
+    arguments after `program`; a trailing `< PATH` is that run's standard
+    input); without it, one run.  Standard input is /dev/null unless
+    --stdin names a file, or `-` to pass this process's own."""
+    default_in = getattr(a, 'stdin', None) or os.devnull
+    if not getattr(a, 'workload', None):
+        return [(list(program), default_in)]
+    runs = []
+    with open(a.workload) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            try:
+                t = shlex.split(line)
+            except ValueError as e:
+                die(f'{a.workload}:{lineno}: {e}')
+            stdin = default_in
+            if len(t) >= 2 and t[-2] == '<':
+                stdin, t = t[-1], t[:-2]
+            runs.append((list(program) + t, stdin))
+    if not runs:
+        die(f'{a.workload}: no command lines')
+    return runs
 
 
 # ------------------------------------------------------------------ profile
@@ -57,20 +109,28 @@ def cmd_record(a):
         die('record: give the program after --')
     if not shutil.which('valgrind'):
         die('record: valgrind not found (Debian: valgrind)')
+    runs = workload(a, a.command)
+    profs = []
     with tempfile.TemporaryDirectory(prefix='cord-rec-') as tmp:
-        out = os.path.join(tmp, 'callgrind.out')
-        # --demangle=no: the linker wants C++ names mangled.
-        vg = ['valgrind', '-q', '--tool=callgrind', '--demangle=no',
-              '--callgrind-out-file=' + out] + a.valgrind_arg
-        import subprocess
-        r = subprocess.run(vg + a.command)
-        if r.returncode != 0:
-            die(f'record: the program exited with {r.returncode}')
-        if a.keep:
-            shutil.copy(out, a.keep)
-        p = profmod.read_callgrind(out, a.object or None)
+        for n, (argv, stdin) in enumerate(runs):
+            out = os.path.join(tmp, f'callgrind.out.{n}')
+            # --demangle=no: the linker wants C++ names mangled.  Instruction
+            # positions, uncompressed: every function gets an address, which
+            # resolves it in the binary where its name and file do not.
+            vg = ['valgrind', '-q', '--tool=callgrind', '--demangle=no',
+                  '--dump-instr=yes', '--compress-pos=no',
+                  '--callgrind-out-file=' + out] + a.valgrind_arg
+            r = verifymod.run_with_stdin(vg + argv, stdin, capture=False)
+            if r.returncode != 0:
+                die(f'record: {" ".join(argv)} exited with {r.returncode}')
+            if a.keep:
+                shutil.copy(out, a.keep + (f'.{n}' if len(runs) > 1 else ''))
+            profs.append(profmod.read_callgrind(out, a.object or None))
+    # The phases of one workload add up: a sum, not a normalised merge.
+    p = profs[0] if len(profs) == 1 else profmod.merge(profs)
     p.write(a.output)
-    warn(f'record: {len(p.edges)} edges, {len(p.functions())} functions -> {a.output}')
+    warn(f'record: {len(runs)} run(s), {len(p.edges)} edges, {len(p.functions())} '
+         f'functions -> {a.output}')
 
 
 def cmd_profile(a):
@@ -91,15 +151,22 @@ def cmd_profile(a):
     warn(f'profile: {len(p.edges)} edges, {len(p.functions())} functions -> {a.output}')
 
 
-def load_profiles(paths, weights, normalize):
+def read_profiles(paths, weights, normalize):
+    """The profiles, each scaled as merge() would scale it."""
     profs = [profmod.read_profile(p) for p in paths]
     if weights:
         w = [float(x) for x in weights.split(',')]
         if len(w) != len(profs):
             die('--weights needs one number per profile')
     else:
-        w = None
-    return profmod.merge(profs, w, normalize)
+        w = [1] * len(profs)
+    totals = [sum(p.edges.values()) or 1 for p in profs]
+    ref = max(totals)
+    return [p.scaled(x * (ref / t if normalize else 1)) for p, x, t in zip(profs, w, totals)]
+
+
+def load_profiles(paths, weights, normalize):
+    return profmod.merge(read_profiles(paths, weights, normalize))
 
 
 def cmd_merge(a):
@@ -109,31 +176,82 @@ def cmd_merge(a):
 
 # ------------------------------------------------------------------- order
 
-def canonical(prof, binary, lto):
+def address_bias(prof, binary):
+    """The run's load bias of `binary`: the most common (profiled address
+    - symbol address) over functions whose name the binary has once, or
+    None without addresses.  Position-independent programs run at a base
+    valgrind chooses; fixed ones at bias 0."""
+    votes = {}
+    for (src, name), a in prof.addr.items():
+        cands = binary.by_name.get(name, [])
+        if len(cands) == 1 and cands[0].addr:
+            b = a - cands[0].addr
+            votes[b] = votes.get(b, 0) + 1
+    if not votes:
+        return None
+    return max(votes.items(), key=lambda kv: (kv[1], -kv[0]))[0]
+
+
+def canonical(prof, binary, lto, quiet=False):
     """Rename every profile key to the binary's own identity for it: the
-    STT_FILE name for a static, no file for a global.  This is where
-    callgrind's /full/path/x.c:step, the instrument runtime's x.c:step and
-    perf's file-less names meet.  Keys the binary lacks (C library,
-    vdso...) drop out: they cannot be placed.  Returns (profile, sizes)."""
+    STT_FILE name for a static, no file for a global or for a local the
+    symbol table gives no file (hidden functions of a static library).
+    This is where callgrind's /full/path/x.c:step, the instrument runtime's
+    x.c:step and perf's file-less names meet.
+
+    A function the profile has an address for is found by address: the
+    symbol of its name whose bytes hold that address (less the run's load
+    bias), whatever its file; the others by name and file.  Keys the
+    binary lacks (C library, vdso...) drop out: they cannot be placed.
+    Returns (profile, sizes)."""
     names = {k[1] for k in prof.functions()}
     problem = elfmod.lto_problem(names, binary.file_symbols)
     if problem:
         if lto == 'refuse':
             die(problem)
         drop = {n for n in names if '.lto_priv.' in n}
-        warn(f'--lto=drop: leaving out {len(drop)} LTO-private functions')
+        if not quiet:
+            warn(f'--lto=drop: leaving out {len(drop)} LTO-private functions')
     else:
         drop = set()
+    bias = address_bias(prof, binary)
     sizes, missing, ambiguous = {}, set(), []
+    by_addr = [0]
+    hot = {}
+
+    hot_done = set()
+
+    def hot_offsets(key, f):
+        blocks = prof.hot.get(key)
+        if blocks and bias is not None and key not in hot_done:
+            hot_done.add(key)
+            d = hot.setdefault(binary.key(f), {})
+            for b, n in blocks.items():
+                r = b - bias - f.addr
+                if 0 <= r < max(f.size, 1):
+                    d[r] = d.get(r, 0) + n
 
     def fn(key):
         src, name = key
         if name in drop:
             return None
+        a = prof.addr.get(key)
+        if a is not None and bias is not None:
+            f = binary.by_address(a - bias, name)
+            if f is not None:
+                k = binary.key(f)
+                sizes[k] = f.size
+                by_addr[0] += 1
+                hot_offsets(key, f)
+                return k
         hits = binary.lookup(name, src)
+        if not src and len(hits) > 1:
+            hits = []          # a file-less name of several: ambiguous
+            ambiguous.append(fmt_key(key))
+            return None
         if len(hits) == 1:
             f = hits[0]
-            k = (f.src if f.local else '', f.name)
+            k = binary.key(f)
             sizes[k] = f.size
             return k
         if hits:
@@ -142,10 +260,14 @@ def canonical(prof, binary, lto):
             missing.add(key)
         return None
     out = prof.remap(fn)
+    # which bytes of each function ran, as offsets into it (place.py)
+    out.hot_offsets = hot
+    if quiet:
+        return out, sizes
     if ambiguous:
         ambiguous = set(ambiguous)
         warn(f'{len(ambiguous)} names match several statics and the profile has no '
-             f'file to choose (left out): {", ".join(sorted(ambiguous)[:5])}')
+             f'file or address to choose (left out): {", ".join(sorted(ambiguous)[:5])}')
     if missing:
         warn(f'{len(missing)} profiled functions are not in {binary.path} '
              '(other libraries): left out')
@@ -153,47 +275,79 @@ def canonical(prof, binary, lto):
 
 
 def cmd_order(a):
-    prof = load_profiles(a.profiles, a.weights, a.normalize)
+    profs = read_profiles(a.profiles, a.weights, a.normalize)
+    prof = profmod.merge(profs)
     if a.binary:
-        prof, sizes = canonical(prof, elfmod.ElfFunctions(a.binary), a.lto)
+        binary = elfmod.ElfFunctions(a.binary)
+        prof, sizes = canonical(prof, binary, a.lto)
+        phases = [canonical(p, binary, a.lto, quiet=True)[0] for p in profs]
     else:
         problem = elfmod.lto_problem({k[1] for k in prof.functions()})
         if problem and a.lto == 'refuse':
             die(problem)
+
+        def nolto(k):
+            return None if '.lto_priv.' in k[1] else k
         if problem:
-            prof = prof.remap(lambda k: None if '.lto_priv.' in k[1] else k)
+            prof = prof.remap(nolto)
+        phases = [p.remap(nolto) for p in profs] if problem else profs
         sizes = dict(prof.size)
     funcs = prof.functions()
-    if a.node_weight == 'cost':
-        weight = {f: prof.cost.get(f, 0) for f in funcs}
-    else:
-        weight = prof.calls_into()
+    calls = prof.calls_into()
+    cost = {f: prof.cost.get(f, 0) for f in funcs}
+    has_cost = any(cost.values())
+    node_weight = a.node_weight
+    if node_weight == 'auto':
+        node_weight = 'cost' if has_cost else 'calls'
+    if node_weight == 'cost' and not has_cost:
+        die('--node-weight cost: the profile has no cost records')
+    weight = cost if node_weight == 'cost' else calls
     nosize = sorted(fmt_key(f) for f in funcs if f not in sizes)
     if nosize:
         warn(f'{len(nosize)} functions without a size (counted as 1 byte): '
              + ', '.join(nosize[:5]))
-    keep = ordermod.coverage_cut(funcs, weight, a.coverage)
+    # The cut: by share of instructions where the profile has them, so
+    # that a loop-heavy function called a few times is never left out
+    # while cold code that is merely called often is placed.
+    cut_by = cost if has_cost else calls
+    keep = ordermod.coverage_cut(funcs, cut_by, a.coverage)
     edges = {k: n for k, n in prof.edges.items()
              if k[0] in keep and k[1] in keep and EXTERNAL not in k}
-    order = ordermod.ALGORITHMS[a.algo](keep, weight, sizes, edges)
-    total = sum(weight.get(f, 0) for f in funcs) or 1
+    order = ordermod.ALGORITHMS[a.algo](keep, weight, sizes, edges, calls)
+    total = sum(cut_by.get(f, 0) for f in funcs) or 1
     hot_bytes = sum(sizes.get(f, 0) for f in order)
+    offsets, gaps, geom = None, 0, None
+    if a.icache != 'none':
+        try:
+            geom = placemod.parse_geometry(a.icache)
+        except ValueError as e:
+            die(str(e))
+        heat = [placemod.phase_heat(p, order, sizes, getattr(p, 'hot_offsets', None))
+                for p in phases]
+        _o, _g, packed = placemod.place(order, sizes, heat, geom, pack=True)
+        offsets, gaps, left = placemod.place(order, sizes, heat, geom)
+        warn(f'order: placed for I1 {a.icache}: estimated conflict misses {packed:.0f} '
+             f'packed, {left:.0f} placed; {gaps} bytes of gaps')
     with open(a.output, 'w') as f:
-        f.write(f'# cord order v1: {a.algo}, coverage {a.coverage}, {len(order)} '
+        f.write(f'# cord order v2: {a.algo}, coverage {a.coverage}, {len(order)} '
                 f'functions, {hot_bytes} bytes, '
-                f'{100 * sum(weight.get(x, 0) for x in order) / total:.3f}% of weight\n')
+                f'{100 * sum(cut_by.get(x, 0) for x in order) / total:.3f}% of '
+                f'{"instructions" if has_cost else "calls"}; node-weight={node_weight}; '
+                f'icache={a.icache}; gaps={gaps}\n')
         for k in order:
-            f.write(fmt_key(k) + '\n')
-    warn(f'order: {a.algo}: {len(order)} of {len(funcs)} functions, {hot_bytes} bytes '
-         f'-> {a.output}')
+            f.write(fmt_key(k) + (f' @{offsets[k]:#x}' if gaps else '') + '\n')
+    warn(f'order: {a.algo} by {node_weight}: {len(order)} of {len(funcs)} functions, '
+         f'{hot_bytes} bytes -> {a.output}')
 
 
 # -------------------------------------------------------------------- emit
 
 def cmd_emit(a):
-    order = read_order(a.order)
-    if not order:
+    entries = read_order(a.order)
+    if not entries:
         die(f'{a.order}: empty order')
+    order = [k for k, _o in entries]
+    offsets = {k: o for k, o in entries if o is not None} or None
     problem = elfmod.lto_problem({k[1] for k in order})
     if problem:
         die(problem)
@@ -203,13 +357,22 @@ def cmd_emit(a):
             set(), [s for e in objects.elfs for s in e.file_symbols])
         if problem:
             die(problem)
+    head = order_header(a.order)
+    align = None
+    if offsets and head.get('icache', 'none') != 'none':
+        align = placemod.parse_geometry(head['icache'])[2]
     comment = f'{len(order)} functions from {os.path.basename(a.order)}'
     if a.format == 'ld':
-        text = emitmod.emit_ld(order, objects, a.object_name, warn, comment)
-    elif a.format == 'lld':
-        text = emitmod.emit_lld(order, comment)
+        text = emitmod.emit_ld(order, objects, a.object_name, warn, comment,
+                               offsets=offsets, align=align)
     else:
-        text = emitmod.emit_gold(order, objects, comment)
+        if offsets and any(offsets.values()):
+            warn(f'emit: {a.format} takes an order, not offsets: the placement for '
+                 f'I1 {head.get("icache")} applies with --format ld only')
+        if a.format == 'lld':
+            text = emitmod.emit_lld(order, comment)
+        else:
+            text = emitmod.emit_gold(order, objects, comment)
     with open(a.output, 'w') as f:
         f.write(text)
     warn(f'emit: {a.format} -> {a.output}  (link with '
@@ -228,36 +391,111 @@ def describe(label, funcs):
     return span, pages
 
 
+def run_workload(a, binary, i1=None, toggle=None, functions=False, extra=()):
+    """The events of every run of the workload on `binary`, summed, and
+    the outputs concatenated (and, with functions, per-function events)."""
+    total, outs, per = {}, [], {}
+    for argv, stdin in workload(a, [os.path.abspath(binary)] + a.command):
+        r = verifymod.callgrind(argv, i1=i1, toggle=toggle, stdin=stdin,
+                                functions=functions,
+                                extra=list(extra) + list(getattr(a, 'valgrind_arg', [])))
+        for k, v in r[0].items():
+            total[k] = total.get(k, 0) + v
+        outs.append(r[1])
+        if functions:
+            for fname, ev in r[3].items():
+                d = per.setdefault(fname, {})
+                for k, v in ev.items():
+                    d[k] = d.get(k, 0) + v
+    return total, b''.join(outs), per
+
+
+def print_functions(binaries, per, top):
+    """Per-function I1 misses (callgrind's own attribution), the functions
+    with the most misses in any of the binaries first."""
+    names = set()
+    for b in binaries:
+        names |= set(per[b])
+    rank = sorted(names, key=lambda n: (-max(per[b].get(n, {}).get('I1mr', 0)
+                                             for b in binaries), n))[:top]
+    print(f'  {"function":40}' + ''.join(f'{os.path.basename(b)[:14]:>16}'
+                                         for b in binaries) + '   I1 misses')
+    for n in rank:
+        print(f'  {n[:40]:40}' + ''.join(f'{per[b].get(n, {}).get("I1mr", 0):>16}'
+                                         for b in binaries))
+
+
+def safety_net(a, base, new):
+    """verify --simulate: I1 misses of both layouts on the target
+    geometry.  Returns a problem (str) when the new layout misses more
+    than the baseline by over --tolerance, else None."""
+    geom = a.icache
+    evs, per = {}, {}
+    for label, b in (('before', base), ('after', new)):
+        evs[label], _out, per[b] = run_workload(a, b, i1=geom, toggle=a.toggle,
+                                                functions=a.functions > 0)
+    x, y = evs['before'].get('I1mr', 0), evs['after'].get('I1mr', 0)
+    chg = f'{100 * (y - x) / x:+.1f}%' if x else 'n/a'
+    print(f'simulate (I1 {geom}): before {x} I1 misses, after {y} ({chg}); '
+          f'instructions {evs["before"].get("Ir", 0)} / {evs["after"].get("Ir", 0)}')
+    if a.functions:
+        print_functions([base, new], per, a.functions)
+    if y > x * (1 + a.tolerance / 100) and y - x > a.min_misses:
+        return (f'the new layout misses more on I1 {geom}: {x} -> {y} ({chg}, tolerance '
+                f'{a.tolerance:g}%)')
+    return None
+
+
 def cmd_verify(a):
-    order = read_order(a.order)
+    entries = read_order(a.order)
+    order = [k for k, _o in entries]
+    offsets = {k: o for k, o in entries if o is not None}
     new = elfmod.ElfFunctions(a.binary)
     placed, problems = verifymod.place(order, new, a.by_name)
     problems += verifymod.check_increasing(placed)
+    head = order_header(a.order)
+    gaps = int(head.get('gaps', 0) or 0)
+    if offsets and not a.by_name and head.get('icache', 'none') != 'none':
+        way = placemod.way_bytes(placemod.parse_geometry(head['icache']))
+        problems += verifymod.check_offsets(placed, offsets, way)
     after = describe(f'after  ({a.binary})', [f for _r, _k, f in placed])
     if a.baseline:
         old = elfmod.ElfFunctions(a.baseline)
         oplaced, _ = verifymod.place(order, old)
         before = describe(f'before ({a.baseline})', [f for _r, _k, f in oplaced])
-        if after[0] > before[0]:
+        if gaps:
+            print(f'(of the span after, {gaps} bytes are gaps the placement for I1 '
+                  f'{head.get("icache")} left between functions)')
+        if after[0] - gaps > before[0]:
             problems.append(f'hot span grew: {before[0]} -> {after[0]} bytes')
+    if a.simulate and not a.baseline:
+        die('verify --simulate: give --baseline')
     if a.run:
-        runs = [('after', a.binary)] + ([('before', a.baseline)] if a.baseline else [])
         results = {}
-        for label, b in runs:
-            ev, out, _ = verifymod.callgrind([os.path.abspath(b)] + a.command)
+        for label, b in (('after', a.binary), ('before', a.baseline)):
+            if not b:
+                continue
+            ev, out, _ = run_workload(a, b)
             results[label] = (ev.get('Ir', 0), out)
             print(f'{label}: {ev.get("Ir", 0)} instructions')
-        if 'before' in results:
-            if results['before'][0] != results['after'][0]:
-                problems.append(f'instruction count changed: {results["before"][0]} -> '
-                                f'{results["after"][0]}')
-            if results['before'][1] != results['after'][1]:
-                problems.append('program output changed')
+        if 'before' not in results:
+            pass
+        elif results['before'][0] != results['after'][0]:
+            problems.append(f'instruction count changed: {results["before"][0]} -> '
+                            f'{results["after"][0]}')
+        if 'before' in results and results['before'][1] != results['after'][1]:
+            problems.append('program output changed')
     for p in problems:
         print('FAIL: ' + p)
     if problems:
         print(f'verify: {len(problems)} problems: the order did not apply as written')
         sys.exit(1)
+    worse = safety_net(a, a.baseline, a.binary) if a.simulate else None
+    if worse:
+        print('WARNING: ' + worse + '; keep the baseline layout, or order with another '
+              '--algo/--icache and compare again')
+        if a.strict:
+            sys.exit(2)
     print(f'verify: OK, {len(placed)} functions in order')
 
 
@@ -267,18 +505,29 @@ def cmd_simulate(a):
           f'{"per unit":>10} {"cycle est.":>14}')
     rows = {}
     for g in geoms:
+        per = {}
         for b in a.binaries:
-            ev, _out, _ = verifymod.callgrind([os.path.abspath(b)] + a.command, i1=g,
-                                              toggle=a.toggle)
-            per = ev.get('I1mr', 0) / a.per
+            ev, _out, per[b] = run_workload(a, b, i1=g, toggle=a.toggle,
+                                            functions=a.functions > 0)
             rows[(g, b)] = ev
             print(f'{g:22} {os.path.basename(b)[:28]:28} {ev.get("Ir", 0):>14} '
-                  f'{ev.get("I1mr", 0):>12} {per:>10.2f} '
+                  f'{ev.get("I1mr", 0):>12} {ev.get("I1mr", 0) / a.per:>10.2f} '
                   f'{verifymod.cycle_estimate(ev) / a.per:>14.1f}')
         if len(a.binaries) == 2:
             x, y = (rows[(g, b)].get('I1mr', 0) for b in a.binaries)
             if x:
                 print(f'{"":22} {"change":28} {"":>14} {100 * (y - x) / x:>+11.1f}%')
+        if a.functions:
+            print_functions(a.binaries, per, a.functions)
+
+
+def add_run_options(p):
+    p.add_argument('--valgrind-arg', action='append', default=[],
+                   help='passed to valgrind (repeatable), e.g. --collect-atstart=no')
+    p.add_argument('--workload', help='a file of runs, one argument list a line (after '
+                   'the program); a trailing `< FILE` gives that run its standard input')
+    p.add_argument('--stdin', help='standard input of every run (default /dev/null; '
+                   '`-` passes this one\'s)')
 
 
 # -------------------------------------------------------------------- main
@@ -293,7 +542,7 @@ def main(argv=None):
     p.add_argument('--object', action='append', default=[],
                    help='keep only functions of this ELF object (basename; repeatable)')
     p.add_argument('--keep', help='also keep the raw callgrind.out here')
-    p.add_argument('--valgrind-arg', action='append', default=[])
+    add_run_options(p)
     p.set_defaults(fn=cmd_record)
 
     p = sub.add_parser('profile', help='convert a callgrind/instrument/perf run')
@@ -322,8 +571,14 @@ def main(argv=None):
     p.add_argument('--binary', help='the profiled program: sizes and static identities')
     p.add_argument('--algo', choices=sorted(ordermod.ALGORITHMS), default='c3')
     p.add_argument('--coverage', type=float, default=0.999)
-    p.add_argument('--node-weight', choices=['calls', 'cost'], default='calls',
-                   help='calls into a function (default, as lld) or its self cost')
+    p.add_argument('--node-weight', choices=['auto', 'cost', 'calls'], default='auto',
+                   help='cost: a function\'s own instructions (samples), loops included; '
+                   'calls: the calls into it (as lld); auto (default): cost where the '
+                   'profile has it')
+    p.add_argument('--icache', default='16384,1,64',
+                   help='size,assoc,line of the I-cache to place for (default 16384,1,64): '
+                   'functions that run together get different sets (gaps where needed); '
+                   '`none`: packed, no placement')
     p.add_argument('--lto', choices=['refuse', 'drop'], default='refuse')
     p.add_argument('-o', '--output', required=True)
     p.set_defaults(fn=cmd_order)
@@ -350,6 +605,21 @@ def main(argv=None):
     p.add_argument('--run', action='store_true',
                    help='run both programs under callgrind with the arguments after -- '
                         'and require equal instruction counts and output')
+    p.add_argument('--simulate', action='store_true',
+                   help='compare simulated I1 misses with the baseline on --icache; '
+                        'warn when the new layout is worse')
+    p.add_argument('--icache', default='16384,1,64', help='size,assoc,line for --simulate')
+    p.add_argument('--tolerance', type=float, default=5.0,
+                   help='percent more I1 misses --simulate lets pass without a warning')
+    p.add_argument('--min-misses', type=int, default=100,
+                   help='absolute increase --simulate ignores (a few misses in noise)')
+    p.add_argument('--strict', action='store_true',
+                   help='exit 2 (not 0) when --simulate warns')
+    p.add_argument('--toggle', help='count only inside this function (--simulate)')
+    p.add_argument('--functions', type=int, default=0, metavar='N',
+                   help='with --simulate: the N functions with the most I1 misses, '
+                        'before and after')
+    add_run_options(p)
     p.set_defaults(fn=cmd_verify)
 
     p = sub.add_parser('simulate', help='simulated I1 misses, before vs after')
@@ -360,6 +630,9 @@ def main(argv=None):
     p.add_argument('--toggle', help='count only inside this function (callgrind '
                    '--toggle-collect), e.g. the per-packet entry point')
     p.add_argument('--per', type=float, default=1, help='divide by this (packets)')
+    p.add_argument('--functions', type=int, default=0, metavar='N',
+                   help='also the N functions with the most I1 misses, per binary')
+    add_run_options(p)
     p.set_defaults(fn=cmd_simulate)
 
     # Everything after the first `--` is the program's command line; split it

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""CORD on cachenet's own protocol paths: seed 000's Tables 11-12 for this
-machine (issue 7).
+"""CORD on cachenet's own protocol paths: Tables 11-12 of Nahum et al., "Cache
+behavior of network protocols", for this machine.
 
     fastpath.py SOURCE_ROOT WORK_DIR [--paths P,P..] [--geometries G:G..]
                 [--packets N] [--cold-packets N] [--icache warm,cold]
@@ -27,7 +27,7 @@ machine (issue 7).
 5. Native timing: baseline and CORD binaries alternated, `taskset -c CPU`,
    --reps runs each, median TSC ticks per packet, ratio after/before.
 
-The latency estimate per packet: Ir (one instruction a cycle, seed 000's
+The latency estimate per packet: Ir (one instruction a cycle, the paper's
 "ideal" CPI of 1) + L1 misses (I and D) x the L2 hit latency + LL misses x
 the memory latency, both in TSC ticks from tools/memsig's levels (measured
 here: --memsig JSON, else memsig --quick is run; penalties are printed).
@@ -122,14 +122,23 @@ def profile(work, base, paths, packets, jobs):
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
         list(ex.map(lambda x: run(CORD + ['record', '-o', x[1], '--', base, x[0], str(packets)]),
                     zip(paths, profs)))
-    merged = os.path.join(work, 'merged.prof')
-    run(CORD + ['merge'] + profs + ['--normalize', '-o', merged])
-    return merged, dict(zip(paths, profs))
+    # the shared order is made from all of them, each a phase of its own
+    return profs, dict(zip(paths, profs))
 
 
-def order(work, prof, base, algo, tag):
+def order(work, prof, base, algo, tag, icache=None):
+    """`cachenet-cord order` of one profile or of several (kept apart as
+    the phases of one workload, each scaled to the same total: one path
+    counts as much as another).  `algo` may end in -packed: clustering
+    only, no placement for the I-cache (--icache none)."""
     out = os.path.join(work, f'{tag}-{algo}.order')
-    run(CORD + ['order', prof, '--binary', base, '--algo', algo, '-o', out])
+    profs = prof if isinstance(prof, list) else [prof]
+    extra = ['--normalize'] if len(profs) > 1 else []
+    if algo.endswith('-packed'):
+        algo, extra = algo[:-len('-packed')], extra + ['--icache', 'none']
+    elif icache:
+        extra += ['--icache', icache]
+    run(CORD + ['order'] + profs + ['--binary', base, '--algo', algo, '-o', out] + extra)
     return out
 
 
@@ -156,7 +165,7 @@ def verify(order_file, new, base):
 
 def simulate(binary, path, geom, packets, icache):
     cmd = [binary, path, str(packets), '--icache=' + icache]
-    ev, out, _ = verifymod.callgrind(cmd, i1=geom, extra=['--collect-atstart=no'])
+    ev, out = verifymod.callgrind(cmd, i1=geom, extra=['--collect-atstart=no'])[:2]
     return {'ev': ev, 'out': out.decode(errors='replace')}
 
 
@@ -273,8 +282,13 @@ def main(argv=None):
                     help='I1 geometries size,assoc,line separated by colons')
     ap.add_argument('--icache', default='warm,cold')
     ap.add_argument('--algos', default='c3-path,c3,ph',
-                    help='c3, ph, hotness: one order from all paths merged; with -path: '
-                         'an order (and a program) per path, as seed 000 CORDed each benchmark')
+                    help='c3, ph, hotness: one order from all paths (each a phase); with '
+                         '-path: an order (and a program) per path, as Nahum et al. CORDed each '
+                         'benchmark; with -packed (before -path): clustering only, no '
+                         'placement for the I-cache')
+    ap.add_argument('--target', default='16384,1,64',
+                    help='the I-cache `cachenet-cord order --icache` places for, and the '
+                         'geometry of the safety net (verify --simulate)')
     ap.add_argument('--packets', type=int, default=2000, help='simulated packets (warm)')
     ap.add_argument('--cold-packets', type=int, default=50,
                     help='simulated packets with the I-cache emptied before each')
@@ -313,20 +327,21 @@ def main(argv=None):
     merged, per_path = profile(work, bins['base'], paths, a.profile_packets, a.jobs)
     res['hot'] = {}
     for p, prof in per_path.items():
-        o = order(work, prof, bins['base'], 'hotness', p)
+        o = order(work, prof, bins['base'], 'hotness', p, 'none')
         n, b = order_header(o)
         res['hot'][p] = {'functions': n, 'bytes': b}
     res['verify'] = {}
     res['order'] = {}
 
     def apply(key, prof, algo, dest):
-        o = order(work, prof, bins['base'], algo, key.replace('/', '-'))
+        o = order(work, prof, bins['base'], algo, key.replace('/', '-'), a.target)
         n, b = order_header(o)
         res['order'][key] = {'functions': n, 'bytes': b}
         script = os.path.join(work, key.replace('/', '-') + '.ld')
-        # the archive and the program's own objects: what the link reads
+        # the archives and the program's own objects: what the link reads
         run(CORD + ['emit', o, '--format', 'ld', '--objects',
                     os.path.join(bdir, 'src', 'libcachenet.a'),
+                    os.path.join(bdir, 'src', 'libcachenet-lab.a'),
                     os.path.join(bdir, 'tools', 'cord', PROG + '.p'), '-o', script])
         with open(script) as f:
             exe = link(bdir, lo, f.read(), dest, a.jobs)
@@ -337,7 +352,7 @@ def main(argv=None):
 
     for algo in algos:
         if algo.endswith('-path'):
-            # seed 000's way: each benchmark its own CORDed program
+            # the paper's way: each benchmark its own CORDed program
             bins[algo] = {p: apply(f'{algo}/{p}', per_path[p], algo[:-5],
                                    os.path.join(work, algo, p, PROG))[0] for p in paths}
         else:
@@ -388,6 +403,21 @@ def main(argv=None):
                     del v['out']
     res['sim'] = sim
     res['identical_instructions'] = identical
+    # The safety net of `cachenet-cord verify --simulate`, on these runs:
+    # a layout that misses more than the baseline on the target geometry
+    # by over 5% (and by more than a few misses in the run) is flagged.
+    res['target'] = a.target
+    res['safety'] = {}
+    for algo in algos:
+        worse = []
+        for p in paths:
+            row = sim.get('warm', {}).get(p, {}).get(a.target)
+            if not row or algo not in row:
+                continue
+            x, y = row['base']['raw'].get('I1mr', 0), row[algo]['raw'].get('I1mr', 0)
+            if y > 1.05 * x and y - x > 100:
+                worse.append({'path': p, 'base': x, 'new': y})
+        res['safety'][algo] = worse
     res['phases']['simulation'] = time.time() - t0 - sum(res['phases'].values())
 
     res['timing'] = {}
@@ -466,6 +496,11 @@ def render_text(res):
             if x and y:
                 out.append(f'{p:14} {c:34} base {x:>8.1f} c3 {y:>8.1f} ({y / x:.3f})'
                            + (f' base again {z:>8.1f} ({z / x:.3f})' if z else ''))
+    for algo, worse in res.get('safety', {}).items():
+        out.append(f'safety net ({algo}, I1 {res["target"]}, as verify --simulate): ' + (
+            'no path worse than the baseline by over 5%' if not worse else
+            'WORSE on ' + ', '.join(f'{w["path"]} ({w["base"]} -> {w["new"]} I1 misses)'
+                                    for w in worse)))
     out.append(f'\ninstructions identical in every layout: {res["identical_instructions"]}; '
                f'{res["seconds"]:.0f} s (' + ', '.join(f'{k} {v:.0f} s' for k, v in
                                                      res.get('phases', {}).items()) + ')')

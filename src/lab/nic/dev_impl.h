@@ -5,7 +5,8 @@
 
 #include <stdint.h>
 
-#include "cachenet/netdev.h"
+#include "cachenet/lab/netdev.h"
+#include "cn_internal.h"
 
 /* 16 bytes: four RX descriptors per cache line, as on common NICs. With
  * split on, the descriptor's header buffer is in the parallel array
@@ -25,7 +26,6 @@ struct rx_desc {
 #define RX_HBO 0x4u /* header buffer only: whole frame in the header buffer */
 #define RX_HLEN_SHIFT 16
 
-#define CN_DEV_UNLIKELY(c) __builtin_expect(!!(c), 0)
 _Static_assert(sizeof(struct rx_desc) == 16, "RX descriptor is 16 bytes");
 
 struct tx_desc {
@@ -51,7 +51,7 @@ struct cn_netdev {
 	/* split: the posted header buffer of each descriptor, or NULL
 	 * (descriptors outside [rx_drv, rx_fill) may keep one for reuse) */
 	struct cn_mbuf **rx_hdr;
-	uint32_t rx_nic __attribute__((aligned(64)));
+	uint32_t rx_nic __attribute__((aligned(CN_CACHE_LINE)));
 	uint32_t tx_nic;
 	struct rx_desc *rx;
 	struct tx_desc *tx;
@@ -59,7 +59,7 @@ struct cn_netdev {
 	void *wire_arg;
 	uint64_t now_ns;
 	struct cn_netdev_stats st;
-	uint8_t txbuf[CN_MBUF_JUMBO_SIZE] __attribute__((aligned(64)));
+	uint8_t txbuf[CN_MBUF_JUMBO_SIZE] __attribute__((aligned(CN_CACHE_LINE)));
 };
 
 #endif

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cachenet/cache.h"
-#include "cachenet/netdev.h"
+#include "cachenet/lab/cache.h"
+#include "cachenet/lab/netdev.h"
 #include "dev_impl.h"
 
 #define DD RX_DD
@@ -79,7 +79,7 @@ static int refill_one(struct cn_netdev *dev)
 
 static inline __attribute__((always_inline)) void refill(struct cn_netdev *dev)
 {
-	if (CN_DEV_UNLIKELY(dev->rx_hdr != NULL)) {
+	if (CN_UNLIKELY(dev->rx_hdr != NULL)) {
 		while (dev->rx_fill - dev->rx_drv < dev->size)
 			if (refill_one_split(dev) < 0)
 				break;
@@ -119,8 +119,8 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
 									  : size - 1;
 	dev->size = size;
 	dev->mask = size - 1;
-	dev->rx = aligned_alloc(64, ((size * sizeof(struct rx_desc)) + 63) & ~(size_t)63);
-	dev->tx = aligned_alloc(64, ((size * sizeof(struct tx_desc)) + 63) & ~(size_t)63);
+	dev->rx = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(size * sizeof(struct rx_desc)));
+	dev->tx = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(size * sizeof(struct tx_desc)));
 	if (!dev->rx || !dev->tx) {
 		free(dev->rx);
 		free(dev->tx);
@@ -190,9 +190,8 @@ void cn_netdev_set_wire(struct cn_netdev *dev, cn_wire_fn fn, void *arg)
 	dev->wire_arg = arg;
 }
 
-int cn_netdev_xmit(void *arg, struct cn_pkt *p)
+int cn_netdev_xmit(struct cn_netdev *dev, struct cn_pkt *p)
 {
-	struct cn_netdev *dev = arg;
 	struct tx_desc *d;
 
 	if (dev->tx_drv - dev->tx_reap == dev->size) {
@@ -246,42 +245,20 @@ uint8_t *cn_netdev_nic_rx_reserve(struct cn_netdev *dev, uint32_t *room)
 }
 
 /* Split: the header length of the frame @p f as the NIC's parser finds it
- * (Ethernet II, IPv4 with its IHL, not a fragment, TCP with its data
- * offset or UDP), or 0 when it finds none inside the frame's @p len
- * bytes; *nopay when the IPv4 total length leaves no byte after them. It
- * checks only what it needs to find the headers' end: the stack validates
- * the rest. */
+ * (the product's parser, cn_net_parse: Ethernet II, IPv4 with its IHL,
+ * not a fragment, TCP with its data offset or UDP; the IPv4 checksum is
+ * not the NIC's business here), or 0 when it finds none inside the
+ * frame's @p len bytes, or the headers are malformed (the frame then goes
+ * whole to the cluster and the stack names what is wrong); *nopay when
+ * no payload byte follows them. */
 static uint32_t split_parse(const uint8_t *f, uint32_t len, bool *nopay)
 {
-	const uint8_t *ip = f + CN_ETH_HLEN;
-	uint32_t ihl, hl, tot;
+	struct cn_pkt_info pi;
 
-	if (len < CN_ETH_HLEN + CN_IPV4_HLEN || f[12] != 0x08 || f[13] != 0x00 ||
-	    (ip[0] >> 4) != 4)
+	if (cn_net_parse(f, len, CN_PARSE_IP_CSUM_GOOD, &pi) != CN_DROP_NONE)
 		return 0;
-	ihl = (ip[0] & 0xfu) * 4u;
-	/* MF, or a fragment offset: no (whole) L4 header to find */
-	if (ihl < CN_IPV4_HLEN || (ip[6] & 0x3fu) || ip[7])
-		return 0;
-	hl = CN_ETH_HLEN + ihl;
-	if (ip[9] == CN_IPV4_PROTO_TCP) {
-		uint32_t doff;
-		if (len < hl + CN_TCP_HLEN)
-			return 0;
-		doff = (uint32_t)(f[hl + 12] >> 4) * 4u;
-		if (doff < CN_TCP_HLEN)
-			return 0;
-		hl += doff;
-	} else if (ip[9] == CN_IPV4_PROTO_UDP) {
-		hl += CN_UDP_HLEN;
-	} else {
-		return 0;
-	}
-	if (hl > len)
-		return 0;
-	tot = ((uint32_t)ip[2] << 8) | ip[3];
-	*nopay = CN_ETH_HLEN + tot <= hl;
-	return hl;
+	*nopay = pi.pay_len == 0;
+	return pi.pay_off;
 }
 
 /* Split: where the NIC puts the frame: RX_SPH (headers of *hl bytes to the
@@ -465,7 +442,7 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h)
  * keep it that way). */
 #define PF_FROM(b, start, len, loc)                                            \
 	do {                                                                   \
-		for (uint32_t o_ = (start); o_ < (len); o_ += 64)              \
+		for (uint32_t o_ = (start); o_ < (len); o_ += CN_CACHE_LINE)              \
 			__builtin_prefetch((b) + o_, 0, (loc));                \
 		__builtin_prefetch((b) + (len) - 1, 0, (loc));                 \
 	} while (0)
@@ -515,7 +492,7 @@ static inline void prefetch_line(const void *a, enum cn_prefetch_hint h)
 static inline void prefetch_head(const uint8_t *b)
 {
 	__builtin_prefetch(b, 0, 3);
-	__builtin_prefetch(b + 64, 0, 3);
+	__builtin_prefetch(b + CN_CACHE_LINE, 0, 3);
 }
 
 static inline void prefetch_frame(const uint8_t *b, uint32_t len, enum cn_prefetch_hint h)
@@ -540,7 +517,7 @@ static inline void prefetch_split(const uint8_t *hb, uint32_t hl, const uint8_t 
 				  enum cn_prefetch_hint h)
 {
 	__builtin_prefetch(hb, 0, 3);
-	for (uint32_t o = 64; o < hl; o += 64)
+	for (uint32_t o = CN_CACHE_LINE; o < hl; o += CN_CACHE_LINE)
 		__builtin_prefetch(hb + o, 0, 3);
 	__builtin_prefetch(hb + hl - 1, 0, 3);
 	prefetch_range(pay, plen, h);
@@ -555,7 +532,7 @@ static inline __attribute__((always_inline)) void
 prefetch_desc(const struct cn_netdev *dev, const struct rx_desc *d, enum cn_prefetch_hint h,
 	      const bool split)
 {
-	if (split && CN_DEV_UNLIKELY(d->status & (RX_SPH | RX_HBO))) {
+	if (split && CN_UNLIKELY(d->status & (RX_SPH | RX_HBO))) {
 		const uint8_t *hb = dev->rx_hdr[d - dev->rx]->buf + 2;
 		if (d->status & RX_HBO) {
 			prefetch_frame(hb, d->len, CN_PREFETCH_L1);
@@ -572,7 +549,7 @@ prefetch_desc(const struct cn_netdev *dev, const struct rx_desc *d, enum cn_pref
 static inline __attribute__((always_inline)) void
 prefetch_mbuf(const struct cn_mbuf *m, enum cn_prefetch_hint h, const bool split)
 {
-	if (split && CN_DEV_UNLIKELY(m->next != NULL)) {
+	if (split && CN_UNLIKELY(m->next != NULL)) {
 		prefetch_split(m->data, m->len, m->next->data, m->next->len, h);
 		return;
 	}
@@ -588,7 +565,7 @@ prefetch_head_desc(const struct cn_netdev *dev, const struct rx_desc *d, const b
 {
 	const uint8_t *b = d->m->buf + 2;
 
-	if (split && CN_DEV_UNLIKELY(d->status & (RX_SPH | RX_HBO)))
+	if (split && CN_UNLIKELY(d->status & (RX_SPH | RX_HBO)))
 		b = dev->rx_hdr[d - dev->rx]->buf + 2;
 	prefetch_head(b);
 }
@@ -603,7 +580,7 @@ static inline __attribute__((always_inline)) void pace_range(const struct cn_mbu
 	const uint8_t *b = m->data;
 	uint32_t len = m->len, start = 128;
 
-	if (split && CN_DEV_UNLIKELY(m->next != NULL)) {
+	if (split && CN_UNLIKELY(m->next != NULL)) {
 		b = m->next->data;
 		len = m->next->len;
 		start = 0;
@@ -734,7 +711,7 @@ rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf, bool p
 		if (!split && !(st & DD))
 			break;
 		/* split: one compare for a done frame not split (status DD) */
-		if (split && CN_DEV_UNLIKELY(st != DD)) {
+		if (split && CN_UNLIKELY(st != DD)) {
 			if (!(st & DD))
 				break;
 			if (pf)
@@ -809,7 +786,7 @@ poll_paced(struct cn_netdev *dev, struct cn_net *net, uint64_t now, struct cn_mb
 		const uint32_t want = i + k + 1;
 		for (; pf < want && pf < n; pf++)
 			prefetch_head(m[pf]->data);
-		if (CN_DEV_UNLIKELY(pf < want)) {
+		if (CN_UNLIKELY(pf < want)) {
 			/* the next poll's first frames, still in the ring */
 			dev->rx_pf = base + pf;
 			prefetch_ring(dev, base + want, split, true);
@@ -832,15 +809,15 @@ poll_paced(struct cn_netdev *dev, struct cn_net *net, uint64_t now, struct cn_mb
 			uint32_t c = (uint32_t)((end - a + 63) >> 6);
 			if (c > l)
 				c = l;
-			const uint32_t bytes = c * 64;
+			const uint32_t bytes = c * CN_CACHE_LINE;
 			uint32_t o = 0;
 			for (; o + 256 <= bytes; o += 256) { /* four a turn */
 				prefetch_line((const void *)(a + o), h);
-				prefetch_line((const void *)(a + o + 64), h);
+				prefetch_line((const void *)(a + o + CN_CACHE_LINE), h);
 				prefetch_line((const void *)(a + o + 128), h);
 				prefetch_line((const void *)(a + o + 192), h);
 			}
-			for (; o < bytes; o += 64)
+			for (; o < bytes; o += CN_CACHE_LINE)
 				prefetch_line((const void *)(a + o), h);
 			a += bytes;
 			l -= c;
@@ -908,7 +885,7 @@ unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now)
 	dev->st.polls++;
 	dev->now_ns = now;
 	cn_netdev_tx_reap(dev);
-	if (CN_DEV_UNLIKELY(dev->rx_hdr != NULL))
+	if (CN_UNLIKELY(dev->rx_hdr != NULL))
 		return poll_rx(dev, net, now, true);
 	return poll_rx(dev, net, now, false);
 }

@@ -35,28 +35,24 @@ static void wire_in(void *arg, const uint8_t *frame, uint32_t len);
 static void build_template(struct cn_peer *pe)
 {
 	const struct cn_peer_params *p = &pe->p;
-	uint8_t *h = pe->tmpl;
-	struct cn_eth_hdr *eth = (struct cn_eth_hdr *)h;
-	struct cn_ipv4_hdr *ip = (struct cn_ipv4_hdr *)(h + CN_ETH_HLEN);
 	bool udp = p->kind == CN_PEER_UDP_SINK || p->kind == CN_PEER_UDP_SOURCE;
+	uint8_t *l4;
 
-	memset(h, 0, sizeof(pe->tmpl));
-	memcpy(eth->dst, p->rmac, CN_ETH_ALEN);
-	memcpy(eth->src, p->lmac, CN_ETH_ALEN);
-	eth->type = cn_hton16(CN_ETH_TYPE_IPV4);
-	ip->ver_ihl = 0x45;
-	ip->frag_off = cn_hton16(CN_IPV4_FLAG_DF);
-	ip->ttl = 64;
-	ip->proto = udp ? CN_IPV4_PROTO_UDP : CN_IPV4_PROTO_TCP;
-	ip->src = p->laddr;
-	ip->dst = p->raddr;
+	memset(pe->tmpl, 0, sizeof(pe->tmpl));
+	l4 = cn_net_hdr_build(pe->tmpl, &(const struct cn_net_hdr_spec){
+		.dmac = p->rmac,
+		.smac = p->lmac,
+		.saddr = p->laddr,
+		.daddr = p->raddr,
+		.proto = udp ? CN_IPV4_PROTO_UDP : CN_IPV4_PROTO_TCP,
+	});
 	if (udp) {
-		struct cn_udp_hdr *uh = (struct cn_udp_hdr *)(ip + 1);
+		struct cn_udp_hdr *uh = (struct cn_udp_hdr *)l4;
 		uh->sport = p->lport;
 		uh->dport = p->rport;
 		pe->hdr_len = CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN;
 	} else {
-		struct cn_tcp_hdr *th = (struct cn_tcp_hdr *)(ip + 1);
+		struct cn_tcp_hdr *th = (struct cn_tcp_hdr *)l4;
 		uint32_t thl = CN_TCP_HLEN + (p->ts ? CN_TCPOLEN_TSTAMP_APPA : 0);
 		th->sport = p->lport;
 		th->dport = p->rport;
@@ -95,7 +91,7 @@ struct cn_peer *cn_peer_create(struct cn_netdev *dev, const struct cn_peer_param
 		errno = EINVAL;
 		return NULL;
 	}
-	pe = aligned_alloc(64, (sizeof(*pe) + 63) & ~(size_t)63);
+	pe = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*pe)));
 	if (!pe) {
 		errno = ENOMEM;
 		return NULL;

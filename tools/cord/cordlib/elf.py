@@ -96,21 +96,49 @@ class ElfFunctions:
             self.min_load = min(loads) & ~0xfff
 
     def lookup(self, name, src=''):
-        """The symbols that may be `src:name`: a unique name needs no file;
-        a static is chosen by its STT_FILE name matching `src` (see
-        same_source).  Returns a list: empty when absent, more than one
-        when ambiguous."""
+        """The symbols that may be `src:name`.  Returns a list: empty when
+        absent, more than one when ambiguous.
+
+        A unique name needs no file, unless it is a static of another file
+        (the one asked for may be inlined away).  Among several, a static
+        is chosen by its STT_FILE name matching `src` (see same_source); a
+        global needs no file, and a file-less key means the global.  A local whose STT_FILE is empty -- what a static link
+        makes of a hidden-visibility function from a library, listed after
+        an empty STT_FILE entry -- has no file to compare: it stands for
+        any file when no candidate matches by file, and for '' (the key
+        canonical() gives it) before a same-named static of a known file.
+        by_address() resolves names the file cannot decide."""
         cands = self.by_name.get(name, [])
-        if not src:
+        if not src or len(cands) <= 1 and not (cands and cands[0].local and cands[0].src):
+            if len(cands) <= 1:
+                return list(cands)
+            glob = [f for f in cands if not f.local]
+            if len(glob) == 1:
+                return glob
+            anon = [f for f in cands if f.local and not f.src]
+            if len(anon) == 1 and not glob:
+                return anon
             return list(cands)
-        # A global needs no file; a static must be from the file asked for,
-        # even when it is the only one of its name here (the one we want may
-        # be in another object, or inlined away).
         hit = [f for f in cands if not f.local or same_source(f.src, src)]
         if len(hit) > 1:
             exact = [f for f in hit if f.local and norm_source(f.src) == norm_source(src)]
             hit = exact or hit
+        if not hit:
+            hit = [f for f in cands if f.local and not f.src]
         return hit
+
+    def by_address(self, addr, name):
+        """The function named `name` whose bytes hold `addr` (an address
+        in this file's terms), or None."""
+        for f in self.by_name.get(name, []):
+            if f.addr <= addr < f.addr + max(f.size, 1):
+                return f
+        return None
+
+    def key(self, f):
+        """The key an order uses for f: (STT_FILE, name) for a static,
+        ('', name) for a global or a local without a file."""
+        return (f.src if f.local else '', f.name)
 
     def containing(self):
         """Address-sorted (start, end, Func) list for address lookups."""

@@ -2,8 +2,10 @@
 """Function orders from a call graph: C3, Pettis-Hansen, plain hotness.
 
 All three take the same inputs: `funcs` (the keys to place), `weight` (a
-node's weight: by default the calls into it, see Profile.calls_into),
-`size` in bytes, and `edges` {(caller, callee): count} restricted to funcs.
+node's weight: its instructions where the profile has them, else the calls
+into it, see Profile.calls_into), `size` in bytes, `edges` {(caller,
+callee): count} restricted to funcs, and `calls` (the calls into each
+function, which C3 compares its edges with; `weight` when not given).
 Ties are broken by the key, so an order is a pure function of its inputs
 (the tests check hand-computed orders).
 """
@@ -35,15 +37,15 @@ def _density(w, s):
     return w / max(s, 1)
 
 
-def c3(funcs, weight, size, edges):
+def c3(funcs, weight, size, edges, calls=None):
     """Call-chain clustering.
 
     Functions are visited by decreasing density (weight per byte).  Each
     one's cluster is appended to the cluster of its hottest caller, so a
     caller is followed by its callee as on the call path, unless
 
-      - that edge carries under 10% of the function's weight (the caller
-        is not really what makes it hot),
+      - that edge carries under 10% of the calls into the function (the
+        caller is not really what makes it hot),
       - the caller's cluster would drop to under 1/8 of its density (hot
         small code diluted by a big lukewarm callee), or
       - the merged cluster would exceed 1 MiB.
@@ -79,7 +81,7 @@ def c3(funcs, weight, size, edges):
         if f not in best:
             continue
         caller, n = best[f]
-        if n < C3_MIN_EDGE_FRACTION * weight.get(f, 0):
+        if n < C3_MIN_EDGE_FRACTION * (calls if calls is not None else weight).get(f, 0):
             continue
         to = find(caller)
         if to == f:
@@ -99,7 +101,7 @@ def c3(funcs, weight, size, edges):
     return [f for r in roots for f in members[r]]
 
 
-def pettis_hansen(funcs, weight, size, edges):
+def pettis_hansen(funcs, weight, size, edges, calls=None):
     """Pettis & Hansen (PLDI 1990), "closest is best".
 
     The graph is made undirected (a->b and b->a add up).  Taking edges from
@@ -151,7 +153,7 @@ def pettis_hansen(funcs, weight, size, edges):
     return [f for r in roots for f in chains[r]]
 
 
-def hotness(funcs, weight, size, edges):
+def hotness(funcs, weight, size, edges, calls=None):
     """The hottest function first: what CORD's simplest mode and a plain
     "sort by samples" give.  Ignores the graph."""
     return sorted(funcs, key=lambda f: (-weight.get(f, 0), f))

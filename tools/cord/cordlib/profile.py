@@ -14,6 +14,15 @@ The text form, one record a line, is also what hand-written test graphs use:
     edge  CALLER  CALLEE  COUNT
     cost  FUNC    COUNT          self cost (instructions, samples); optional
     size  FUNC    BYTES          only for graphs without a binary
+    addr  FUNC    0xADDR         an instruction address inside FUNC in the
+                                 profiled run (callgrind with instruction
+                                 positions); resolves FUNC in the binary by
+                                 address where its name and file do not
+    hot   FUNC    0xA:N,0xB:M... the 16-byte blocks of FUNC that executed
+                                 (their run addresses) and how often (the
+                                 most any of their instructions ran):
+                                 which cache lines of a function are hot,
+                                 and how hot, for place.py
 
 where FUNC is `name` or `src:name` (split at the last ':').
 """
@@ -22,6 +31,7 @@ import os
 import re
 
 EXTERNAL = ('', '<external>')
+HOT_BLOCK_SHARE = 0.01
 
 
 def fmt_key(key):
@@ -41,6 +51,8 @@ class Profile:
         self.edges = {}     # (caller, callee) -> count
         self.cost = {}      # func -> self cost
         self.size = {}      # func -> bytes (hand-written graphs only)
+        self.addr = {}      # func -> lowest instruction address seen in the run
+        self.hot = {}       # func -> {executed 16-byte block address: times run}
         self.sources = []   # what it was made from, for the header
 
     def add_edge(self, caller, callee, n):
@@ -51,6 +63,19 @@ class Profile:
     def add_cost(self, func, n):
         if n:
             self.cost[func] = self.cost.get(func, 0) + n
+
+    def add_addr(self, func, a):
+        cur = self.addr.get(func)
+        if cur is None or a < cur:
+            self.addr[func] = a
+
+    def add_hot(self, func, blocks):
+        """blocks: {address: times run}; the same block from two profiles
+        adds up."""
+        if blocks:
+            d = self.hot.setdefault(func, {})
+            for b, n in blocks.items():
+                d[b] = d.get(b, 0) + n
 
     def functions(self):
         fs = set(self.cost) | set(self.size)
@@ -89,6 +114,14 @@ class Profile:
             k2 = fn(k)
             if k2 is not None:
                 out.size[k2] = n
+        for k, a in self.addr.items():
+            k2 = fn(k)
+            if k2 is not None:
+                out.add_addr(k2, a)
+        for k, b in self.hot.items():
+            k2 = fn(k)
+            if k2 is not None:
+                out.add_hot(k2, b)
         return out
 
     def scaled(self, w):
@@ -97,6 +130,8 @@ class Profile:
         out.edges = {k: v * w for k, v in self.edges.items()}
         out.cost = {k: v * w for k, v in self.cost.items()}
         out.size = dict(self.size)
+        out.addr = dict(self.addr)
+        out.hot = {k: {b: n * w for b, n in v.items()} for k, v in self.hot.items()}
         return out
 
     def write(self, path):
@@ -110,6 +145,11 @@ class Profile:
                 f.write(f'cost {fmt_key(k)} {_num(n)}\n')
             for k, n in sorted(self.size.items()):
                 f.write(f'size {fmt_key(k)} {n}\n')
+            for k, a in sorted(self.addr.items()):
+                f.write(f'addr {fmt_key(k)} {a:#x}\n')
+            for k, b in sorted(self.hot.items()):
+                f.write(f'hot {fmt_key(k)} ' + ','.join(f'{x:#x}:{_num(b[x])}' for x in sorted(b))
+                        + '\n')
 
 
 def _num(n):
@@ -138,6 +178,11 @@ def read_profile(path):
                     p.add_cost(parse_key(t[1]), _parse_num(t[2]))
                 elif t[0] == 'size' and len(t) == 3:
                     p.size[parse_key(t[1])] = int(t[2], 0)
+                elif t[0] == 'addr' and len(t) == 3:
+                    p.add_addr(parse_key(t[1]), int(t[2], 16))
+                elif t[0] == 'hot' and len(t) == 3:
+                    p.add_hot(parse_key(t[1]), {int(x.split(':')[0], 16): _parse_num(x.split(':')[1])
+                                                for x in t[2].split(',')})
                 else:
                     raise ValueError('unknown record')
             except ValueError as e:
@@ -162,6 +207,10 @@ def merge(profiles, weights=None, normalize=False):
         for k, n in s.cost.items():
             out.cost[k] = out.cost.get(k, 0) + n
         out.size.update(s.size)
+        for k, a in s.addr.items():
+            out.add_addr(k, a)
+        for k, b in s.hot.items():
+            out.add_hot(k, b)
     return out
 
 
@@ -191,6 +240,13 @@ def read_callgrind(path, objects=None):
     resolve each id to (file, name) only at the end.  `fi=`/`fe=` (inlined
     code) change where costs are attributed, not which function we are in.
 
+    With instruction positions (`--dump-instr=yes --compress-pos=no`, as
+    `record` runs it) every absolute address on a cost line is kept: the
+    lowest per function becomes its `addr` record, and its 16-byte blocks
+    that ran at least HOT_BLOCK_SHARE as often as its busiest block, with
+    how often (an instruction's Ir is the times it ran), its `hot`
+    record.
+
     objects: if given, basenames of ELF objects (ob=) to keep; functions of
     other objects become EXTERNAL callers and are dropped as callees.
     """
@@ -217,6 +273,9 @@ def read_callgrind(path, objects=None):
     pending = None   # (callee handle, count) awaiting its cost line
     edges = {}
     costs = {}
+    addrs = {}
+    instrs = {}      # fn -> {instruction address: times run}
+    ipos = None      # index of the instr position, when positions have it
 
     def define(handle, fname, file, ob):
         info = fn_info.get(handle)
@@ -230,6 +289,15 @@ def read_callgrind(path, objects=None):
                 continue
             c = line[0]
             if c.isdigit() or c in '+-*' or line.startswith('0x'):
+                if ipos is not None and cur_fn is not None:
+                    t = line.split()
+                    if len(t) > ipos and t[ipos].startswith('0x'):
+                        a = int(t[ipos], 16)
+                        if a < addrs.get(cur_fn, a + 1):
+                            addrs[cur_fn] = a
+                        if len(t) > npos and pending is None:
+                            ins = instrs.setdefault(cur_fn, {})
+                            ins[a] = ins.get(a, 0) + int(t[npos])
                 if pending is not None:
                     # The inclusive cost of the call: not self cost.
                     pending = None
@@ -241,7 +309,9 @@ def read_callgrind(path, objects=None):
                 continue
             key, _, value = line.partition('=')
             if key == 'positions' or line.startswith('positions:'):
-                npos = len(line.split(':', 1)[1].split())
+                pnames = line.split(':', 1)[1].split()
+                npos = len(pnames)
+                ipos = pnames.index('instr') if 'instr' in pnames else None
             elif key in ('fl',):
                 cur_fl = name('file', value)[1]
             elif key in ('fi', 'fe'):
@@ -298,6 +368,21 @@ def read_callgrind(path, objects=None):
         k = key(h)
         if k is not None:
             prof.add_cost(k, n)
+    for h, a in addrs.items():
+        k = key(h)
+        if k is not None:
+            prof.add_addr(k, a)
+    for h, ins in instrs.items():
+        k = key(h)
+        if k is None:
+            continue
+        b = {}
+        for a, n in ins.items():
+            b[a & ~15] = max(b.get(a & ~15, 0), n)
+        # hot: the blocks that ran at least 1% as often as the busiest one
+        # of the function (not its set-up paths, run once)
+        top = max(b.values())
+        prof.add_hot(k, {x: n for x, n in b.items() if n >= max(2, HOT_BLOCK_SHARE * top)})
     return prof
 
 

@@ -74,10 +74,22 @@ def cycle_estimate(ev):
     return ev.get('Ir', 0) + 10 * l1 + 100 * ll
 
 
-def callgrind(cmd, i1=None, toggle=None, cwd=None, extra=()):
-    """Run cmd under callgrind; returns (events dict, stdout bytes, rc).
-    D1 and LL are fixed so that figures do not depend on the host's caches
-    (and on valgrind's guess of them in a VM).
+def run_with_stdin(cmd, stdin, capture=True, cwd=None):
+    """subprocess.run with standard input from the file `stdin` (None:
+    /dev/null; '-': this process's own)."""
+    if stdin == '-':
+        return subprocess.run(cmd, cwd=cwd, capture_output=capture)
+    with open(stdin or os.devnull, 'rb') as f:
+        return subprocess.run(cmd, cwd=cwd, capture_output=capture, stdin=f)
+
+
+def callgrind(cmd, i1=None, toggle=None, cwd=None, extra=(), stdin=None, functions=False):
+    """Run cmd under callgrind; returns (events dict, stdout bytes, rc,
+    per-function events or None).  D1 and LL are fixed so that figures do
+    not depend on the host's caches (and on valgrind's guess of them in a
+    VM).  Standard input is /dev/null unless `stdin` names a file ('-':
+    inherited).  With functions, also {"file:function": events}, each
+    function's own events (callgrind's exclusive cost).
 
     The program runs through a symlink of one fixed length: the C library's
     start-up walks argv[0] and the environment, so "./base" and "./new"
@@ -95,7 +107,7 @@ def callgrind(cmd, i1=None, toggle=None, cwd=None, extra=()):
         if toggle:
             vg += ['--toggle-collect=' + toggle]
         vg += list(extra)
-        r = subprocess.run(vg + list(cmd), cwd=cwd, capture_output=True)
+        r = run_with_stdin(vg + list(cmd), stdin, cwd=cwd)
         if r.returncode != 0 or not os.path.exists(out):
             raise RuntimeError(f'callgrind failed on {" ".join(cmd)}: '
                                + r.stderr.decode(errors='replace')[-2000:])
@@ -107,4 +119,76 @@ def callgrind(cmd, i1=None, toggle=None, cwd=None, extra=()):
                 elif line.startswith(('summary:', 'totals:')):
                     totals = [int(x) for x in line.split()[1:]]
         ev = dict(zip(events, totals or []))
-        return ev, r.stdout, r.returncode
+        per = function_events(out) if functions else None
+        return ev, r.stdout, r.returncode, per
+
+
+def function_events(path):
+    """{function: {event: count}} of a callgrind.out: each function's own
+    cost lines (a call's inclusive cost, the line after `calls=`, is not
+    the caller's own).  Keyed by name alone -- valgrind gives code in a
+    `.text.cord` section no file, so "file:f" before would be "???:f"
+    after -- so same-named statics add up."""
+    names = {'fl': {}, 'fn': {}}
+    events, npos = [], 1
+    per = {}
+    cur, after_call = None, False
+
+    def name(kind, value):
+        if value.startswith('('):
+            ident, _, text = value[1:].partition(')')
+            text = text.strip()
+            if text:
+                names[kind][ident] = text
+            return names[kind].get(ident, '?')
+        return value
+    with open(path, errors='replace') as f:
+        for line in f:
+            c = line[:1]
+            if c.isdigit() or c in '+-*':
+                if after_call:
+                    after_call = False
+                    continue
+                if cur is None:
+                    continue
+                t = line.split()
+                d = per.setdefault(cur, {})
+                for e, v in zip(events, t[npos:]):
+                    d[e] = d.get(e, 0) + int(v)
+            elif line.startswith('events:'):
+                events = line.split()[1:]
+            elif line.startswith('positions:'):
+                npos = len(line.split()[1:])
+            elif line.startswith(('fl=', 'fi=', 'fe=')):
+                name('fl', line[3:].strip())
+            elif line.startswith('fn='):
+                cur = name('fn', line[3:].strip())
+            elif line.startswith(('cfi=', 'cfl=')):
+                name('fl', line.split('=', 1)[1].strip())
+            elif line.startswith('cfn='):
+                name('fn', line[4:].strip())
+            elif line.startswith('calls='):
+                after_call = True
+    return per
+
+
+def check_offsets(placed, offsets, way):
+    """The placement for an I-cache (place.py) applied: every function
+    with a planned offset sits at that offset from one common origin,
+    modulo the cache way, i.e. in the cache sets planned relative to each
+    other (where the region starts shifts them all alike)."""
+    problems = []
+    origin = None
+    for _rank, key, f in placed:
+        off = offsets.get(key)
+        if off is None:
+            continue
+        o = (f.addr - off) % way
+        if origin is None:
+            origin = (o, key)
+        elif o != origin[0]:
+            problems.append(f'{fmt_key(key)} at {f.addr:#x} is not at its planned offset '
+                            f'{off:#x} (modulo {way}) from the region of '
+                            f'{fmt_key(origin[1])}')
+    return problems[:10] + ([f'... and {len(problems) - 10} more'] if len(problems) > 10
+                            else [])

@@ -40,7 +40,7 @@ def ilp(ctx):
           "has it, `-scalar` = 64-bit registers like the paper's machines); cache state of "
           "the buffers before each op: hot, l2, l3, cold (flushed); `-conflict` places source "
           "and destination at the same cache colour (Fig. 6). Counter `%s` (median timed "
-          "stretch; on this shared VM the mean includes lost time slices). ns/B = TSC/B ÷ "
+          "stretch; on a shared machine the mean includes time slices lost to other tasks). ns/B = TSC/B ÷ "
           "%.3f. Paper ns/B, real implementation: HP 9000-735/99 cold %d/%d warm %d/%d "
           "(seq/ILP); SPARCstation 20/71 cold %d/%d warm %d/%d." % (
               key, tsc_ghz, *papers.AHLGREN_T2["HP 9000-735/99"]["real"],
@@ -295,8 +295,10 @@ def fastpath(ctx):
           "script that orders nothing, the CORD builds relink the same objects with GNU ld "
           "scripts from `cachenet-cord order/emit` on callgrind profiles of the baseline: "
           "C3-PATH = C3 on each path's own profile, one program per path (as Nahum et al. CORDed "
-          "each benchmark), C3 and PH = C3 and Pettis-Hansen on the eight profiles merged "
-          "with equal weight (one order for the library); each checked by "
+          "each benchmark), C3 and PH = C3 and Pettis-Hansen on the eight profiles with "
+          "equal weight, each a phase (one order for the library); every order placed for "
+          "the 16 KB direct-mapped I1 (`order --icache`, -PACKED: clustering only); each "
+          "checked by "
           "`cachenet-cord verify`. Per packet, "
           "**simulated** by callgrind (only the host's per-packet work; D1 32 KB 8-way, LL 8 MB "
           "16-way), %d packets after 200 warm-up packets; *cold*: the I-cache emptied "
@@ -350,7 +352,7 @@ def fastpath(ctx):
             hdr += [a.upper(), "%s vs base" % a.upper()]
         hdr += ["I1 miss rate base → %s" % algos[0].upper(), "paper I1 miss rate (T3 → T12)"]
         md += ["**Table 12 for this machine, %s I-cache**: simulated I1 misses per packet "
-               "('hot code B': the functions carrying 99.9%% of the path's calls)." % mode, "",
+               "('hot code B': the functions carrying 99.9%% of the path's instructions)." % mode, "",
                table(hdr, rows), ""]
     # Table 11 analogue: latency estimate and native timing
     rows = []
@@ -433,6 +435,14 @@ def fastpath(ctx):
                   "%d paths that had any (%s)." % (a.upper(), targets.bound(cut_t), len(cut), len(had),
                                                    ", ".join(cut) or "none"))
         ctx.metric("paths_cut_30pct/%s" % a, len(cut))
+    for a, worse in d.get("safety", {}).items():
+        md.append("- Safety net (the comparison of `cachenet-cord verify --simulate`: I1 %s, "
+                  "warned when > 5%% worse than the baseline), %s: %s." % (
+                      d.get("target", g16), a.upper(),
+                      "no path worse" if not worse else "**worse** on " + ", ".join(
+                          "%s (%s → %s misses)" % (w["path"], fmt(w["base"]), fmt(w["new"]))
+                          for w in worse)))
+        ctx.metric("safety_worse_paths/%s" % a, len(worse))
     md += ["- Hot code larger than 16 KB: %s (the target \"%s fewer misses where the hot "
            "code exceeds the cache\" applies to %s)." % (
                ", ".join(big) or "no path (%.1f-%.1f KB)" % (
@@ -440,8 +450,8 @@ def fastpath(ctx):
                    max(d["hot"][p]["bytes"] or 0 for p in d["paths"]) / 1024),
                targets.bound(cut_t), "those" if big else "none; the default layout still conflicts in a "
                "direct-mapped cache, which is what the orders remove"), ""]
-    md += ["Whole procedure: %.0f s in this run (%s; the first run also compiles libcachenet, "
-           "~10-20 s on 2 cores)." % (d.get("seconds", 0), ", ".join(
+    md += ["Whole procedure: %.0f s in this run (%s; the first run also compiles "
+           "libcachenet)." % (d.get("seconds", 0), ", ".join(
                "%s %.0f s" % (k, v) for k, v in d.get("phases", {}).items())), ""]
     return md
 

@@ -70,7 +70,7 @@ def tap(ctx):
            "direction; *TAP syscalls* = ticks inside the TAP's `read`/`readv`/`write` calls; "
            "*app* = the test program's own SHA-256 and data generation; the rest is cachenet "
            "(parse, TCP, connection management, copies) plus loop overhead. TSC spans include "
-           "time the process was preempted (two cores, shared with the Linux peer); the CPU "
+           "time the process was preempted (the CPUs are shared with the Linux peer); the CPU "
            "columns (getrusage, whole process, start-up included) do not. TSC at %s GHz." % (
                fmt(hz / 1e9, 4) if hz else "?"), ""]
     if failed:

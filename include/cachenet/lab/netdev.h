@@ -32,13 +32,15 @@
  *
  * Thread safety: a device, link or peer belongs to one thread.
  */
-#ifndef CACHENET_NETDEV_H
-#define CACHENET_NETDEV_H
+#ifndef CACHENET_LAB_NETDEV_H
+#define CACHENET_LAB_NETDEV_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cachenet/impair.h"
 #include "cachenet/net.h"
+#include "cachenet/pcap.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -254,8 +256,6 @@ const char *cn_dca_name(enum cn_dca mode);
  *  during the call only. */
 typedef void (*cn_wire_fn)(void *arg, const uint8_t *frame, uint32_t len);
 
-struct cn_pcap;
-
 struct cn_netdev_params {
 	uint32_t ring_size;          /**< descriptors per ring, power of two; 0 = 512 */
 	uint32_t batch;              /**< frames per driver poll; 0 = 32. With
@@ -397,12 +397,18 @@ void cn_netdev_destroy(struct cn_netdev *dev);
 void cn_netdev_set_wire(struct cn_netdev *dev, cn_wire_fn fn, void *arg);
 
 /**
- * Driver: post @p p on the TX ring. Matches cn_net_xmit_fn, so a stack
- * can use (cn_netdev_xmit, dev) as its transmit hook.
+ * Driver: post @p p on the TX ring of @p dev.
  * @return 0; -ENOBUFS when the ring is full (p not taken).
  * Cost: one descriptor write.
  */
-int cn_netdev_xmit(void *dev, struct cn_pkt *p);
+int cn_netdev_xmit(struct cn_netdev *dev, struct cn_pkt *p);
+
+/** cn_netdev_xmit as a stack's transmit hook (cn_net_params.xmit, with
+ *  the device as xmit_arg). */
+static inline int cn_netdev_xmit_hook(void *dev, struct cn_pkt *p)
+{
+	return cn_netdev_xmit((struct cn_netdev *)dev, p);
+}
 
 /**
  * NIC: transmit every posted TX frame onto the wire and write its
@@ -444,7 +450,13 @@ void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
 /**
  * Driver: reap TX completions and hand up to `batch` received frames to
  * @p net (cn_net_input), refilling their descriptors.
- * @return frames received.
+ * @return frames received, at most `batch`. A return equal to `batch`
+ *         means more frames may be waiting (cn_netdev_rx_pending() says
+ *         how many): a loop calls cn_netdev_poll again until it returns
+ *         less than `batch`, e.g. `while (cn_netdev_poll(dev, net, now) ==
+ *         batch) ;`, before the other side transmits again. One call per
+ *         turn of a loop whose peer sends more than `batch` frames a turn
+ *         overruns the RX ring (counted in rx_no_desc).
  * Cost: per frame, a status read, a buffer swap (or, at most copybreak
  * bytes, a small mbuf and a copy of the frame), the stack's input; with
  * split, a split frame also swaps its header buffer (one more small mbuf
@@ -481,18 +493,6 @@ const struct cn_netdev_stats *cn_netdev_stats(const struct cn_netdev *dev);
 void cn_netdev_connect(struct cn_netdev *a, struct cn_netdev *b);
 
 /* ------------------------------------------------------------ lossy link */
-
-struct cn_link_params {
-	double loss;        /**< probability a frame is lost */
-	double reorder;     /**< probability a frame is held back behind the next */
-	double duplicate;   /**< probability a frame is delivered twice */
-	double corrupt;     /**< probability one byte of the frame is flipped */
-	uint64_t seed;      /**< fixed seed: the same run every time */
-};
-
-struct cn_link_stats {
-	uint64_t frames, lost, reordered, duplicated, corrupted;
-};
 
 struct cn_link;
 
@@ -572,23 +572,7 @@ void cn_peer_flush(struct cn_peer *peer);
 
 const struct cn_peer_stats *cn_peer_stats(const struct cn_peer *peer);
 
-/* ------------------------------------------------------------ pcap */
-
-/**
- * Open a capture file in the classic pcap format (magic 0xa1b2c3d4,
- * version 2.4, LINKTYPE_ETHERNET), readable by tcpdump and tshark.
- * @return it, or NULL with errno from fopen.
- */
-struct cn_pcap *cn_pcap_open(const char *path, uint32_t snaplen);
-/** Append one frame with a timestamp in nanoseconds (stored as usec).
- *  @return 0 or -EIO. */
-int cn_pcap_write(struct cn_pcap *pc, const uint8_t *frame, uint32_t len, uint64_t ts_ns);
-/** Flush and close. @return 0 or -EIO. NULL accepted. */
-int cn_pcap_close(struct cn_pcap *pc);
-/** Frames written. */
-uint64_t cn_pcap_count(const struct cn_pcap *pc);
-
 #ifdef __cplusplus
 }
 #endif
-#endif /* CACHENET_NETDEV_H */
+#endif /* CACHENET_LAB_NETDEV_H */
