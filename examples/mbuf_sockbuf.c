@@ -39,13 +39,17 @@ int main(void)
 	for (unsigned i = 0; i < sizeof(app); i++)
 		app[i] = (uint8_t)i;
 
-	/* A packet of two mbufs: 100 bytes inline, then 1000 in a cluster. */
+	/* A packet of two mbufs: 40 bytes inline (a small mbuf keeps 128 of
+	 * its 192 bytes as header room), then 1060 in a cluster. */
 	struct cn_mbuf *m = cn_mbuf_get(small);
 	struct cn_mbuf *c = cn_mbuf_get_cluster(small, clusters);
 	if (!m || !c)
 		return 1;
-	memcpy(cn_mbuf_append(m, 100), app, 100);
-	memcpy(cn_mbuf_append(c, 1000), app + 100, 1000);
+	uint8_t *p1 = cn_mbuf_append(m, 40), *p2 = cn_mbuf_append(c, 1060);
+	if (!p1 || !p2)
+		return 1;
+	memcpy(p1, app, 40);
+	memcpy(p2, app + 40, 1060);
 	m->next = c;
 	m->pkt_len = m->len + c->len;
 	printf("packet: %u bytes in %u mbufs\n", m->pkt_len, cn_mbuf_chain_count(m));
