@@ -53,6 +53,10 @@ struct app {
 	uint64_t gen;              /* source/client: generator state */
 	uint64_t t0_ms;
 	bool eof, shut, done;
+	/* the TCB's loss-recovery counters, last seen (the TCB may be gone
+	 * when the connection is reported) */
+	bool sack;
+	struct cn_tcp_stats ts;
 	uint32_t pend_off, pend_len;
 	uint8_t pend[65536];       /* received, not yet echoed / generated, not yet sent */
 };
@@ -186,10 +190,14 @@ static void app_report(struct app *a, const char *how, int err, uint64_t now, ui
 	hex_digest(a->tx_md, tx);
 	printf("{\"event\":\"conn\",\"role\":\"%s\",\"peer\":\"%s:%u\",\"end\":\"%s\",\"error\":\"%s\","
 	       "\"rx_bytes\":%" PRIu64 ",\"rx_sha256\":\"%s\",\"tx_bytes\":%" PRIu64
-	       ",\"tx_sha256\":\"%s\",\"ms\":%.0f,\"mbit_s\":%.1f}\n",
+	       ",\"tx_sha256\":\"%s\",\"ms\":%.0f,\"mbit_s\":%.1f,\"sack\":%s,\"rexmit_segs\":%" PRIu64
+	       ",\"rto_fired\":%" PRIu64 ",\"fast_rexmit\":%" PRIu64 ",\"sack_acks_out\":%" PRIu64
+	       ",\"sack_blocks_in\":%" PRIu64 ",\"sack_rexmit\":%" PRIu64 ",\"ooo_dropped\":%" PRIu64 "}\n",
 	       role_name[a->role], ip_str(raddr, ip), rport, how, err ? strerror(err) : "", a->rx_bytes,
 	       rx, a->tx_bytes, tx, ms,
-	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0);
+	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0,
+	       a->sack ? "true" : "false", a->ts.rexmit_segs, a->ts.rto_fired, a->ts.fast_rexmit,
+	       a->ts.sack_acks_out, a->ts.sack_blocks_in, a->ts.sack_rexmit, a->ts.ooo_dropped);
 	fflush(stdout);
 	EVP_MD_CTX_free(a->rx_md);
 	EVP_MD_CTX_free(a->tx_md);
@@ -209,6 +217,12 @@ static bool app_service(struct app *a, uint64_t now)
 	rport = cn_be16toh(rport);
 	if (a->role == ROLE_CLIENT && cn_sock_state(s) == CN_SOCK_SYN_SENT)
 		return false;
+	if (cn_sock_tcb(s)) {
+		struct cn_tcp_info ti;
+		cn_tcp_get_info(cn_sock_tcb(s), &ti);
+		a->sack = ti.sack;
+		a->ts = *cn_tcp_stats(cn_sock_tcb(s));
+	}
 	for (int guard = 0; guard < 64; guard++) {
 		bool progress = false;
 		/* Output: what is pending (echo) or generated (source, client). */
