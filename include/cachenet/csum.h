@@ -358,7 +358,7 @@ static inline uint16_t cn__csum_be16(uint16_t v)
  *         0x0000 is sent as 0xffff (RFC 768). For checksum offload, the
  *         NIC wants cn_csum_fold() of this value, not complemented.
  */
-static inline uint32_t cn_csum_pseudo_ipv4(uint32_t saddr, uint32_t daddr,
+static inline uint32_t cn_csum_pseudo_ipv4(cn_be32_t saddr, cn_be32_t daddr,
 					   uint8_t proto, uint16_t l4_len)
 {
 	uint64_t s = (uint64_t)saddr + daddr + cn__csum_be16(proto) + cn__csum_be16(l4_len);

@@ -46,7 +46,7 @@ struct cn_mbuf_pool {
 	uint8_t *mem_end;
 
 	/* shared pool: a LIFO stack under the lock */
-	pthread_mutex_t lock __attribute__((aligned(64)));
+	pthread_mutex_t lock __attribute__((aligned(CN_CACHE_LINE)));
 	void **stk;
 	uint32_t nfree;
 	uint32_t high_water;

@@ -371,7 +371,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	hdr = q.kind == CN_MBUF_POOL_SMALL ? sizeof(struct cn_mbuf)
 	      : q.kind == CN_MBUF_POOL_SEG ? CN_MBUF_SEG_HDR_BYTES : sizeof(struct cn_mbuf_shared);
 
-	if (posix_memalign((void **)&p, 64, sizeof(*p)) != 0) {
+	if (posix_memalign((void **)&p, CN_CACHE_LINE, sizeof(*p)) != 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -381,7 +381,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	p->data_size = q.data_size;
 	p->headroom = q.headroom;
 	/* over caller memory an object is its storage header alone */
-	p->obj_size = (uint32_t)((hdr + (q.ext_mem ? 0 : q.data_size) + 63) & ~(size_t)63);
+	p->obj_size = (uint32_t)CN_CACHE_ROUND(hdr + (q.ext_mem ? 0 : q.data_size));
 	p->ext = q.ext_mem;
 	p->ext_stride = q.ext_stride;
 	p->ext_iova = q.ext_iova;
@@ -389,7 +389,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	p->flush_thresh = q.cache_size + q.cache_size / 2;
 	p->cache_cap = p->flush_thresh + q.cache_size + 1;
 	p->nslots = q.cache_size ? q.max_threads : 0;
-	p->cache_stride = (uint32_t)((sizeof(struct cn__mcache) + p->cache_cap * sizeof(void *) + 63) & ~(size_t)63);
+	p->cache_stride = (uint32_t)CN_CACHE_ROUND(sizeof(struct cn__mcache) + p->cache_cap * sizeof(void *));
 	snprintf(p->name, sizeof(p->name), "%s", q.name ? q.name : "mbuf");
 	q.name = p->name;
 	p->params = q;
@@ -397,7 +397,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 
 	size_t memlen = (size_t)p->count * p->obj_size;
 	p->stk = malloc((size_t)p->count * sizeof(void *));
-	if (p->stk == NULL || posix_memalign((void **)&p->mem, 64, memlen) != 0) {
+	if (p->stk == NULL || posix_memalign((void **)&p->mem, CN_CACHE_LINE, memlen) != 0) {
 		free(p->stk);
 		free(p);
 		errno = ENOMEM;
@@ -405,7 +405,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	}
 	p->mem_end = p->mem + memlen;
 	if (p->nslots) {
-		if (posix_memalign((void **)&p->caches, 64, (size_t)p->nslots * p->cache_stride) != 0) {
+		if (posix_memalign((void **)&p->caches, CN_CACHE_LINE, (size_t)p->nslots * p->cache_stride) != 0) {
 			free(p->mem);
 			free(p->stk);
 			free(p);

@@ -82,7 +82,7 @@ static struct {
 	cn_csum_copy_fn copy;
 	size_t copy_small_max;
 	const struct cn_csum_impl *impl;
-} disp __attribute__((aligned(64))) = {
+} disp __attribute__((aligned(CN_CACHE_LINE))) = {
 	partial_resolve, 0, partial_resolve, 0, copy_resolve, 0, NULL,
 };
 

@@ -73,14 +73,6 @@ const char *cn_sock_state_name(enum cn_sock_state st)
 
 /* ------------------------------------------------------------ socket table */
 
-static inline unsigned sock_hash(uint32_t raddr, uint16_t rport, uint16_t lport)
-{
-	uint32_t h = raddr ^ ((uint32_t)rport << 16 | lport);
-
-	h *= 0x9e3779b1u;
-	return h >> 24;
-}
-
 struct cn_sock *cn__sock_new(struct cn_conn *c)
 {
 	struct cn_sock *s;
@@ -107,7 +99,7 @@ struct cn_sock *cn__sock_new(struct cn_conn *c)
 void cn__sock_hash_add(struct cn_sock *s)
 {
 	struct cn_conn *c = s->c;
-	unsigned h = sock_hash(s->raddr, s->rport, s->lport);
+	unsigned h = cn__hash_4tuple(s->raddr, s->rport, s->lport);
 
 	s->hnext = c->hash[h];
 	c->hash[h] = s;
@@ -121,7 +113,7 @@ static void sock_unhash(struct cn_sock *s)
 
 	if (!s->hashed)
 		return;
-	for (pp = &c->hash[sock_hash(s->raddr, s->rport, s->lport)]; *pp; pp = &(*pp)->hnext)
+	for (pp = &c->hash[cn__hash_4tuple(s->raddr, s->rport, s->lport)]; *pp; pp = &(*pp)->hnext)
 		if (*pp == s) {
 			*pp = s->hnext;
 			break;
@@ -134,7 +126,7 @@ struct cn_sock *cn__sock_find(struct cn_conn *c, uint32_t raddr, uint16_t rport,
 {
 	struct cn_sock *s;
 
-	for (s = c->hash[sock_hash(raddr, rport, lport)]; s; s = s->hnext)
+	for (s = c->hash[cn__hash_4tuple(raddr, rport, lport)]; s; s = s->hnext)
 		if (s->raddr == raddr && s->rport == rport && s->lport == lport)
 			return s;
 	return NULL;

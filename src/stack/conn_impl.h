@@ -18,7 +18,7 @@
 #include "cn_internal.h"
 #include "tcp_impl.h"
 
-#define CN_CONN_HASH 256u
+#define CN_CONN_HASH 256u /* cn__hash_4tuple's buckets */
 #define CN_EPHEMERAL_LO 49152u
 #define CN_EPHEMERAL_N 16384u
 /* Smallest send MSS we accept from a peer (Linux's tcp_min_snd_mss is 48). */
@@ -110,6 +110,43 @@ struct cn_conn {
 static inline void cn__conn_drop(struct cn_conn *c, enum cn_conn_drop why)
 {
 	c->st.drop[why]++;
+}
+
+/* A control frame (ARP, a handshake segment, an ICMP reply) of @p len
+ * bytes, padded to the Ethernet minimum and zeroed, at the end of a fresh
+ * descriptor's header room: *h is its first byte, *fl its padded length.
+ * NULL (counted in tx_fail) when every descriptor is out. */
+static inline struct cn_pkt *cn__conn_pkt(struct cn_conn *c, uint32_t len, uint8_t **h,
+					  uint32_t *fl)
+{
+	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
+
+	if (!p) {
+		c->st.tx_fail++;
+		return NULL;
+	}
+	*fl = len < CN_ETH_MIN_FRAME ? CN_ETH_MIN_FRAME : len;
+	*h = p->room + CN_PKT_HDR_ROOM - *fl;
+	memset(*h, 0, *fl);
+	return p;
+}
+
+/* Send a control frame whose @p hdr_len header bytes start at @p h (its
+ * L4 header, or the ARP body, at @p l4_off): 0, or the device's negative
+ * errno (counted in tx_fail; p and what it references freed). */
+static inline int cn__conn_xmit(struct cn_conn *c, struct cn_pkt *p, uint8_t *h, uint32_t hdr_len,
+				uint32_t l4_off)
+{
+	int rc;
+
+	p->hdr = h;
+	p->hdr_len = (uint16_t)hdr_len;
+	p->l3_off = CN_ETH_HLEN;
+	p->l4_off = (uint16_t)l4_off;
+	rc = cn_net_xmit(c->net, p);
+	if (rc < 0)
+		c->st.tx_fail++;
+	return rc;
 }
 
 

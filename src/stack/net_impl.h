@@ -317,6 +317,19 @@ static inline uint64_t cn__siphash24_2w(uint64_t k0, uint64_t k1, uint64_t m0, u
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
+/* The bucket of a connection's 4-tuple (our address implied; ports in
+ * either byte order, as long as a table uses one) in a table of 256:
+ * Fibonacci hashing, whose high bits mix every input bit. The TCB table
+ * (tcp.c) and the socket table (conn.c) both use it. */
+static inline unsigned cn__hash_4tuple(uint32_t raddr, uint16_t rport, uint16_t lport)
+{
+	uint32_t h = raddr ^ ((uint32_t)rport << 16 | lport);
+
+	h *= 0x9e3779b1u;
+	return h >> 24;
+}
+_Static_assert(CN_TCP_HASH == 256u, "cn__hash_4tuple makes 8-bit buckets");
+
 static inline void cn__drop(struct cn_net *net, enum cn_drop why)
 {
 	net->st.drop[why]++;

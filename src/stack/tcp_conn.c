@@ -11,8 +11,8 @@
  *  - Window scale: used only when both SYNs carry it; a SYN-ACK carries it
  *    only when the SYN did. The window field of a SYN is never scaled.
  *  - Timestamps: likewise both or neither; TSval is the tick clock.
- *  - SACK-permitted: never sent, the peer's ignored (RFC 2018 allows it):
- *    the peer then never sends SACK blocks.
+ *  - SACK-permitted (RFC 2018): in our SYN, and in a SYN-ACK when the
+ *    peer's SYN had it; used when both did (unless no_sack).
  *
  * SYN flood defence (conn.h, RFC 4987): half-open children are kept on
  * the syncache's age list, bounded per listener (backlog) and overall
@@ -54,19 +54,14 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 		    uint16_t rport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 		    const uint8_t *opt, uint32_t optlen)
 {
-	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
-	uint32_t thl = CN_TCP_HLEN + optlen, len = CN_ETH_HLEN + CN_IPV4_HLEN + thl;
-	uint32_t fl = len < CN_ETH_MIN_FRAME ? CN_ETH_MIN_FRAME : len;
+	uint32_t thl = CN_TCP_HLEN + optlen, fl;
 	struct cn_tcp_hdr *th;
 	uint8_t *h;
 	int rc;
+	struct cn_pkt *p = cn__conn_pkt(c, CN_ETH_HLEN + CN_IPV4_HLEN + thl, &h, &fl);
 
-	if (!p) {
-		c->st.tx_fail++;
+	if (!p)
 		return -ENOBUFS;
-	}
-	h = p->room + CN_PKT_HDR_ROOM - fl;
-	memset(h, 0, fl);
 	th = (struct cn_tcp_hdr *)cn_net_hdr_build(h, &(const struct cn_net_hdr_spec){
 		.dmac = dmac,
 		.smac = c->mac,
@@ -88,15 +83,9 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 	th->csum = (uint16_t)~cn_csum_fold(
 		cn_csum_partial(th, thl, cn_csum_pseudo_ipv4(c->addr, raddr, CN_IPV4_PROTO_TCP,
 								 (uint16_t)thl)));
-	p->hdr = h;
-	p->hdr_len = (uint16_t)fl;
-	p->l3_off = CN_ETH_HLEN;
-	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
-	rc = cn_net_xmit(c->net, p);
-	if (rc < 0) {
-		c->st.tx_fail++;
+	rc = cn__conn_xmit(c, p, h, fl, CN_ETH_HLEN + CN_IPV4_HLEN);
+	if (rc < 0)
 		return rc;
-	}
 	if (flags & CN_TCP_RST)
 		c->st.rst_out++;
 	return 0;
@@ -122,8 +111,8 @@ static void rst_reply(struct cn_conn *c, const struct cn_pkt_info *pi)
 	}
 }
 
-/* The options of our SYN or SYN-ACK: MSS, NOP+WS, NOP+NOP+TS (<= 20 bytes,
- * a multiple of 4). What a SYN-ACK carries depends on the peer's SYN. A
+/* The options of our SYN or SYN-ACK: MSS, NOP+WS, NOP+NOP+SACK-permitted,
+ * NOP+NOP+TS (<= 24 bytes, a multiple of 4). What a SYN-ACK carries depends on the peer's SYN. A
  * cookie's SYN-ACK passes its TSval in @p tsv_cookie (else 0). */
 static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o, uint32_t tsv_cookie)
 {
@@ -140,6 +129,12 @@ static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o, uint32_t ts
 		o[n++] = CN_TCPOPT_WSCALE;
 		o[n++] = 3;
 		o[n++] = c->rcv_wscale;
+	}
+	if (!c->p.no_sack && (!synack || s->syn.peer_sack)) {
+		o[n++] = CN_TCPOPT_NOP;
+		o[n++] = CN_TCPOPT_NOP;
+		o[n++] = CN_TCPOPT_SACK_PERM;
+		o[n++] = 2;
 	}
 	if (!c->p.no_ts && (!synack || s->syn.peer_ts)) {
 		uint32_t tsv = cn_hton32(tsv_cookie ? tsv_cookie
@@ -159,7 +154,7 @@ static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o, uint32_t ts
 int cn__tcpc_send_syn(struct cn_sock *s, bool synack)
 {
 	struct cn_conn *c = s->c;
-	uint8_t o[20];
+	uint8_t o[24];
 	uint32_t n = syn_opts(s, synack, o, 0);
 	int rc;
 
@@ -240,6 +235,7 @@ static struct cn_tcb *open_tcb(struct cn_sock *s, uint16_t win, bool win_scaled)
 	tp.snd_wnd = (uint32_t)win << (win_scaled ? tp.snd_wscale : 0);
 	tp.ts = s->syn.peer_ts && !c->p.no_ts;
 	tp.ts_recent = s->syn.ts_recent;
+	tp.sack = s->syn.peer_sack && !c->p.no_sack;
 	return cn_tcp_open(c->net, &tp);
 }
 
@@ -299,7 +295,7 @@ static void cookie_synack(struct cn_conn *c, struct cn_sock *l, const struct cn_
 {
 	struct cn_sock t;
 	uint32_t mss = pi->has_mss ? pi->mss : CN_CONN_DEFAULT_MSS, mi = 0, tsv = 0;
-	uint8_t o[20];
+	uint8_t o[24];
 	uint32_t n;
 
 	memset(&t, 0, sizeof(t));
