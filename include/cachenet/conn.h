@@ -51,9 +51,12 @@
  *    the destination itself (no routes, no gateway); a passive open
  *    answers the Ethernet source of the SYN.
  *
- *  - Not implemented (by choice): SACK (SACK-permitted is never sent, and
- *    the peer's is ignored, which RFC 2018 allows), urgent data, TCP Fast
- *    Open, ICMP errors (counted, not acted on), ARP aging.
+ *  - SACK (RFC 2018): SACK-permitted is offered in every SYN and in a
+ *    SYN-ACK answering one that offered it (no_sack refuses); the TCB
+ *    then sends and uses SACK blocks (tcp.h, cn_tcp_params.sack).
+ *
+ *  - Not implemented (by choice): urgent data, TCP Fast Open, ICMP
+ *    errors (counted, not acted on), ARP aging.
  *
  * Thread safety: a cn_conn belongs to the thread of its cn_net.
  */
@@ -126,6 +129,7 @@ struct cn_conn_params {
 					0 = syn_retries */
 	uint32_t cookie_rotate;    /**< ticks between SYN cookie secrets; 0 = 60000 */
 	bool no_syncookies;        /**< never answer with a cookie: evict instead */
+	bool no_sack;              /**< neither offer nor accept SACK-permitted */
 };
 
 /** Why the connection manager refused a frame. */

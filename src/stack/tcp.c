@@ -123,6 +123,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	tcb->ssthresh = UINT32_MAX / 2;
 	tcb->ts_on = p->ts;
 	tcb->ts_recent = p->ts_recent;
+	tcb->sack_on = p->sack;
 	tcb->no_ts_clock = p->no_ts_clock;
 	tcb->nodelay = p->nodelay;
 	tcb->no_readahead = p->no_rx_readahead;
@@ -466,6 +467,7 @@ void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now)
 			tcb->cwnd = tcb->mss;
 			tcb->snd_nxt = tcb->snd_una;
 			tcb->dupacks = 0;
+			tcb->nsacked = 0; /* RFC 2018 8: the receiver may renege */
 			tcb->flags &= ~(TF_RTT | TF_RECOVER);
 		} else if (tcb->sb->cc) {
 			tcb->flags |= TF_FORCE; /* persist probe */
@@ -502,6 +504,8 @@ void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *i)
 	i->rcv_queued = cc;
 	i->ooo_segs = tcb->ooo_n;
 	i->dupacks = tcb->dupacks;
+	i->sack = tcb->sack_on;
+	i->sacked_blocks = tcb->nsacked;
 	i->fin_rcvd = (tcb->flags & TF_FIN) != 0;
 	i->delack_pending = tcb->delack_at != 0;
 	i->shut_wr = (tcb->flags & TF_SNDFIN) != 0;

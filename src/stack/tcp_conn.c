@@ -11,8 +11,8 @@
  *  - Window scale: used only when both SYNs carry it; a SYN-ACK carries it
  *    only when the SYN did. The window field of a SYN is never scaled.
  *  - Timestamps: likewise both or neither; TSval is the tick clock.
- *  - SACK-permitted: never sent, the peer's ignored (RFC 2018 allows it):
- *    the peer then never sends SACK blocks.
+ *  - SACK-permitted (RFC 2018): in our SYN, and in a SYN-ACK when the
+ *    peer's SYN had it; used when both did (unless no_sack).
  *
  * SYN flood defence (conn.h, RFC 4987): half-open children are kept on
  * the syncache's age list, bounded per listener (backlog) and overall
@@ -111,8 +111,8 @@ static void rst_reply(struct cn_conn *c, const struct cn_pkt_info *pi)
 	}
 }
 
-/* The options of our SYN or SYN-ACK: MSS, NOP+WS, NOP+NOP+TS (<= 20 bytes,
- * a multiple of 4). What a SYN-ACK carries depends on the peer's SYN. A
+/* The options of our SYN or SYN-ACK: MSS, NOP+WS, NOP+NOP+SACK-permitted,
+ * NOP+NOP+TS (<= 24 bytes, a multiple of 4). What a SYN-ACK carries depends on the peer's SYN. A
  * cookie's SYN-ACK passes its TSval in @p tsv_cookie (else 0). */
 static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o, uint32_t tsv_cookie)
 {
@@ -129,6 +129,12 @@ static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o, uint32_t ts
 		o[n++] = CN_TCPOPT_WSCALE;
 		o[n++] = 3;
 		o[n++] = c->rcv_wscale;
+	}
+	if (!c->p.no_sack && (!synack || s->syn.peer_sack)) {
+		o[n++] = CN_TCPOPT_NOP;
+		o[n++] = CN_TCPOPT_NOP;
+		o[n++] = CN_TCPOPT_SACK_PERM;
+		o[n++] = 2;
 	}
 	if (!c->p.no_ts && (!synack || s->syn.peer_ts)) {
 		uint32_t tsv = cn_hton32(tsv_cookie ? tsv_cookie
@@ -148,7 +154,7 @@ static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o, uint32_t ts
 int cn__tcpc_send_syn(struct cn_sock *s, bool synack)
 {
 	struct cn_conn *c = s->c;
-	uint8_t o[20];
+	uint8_t o[24];
 	uint32_t n = syn_opts(s, synack, o, 0);
 	int rc;
 
@@ -229,6 +235,7 @@ static struct cn_tcb *open_tcb(struct cn_sock *s, uint16_t win, bool win_scaled)
 	tp.snd_wnd = (uint32_t)win << (win_scaled ? tp.snd_wscale : 0);
 	tp.ts = s->syn.peer_ts && !c->p.no_ts;
 	tp.ts_recent = s->syn.ts_recent;
+	tp.sack = s->syn.peer_sack && !c->p.no_sack;
 	return cn_tcp_open(c->net, &tp);
 }
 
@@ -288,7 +295,7 @@ static void cookie_synack(struct cn_conn *c, struct cn_sock *l, const struct cn_
 {
 	struct cn_sock t;
 	uint32_t mss = pi->has_mss ? pi->mss : CN_CONN_DEFAULT_MSS, mi = 0, tsv = 0;
-	uint8_t o[20];
+	uint8_t o[24];
 	uint32_t n;
 
 	memset(&t, 0, sizeof(t));

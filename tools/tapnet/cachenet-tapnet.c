@@ -53,6 +53,10 @@ struct app {
 	uint64_t gen;              /* source/client: generator state */
 	uint64_t t0_ms;
 	bool eof, shut, done;
+	/* the TCB's loss-recovery counters, last seen (the TCB may be gone
+	 * when the connection is reported) */
+	bool sack;
+	struct cn_tcp_stats ts;
 	uint32_t pend_off, pend_len;
 	uint8_t pend[65536];       /* received, not yet echoed / generated, not yet sent */
 };
@@ -73,6 +77,7 @@ struct opts {
 	double duration;
 	int echo_port, discard_port, source_port, udp_echo_port, udp_sink_port;
 	bool bare;                 /* AF_XDP: receive and free, no stack */
+	bool busy_poll;            /* never sleep in poll(2) */
 	uint64_t source_bytes;
 	uint32_t connect_addr;
 	int connect_port;
@@ -185,10 +190,14 @@ static void app_report(struct app *a, const char *how, int err, uint64_t now, ui
 	hex_digest(a->tx_md, tx);
 	printf("{\"event\":\"conn\",\"role\":\"%s\",\"peer\":\"%s:%u\",\"end\":\"%s\",\"error\":\"%s\","
 	       "\"rx_bytes\":%" PRIu64 ",\"rx_sha256\":\"%s\",\"tx_bytes\":%" PRIu64
-	       ",\"tx_sha256\":\"%s\",\"ms\":%.0f,\"mbit_s\":%.1f}\n",
+	       ",\"tx_sha256\":\"%s\",\"ms\":%.0f,\"mbit_s\":%.1f,\"sack\":%s,\"rexmit_segs\":%" PRIu64
+	       ",\"rto_fired\":%" PRIu64 ",\"fast_rexmit\":%" PRIu64 ",\"sack_acks_out\":%" PRIu64
+	       ",\"sack_blocks_in\":%" PRIu64 ",\"sack_rexmit\":%" PRIu64 ",\"ooo_dropped\":%" PRIu64 "}\n",
 	       role_name[a->role], ip_str(raddr, ip), rport, how, err ? strerror(err) : "", a->rx_bytes,
 	       rx, a->tx_bytes, tx, ms,
-	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0);
+	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0,
+	       a->sack ? "true" : "false", a->ts.rexmit_segs, a->ts.rto_fired, a->ts.fast_rexmit,
+	       a->ts.sack_acks_out, a->ts.sack_blocks_in, a->ts.sack_rexmit, a->ts.ooo_dropped);
 	fflush(stdout);
 	EVP_MD_CTX_free(a->rx_md);
 	EVP_MD_CTX_free(a->tx_md);
@@ -208,6 +217,12 @@ static bool app_service(struct app *a, uint64_t now)
 	rport = cn_be16toh(rport);
 	if (a->role == ROLE_CLIENT && cn_sock_state(s) == CN_SOCK_SYN_SENT)
 		return false;
+	if (cn_sock_tcb(s)) {
+		struct cn_tcp_info ti;
+		cn_tcp_get_info(cn_sock_tcb(s), &ti);
+		a->sack = ti.sack;
+		a->ts = *cn_tcp_stats(cn_sock_tcb(s));
+	}
 	for (int guard = 0; guard < 64; guard++) {
 		bool progress = false;
 		/* Output: what is pending (echo) or generated (source, client). */
@@ -348,6 +363,7 @@ static void usage(FILE *f)
 		"  --synack-retries N  SYN-ACK retransmissions of a half-open connection\n"
 		"                      (default 5; past the backlog: SYN cookies)\n"
 		"  --batch N           frames per device poll (default 64)\n"
+		"  --busy-poll         never sleep in poll(2): spin on the device (one CPU)\n"
 		"  --duration S        exit after S seconds (default: at SIGINT/SIGTERM, or\n"
 		"                      when every client connection is done)\n"
 		"  --ready-file F      create F once the services listen\n"
@@ -462,7 +478,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"send", 1, 0, 'n'}, {"count", 1, 0, 'N'}, {"parallel", 1, 0, 'P'},
 		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"afxdp", 1, 0, 'X'},
 		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'},
-		{"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'},
+		{"busy-poll", 0, 0, 'Q'}, {"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'},
 		{"synack-retries", 1, 0, 'K'}, {0, 0, 0, 0}};
 	int c;
 
@@ -534,6 +550,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'K': o->synack_retries = (uint32_t)parse_size(optarg); break;
 		case 'U': o->udp_sink_port = parse_port(optarg); break;
 		case 'Z': o->bare = true; break;
+		case 'Q': o->busy_poll = true; break;
 		case 'X': {
 			char *colon = strchr(optarg, ':');
 			o->afxdp = optarg;
@@ -881,7 +898,7 @@ int main(int argc, char **argv)
 		if (o.connect_port >= 0 && finished == o.count && live == 0)
 			break;
 		/* Sleep in poll(2) only when nothing is left to do right now. */
-		dev_wait(&dv, 2);
+		dev_wait(&dv, o.busy_poll ? 0 : 2);
 		b0 = cn_tsc_begin();
 		now = now_ms();
 		dev_poll(&dv, net, now, o.bare);
