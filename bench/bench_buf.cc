@@ -37,6 +37,7 @@
 
 extern "C" {
 #include "cachenet/mbuf.h"
+#include "cachenet/lab/sockbuf_naive.h"
 #include "cachenet/sockbuf.h"
 }
 

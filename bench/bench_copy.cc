@@ -58,7 +58,7 @@
 #include <vector>
 
 #include "cachenet/bswap.h"
-#include "cachenet/cache.h"
+#include "cachenet/lab/cache.h"
 #include "cachenet/cpu.h"
 #include "cachenet/pes.h"
 

@@ -73,7 +73,7 @@
 #include <string>
 #include <vector>
 
-#include "cachenet/cache.h"
+#include "cachenet/lab/cache.h"
 #include "cachenet/cpu.h"
 #include "cachenet/csum.h"
 

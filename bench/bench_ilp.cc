@@ -39,7 +39,7 @@
 #include <vector>
 
 extern "C" {
-#include "cachenet/cache.h"
+#include "cachenet/lab/cache.h"
 #include "cachenet/cpu.h"
 #include "cn_ilp.h"
 }

@@ -119,7 +119,7 @@
 
 extern "C" {
 #include "cachenet/csum.h"
-#include "cachenet/netdev.h"
+#include "cachenet/lab/netdev.h"
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
 }

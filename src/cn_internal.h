@@ -8,6 +8,12 @@
  * them although they match the version script's cn_* pattern. */
 #define CN_INTERNAL __attribute__((visibility("hidden")))
 
+/* A static function in a private header that not every includer calls
+ * (such headers are how the laboratory library runs product code without
+ * the product exporting internal names: src/dev/impair.h,
+ * src/buf/sbchain_impl.h). */
+#define CN__UNUSED __attribute__((unused))
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +46,8 @@
  * cores it is built for): the unit of the hot structs' layout and of
  * aligned allocations. */
 #define CN_CACHE_LINE 64
+/* @p n rounded up to whole cache lines (aligned_alloc wants a multiple). */
+#define CN_CACHE_ROUND(n) (((size_t)(n) + CN_CACHE_LINE - 1) & ~(size_t)(CN_CACHE_LINE - 1))
 
 /* A caller's parameter struct (first member `uint32_t size`, common.h) into
  * dst, which has the library's size cur: size 0 means cur; a smaller size

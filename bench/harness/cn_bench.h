@@ -59,9 +59,9 @@
 #include <string>
 
 extern "C" {
-#include "cachenet/cache.h"
-#include "cachenet/perf.h"
-#include "cachenet/sim.h"
+#include "cachenet/lab/cache.h"
+#include "cachenet/lab/perf.h"
+#include "cachenet/lab/sim.h"
 }
 
 namespace cnbench {

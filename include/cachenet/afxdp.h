@@ -69,8 +69,9 @@
 
 #include <stdint.h>
 
+#include "cachenet/impair.h"
 #include "cachenet/net.h"
-#include "cachenet/netdev.h" /* cn_link_params, cn_link_stats (the impairment) */
+#include "cachenet/pcap.h"
 
 #ifdef __cplusplus
 extern "C" {

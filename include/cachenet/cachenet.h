@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file cachenet.h
- * Umbrella header: every public cachenet module.
+ * Umbrella header: every module of the product library, libcachenet
+ * (pkg-config cachenet). The laboratory's instruments and test bed are in
+ * cachenet/lab.h (libcachenet-lab, pkg-config cachenet-lab).
  *
  * Conventions shared by all modules: public symbols start with cn_; errors
  * are negative errno values or NULL with errno set; no global state besides
@@ -14,9 +16,7 @@
 
 #include "cachenet/version.h"
 #include "cachenet/cpu.h"
-#include "cachenet/perf.h"
-#include "cachenet/sim.h"
-#include "cachenet/cache.h"
+#include "cachenet/tsc.h"
 #include "cachenet/wire.h"
 #include "cachenet/csum.h"
 #include "cachenet/bswap.h"
@@ -27,7 +27,8 @@
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
 #include "cachenet/conn.h"
-#include "cachenet/netdev.h"
+#include "cachenet/pcap.h"
+#include "cachenet/impair.h"
 #include "cachenet/tap.h"
 #include "cachenet/crypto.h"
 

@@ -31,8 +31,8 @@
  * cn_mbuf_copy_ref), and, for a ring in checksum mode, the partial sum of
  * the range when the stored chunk sums cover it exactly.
  *
- * The naive BSD behaviours (cn_sbchain_naive_*) exist for the benchmarks
- * only, to show the effect Ang measured beside its fix.
+ * The naive BSD behaviours beside them (the effect Ang measured, beside
+ * its fix) are the laboratory's (cachenet/lab/sockbuf_naive.h).
  *
  * Thread safety: a sockbuf belongs to one thread at a time.
  */
@@ -195,17 +195,6 @@ struct cn_mbuf *cn_sbchain_tx(struct cn_sbchain *sb, uint32_t off, uint32_t len,
 
 /** Chain form of cn_sockbuf_drop(). */
 uint32_t cn_sbchain_drop(struct cn_sbchain *sb, uint32_t len);
-
-/** Benchmarks only: BSD's sbappend, walking from the head to the last
- *  mbuf before appending (ignores the tail pointer). O(queued mbufs). */
-void cn_sbchain_naive_append(struct cn_sbchain *sb, struct cn_mbuf *m);
-
-/** Benchmarks only: BSD's m_copy from the sockbuf, walking from the head
- *  to @p off every time. O(mbufs before off). */
-struct cn_mbuf *cn_sbchain_naive_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len);
-
-/** Benchmarks only: cn_sbchain_seg without the send pointer. */
-int cn_sbchain_naive_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg);
 
 /* ------------------------------------------------------------ ring */
 

@@ -64,8 +64,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cachenet/impair.h"
 #include "cachenet/net.h"
-#include "cachenet/netdev.h"
+#include "cachenet/pcap.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,7 +104,7 @@ struct cn_tap_params {
 	 *  cn_tap_rx_burst for which frames; timestamps are CLOCK_REALTIME. */
 	struct cn_pcap *pcap;
 	/** Optional impairment inside the backend (NULL = off): loss,
-	 *  reorder, duplicate, corrupt as for the lossy link (netdev.h),
+	 *  reorder, duplicate, corrupt (impair.h),
 	 *  applied in both directions, each direction with its own
 	 *  generator (TX seeded with seed, RX with seed ^ 0x5a5a...) so each
 	 *  direction's decisions depend only on its own frame sequence.
@@ -139,7 +140,7 @@ struct cn_tap_stats {
 	uint64_t tx_errors;   /**< writes failed otherwise (short, EIO, EINVAL) */
 	uint64_t tx_too_long; /**< frames refused with -EMSGSIZE (no write) */
 	uint64_t polls;       /**< cn_tap_poll calls */
-	uint64_t rx_tsc;      /**< TSC ticks inside read(2)/readv(2) (perf.h's
+	uint64_t rx_tsc;      /**< TSC ticks inside read(2)/readv(2) (tsc.h's
 				   cn_tsc_begin/end around each call, ~40 ticks) */
 	uint64_t tx_tsc;      /**< TSC ticks inside write(2) */
 	struct cn_link_stats impair_tx, impair_rx; /**< impairment, per direction */

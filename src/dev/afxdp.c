@@ -39,8 +39,8 @@
 #include <xdp/xsk.h>
 
 #include "cachenet/afxdp.h"
-#include "cachenet/netdev.h" /* cn_pcap */
-#include "cachenet/perf.h"
+#include "cachenet/pcap.h"
+#include "cachenet/tsc.h"
 #include "cn_internal.h"
 #include "impair.h"
 

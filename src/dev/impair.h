@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Private to src/dev: the impairment engine shared by the lossy link
- * (link.c) and the TAP backend (tap.c).
+/* Private to the sources: the impairment engine of the TAP backend
+ * (src/dev/tap.c), which the laboratory's lossy link (src/lab/nic/link.c)
+ * runs too. Not installed. Its functions are static, one copy in each
+ * file that includes this header: the two libraries are separate shared
+ * objects and the product exports no internal names, so the link cannot
+ * call the product's copy; this way both run one source.
  *
  * Per frame, in this order, each from one xorshift64* generator with a
  * fixed seed (a rate of 0 draws nothing, so turning one impairment off
@@ -28,9 +32,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "cachenet/impair.h"
 #include "cachenet/mbuf.h"
-#include "cachenet/netdev.h"
 #include "cn_internal.h"
 
 struct cn__impair {
@@ -50,23 +55,92 @@ struct cn__impair_dir {
  * call only. */
 typedef void (*cn__impair_out_fn)(void *arg, const uint8_t *frame, uint32_t len);
 
+static CN__UNUSED uint64_t cn__impair_rnd(struct cn__impair *im)
+{
+	im->rs ^= im->rs >> 12;
+	im->rs ^= im->rs << 25;
+	im->rs ^= im->rs >> 27;
+	return im->rs * 2685821657736338717ull;
+}
+
+/* 53 random bits as a double in [0, 1): p = 1 always hits, p = 0 never
+ * draws. */
+static CN__UNUSED bool cn__impair_roll(struct cn__impair *im, double p)
+{
+	return p > 0 && (double)(cn__impair_rnd(im) >> 11) * (1.0 / 9007199254740992.0) < p;
+}
+
 /* Rates must be in [0, 1] (checked by the caller, which may be stricter);
  * a zero seed picks a fixed non-zero one (a zero state would stay zero).
  * Counts go to @st (zeroed here), which the owner exposes. */
-CN_INTERNAL void cn__impair_init(struct cn__impair *im, const struct cn_link_params *p,
-				 struct cn_link_stats *st);
+static CN__UNUSED void cn__impair_init(struct cn__impair *im, const struct cn_link_params *p,
+				       struct cn_link_stats *st)
+{
+	memset(im, 0, sizeof(*im));
+	memset(st, 0, sizeof(*st));
+	im->p = *p;
+	im->st = st;
+	im->rs = p->seed ? p->seed : 0x9e3779b97f4a7c15ull;
+}
+
+static CN__UNUSED bool cn__impair_rate_ok(double r, double max)
+{
+	return r >= 0 && r <= max; /* false for NaN */
+}
 
 /* True when the rates are numbers in [0, max_loss] for loss and [0, 1]
  * for the others (NaN fails). */
-CN_INTERNAL bool cn__impair_params_ok(const struct cn_link_params *p, double max_loss);
+static CN__UNUSED bool cn__impair_params_ok(const struct cn_link_params *p, double max_loss)
+{
+	return p && cn__impair_rate_ok(p->loss, max_loss) && cn__impair_rate_ok(p->reorder, 1) &&
+	       cn__impair_rate_ok(p->duplicate, 1) && cn__impair_rate_ok(p->corrupt, 1);
+}
+
+/* Deliver the held frame of @d, if any. @return true if there was one. */
+static CN__UNUSED bool cn__impair_flush(struct cn__impair_dir *d, cn__impair_out_fn out,
+					void *arg)
+{
+	if (!d->held)
+		return false;
+	d->held = false;
+	out(arg, d->held_buf, d->held_len);
+	return true;
+}
 
 /* One frame through the engine: zero, one, two or three calls of @out
  * (this frame, its duplicate, the frame held before it). */
-CN_INTERNAL void cn__impair_frame(struct cn__impair *im, struct cn__impair_dir *d,
-				  const uint8_t *frame, uint32_t len, cn__impair_out_fn out,
-				  void *arg);
-
-/* Deliver the held frame of @d, if any. @return true if there was one. */
-CN_INTERNAL bool cn__impair_flush(struct cn__impair_dir *d, cn__impair_out_fn out, void *arg);
+static CN__UNUSED void cn__impair_frame(struct cn__impair *im, struct cn__impair_dir *d,
+					const uint8_t *frame, uint32_t len,
+					cn__impair_out_fn out, void *arg)
+{
+	if (len > sizeof(d->buf))
+		return;
+	im->st->frames++;
+	if (cn__impair_roll(im, im->p.loss)) {
+		im->st->lost++;
+		return;
+	}
+	memcpy(d->buf, frame, len);
+	if (len && cn__impair_roll(im, im->p.corrupt)) {
+		/* value first, then position: the order gcc and clang both
+		 * gave the expression this replaced, so seeds keep their runs */
+		uint8_t x = (uint8_t)(1 + cn__impair_rnd(im) % 255);
+		im->st->corrupted++;
+		d->buf[cn__impair_rnd(im) % len] ^= x;
+	}
+	if (!d->held && cn__impair_roll(im, im->p.reorder)) {
+		im->st->reordered++;
+		memcpy(d->held_buf, d->buf, len);
+		d->held_len = len;
+		d->held = true;
+		return;
+	}
+	out(arg, d->buf, len);
+	if (cn__impair_roll(im, im->p.duplicate)) {
+		im->st->duplicated++;
+		out(arg, d->buf, len);
+	}
+	cn__impair_flush(d, out, arg);
+}
 
 #endif

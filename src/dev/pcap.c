@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cachenet/netdev.h"
+#include "cachenet/pcap.h"
 
 struct cn_pcap {
 	FILE *f;

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""The symbols of libcachenet.a: every exported cn_* function name names one
-function. A header's static inline function of an exported name (such as
-cn_csum_partial, inline in csum.h and exported for old binaries) that the
-compiler leaves out of line somewhere becomes a second, local symbol of that
+"""The symbols of libcachenet.a or libcachenet-lab.a: every exported cn_*
+function name names one function. A header's static inline function of an
+exported name (such as cn_csum_partial, inline in csum.h and exported for
+old binaries) that the compiler leaves out of line somewhere becomes a second, local symbol of that
 name: the program still works, but tools that find functions by name (the
 profiler's output read by cachenet-cord, gdb, perf) cannot tell the two
-apart. Usage: check_symbols.py NM LIBCACHENET_A"""
+apart. Usage: check_symbols.py NM LIBRARY_A"""
 import subprocess
 import sys
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cachenet/cpu.h"
-#include "cachenet/sim.h"
+#include "cachenet/lab/sim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

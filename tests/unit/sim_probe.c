@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cachenet/sim.h"
+#include "cachenet/lab/sim.h"
 
 #define BUF (512 * 1024)
 

@@ -10,8 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cachenet/cache.h"
-#include "cachenet/perf.h"
+#include "cachenet/lab/cache.h"
+#include "cachenet/lab/perf.h"
 
 static void geometry_is_plausible(void **state)
 {

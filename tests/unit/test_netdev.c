@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cachenet/csum.h"
-#include "cachenet/netdev.h"
+#include "cachenet/lab/netdev.h"
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
 

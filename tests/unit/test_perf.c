@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cachenet/perf.h"
+#include "cachenet/lab/perf.h"
 
 static const char *const contract_labels[] = {
 	"cycles", "instructions", "branches", "branch_miss",

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cachenet/sim.h"
+#include "cachenet/lab/sim.h"
 
 #ifndef CN_SOURCE_ROOT
 #error "CN_SOURCE_ROOT must name the source tree"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cachenet/csum.h"
+#include "cachenet/lab/sockbuf_naive.h"
 #include "cachenet/sockbuf.h"
 
 struct fx {

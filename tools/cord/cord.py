@@ -397,7 +397,8 @@ def run_workload(a, binary, i1=None, toggle=None, functions=False, extra=()):
     total, outs, per = {}, [], {}
     for argv, stdin in workload(a, [os.path.abspath(binary)] + a.command):
         r = verifymod.callgrind(argv, i1=i1, toggle=toggle, stdin=stdin,
-                                functions=functions, extra=extra)
+                                functions=functions,
+                                extra=list(extra) + list(getattr(a, 'valgrind_arg', [])))
         for k, v in r[0].items():
             total[k] = total.get(k, 0) + v
         outs.append(r[1])
@@ -521,6 +522,8 @@ def cmd_simulate(a):
 
 
 def add_run_options(p):
+    p.add_argument('--valgrind-arg', action='append', default=[],
+                   help='passed to valgrind (repeatable), e.g. --collect-atstart=no')
     p.add_argument('--workload', help='a file of runs, one argument list a line (after '
                    'the program); a trailing `< FILE` gives that run its standard input')
     p.add_argument('--stdin', help='standard input of every run (default /dev/null; '
@@ -539,7 +542,6 @@ def main(argv=None):
     p.add_argument('--object', action='append', default=[],
                    help='keep only functions of this ELF object (basename; repeatable)')
     p.add_argument('--keep', help='also keep the raw callgrind.out here')
-    p.add_argument('--valgrind-arg', action='append', default=[])
     add_run_options(p)
     p.set_defaults(fn=cmd_record)
 

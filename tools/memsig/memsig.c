@@ -34,7 +34,7 @@
 #include "memsig.h"
 
 #include "cachenet/cpu.h"
-#include "cachenet/perf.h"
+#include "cachenet/lab/perf.h"
 
 #include <errno.h>
 #include <getopt.h>

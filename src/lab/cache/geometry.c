@@ -5,7 +5,7 @@
  * (Intel deterministic cache parameters) or 0x8000001D (AMD, same layout)
  * is the fallback, e.g. in containers with /sys masked.
  */
-#include "cachenet/cache.h"
+#include "cachenet/lab/cache.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -9,7 +9,7 @@
  * L3) are physically indexed above bit 12, so the arena asks for 2 MB pages:
  * within one huge page, virtual and physical offsets agree up to 2 MB.
  */
-#include "cachenet/cache.h"
+#include "cachenet/lab/cache.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * "summary:" line (the global counters at dump time). Trailing zero columns
  * may be omitted in both.
  */
-#include "cachenet/sim.h"
+#include "cachenet/lab/sim.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * with the errno and a sentence on what it usually means, so every consumer
  * can print "unavailable: ..." instead of a zero it did not count.
  */
-#include "cachenet/perf.h"
+#include "cachenet/lab/perf.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -3,8 +3,8 @@
  * Simulation mode: re-execute under callgrind with the cache simulator,
  * toggle collection around the measured region, dump and parse.
  */
-#include "cachenet/sim.h"
-#include "cachenet/cache.h"
+#include "cachenet/lab/sim.h"
+#include "cachenet/lab/cache.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * the leaf empty, so the fallback times the TSC against CLOCK_MONOTONIC_RAW
  * (not NTP-slewed) over 3 x 20 ms and keeps the median.
  */
-#include "cachenet/perf.h"
+#include "cachenet/lab/perf.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -28,18 +28,6 @@ static uint64_t mono_ns(void)
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-
-#ifndef CN_X86
-uint64_t cn_tsc_begin(void)
-{
-	return mono_ns();
-}
-
-uint64_t cn_tsc_end(void)
-{
-	return mono_ns();
-}
-#endif
 
 static double calibrate_once(uint64_t ns_window)
 {

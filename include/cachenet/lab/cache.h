@@ -16,8 +16,8 @@
  * and CN_CACHE_EVICT_WORKING_SET is the working set to use when a range
  * cannot be flushed by address.
  */
-#ifndef CACHENET_CACHE_H
-#define CACHENET_CACHE_H
+#ifndef CACHENET_LAB_CACHE_H
+#define CACHENET_LAB_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -174,4 +174,4 @@ size_t cn_placement_remaining(const struct cn_placement *pl);
 #ifdef __cplusplus
 }
 #endif
-#endif /* CACHENET_CACHE_H */
+#endif /* CACHENET_LAB_CACHE_H */

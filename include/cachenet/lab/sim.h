@@ -38,8 +38,8 @@
  * reading conflicting lines (see cache.h). Bracket it with collection off,
  * as the benchmark harness's pause() does.
  */
-#ifndef CACHENET_SIM_H
-#define CACHENET_SIM_H
+#ifndef CACHENET_LAB_SIM_H
+#define CACHENET_LAB_SIM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -148,4 +148,4 @@ int cn_callgrind_parse(const char *path, struct cn_sim_counts *out,
 #ifdef __cplusplus
 }
 #endif
-#endif /* CACHENET_SIM_H */
+#endif /* CACHENET_LAB_SIM_H */

@@ -31,12 +31,14 @@
  * Thread safety: a counter set counts the thread that opened it (pid 0,
  * cpu -1); use it from that thread.
  */
-#ifndef CACHENET_PERF_H
-#define CACHENET_PERF_H
+#ifndef CACHENET_LAB_PERF_H
+#define CACHENET_LAB_PERF_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cachenet/tsc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,41 +46,7 @@ extern "C" {
 
 /* ------------------------------------------------------------------ TSC */
 
-#if defined(__x86_64__) || defined(__i386__)
-/**
- * Read the TSC at the start of a region: LFENCE first so the read waits for
- * every earlier instruction to complete (Intel SDM Vol. 2 RDTSC; on AMD LFENCE
- * is dispatch-serializing whenever the kernel enables it, which Linux does on
- * every CPU with the Spectre mitigations). ~20-40 TSC ticks.
- */
-static inline uint64_t cn_tsc_begin(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) :: "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-/**
- * Read the TSC at the end of a region: RDTSCP waits for earlier instructions
- * to execute, and the LFENCE after it keeps later ones from starting before
- * the read. Falls back to LFENCE;RDTSC;LFENCE semantics on CPUs without RDTSCP
- * only if you call cn_tsc_begin() instead — every x86-64 CPU of the last 15
- * years has RDTSCP (cn_cpu_has(CN_CPU_RDTSCP)).
- */
-static inline uint64_t cn_tsc_end(void)
-{
-	uint32_t lo, hi, aux;
-
-	__asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-#else
-/* Not x86: a monotonic nanosecond clock stands in; cn_tsc_hz() returns 1e9
- * and cn_tsc_source() says so. */
-uint64_t cn_tsc_begin(void);
-uint64_t cn_tsc_end(void);
-#endif
+/* cn_tsc_begin() and cn_tsc_end() are in cachenet/tsc.h. */
 
 /**
  * TSC frequency in ticks per second. The first call determines it: from
@@ -189,4 +157,4 @@ size_t cn_counters_describe(const struct cn_counters *set, char *buf, size_t len
 #ifdef __cplusplus
 }
 #endif
-#endif /* CACHENET_PERF_H */
+#endif /* CACHENET_LAB_PERF_H */

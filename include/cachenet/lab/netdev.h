@@ -32,13 +32,15 @@
  *
  * Thread safety: a device, link or peer belongs to one thread.
  */
-#ifndef CACHENET_NETDEV_H
-#define CACHENET_NETDEV_H
+#ifndef CACHENET_LAB_NETDEV_H
+#define CACHENET_LAB_NETDEV_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cachenet/impair.h"
 #include "cachenet/net.h"
+#include "cachenet/pcap.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -253,8 +255,6 @@ const char *cn_dca_name(enum cn_dca mode);
 /** A frame leaving a device: where the wire takes it. The bytes are valid
  *  during the call only. */
 typedef void (*cn_wire_fn)(void *arg, const uint8_t *frame, uint32_t len);
-
-struct cn_pcap;
 
 struct cn_netdev_params {
 	uint32_t ring_size;          /**< descriptors per ring, power of two; 0 = 512 */
@@ -494,18 +494,6 @@ void cn_netdev_connect(struct cn_netdev *a, struct cn_netdev *b);
 
 /* ------------------------------------------------------------ lossy link */
 
-struct cn_link_params {
-	double loss;        /**< probability a frame is lost */
-	double reorder;     /**< probability a frame is held back behind the next */
-	double duplicate;   /**< probability a frame is delivered twice */
-	double corrupt;     /**< probability one byte of the frame is flipped */
-	uint64_t seed;      /**< fixed seed: the same run every time */
-};
-
-struct cn_link_stats {
-	uint64_t frames, lost, reordered, duplicated, corrupted;
-};
-
 struct cn_link;
 
 /** Create a link joining @p a and @p b (sets both devices' wires).
@@ -584,23 +572,7 @@ void cn_peer_flush(struct cn_peer *peer);
 
 const struct cn_peer_stats *cn_peer_stats(const struct cn_peer *peer);
 
-/* ------------------------------------------------------------ pcap */
-
-/**
- * Open a capture file in the classic pcap format (magic 0xa1b2c3d4,
- * version 2.4, LINKTYPE_ETHERNET), readable by tcpdump and tshark.
- * @return it, or NULL with errno from fopen.
- */
-struct cn_pcap *cn_pcap_open(const char *path, uint32_t snaplen);
-/** Append one frame with a timestamp in nanoseconds (stored as usec).
- *  @return 0 or -EIO. */
-int cn_pcap_write(struct cn_pcap *pc, const uint8_t *frame, uint32_t len, uint64_t ts_ns);
-/** Flush and close. @return 0 or -EIO. NULL accepted. */
-int cn_pcap_close(struct cn_pcap *pc);
-/** Frames written. */
-uint64_t cn_pcap_count(const struct cn_pcap *pc);
-
 #ifdef __cplusplus
 }
 #endif
-#endif /* CACHENET_NETDEV_H */
+#endif /* CACHENET_LAB_NETDEV_H */
