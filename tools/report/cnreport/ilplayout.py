@@ -149,8 +149,9 @@ def ilp(ctx):
         # two simulations at once, one per CPU, the state sweep's even and
         # odd s apart: counts do not care about the load, and this was the
         # section's longest wait (under valgrind only the scalar and AVX2
-        # forms exist: valgrind has no AVX-512)
-        tail = r")-(seq|int)(-scalar|-avx2)?/1460-hot$"
+        # forms exist: valgrind has no AVX-512; the AVX2 rows only where
+        # AVX2 is the form the section uses)
+        tail = r")-(seq|int)(-scalar%s)?/1460-hot$" % ("|-avx2" if form == "avx2" else "")
         halves = {
             "model-sim-a": r"^ilp/((copy\+)?bswap32\+pes\+csum|syn\.n[0-9]\.s[0-9]*[02468]\.a10" + tail,
             "model-sim-b": r"^ilp/((copy\+)?syn\.n3\.s0_1_1[^-]*|syn\.n[0-9]\.s[0-9]*[13579]\.a10" + tail,
