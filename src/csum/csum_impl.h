@@ -129,9 +129,10 @@ static inline uint64_t cn__csum_scalar(const unsigned char *p, size_t n, uint64_
 	/* From 8 bytes, the header's inline path: the last n % 8 bytes first
 	 * from one shifted load, then one ADC chain per 64-, 32-, 16- and
 	 * 8-byte block, in asm. The same chain written with _addcarry_u64
-	 * depended on gcc's mood: in one build of this file gcc 12 stored the
+	 * depended on gcc: in one build of this file gcc 12 stored the
 	 * accumulator to the stack after every ADC (the static library's
-	 * copy, not the shared one's), and 20 B took 13 ticks instead of 7. */
+	 * copy, not the shared one's), about doubling the time of short
+	 * inputs. */
 	if (n >= 8)
 		return cn__csum_short_adc(p, n, acc);
 	return cn__csum_add64(acc, cn__csum_tail8(p, n));
