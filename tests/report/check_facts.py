@@ -137,7 +137,8 @@ def check_vector_form(ctx):
         filt = [c for _, c, _ in ctx.commands if "bswap32" in c]
         check(len(filt) == 1, "ILP table command %s" % filt)
         filt = filt[0] if filt else ""
-        shown = {"avx2": "AVX2 (`-avx2` rows)", "avx512": "AVX-512 (`no suffix` rows)"}[want]
+        shown = {"avx2": "AVX2 (rows named `-avx2`)",
+                 "avx512": "AVX-512 (rows without a suffix)"}[want]
         check("vector form in this run: **%s**" % shown in il,
               "features %r, %s rows: form line %s" % (
                   feats, rows, [l for l in il.splitlines() if "vector form in" in l]))
