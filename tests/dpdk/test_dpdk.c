@@ -131,6 +131,26 @@ static void wait_link(uint16_t port)
 	fail_msg("port %u: link not up after 5 s", port);
 }
 
+/* memif's control messages (a peer's disconnect) are handled on the EAL's
+ * interrupt thread: close one end, let the other see its link go down,
+ * then close that one, so that no message arrives for a freed port. */
+static void wait_link_down(uint16_t port)
+{
+	struct rte_eth_link l;
+	for (int i = 0; i < 500; i++) {
+		memset(&l, 0, sizeof(l));
+		rte_eth_link_get_nowait(port, &l);
+		if (l.link_status == RTE_ETH_LINK_DOWN) {
+			/* the handler that set it may still be tearing the
+			 * control channel down */
+			usleep(200000);
+			return;
+		}
+		usleep(10000);
+	}
+	fail_msg("port %u: link still up 5 s after its peer closed", port);
+}
+
 static void poll_both(struct host *a, struct host *b, uint64_t now)
 {
 	while (cn_dpdk_poll(a->dev, a->net, now) == 32)
@@ -245,6 +265,7 @@ static void memif_transfer(void **state)
 	assert_int_equal(cs->tx_completed, cs->tx_frames);
 	assert_int_equal(ss->tx_completed, ss->tx_frames);
 	host_down(&cli);
+	wait_link_down(port_srv);
 	host_down(&srv);
 }
 
@@ -358,6 +379,7 @@ static void ring_rx_flags(void **state)
 
 int main(void)
 {
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cn_dpdk_XXXXXX");
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
