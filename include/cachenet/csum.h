@@ -137,8 +137,9 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
 /**
  * The dispatcher: cn_csum_partial() without the inline short path, out of
  * line, for any length (same contract and result).
- * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512)
- * the scalar add-with-carry loop, above it the vector variant. Measured on
+ * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512,
+ * 223 B for AVX2) the scalar add-with-carry loop (two carry chains, ADCX
+ * and ADOX, on CPUs with ADX), above it the vector variant. Measured on
  * ~0.01-0.02 ticks/byte hot from 576 B (docs/performance.md, Checksum).
  * From 4096 B up, on CPUs with AVX512_VNNI, the VNNI kernel, which keeps
  * more loads in flight when the data comes from memory. Reads each byte
@@ -146,16 +147,18 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
  */
 uint32_t cn_csum_partial_dispatch(const void *buf, size_t len, uint32_t sum);
 
-/* The inline short path. From 8 bytes on x86-64 with GNU C
+/* The inline short path. From 32 bytes on x86-64 with GNU C
  * (cn__csum_short_adc): the last n % 8 bytes from one load of the 8 that
  * end the buffer, shifted down (they start at an even offset, so they keep
  * their places in the 16-bit words), then one ADC chain per block of 64,
  * 32, 16 and 8 bytes picked by the bits of n, so a constant n leaves just
  * the chain; the "m" operands name the bytes each asm statement reads.
- * Elsewhere, and below 8 bytes: 64-bit words into one accumulator, the
- * carries out of bit 63 counted in a second one, both added with the
- * end-around carry at the end: 2^64 == 1 modulo 0xffff. Reads exactly n
- * bytes. */
+ * Elsewhere, and below 32 bytes: 64-bit words into one accumulator, the
+ * carries out of bit 63 counted in a second one (two short chains, which
+ * beat the single ADC chain below 32 bytes; docs/performance.md,
+ * Checksum), both added with the end-around carry at the end: 2^64 == 1
+ * modulo 0xffff; the last n % 8 bytes as above from 8 bytes up. Reads
+ * exactly n bytes. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CN__CSUM_ADC_BLOCK(nb, text)                                                  \
 	__asm__(text : [a] "+r"(acc) : [p] "r"(p), "m"(*(const unsigned char(*)[nb])p) : "cc")
@@ -197,37 +200,19 @@ static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t
 	uint64_t carries = 0, t = 0;
 
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (n >= 8)
+	if (n >= 32)
 		return cn__csum_short_adc(p, n, acc);
 #endif
-#define CN__CSUM_W(i)                                                        \
-	do {                                                                 \
-		uint64_t x_;                                                 \
-		memcpy(&x_, p + 8 * (i), 8);                                 \
-		carries += __builtin_add_overflow(acc, x_, &acc);            \
-	} while (0)
 	if (n >= 8) {
-		/* whole words in blocks of 8, 4, 2, 1 picked by the bits of
-		 * n (no compare and branch per word), then the last n % 8
-		 * bytes shifted out of the buffer's last 8 */
+		/* the last n % 8 bytes from one load of the 8 that end the
+		 * buffer, shifted down: they start at an even offset, so they
+		 * keep their places in the 16-bit words (little-endian) */
 		const unsigned char *end = p + n;
-		for (; n >= 64; n -= 64, p += 64) {
-			CN__CSUM_W(0); CN__CSUM_W(1); CN__CSUM_W(2); CN__CSUM_W(3);
-			CN__CSUM_W(4); CN__CSUM_W(5); CN__CSUM_W(6); CN__CSUM_W(7);
+		for (; n >= 8; n -= 8, p += 8) {
+			uint64_t x;
+			memcpy(&x, p, 8);
+			carries += __builtin_add_overflow(acc, x, &acc);
 		}
-		if (n & 32) {
-			CN__CSUM_W(0); CN__CSUM_W(1); CN__CSUM_W(2); CN__CSUM_W(3);
-			p += 32;
-		}
-		if (n & 16) {
-			CN__CSUM_W(0); CN__CSUM_W(1);
-			p += 16;
-		}
-		if (n & 8) {
-			CN__CSUM_W(0);
-			p += 8;
-		}
-		n &= 7;
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
 		if (n) {
 			uint64_t x;
@@ -235,11 +220,8 @@ static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t
 			t = x >> (64 - 8 * n);
 		}
 		n = 0; /* taken: the pieces below are skipped */
-#else
-		(void)end;
 #endif
 	}
-#undef CN__CSUM_W
 	if (n & 4) {
 		uint32_t w;
 		memcpy(&w, p, 4);
@@ -377,7 +359,7 @@ static inline uint16_t cn__csum_be16(uint16_t v)
  *         0x0000 is sent as 0xffff (RFC 768). For checksum offload, the
  *         NIC wants cn_csum_fold() of this value, not complemented.
  */
-static inline uint32_t cn_csum_pseudo_ipv4(uint32_t saddr, uint32_t daddr,
+static inline uint32_t cn_csum_pseudo_ipv4(cn_be32_t saddr, cn_be32_t daddr,
 					   uint8_t proto, uint16_t l4_len)
 {
 	uint64_t s = (uint64_t)saddr + daddr + cn__csum_be16(proto) + cn__csum_be16(l4_len);

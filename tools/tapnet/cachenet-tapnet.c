@@ -77,6 +77,7 @@ struct opts {
 	double duration;
 	int echo_port, discard_port, source_port, udp_echo_port, udp_sink_port;
 	bool bare;                 /* AF_XDP: receive and free, no stack */
+	bool busy_poll;            /* never sleep in poll(2) */
 	uint64_t source_bytes;
 	uint32_t connect_addr;
 	int connect_port;
@@ -362,6 +363,7 @@ static void usage(FILE *f)
 		"  --synack-retries N  SYN-ACK retransmissions of a half-open connection\n"
 		"                      (default 5; past the backlog: SYN cookies)\n"
 		"  --batch N           frames per device poll (default 64)\n"
+		"  --busy-poll         never sleep in poll(2): spin on the device (one CPU)\n"
 		"  --duration S        exit after S seconds (default: at SIGINT/SIGTERM, or\n"
 		"                      when every client connection is done)\n"
 		"  --ready-file F      create F once the services listen\n"
@@ -476,7 +478,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"send", 1, 0, 'n'}, {"count", 1, 0, 'N'}, {"parallel", 1, 0, 'P'},
 		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"afxdp", 1, 0, 'X'},
 		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'},
-		{"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'},
+		{"busy-poll", 0, 0, 'Q'}, {"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'},
 		{"synack-retries", 1, 0, 'K'}, {0, 0, 0, 0}};
 	int c;
 
@@ -548,6 +550,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'K': o->synack_retries = (uint32_t)parse_size(optarg); break;
 		case 'U': o->udp_sink_port = parse_port(optarg); break;
 		case 'Z': o->bare = true; break;
+		case 'Q': o->busy_poll = true; break;
 		case 'X': {
 			char *colon = strchr(optarg, ':');
 			o->afxdp = optarg;
@@ -895,7 +898,7 @@ int main(int argc, char **argv)
 		if (o.connect_port >= 0 && finished == o.count && live == 0)
 			break;
 		/* Sleep in poll(2) only when nothing is left to do right now. */
-		dev_wait(&dv, 2);
+		dev_wait(&dv, o.busy_poll ? 0 : 2);
 		b0 = cn_tsc_begin();
 		now = now_ms();
 		dev_poll(&dv, net, now, o.bare);
