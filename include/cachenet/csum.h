@@ -137,8 +137,9 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
 /**
  * The dispatcher: cn_csum_partial() without the inline short path, out of
  * line, for any length (same contract and result).
- * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512)
- * the scalar add-with-carry loop, above it the vector variant. Measured on
+ * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512,
+ * 223 B for AVX2) the scalar add-with-carry loop (two carry chains, ADCX
+ * and ADOX, on CPUs with ADX), above it the vector variant. Measured on
  * ~0.01-0.02 ticks/byte hot from 576 B (docs/performance.md, Checksum).
  * From 4096 B up, on CPUs with AVX512_VNNI, the VNNI kernel, which keeps
  * more loads in flight when the data comes from memory. Reads each byte
