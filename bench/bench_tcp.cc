@@ -89,6 +89,12 @@
 //       prediction, release of acknowledged data, the frame's free; the
 //       driver's status reads and buffer refills run paused
 //   udp_tx/<csum|nocsum|offload>/<payload>, udp_rx/<csum|nocsum|offload>/<payload>
+//   tcp_tx/lwip/1460, tcp_rx/lwip-<dca>/1460, tcp_ack/lwip/pure  lwIP's
+//       TCP (Debian's liblwip, raw API, software checksum) on the same
+//       device, pools and peers, paused and counted as the rows above;
+//       its peers among the cachenet rows are tcp_tx/fused-*,
+//       tcp_rx/separate-mbuf-<dca> and tcp_ack/cachenet/pure (see the
+//       lwIP section below). Built only with liblwip-dev.
 //
 // Counters besides the harness's: tsc_per_packet (TSC ticks per data
 // segment or datagram), packets_per_op, and under --cn_sim
