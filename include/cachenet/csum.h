@@ -137,8 +137,9 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
 /**
  * The dispatcher: cn_csum_partial() without the inline short path, out of
  * line, for any length (same contract and result).
- * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512)
- * the scalar add-with-carry loop, above it the vector variant. Measured on
+ * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512,
+ * 223 B for AVX2) the scalar add-with-carry loop (two carry chains, ADCX
+ * and ADOX, on CPUs with ADX), above it the vector variant. Measured on
  * ~0.01-0.02 ticks/byte hot from 576 B (docs/performance.md, Checksum).
  * From 4096 B up, on CPUs with AVX512_VNNI, the VNNI kernel, which keeps
  * more loads in flight when the data comes from memory. Reads each byte
@@ -154,8 +155,8 @@ uint32_t cn_csum_partial_dispatch(const void *buf, size_t len, uint32_t sum);
  * the chain; the "m" operands name the bytes each asm statement reads.
  * Elsewhere, and below 32 bytes: 64-bit words into one accumulator, the
  * carries out of bit 63 counted in a second one (two short chains, which
- * beat the single ADC chain below 32 bytes: 20 B 5.7-7.3 ticks against
- * 6.2-9.9), both added with the end-around carry at the end: 2^64 == 1
+ * beat the single ADC chain below 32 bytes; docs/performance.md,
+ * Checksum), both added with the end-around carry at the end: 2^64 == 1
  * modulo 0xffff; the last n % 8 bytes as above from 8 bytes up. Reads
  * exactly n bytes. */
 #if defined(__x86_64__) && defined(__GNUC__)
