@@ -71,6 +71,25 @@ grep -q "^cachenet-lab " "$dest/out_lab.txt" || { echo "FAIL: lab program output
 LD_LIBRARY_PATH="$libdir" ldd "$dest/prog_lab" | grep -q "$libdir/libcachenet-lab.so" || {
 	echo "FAIL: lab program not linked against the installed libcachenet-lab.so"; exit 1; }
 
+# the DPDK adapter, when built: its own .pc and library; the product
+# itself must not load DPDK
+if [ -f "$(dirname "$pc")/cachenet-dpdk.pc" ]; then
+	[ -f "$incdir/cachenet/dpdk.h" ] || { echo "FAIL: header cachenet/dpdk.h not installed"; exit 1; }
+	# the sysroot prefixes libdpdk's system paths too (its -I and
+	# -include rte_config.h): add them again as a user's system has them
+	# shellcheck disable=SC2046,SC2086
+	"$cc" $extra "$src/tests/downstream/prog_dpdk.c" $(pkg-config --cflags --libs cachenet-dpdk) \
+		$(PKG_CONFIG_SYSROOT_DIR= pkg-config --cflags libdpdk) -o "$dest/prog_dpdk"
+	LD_LIBRARY_PATH="$libdir" "$dest/prog_dpdk" | grep -q "^cachenet-dpdk linked" || {
+		echo "FAIL: dpdk program"; exit 1; }
+	LD_LIBRARY_PATH="$libdir" ldd "$dest/prog_dpdk" | grep -q "$libdir/libcachenet-dpdk.so" || {
+		echo "FAIL: dpdk program not linked against the installed libcachenet-dpdk.so"; exit 1; }
+	if LD_LIBRARY_PATH="$libdir" ldd "$dest/prog" | grep -q "librte_"; then
+		echo "FAIL: a product program loads DPDK"; exit 1
+	fi
+	echo "cachenet-dpdk: $(pkg-config --libs cachenet-dpdk | cut -c1-60)..."
+fi
+
 # static: the .a files plus Libs.private
 # shellcheck disable=SC2046,SC2086
 "$cc" $extra "$src/tests/downstream/prog.c" $(pkg-config --cflags cachenet) \
