@@ -19,8 +19,9 @@ programs and ilp/ libraries); DIR receives:
 
 --small measures the subset the stored input set in ilp/testdata holds (the
 bswap/PES/checksum pipelines at 1460 bytes hot and cold, and the synthetic
-rows the model calibrates on): a few minutes instead of the better part of
-an hour. Every program runs pinned to --cpu (default 0).
+rows the model calibrates on; testdata's objdumps are then cut to the
+kernels the model reads): a few minutes instead of the better part of an
+hour. Every program runs pinned to --cpu (default 0).
 """
 
 import argparse

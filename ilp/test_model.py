@@ -504,3 +504,22 @@ class TestStoredInputs(unittest.TestCase):
         self.assertEqual(ns.probe, os.path.join(d, 'probe.json'))
         self.assertEqual(ns.objdump, [os.path.join(d, 'objdump-avx512.txt'),
                                       os.path.join(d, 'objdump-scalar.txt')])
+
+    def test_objdump_without_the_sweep(self):
+        # only the scalar library's disassembly: AVX-512's R is not measured
+        # (said so), the rest of the run as with both
+        d = os.path.join(HERE, 'testdata')
+        args = ['--memsig', os.path.join(d, 'memsig.json'), '--bench', os.path.join(d, 'table.json'),
+                '--bench', os.path.join(d, 'sweep.json'), '--sim', os.path.join(d, 'sim.json'),
+                '--probe', os.path.join(d, 'probe.json'),
+                '--objdump', os.path.join(d, 'objdump-scalar.txt')]
+        out = subprocess.run([sys.executable, os.path.join(HERE, 'model.py')] + args,
+                             check=True, capture_output=True, text=True).stdout
+        self.assertIn('R: not measured: no avx512 synthetic sweep in --objdump', out)
+        with open(os.path.join(d, 'expected.txt')) as fh:
+            want = fh.read()
+        # the scalar rows do not depend on AVX-512's R
+        rows = [l for l in want.splitlines() if ' scalar ' in l and '%' not in l]
+        self.assertTrue(rows)
+        for line in rows:
+            self.assertIn(line, out)

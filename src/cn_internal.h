@@ -46,6 +46,8 @@
  * cores it is built for): the unit of the hot structs' layout and of
  * aligned allocations. */
 #define CN_CACHE_LINE 64
+/* @p n rounded up to whole cache lines (aligned_alloc wants a multiple). */
+#define CN_CACHE_ROUND(n) (((size_t)(n) + CN_CACHE_LINE - 1) & ~(size_t)(CN_CACHE_LINE - 1))
 
 /* A caller's parameter struct (first member `uint32_t size`, common.h) into
  * dst, which has the library's size cur: size 0 means cur; a smaller size

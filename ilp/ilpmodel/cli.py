@@ -173,9 +173,12 @@ def main(argv=None):
                 R[isa], note = r, ('from the sweep\'s disassembly: first spilling S = n*s '
                                    '(stack refs in the int loop): ' + '  '.join(
                                        'S%d(n%d s%d):%d' % x for x in orows if x[3])[:200])
-            else:
+            elif orows:
                 note = 'no int loop of the sweep spills: R >= %d' % max(x[0] for x in orows)
                 R[isa] = max(x[0] for x in orows)
+            else:
+                # e.g. only the scalar library's disassembly given
+                note = 'not measured: no %s synthetic sweep in --objdump' % isa
         cpi[isa] = calibrate_cpi(m, sim_ir, med, isa) or 0.25
         print('  %-6s W=%2d A_C=%.3f/%.3f (L1 r/w)  A_L2=%.3f/%.3f  A_L3=%.3f/%.3f  '
               'A_M=%.3f/%.3f  CPI=%.3f  R=%d' % (

@@ -51,9 +51,12 @@
  *    the destination itself (no routes, no gateway); a passive open
  *    answers the Ethernet source of the SYN.
  *
- *  - Not implemented (by choice): SACK (SACK-permitted is never sent, and
- *    the peer's is ignored, which RFC 2018 allows), urgent data, TCP Fast
- *    Open, ICMP errors (counted, not acted on), ARP aging.
+ *  - SACK (RFC 2018): SACK-permitted is offered in every SYN and in a
+ *    SYN-ACK answering one that offered it (no_sack refuses); the TCB
+ *    then sends and uses SACK blocks (tcp.h, cn_tcp_params.sack).
+ *
+ *  - Not implemented (by choice): urgent data, TCP Fast Open, ICMP
+ *    errors (counted, not acted on), ARP aging.
  *
  * Thread safety: a cn_conn belongs to the thread of its cn_net.
  */
@@ -103,8 +106,30 @@ struct cn_conn_params {
 					ACKs ours); 0 = 60000 */
 	uint64_t isn_secret;       /**< key of the ISN function (RFC 6528: SipHash-2-4
 					of the 4-tuple, plus 250 per tick, i.e. the
-					4 us clock at millisecond ticks). Set it to
-					a random value: 0 is a valid but public key */
+					4 us clock at millisecond ticks), and of the
+					SYN cookies' secrets. Set it to a random
+					value: 0 is a valid but public key */
+	/* SYN flood defence (RFC 4987): half-open connections (SYN_RCVD
+	 * children of listeners, "the syncache") are bounded per listener by
+	 * its backlog and overall by syncache_max. A SYN to a listener whose
+	 * backlog is full is answered with a SYN cookie and no state: the
+	 * ISN carries a keyed hash of the 4-tuple and the peer's ISN, the
+	 * secret's generation and the MSS (one of 8 values); with
+	 * timestamps, the low 5 bits of our TSval carry the window scale and
+	 * SACK-permitted, which the peer echoes in the completing ACK's
+	 * TSecr (without timestamps the connection has neither, as on
+	 * Linux). The ACK that returns a valid cookie opens the connection.
+	 * The secret changes every cookie_rotate ticks; a cookie is valid
+	 * for one to two periods. When the whole syncache is full, its
+	 * oldest half-open connection is evicted for a new one; with
+	 * no_syncookies, so is the listener's oldest when its backlog is. */
+	uint32_t syncache_max;     /**< half-open connections overall; 0 = 256 */
+	uint32_t synack_retries;   /**< SYN-ACK retransmissions (at syn_rto, doubled
+					each) before a half-open connection goes;
+					0 = syn_retries */
+	uint32_t cookie_rotate;    /**< ticks between SYN cookie secrets; 0 = 60000 */
+	bool no_syncookies;        /**< never answer with a cookie: evict instead */
+	bool no_sack;              /**< neither offer nor accept SACK-permitted */
 };
 
 /** Why the connection manager refused a frame. */
@@ -139,6 +164,9 @@ enum cn_conn_drop {
 	CN_CONN_DROP_TCB,            /**< cn_tcp_open failed at handshake end (RST sent) */
 	CN_CONN_DROP_ARP_UNSOLICITED,/**< an ARP reply to us for an address we did not
 					  ask about and have no entry for (not learned) */
+	CN_CONN_DROP_COOKIE,         /**< an ACK to a listener whose SYN cookie did
+					  not validate, while cookies were being sent
+					  (answered with RST, as any bad ACK there) */
 	CN_CONN_DROP_MAX
 };
 
@@ -165,6 +193,11 @@ struct cn_conn_stats {
 	uint64_t tx_fail;                  /**< control frames not sent (no descriptor, device refused) */
 	uint64_t wscale_clamped;           /**< SYNs whose window scale > 14 was taken as 14
 					        (RFC 7323 2.3) */
+	uint64_t syncookies_sent;          /**< SYN-ACKs carrying a cookie (no state kept) */
+	uint64_t syncookies_ok;            /**< connections opened from a returning cookie */
+	uint64_t syncookies_failed;        /**< ACKs whose cookie did not validate
+					        (also drop[CN_CONN_DROP_COOKIE]) */
+	uint64_t syncache_evicted;         /**< half-open connections evicted, oldest first */
 	uint64_t drop[CN_CONN_DROP_MAX];   /**< per reason; drop[0] unused */
 };
 
@@ -238,7 +271,9 @@ enum cn_sock_state {
  *         EADDRINUSE (another listener on the port), ENOSPC (max_socks),
  *         ENOMEM.
  * @p backlog bounds connections in SYN_RCVD plus those waiting for accept;
- * SYNs beyond it are dropped (counted; the peer retries).
+ * SYNs beyond it are answered with SYN cookies (cn_conn_params), or with
+ * no_syncookies evict the listener's oldest half-open connection (or are
+ * dropped, counted as backlog, when every child has completed).
  */
 struct cn_sock *cn_sock_listen(struct cn_conn *c, cn_be16_t port, uint32_t backlog);
 

@@ -146,14 +146,62 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
  */
 uint32_t cn_csum_partial_dispatch(const void *buf, size_t len, uint32_t sum);
 
-/* The inline short path: 64-bit words into one accumulator, the carries
- * out of bit 63 counted in a second one (an add and an adc per word, no
- * chain through the flags across the loop), both added with the end-around
- * carry at the end: 2^64 == 1 modulo 0xffff. Reads exactly n bytes. */
+/* The inline short path. From 32 bytes on x86-64 with GNU C
+ * (cn__csum_short_adc): the last n % 8 bytes from one load of the 8 that
+ * end the buffer, shifted down (they start at an even offset, so they keep
+ * their places in the 16-bit words), then one ADC chain per block of 64,
+ * 32, 16 and 8 bytes picked by the bits of n, so a constant n leaves just
+ * the chain; the "m" operands name the bytes each asm statement reads.
+ * Elsewhere, and below 32 bytes: 64-bit words into one accumulator, the
+ * carries out of bit 63 counted in a second one (two short chains, which
+ * beat the single ADC chain below 32 bytes: 20 B 5.7-7.3 ticks against
+ * 6.2-9.9), both added with the end-around carry at the end: 2^64 == 1
+ * modulo 0xffff; the last n % 8 bytes as above from 8 bytes up. Reads
+ * exactly n bytes. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CN__CSUM_ADC_BLOCK(nb, text)                                                  \
+	__asm__(text : [a] "+r"(acc) : [p] "r"(p), "m"(*(const unsigned char(*)[nb])p) : "cc")
+#define CN__CSUM_ADC2 "adcq 8(%[p]), %[a]\n\t"
+#define CN__CSUM_ADC4 CN__CSUM_ADC2 "adcq 16(%[p]), %[a]\n\tadcq 24(%[p]), %[a]\n\t"
+#define CN__CSUM_ADC8                                                                  \
+	CN__CSUM_ADC4 "adcq 32(%[p]), %[a]\n\tadcq 40(%[p]), %[a]\n\t"                \
+		      "adcq 48(%[p]), %[a]\n\tadcq 56(%[p]), %[a]\n\t"
+static inline uint64_t cn__csum_short_adc(const unsigned char *p, size_t n, uint64_t acc)
+{
+	if (n & 7) {
+		uint64_t t;
+		memcpy(&t, p + n - 8, 8);
+		t >>= 64 - 8 * (n & 7);
+		__asm__("addq %[t], %[a]\n\tadcq $0, %[a]" : [a] "+r"(acc) : [t] "r"(t) : "cc");
+	}
+	for (; n >= 64; n -= 64, p += 64)
+		CN__CSUM_ADC_BLOCK(64, "addq (%[p]), %[a]\n\t" CN__CSUM_ADC8 "adcq $0, %[a]");
+	if (n & 32) {
+		CN__CSUM_ADC_BLOCK(32, "addq (%[p]), %[a]\n\t" CN__CSUM_ADC4 "adcq $0, %[a]");
+		p += 32;
+	}
+	if (n & 16) {
+		CN__CSUM_ADC_BLOCK(16, "addq (%[p]), %[a]\n\t" CN__CSUM_ADC2 "adcq $0, %[a]");
+		p += 16;
+	}
+	if (n & 8)
+		CN__CSUM_ADC_BLOCK(8, "addq (%[p]), %[a]\n\tadcq $0, %[a]");
+	return acc;
+}
+#undef CN__CSUM_ADC_BLOCK
+#undef CN__CSUM_ADC2
+#undef CN__CSUM_ADC4
+#undef CN__CSUM_ADC8
+#endif
+
 static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t acc)
 {
 	uint64_t carries = 0, t = 0;
 
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (n >= 32)
+		return cn__csum_short_adc(p, n, acc);
+#endif
 	if (n >= 8) {
 		/* the last n % 8 bytes from one load of the 8 that end the
 		 * buffer, shifted down: they start at an even offset, so they
@@ -310,7 +358,7 @@ static inline uint16_t cn__csum_be16(uint16_t v)
  *         0x0000 is sent as 0xffff (RFC 768). For checksum offload, the
  *         NIC wants cn_csum_fold() of this value, not complemented.
  */
-static inline uint32_t cn_csum_pseudo_ipv4(uint32_t saddr, uint32_t daddr,
+static inline uint32_t cn_csum_pseudo_ipv4(cn_be32_t saddr, cn_be32_t daddr,
 					   uint8_t proto, uint16_t l4_len)
 {
 	uint64_t s = (uint64_t)saddr + daddr + cn__csum_be16(proto) + cn__csum_be16(l4_len);

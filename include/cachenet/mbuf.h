@@ -45,7 +45,11 @@
  *    are never shared. Reference counts use no atomic instruction while a
  *    single mbuf references the storage.
  *
- *  - Debug builds (the library compiled without NDEBUG) mark every object
+ *  - Every build stops the program with a message naming the mbuf when it
+ *    is freed twice (cn_mbuf_free, _chain, _bulk) or when the pointer freed
+ *    does not lie in its pool's memory (about 7 instructions per free:
+ *    docs/performance.md, Buffers).
+ *  - Debug builds (the library compiled without NDEBUG) also mark every object
  *    live or free with a cookie, poison freed data, and abort with a
  *    message on a double free, a free of a non-pool pointer, or a write
  *    into a freed object (found when it is handed out again).
@@ -246,6 +250,9 @@ int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n);
  * descriptor (its data mbuf or companion) only drops its reference: the
  * whole object returns to its pool with the last reference to it.
  * @return m->next as it was. NULL is accepted (returns NULL).
+ * Misuse: freeing an mbuf that is free already, or a pointer that is not
+ * an mbuf of its pool, prints "cachenet mbuf: double free of mbuf 0x..."
+ * (or "... not an mbuf of its pool") and aborts, in every build.
  * Cost: O(1); an atomic only when the storage has other references.
  */
 struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m);

@@ -99,6 +99,10 @@ CN__STATIC_ASSERT(sizeof(struct cn_mbuf_shared) == 64, "cn_mbuf_shared is one ca
 /** mbuf flag: the head's metadata (line 1) was set by the user. Free for
  *  callers; the library never reads flags other than its own below. */
 #define CN_MBUF_F_USER0 0x0100u
+/** mbuf flag, the library's own: set while the mbuf is free (in its pool).
+ *  Every get clears it; a free that finds it set is a double free. Callers
+ *  must not set it. */
+#define CN_MBUF_F_FREE 0x8000u
 
 /**
  * RX offload status, set by a device on a received frame's head (every get

@@ -146,6 +146,10 @@ struct cn_pkt_info {
 	uint8_t tcp_flags;       /**< CN_TCP_* */
 	uint8_t has_ts : 1, has_mss : 1, has_ws : 1;
 	uint8_t ws_clamped : 1;  /**< the window scale option said > 14 */
+	uint8_t has_sack_perm : 1; /**< SACK-permitted (RFC 2018), in a SYN */
+	uint8_t nsack;           /**< SACK blocks (RFC 2018), 0..4, at sack */
+	const uint8_t *sack;     /**< the first block's left edge (8 bytes a
+				      block, network order); NULL when none */
 	uint8_t wscale;          /**< clamped to 14 (RFC 7323 2.3) */
 	uint16_t mss;            /**< the MSS option's value */
 	uint32_t seq, ack;       /**< sequence and acknowledgment numbers */

@@ -134,6 +134,13 @@ struct cn_tcp_params {
 					   when it is cached (DDIO, DCA inject), where
 					   setting this saves them (docs/performance.md,
 					   TCP/UDP fast path) */
+	/** SACK (RFC 2018) negotiated: while out-of-order data is queued,
+	 *  the ACKs it triggers carry SACK blocks (the newest first); SACK
+	 *  blocks received fill a scoreboard and loss recovery retransmits
+	 *  its holes (RFC 6675's NextSeg, in order, at most two segments per
+	 *  ACK beside the first). Off the established fast path: a segment
+	 *  in order never reads it. */
+	bool sack;                    /* (in what was padding: the layout is unchanged) */
 	uint32_t rx_readahead;        /**< bytes the copy-out read-ahead keeps
 					   asked for past each copy's end; 0 =
 					   CN_TCP_RX_READAHEAD_DEFAULT; at most
@@ -173,6 +180,9 @@ struct cn_tcp_stats {
 	uint64_t fins_out;                /**< segments carrying our FIN (retransmissions too) */
 	uint64_t rcv_readahead;           /**< receive-queue bytes the copy-out read-ahead
 					       prefetched (each queued byte once, but see tcp.c) */
+	uint64_t sack_acks_out;           /**< ACKs sent with SACK blocks */
+	uint64_t sack_blocks_in;          /**< SACK blocks received (scoreboard updates) */
+	uint64_t sack_rexmit;             /**< segments retransmitted from the scoreboard */
 };
 
 /** A snapshot of a connection's state for tests and tools. */
@@ -190,6 +200,8 @@ struct cn_tcp_info {
 	bool shut_wr;                                 /**< cn_tcp_shutdown was called */
 	bool fin_sent;                                /**< our FIN went out at least once */
 	bool fin_acked;                               /**< ... and was acknowledged */
+	bool sack;                                    /**< SACK negotiated */
+	uint8_t sacked_blocks;                        /**< scoreboard ranges held */
 };
 
 struct cn_tcb;

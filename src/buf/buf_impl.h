@@ -46,7 +46,7 @@ struct cn_mbuf_pool {
 	uint8_t *mem_end;
 
 	/* shared pool: a LIFO stack under the lock */
-	pthread_mutex_t lock __attribute__((aligned(64)));
+	pthread_mutex_t lock __attribute__((aligned(CN_CACHE_LINE)));
 	void **stk;
 	uint32_t nfree;
 	uint32_t high_water;
@@ -65,6 +65,9 @@ struct cn_mbuf_pool {
 };
 
 void cn__mbuf_panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* A free of an mbuf that is free already, or of a pointer that is not an
+ * mbuf of its pool: a message naming it, then abort (every build). */
+CN_INTERNAL void cn__mbuf_bad_free(const struct cn_mbuf *m, bool twice) __attribute__((noreturn, cold));
 
 /* Pool object level (any kind). 0 or -ENOBUFS, all or nothing. */
 int cn__pool_get(struct cn_mbuf_pool *p, void **objs, unsigned n);
@@ -151,6 +154,17 @@ static inline void *cn__pool_get1(struct cn_mbuf_pool *p)
 		}
 	}
 	return cn__pool_get1_slow(p, c);
+}
+
+/* The mbuf being freed lies in its pool's memory (every build; the pool's
+ * first line is read by the put anyway). Debug builds also check that it
+ * starts an object. */
+static inline void cn__mbuf_check_owner(const struct cn_mbuf *m)
+{
+	const struct cn_mbuf_pool *p = m->pool;
+
+	if (CN_UNLIKELY(p == NULL || (const uint8_t *)m < p->mem || (const uint8_t *)m >= p->mem_end))
+		cn__mbuf_bad_free(m, false);
 }
 
 static inline void cn__pool_put1(struct cn_mbuf_pool *p, void *o)

@@ -151,11 +151,16 @@ int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n)
 /* Give the descriptor back its own inline storage. Returns false for a
  * segment object's own descriptor: it is released with its storage
  * reference (the object returns when the last one goes) and must not be
- * put into a pool by itself. */
+ * put into a pool by itself. In every build, a free mbuf (CN_MBUF_F_FREE,
+ * on the line the free touches anyway) is a double free and stops the
+ * program with a message: the pool would otherwise hand it out twice. */
 static inline bool mbuf_prefree(struct cn_mbuf *m)
 {
 	struct cn_mbuf_shared *sh = m->shared;
 
+	if (CN_UNLIKELY(m->flags & CN_MBUF_F_FREE))
+		cn__mbuf_bad_free(m, true);
+	m->flags = CN_MBUF_F_FREE;
 	if (sh != NULL) {
 		if (CN_UNLIKELY(sh->kind == CN_MBUF_STORAGE_SEG) && cn__seg_embedded(m)) {
 			/* Mark it idle first: the unref may recycle the object. */
@@ -181,8 +186,10 @@ struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
 	if (m == NULL)
 		return NULL;
 	next = m->next;
-	if (CN_LIKELY(mbuf_prefree(m)))
+	if (CN_LIKELY(mbuf_prefree(m))) {
+		cn__mbuf_check_owner(m);
 		cn__pool_put1(m->pool, m);
+	}
 	return next;
 }
 
@@ -201,6 +208,7 @@ void cn_mbuf_free_bulk(struct cn_mbuf **m, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		if (!mbuf_prefree(m[i]))
 			continue;
+		cn__mbuf_check_owner(m[i]);
 		if (m[i]->pool != rp || k == 64) {
 			if (k)
 				cn__pool_put(rp, run, k);

@@ -39,6 +39,18 @@ void cn__mbuf_panic(const char *fmt, ...)
 	abort();
 }
 
+void cn__mbuf_bad_free(const struct cn_mbuf *m, bool twice)
+{
+	const struct cn_mbuf_pool *p = m->pool;
+	bool ours = p != NULL && (const uint8_t *)m >= p->mem && (const uint8_t *)m < p->mem_end;
+
+	if (twice)
+		cn__mbuf_panic("double free of mbuf %p (pool \"%s\")", (const void *)m,
+			       ours ? p->name : "?");
+	cn__mbuf_panic("free of %p, which is not an mbuf of its pool %p", (const void *)m,
+		       (const void *)p);
+}
+
 bool cn_mbuf_debug_enabled(void)
 {
 	return CN_MBUF_DEBUG;
@@ -359,7 +371,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	hdr = q.kind == CN_MBUF_POOL_SMALL ? sizeof(struct cn_mbuf)
 	      : q.kind == CN_MBUF_POOL_SEG ? CN_MBUF_SEG_HDR_BYTES : sizeof(struct cn_mbuf_shared);
 
-	if (posix_memalign((void **)&p, 64, sizeof(*p)) != 0) {
+	if (posix_memalign((void **)&p, CN_CACHE_LINE, sizeof(*p)) != 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -369,7 +381,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	p->data_size = q.data_size;
 	p->headroom = q.headroom;
 	/* over caller memory an object is its storage header alone */
-	p->obj_size = (uint32_t)((hdr + (q.ext_mem ? 0 : q.data_size) + 63) & ~(size_t)63);
+	p->obj_size = (uint32_t)CN_CACHE_ROUND(hdr + (q.ext_mem ? 0 : q.data_size));
 	p->ext = q.ext_mem;
 	p->ext_stride = q.ext_stride;
 	p->ext_iova = q.ext_iova;
@@ -377,7 +389,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	p->flush_thresh = q.cache_size + q.cache_size / 2;
 	p->cache_cap = p->flush_thresh + q.cache_size + 1;
 	p->nslots = q.cache_size ? q.max_threads : 0;
-	p->cache_stride = (uint32_t)((sizeof(struct cn__mcache) + p->cache_cap * sizeof(void *) + 63) & ~(size_t)63);
+	p->cache_stride = (uint32_t)CN_CACHE_ROUND(sizeof(struct cn__mcache) + p->cache_cap * sizeof(void *));
 	snprintf(p->name, sizeof(p->name), "%s", q.name ? q.name : "mbuf");
 	q.name = p->name;
 	p->params = q;
@@ -385,7 +397,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 
 	size_t memlen = (size_t)p->count * p->obj_size;
 	p->stk = malloc((size_t)p->count * sizeof(void *));
-	if (p->stk == NULL || posix_memalign((void **)&p->mem, 64, memlen) != 0) {
+	if (p->stk == NULL || posix_memalign((void **)&p->mem, CN_CACHE_LINE, memlen) != 0) {
 		free(p->stk);
 		free(p);
 		errno = ENOMEM;
@@ -393,7 +405,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	}
 	p->mem_end = p->mem + memlen;
 	if (p->nslots) {
-		if (posix_memalign((void **)&p->caches, 64, (size_t)p->nslots * p->cache_stride) != 0) {
+		if (posix_memalign((void **)&p->caches, CN_CACHE_LINE, (size_t)p->nslots * p->cache_stride) != 0) {
 			free(p->mem);
 			free(p->stk);
 			free(p);
@@ -412,6 +424,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 			m->buf_len = p->data_size;
 			m->pool_hdroom = (uint16_t)p->headroom;
 			m->pool = p;
+			m->flags = CN_MBUF_F_FREE;
 			m->cookie = CN__COOKIE_FREE;
 			if (CN_MBUF_DEBUG)
 				memset(m->buf, CN__POISON, p->data_size);
@@ -431,6 +444,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 				m->shared = sh;
 				m->buf = sh->base;
 				m->buf_len = p->data_size;
+				m->flags = CN_MBUF_F_FREE;
 				m->cookie = CN__COOKIE_FREE;
 			}
 			if (CN_MBUF_DEBUG)

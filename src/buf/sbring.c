@@ -63,7 +63,7 @@ struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *p)
 		errno = EINVAL;
 		return NULL;
 	}
-	room = p->hdr_room ? (p->hdr_room + 63) & ~63u : 128;
+	room = p->hdr_room ? (uint32_t)CN_CACHE_ROUND(p->hdr_room) : 128;
 	nchunks = p->size / p->mss + 3;
 	while (cap < nchunks)
 		cap <<= 1;
@@ -86,7 +86,7 @@ struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *p)
 	sb->afree = malloc((size_t)p->anchors * sizeof(uint32_t));
 	if (sb->chunks == NULL || sb->afree == NULL ||
 	    posix_memalign((void **)&sb->ring, 4096, p->size) != 0 ||
-	    posix_memalign((void **)&sb->anchors, 64, (size_t)p->anchors * sb->astride) != 0) {
+	    posix_memalign((void **)&sb->anchors, CN_CACHE_LINE, (size_t)p->anchors * sb->astride) != 0) {
 		cn_sbring_destroy(sb);
 		errno = ENOMEM;
 		return NULL;

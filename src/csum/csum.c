@@ -82,7 +82,7 @@ static struct {
 	cn_csum_copy_fn copy;
 	size_t copy_small_max;
 	const struct cn_csum_impl *impl;
-} disp __attribute__((aligned(64))) = {
+} disp __attribute__((aligned(CN_CACHE_LINE))) = {
 	partial_resolve, 0, partial_resolve, 0, copy_resolve, 0, NULL,
 };
 
@@ -94,7 +94,9 @@ static const struct cn_csum_impl *select_impl(void)
 	if (im->partial_min) {
 		/* The runnable variant after im takes the inputs below its
 		 * partial_min; "generic" always runs, so there is one. */
-		const struct cn_csum_impl *list[N_IMPLS];
+		/* one spare entry: where the table has only "generic" (not
+		 * x86-64), gcc would warn of list[1] past a 1-entry array */
+		const struct cn_csum_impl *list[N_IMPLS + 1];
 		size_t n = cn__impl_list(impl_table, N_IMPLS, sizeof(impl_table[0]),
 					 (const void **)list, N_IMPLS);
 		if (n > 1)

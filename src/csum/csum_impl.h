@@ -126,50 +126,15 @@ static inline uint64_t cn__csum_tail8(const unsigned char *p, size_t n)
 static inline uint64_t cn__csum_scalar(const unsigned char *p, size_t n, uint64_t acc)
 {
 #ifdef CN_CSUM_ADC
-	/* Each block takes its accumulator in a block-local variable: gcc 12
-	 * keeps an _addcarry_u64 output that lives across loop iterations in
-	 * memory, adding a store-to-load round trip to every 64 bytes. */
-	while (n >= 64) {
-		unsigned long long a = acc;
-		unsigned char c;
-		c = _addcarry_u64(0, a, cn__csum_ld64(p), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 8), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 16), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 24), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 32), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 40), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 48), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 56), &a);
-		_addcarry_u64(c, a, 0, &a);
-		acc = a;
-		p += 64;
-		n -= 64;
-	}
-	if (n & 32) {
-		unsigned long long a = acc;
-		unsigned char c;
-		c = _addcarry_u64(0, a, cn__csum_ld64(p), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 8), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 16), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 24), &a);
-		_addcarry_u64(c, a, 0, &a);
-		acc = a;
-		p += 32;
-	}
-	if (n & 16) {
-		unsigned long long a = acc;
-		unsigned char c;
-		c = _addcarry_u64(0, a, cn__csum_ld64(p), &a);
-		c = _addcarry_u64(c, a, cn__csum_ld64(p + 8), &a);
-		_addcarry_u64(c, a, 0, &a);
-		acc = a;
-		p += 16;
-	}
-	if (n & 8) {
-		acc = cn__csum_add64(acc, cn__csum_ld64(p));
-		p += 8;
-	}
-	return cn__csum_add64(acc, cn__csum_tail8(p, n & 7));
+	/* From 8 bytes, the header's inline path: the last n % 8 bytes first
+	 * from one shifted load, then one ADC chain per 64-, 32-, 16- and
+	 * 8-byte block, in asm. The same chain written with _addcarry_u64
+	 * depended on gcc's mood: in one build of this file gcc 12 stored the
+	 * accumulator to the stack after every ADC (the static library's
+	 * copy, not the shared one's), and 20 B took 13 ticks instead of 7. */
+	if (n >= 8)
+		return cn__csum_short_adc(p, n, acc);
+	return cn__csum_add64(acc, cn__csum_tail8(p, n));
 #else
 	/* Portable: count the carries instead of chaining them; two
 	 * independent accumulators so the adds can overlap. */

@@ -47,8 +47,8 @@ struct cn_tap {
 	struct cn__impair_dir *dir_tx, *dir_rx;
 	uint32_t rxq_head, rxq_tail; /* free-running */
 	struct cn_mbuf *rxq[RXQ];
-	uint8_t txbuf[SCRATCH] __attribute__((aligned(64)));
-	uint8_t scratch[SCRATCH] __attribute__((aligned(64)));
+	uint8_t txbuf[SCRATCH] __attribute__((aligned(CN_CACHE_LINE)));
+	uint8_t scratch[SCRATCH] __attribute__((aligned(CN_CACHE_LINE)));
 };
 
 static uint64_t wall_ns(void)
@@ -168,7 +168,7 @@ struct cn_tap *cn_tap_open(const struct cn_tap_params *params)
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	t = aligned_alloc(64, sizeof(*t));
+	t = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*t)));
 	if (!t) {
 		errno = ENOMEM;
 		return NULL;

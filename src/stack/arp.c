@@ -92,17 +92,13 @@ bool cn_conn_arp_lookup(const struct cn_conn *c, cn_be32_t ip, uint8_t mac[6])
 static int arp_send(struct cn_conn *c, const uint8_t *dmac, uint16_t op, const uint8_t *tha,
 		    uint32_t tpa)
 {
-	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
 	uint8_t *h, *a;
+	uint32_t fl;
 	uint16_t v;
-	int rc;
+	struct cn_pkt *p = cn__conn_pkt(c, CN_ETH_MIN_FRAME, &h, &fl);
 
-	if (!p) {
-		c->st.tx_fail++;
+	if (!p)
 		return -ENOBUFS;
-	}
-	h = p->room + CN_PKT_HDR_ROOM - CN_ETH_MIN_FRAME;
-	memset(h, 0, CN_ETH_MIN_FRAME);
 	memcpy(h, dmac, CN_ETH_ALEN);
 	memcpy(h + 6, c->mac, CN_ETH_ALEN);
 	v = cn_hton16(CN_ETH_TYPE_ARP);
@@ -120,14 +116,7 @@ static int arp_send(struct cn_conn *c, const uint8_t *dmac, uint16_t op, const u
 	memcpy(a + 14, &c->addr, 4);
 	memcpy(a + 18, tha, CN_ETH_ALEN);
 	memcpy(a + 24, &tpa, 4);
-	p->hdr = h;
-	p->hdr_len = CN_ETH_MIN_FRAME;
-	p->l3_off = CN_ETH_HLEN;
-	p->l4_off = CN_ETH_HLEN;
-	rc = cn_net_xmit(c->net, p);
-	if (rc < 0)
-		c->st.tx_fail++;
-	return rc;
+	return cn__conn_xmit(c, p, h, fl, CN_ETH_HLEN);
 }
 
 /* Remember that we asked for @p ip (its slot refreshed, else a new one). */

@@ -40,6 +40,7 @@ static const char *const drop_names[CN_CONN_DROP_MAX] = {
 	[CN_CONN_DROP_NO_SOCKS] = "no_socks",
 	[CN_CONN_DROP_TCB] = "tcb",
 	[CN_CONN_DROP_ARP_UNSOLICITED] = "arp_unsolicited",
+	[CN_CONN_DROP_COOKIE] = "cookie",
 };
 
 const char *cn_conn_drop_name(enum cn_conn_drop why)
@@ -72,14 +73,6 @@ const char *cn_sock_state_name(enum cn_sock_state st)
 
 /* ------------------------------------------------------------ socket table */
 
-static inline unsigned sock_hash(uint32_t raddr, uint16_t rport, uint16_t lport)
-{
-	uint32_t h = raddr ^ ((uint32_t)rport << 16 | lport);
-
-	h *= 0x9e3779b1u;
-	return h >> 24;
-}
-
 struct cn_sock *cn__sock_new(struct cn_conn *c)
 {
 	struct cn_sock *s;
@@ -106,7 +99,7 @@ struct cn_sock *cn__sock_new(struct cn_conn *c)
 void cn__sock_hash_add(struct cn_sock *s)
 {
 	struct cn_conn *c = s->c;
-	unsigned h = sock_hash(s->raddr, s->rport, s->lport);
+	unsigned h = cn__hash_4tuple(s->raddr, s->rport, s->lport);
 
 	s->hnext = c->hash[h];
 	c->hash[h] = s;
@@ -120,7 +113,7 @@ static void sock_unhash(struct cn_sock *s)
 
 	if (!s->hashed)
 		return;
-	for (pp = &c->hash[sock_hash(s->raddr, s->rport, s->lport)]; *pp; pp = &(*pp)->hnext)
+	for (pp = &c->hash[cn__hash_4tuple(s->raddr, s->rport, s->lport)]; *pp; pp = &(*pp)->hnext)
 		if (*pp == s) {
 			*pp = s->hnext;
 			break;
@@ -133,7 +126,7 @@ struct cn_sock *cn__sock_find(struct cn_conn *c, uint32_t raddr, uint16_t rport,
 {
 	struct cn_sock *s;
 
-	for (s = c->hash[sock_hash(raddr, rport, lport)]; s; s = s->hnext)
+	for (s = c->hash[cn__hash_4tuple(raddr, rport, lport)]; s; s = s->hnext)
 		if (s->raddr == raddr && s->rport == rport && s->lport == lport)
 			return s;
 	return NULL;
@@ -166,6 +159,7 @@ static void sock_detach(struct cn_sock *s)
 		for (struct cn_sock *x = l->aq_head; x; x = x->aq_next)
 			l->aq_tail = x;
 		s->queued = false;
+		l->nqueued--;
 	}
 	l->nchild--;
 	s->parent = NULL;
@@ -175,6 +169,7 @@ void cn__sock_free(struct cn_sock *s)
 {
 	struct cn_conn *c = s->c;
 
+	cn__syncache_del(s);
 	if (s->listener) {
 		struct cn_sock **pp;
 		for (pp = &c->listeners; *pp; pp = &(*pp)->hnext)
@@ -240,16 +235,52 @@ void cn__sock_fail(struct cn_sock *s, int err)
 	(void)sock_end(s);
 }
 
+void cn__syncache_add(struct cn_sock *s)
+{
+	struct cn_conn *c = s->c;
+
+	s->in_syncache = true;
+	s->sc_newer = NULL;
+	s->sc_older = c->sc_newest;
+	if (c->sc_newest)
+		c->sc_newest->sc_newer = s;
+	else
+		c->sc_oldest = s;
+	c->sc_newest = s;
+	c->nsyncache++;
+}
+
+void cn__syncache_del(struct cn_sock *s)
+{
+	struct cn_conn *c = s->c;
+
+	if (!s->in_syncache)
+		return;
+	if (s->sc_older)
+		s->sc_older->sc_newer = s->sc_newer;
+	else
+		c->sc_oldest = s->sc_newer;
+	if (s->sc_newer)
+		s->sc_newer->sc_older = s->sc_older;
+	else
+		c->sc_newest = s->sc_older;
+	s->sc_older = s->sc_newer = NULL;
+	s->in_syncache = false;
+	c->nsyncache--;
+}
+
 void cn__sock_established(struct cn_sock *s)
 {
 	struct cn_sock *l = s->parent;
 
+	cn__syncache_del(s);
 	s->st = CN_SOCK_ESTABLISHED;
 	s->was_est = true;
 	s->rtx_at = 0;
 	s->retries = 0;
 	if (l && !s->queued) {
 		s->queued = true;
+		l->nqueued++;
 		s->aq_next = NULL;
 		if (l->aq_tail)
 			l->aq_tail->aq_next = s;
@@ -414,11 +445,18 @@ struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *
 		c->p.arp_retry = 1000;
 	if (!c->p.orphan_timeout)
 		c->p.orphan_timeout = 60000;
+	if (!c->p.syncache_max)
+		c->p.syncache_max = 256;
+	if (!c->p.synack_retries)
+		c->p.synack_retries = c->p.syn_retries;
+	if (!c->p.cookie_rotate)
+		c->p.cookie_rotate = 60000;
 	c->addr = cn_net_addr(net);
 	memcpy(c->mac, cn_net_mac(net), CN_ETH_ALEN);
 	c->sip_k0 = q.isn_secret;
 	c->sip_k1 = q.isn_secret * 0x9e3779b97f4a7c15ull ^ 0x2545f4914f6cdd1dull;
 	c->port_next = (uint32_t)cn__siphash24_2w(c->sip_k0, c->sip_k1, c->addr, 0) % CN_EPHEMERAL_N;
+	cn__tcpc_cookie_init(c);
 	/* The window scale we offer: the least shift that lets the receive
 	 * buffer fit the 16-bit field (RFC 7323 2.3). */
 	rb = q.tcp.rcvbuf_size ? q.tcp.rcvbuf_size : 1u << 20;
@@ -449,6 +487,7 @@ void cn_conn_poll(struct cn_conn *c, uint64_t now)
 
 	c->now = now;
 	cn_net_timer(c->net, now);
+	cn__tcpc_cookie_rotate(c, now);
 	/* A socket frees only itself here, so the saved next stays valid. */
 	for (s = c->all; s; s = n) {
 		n = s->next;

@@ -18,7 +18,7 @@
 #include "cn_internal.h"
 #include "tcp_impl.h"
 
-#define CN_CONN_HASH 256u
+#define CN_CONN_HASH 256u /* cn__hash_4tuple's buckets */
 #define CN_EPHEMERAL_LO 49152u
 #define CN_EPHEMERAL_N 16384u
 /* Smallest send MSS we accept from a peer (Linux's tcp_min_snd_mss is 48). */
@@ -56,6 +56,8 @@ struct cn_sock {
 	void *udata;
 	/* handshake (SYN_SENT, SYN_RCVD) */
 	struct cn_tcp_syn syn;     /* TCP's (tcp_impl.h) */
+	bool in_syncache;          /* a listener's half-open child, on the age list */
+	struct cn_sock *sc_older, *sc_newer; /* the syncache's age list */
 	uint32_t retries;          /* retransmissions (or ARP requests) so far */
 	uint64_t rtx_at;           /* handshake / ARP timer; 0 = off */
 	uint64_t tw_at;            /* TIME_WAIT end; 0 = off */
@@ -63,6 +65,7 @@ struct cn_sock {
 	/* listener: children in SYN_RCVD (counted) and ready for accept (queue) */
 	struct cn_sock *parent;    /* child not yet accepted: its listener */
 	uint32_t backlog, nchild;  /* nchild: embryonic + queued */
+	uint32_t nqueued;          /* on the accept queue */
 	struct cn_sock *aq_head, *aq_tail, *aq_next;
 	/* tables */
 	struct cn_sock *hnext;     /* 4-tuple hash chain (connections only) */
@@ -92,11 +95,58 @@ struct cn_conn {
 		uint64_t at;       /* when last asked */
 	} arp_asked[CN_CONN_ARP_ASKED];
 	uint32_t arp_asked_next;   /* round-robin replacement */
+	/* the syncache: half-open children of listeners, oldest first */
+	struct cn_sock *sc_oldest, *sc_newest;
+	uint32_t nsyncache;
+	/* SYN cookies: the secret of generation g is ck[g & 1] (the current
+	 * and the previous one are valid) */
+	uint64_t ck[2][2];
+	uint32_t ck_gen;
+	uint64_t ck_next;          /* when the next generation starts */
+	uint64_t ck_sent_at;       /* last cookie sent, when ck_sent */
+	bool ck_sent;
 };
 
 static inline void cn__conn_drop(struct cn_conn *c, enum cn_conn_drop why)
 {
 	c->st.drop[why]++;
+}
+
+/* A control frame (ARP, a handshake segment, an ICMP reply) of @p len
+ * bytes, padded to the Ethernet minimum and zeroed, at the end of a fresh
+ * descriptor's header room: *h is its first byte, *fl its padded length.
+ * NULL (counted in tx_fail) when every descriptor is out. */
+static inline struct cn_pkt *cn__conn_pkt(struct cn_conn *c, uint32_t len, uint8_t **h,
+					  uint32_t *fl)
+{
+	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
+
+	if (!p) {
+		c->st.tx_fail++;
+		return NULL;
+	}
+	*fl = len < CN_ETH_MIN_FRAME ? CN_ETH_MIN_FRAME : len;
+	*h = p->room + CN_PKT_HDR_ROOM - *fl;
+	memset(*h, 0, *fl);
+	return p;
+}
+
+/* Send a control frame whose @p hdr_len header bytes start at @p h (its
+ * L4 header, or the ARP body, at @p l4_off): 0, or the device's negative
+ * errno (counted in tx_fail; p and what it references freed). */
+static inline int cn__conn_xmit(struct cn_conn *c, struct cn_pkt *p, uint8_t *h, uint32_t hdr_len,
+				uint32_t l4_off)
+{
+	int rc;
+
+	p->hdr = h;
+	p->hdr_len = (uint16_t)hdr_len;
+	p->l3_off = CN_ETH_HLEN;
+	p->l4_off = (uint16_t)l4_off;
+	rc = cn_net_xmit(c->net, p);
+	if (rc < 0)
+		c->st.tx_fail++;
+	return rc;
 }
 
 
@@ -117,5 +167,8 @@ CN_INTERNAL void cn__sock_fail(struct cn_sock *s, int err);
  * returns s, or NULL when it was freed (released sockets only). */
 CN_INTERNAL struct cn_sock *cn__sock_update(struct cn_sock *s, uint64_t now);
 CN_INTERNAL void cn__sock_established(struct cn_sock *s);
+/* The syncache's age list (a half-open child of a listener). */
+CN_INTERNAL void cn__syncache_add(struct cn_sock *s);
+CN_INTERNAL void cn__syncache_del(struct cn_sock *s);
 
 #endif

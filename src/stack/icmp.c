@@ -20,6 +20,7 @@ void cn__icmp_input(struct cn_conn *c, struct cn_mbuf *m, const struct cn_pkt_in
 {
 	const uint8_t *f = m->data, *icmp = f + pi->l4_off;
 	uint32_t plen, hl, fl;
+	bool copy;
 	struct cn_pkt *p;
 	uint8_t *h, *r;
 	uint16_t csum;
@@ -41,17 +42,12 @@ void cn__icmp_input(struct cn_conn *c, struct cn_mbuf *m, const struct cn_pkt_in
 		goto drop;
 	}
 	c->st.icmp_echo_in++;
-	p = cn_net_pkt_alloc(c->net);
-	if (!p) {
-		c->st.tx_fail++;
-		goto drop;
-	}
 	plen = pi->l4_len - ICMP_HLEN;
 	hl = CN_ETH_HLEN + CN_IPV4_HLEN + ICMP_HLEN;
-	fl = hl + (plen <= ICMP_COPY_MAX ? plen : 0);
-	if (fl < CN_ETH_MIN_FRAME)
-		fl = CN_ETH_MIN_FRAME;
-	h = p->room + CN_PKT_HDR_ROOM - (plen <= ICMP_COPY_MAX ? fl : hl);
+	copy = plen <= ICMP_COPY_MAX;
+	p = cn__conn_pkt(c, copy ? hl + plen : hl, &h, &fl);
+	if (!p)
+		goto drop;
 	r = cn_net_hdr_build(h, &(const struct cn_net_hdr_spec){
 		.dmac = f + 6, /* back to the request's sender */
 		.smac = c->mac,
@@ -72,27 +68,19 @@ void cn__icmp_input(struct cn_conn *c, struct cn_mbuf *m, const struct cn_pkt_in
 		csum = cn_csum_update16(csum, ow, nw);
 	}
 	memcpy(r + 2, &csum, 2);
-	p->hdr = h;
-	p->l3_off = CN_ETH_HLEN;
-	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
-	if (plen <= ICMP_COPY_MAX) {
-		memcpy(r + ICMP_HLEN, icmp + ICMP_HLEN, plen);
-		memset(r + ICMP_HLEN + plen, 0, fl - hl - plen);
-		p->hdr_len = (uint16_t)fl;
+	if (copy) {
+		memcpy(r + ICMP_HLEN, icmp + ICMP_HLEN, plen); /* padding already zero */
 		cn_mbuf_free_chain(m);
 	} else {
-		p->hdr_len = (uint16_t)hl;
 		p->piece[0].base = (uint8_t *)icmp + ICMP_HLEN;
 		p->piece[0].len = plen;
 		p->npieces = 1;
 		p->pay_len = plen;
 		p->ref = m; /* freed at TX completion */
 	}
-	if (cn_net_xmit(c->net, p) < 0) {
-		c->st.tx_fail++; /* p, and m with it, freed by the stack */
-		return;
-	}
-	c->st.icmp_echo_out++;
+	/* On an error p, and m with it, are freed by the stack (counted). */
+	if (cn__conn_xmit(c, p, h, copy ? fl : hl, CN_ETH_HLEN + CN_IPV4_HLEN) == 0)
+		c->st.icmp_echo_out++;
 	return;
 drop:
 	cn_mbuf_free_chain(m);

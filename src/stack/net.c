@@ -102,6 +102,18 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 			pi->ts_val = cn_ntoh32(cn__ld32(p + 2));
 			pi->ts_ecr = cn_ntoh32(cn__ld32(p + 6));
 			break;
+		case CN_TCPOPT_SACK_PERM:
+			if (len != 2)
+				return CN_DROP_TCP_OPT;
+			pi->has_sack_perm = 1;
+			break;
+		case CN_TCPOPT_SACK:
+			/* 1 to 4 blocks of two 32-bit edges (RFC 2018 3) */
+			if (len < 10 || (len - 2) % 8 != 0)
+				return CN_DROP_TCP_OPT;
+			pi->nsack = (uint8_t)((len - 2) / 8);
+			pi->sack = p + 2;
+			break;
 		default:
 			break;
 		}
@@ -126,7 +138,9 @@ parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_
 	pi->frame = f;
 	pi->frame_len = len;
 	pi->flags = (uint8_t)flags;
-	pi->has_ts = pi->has_mss = pi->has_ws = pi->ws_clamped = 0;
+	pi->has_ts = pi->has_mss = pi->has_ws = pi->ws_clamped = pi->has_sack_perm = 0;
+	pi->nsack = 0;
+	pi->sack = NULL;
 	if (len < CN_ETH_HLEN)
 		return CN_DROP_ETH_TRUNC;
 	if (chain && avail < CN_ETH_HLEN)

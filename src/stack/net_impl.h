@@ -199,6 +199,7 @@ cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags
 	pi->frame_len = len;
 	pi->flags = (uint8_t)flags;
 	pi->has_mss = pi->has_ws = 0;
+	pi->nsack = 0; /* NOP NOP TS or nothing: no SACK blocks */
 	pi->l3_off = CN_ETH_HLEN;
 	pi->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
 	pi->l4_len = (uint16_t)(tot - CN_IPV4_HLEN);
@@ -315,6 +316,19 @@ static inline uint64_t cn__siphash24_2w(uint64_t k0, uint64_t k1, uint64_t m0, u
 	SIP_ROUND;
 	return v0 ^ v1 ^ v2 ^ v3;
 }
+
+/* The bucket of a connection's 4-tuple (our address implied; ports in
+ * either byte order, as long as a table uses one) in a table of 256:
+ * Fibonacci hashing, whose high bits mix every input bit. The TCB table
+ * (tcp.c) and the socket table (conn.c) both use it. */
+static inline unsigned cn__hash_4tuple(uint32_t raddr, uint16_t rport, uint16_t lport)
+{
+	uint32_t h = raddr ^ ((uint32_t)rport << 16 | lport);
+
+	h *= 0x9e3779b1u;
+	return h >> 24;
+}
+_Static_assert(CN_TCP_HASH == 256u, "cn__hash_4tuple makes 8-bit buckets");
 
 static inline void cn__drop(struct cn_net *net, enum cn_drop why)
 {

@@ -6,19 +6,11 @@
 
 #include "tcp_impl.h"
 
-static inline unsigned tcb_hash(uint32_t raddr, uint16_t rport_n, uint16_t lport_n)
-{
-	uint32_t h = raddr ^ ((uint32_t)rport_n << 16 | lport_n);
-
-	h *= 0x9e3779b1u; /* Fibonacci hashing: the high bits mix every input bit */
-	return h >> 24;
-}
-
 struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info *pi)
 {
 	struct cn_tcb *t;
 
-	for (t = net->hash[tcb_hash(pi->saddr, pi->sport, pi->dport)]; t; t = t->hnext)
+	for (t = net->hash[cn__hash_4tuple(pi->saddr, pi->sport, pi->dport)]; t; t = t->hnext)
 		if (t->raddr == pi->saddr && t->rport_n == pi->sport && t->lport_n == pi->dport) {
 			net->last = t;
 			return t;
@@ -104,7 +96,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 		errno = ENOSPC;
 		return NULL;
 	}
-	tcb = aligned_alloc(CN_CACHE_LINE, (sizeof(*tcb) + CN_CACHE_LINE - 1) & ~(size_t)(CN_CACHE_LINE - 1));
+	tcb = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*tcb)));
 	if (!tcb) {
 		errno = ENOMEM;
 		return NULL;
@@ -131,6 +123,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	tcb->ssthresh = UINT32_MAX / 2;
 	tcb->ts_on = p->ts;
 	tcb->ts_recent = p->ts_recent;
+	tcb->sack_on = p->sack;
 	tcb->no_ts_clock = p->no_ts_clock;
 	tcb->nodelay = p->nodelay;
 	tcb->no_readahead = p->no_rx_readahead;
@@ -173,7 +166,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 		tcb->sb = &tcb->chain.sb;
 	}
 	build_template(tcb, p);
-	h = tcb_hash(tcb->raddr, tcb->rport_n, tcb->lport_n);
+	h = cn__hash_4tuple(tcb->raddr, tcb->rport_n, tcb->lport_n);
 	tcb->hnext = net->hash[h];
 	net->hash[h] = tcb;
 	net->conns[net->nconns++] = tcb;
@@ -206,7 +199,7 @@ void cn_tcp_close(struct cn_tcb *tcb)
 	if (!tcb)
 		return;
 	net = tcb->net;
-	for (pp = &net->hash[tcb_hash(tcb->raddr, tcb->rport_n, tcb->lport_n)]; *pp;
+	for (pp = &net->hash[cn__hash_4tuple(tcb->raddr, tcb->rport_n, tcb->lport_n)]; *pp;
 	     pp = &(*pp)->hnext)
 		if (*pp == tcb) {
 			*pp = tcb->hnext;
@@ -314,9 +307,7 @@ int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now)
  * 3.8.6.2.2, receiver-side SWS avoidance). */
 static void maybe_window_update(struct cn_tcb *tcb, uint64_t now)
 {
-	uint32_t cc = tcb->rcvq.sb.cc;
-	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
-	uint32_t edge = tcb->rcv_nxt + space;
+	uint32_t edge = tcb->rcv_nxt + cn__tcp_rcv_free(tcb);
 	uint32_t grow = edge - tcb->rcv_adv;
 
 	if ((int32_t)grow > 0 && (grow >= 2u * tcb->rcv_mss || grow >= tcb->rcv_space_max / 2)) {
@@ -360,13 +351,13 @@ static inline __attribute__((always_inline)) void ra_lines(const uint8_t *p, uin
 {
 	uint32_t o = 0;
 
-	for (; o + 256 <= len; o += 256) {
+	for (; o + 4 * CN_CACHE_LINE <= len; o += 4 * CN_CACHE_LINE) {
 		__builtin_prefetch(p + o, 0, 3);
-		__builtin_prefetch(p + o + 64, 0, 3);
-		__builtin_prefetch(p + o + 128, 0, 3);
-		__builtin_prefetch(p + o + 192, 0, 3);
+		__builtin_prefetch(p + o + CN_CACHE_LINE, 0, 3);
+		__builtin_prefetch(p + o + 2 * CN_CACHE_LINE, 0, 3);
+		__builtin_prefetch(p + o + 3 * CN_CACHE_LINE, 0, 3);
 	}
-	for (; o < len; o += 64)
+	for (; o < len; o += CN_CACHE_LINE)
 		__builtin_prefetch(p + o, 0, 3);
 	if (len)
 		__builtin_prefetch(p + len - 1, 0, 3);
@@ -471,19 +462,18 @@ void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now)
 	if (tcb->rtx_at && now >= tcb->rtx_at) {
 		tcb->rtx_at = 0;
 		if (tcb->snd_una != tcb->snd_max) {
-			uint32_t flight = tcb->snd_max - tcb->snd_una;
-			uint32_t half = flight / 2;
 			tcb->st.rto_fired++;
-			tcb->ssthresh = half > 2u * tcb->mss ? half : 2u * tcb->mss;
+			tcb->ssthresh = cn__tcp_loss_ssthresh(tcb);
 			tcb->cwnd = tcb->mss;
 			tcb->snd_nxt = tcb->snd_una;
 			tcb->dupacks = 0;
+			tcb->nsacked = 0; /* RFC 2018 8: the receiver may renege */
 			tcb->flags &= ~(TF_RTT | TF_RECOVER);
-			tcb->rto = tcb->rto * 2 > tcb->rto_max ? tcb->rto_max : tcb->rto * 2;
 		} else if (tcb->sb->cc) {
 			tcb->flags |= TF_FORCE; /* persist probe */
-			tcb->rto = tcb->rto * 2 > tcb->rto_max ? tcb->rto_max : tcb->rto * 2;
 		}
+		if (tcb->snd_una != tcb->snd_max || tcb->sb->cc) /* back off */
+			tcb->rto = tcb->rto * 2 > tcb->rto_max ? tcb->rto_max : tcb->rto * 2;
 		cn__tcp_output(tcb, now);
 		if (!tcb->rtx_at && (tcb->snd_una != tcb->snd_max || tcb->sb->cc))
 			tcb->rtx_at = now + tcb->rto;
@@ -507,13 +497,15 @@ void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *i)
 	i->cwnd = tcb->cwnd;
 	i->ssthresh = tcb->ssthresh;
 	i->rcv_nxt = tcb->rcv_nxt;
-	i->rcv_wnd = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+	i->rcv_wnd = cn__tcp_rcv_free(tcb);
 	i->rto = tcb->rto;
 	i->srtt = tcb->srtt8 / 8;
 	i->snd_queued = tcb->sb->cc;
 	i->rcv_queued = cc;
 	i->ooo_segs = tcb->ooo_n;
 	i->dupacks = tcb->dupacks;
+	i->sack = tcb->sack_on;
+	i->sacked_blocks = tcb->nsacked;
 	i->fin_rcvd = (tcb->flags & TF_FIN) != 0;
 	i->delack_pending = tcb->delack_at != 0;
 	i->shut_wr = (tcb->flags & TF_SNDFIN) != 0;

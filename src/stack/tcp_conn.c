@@ -11,8 +11,14 @@
  *  - Window scale: used only when both SYNs carry it; a SYN-ACK carries it
  *    only when the SYN did. The window field of a SYN is never scaled.
  *  - Timestamps: likewise both or neither; TSval is the tick clock.
- *  - SACK-permitted: never sent, the peer's ignored (RFC 2018 allows it):
- *    the peer then never sends SACK blocks.
+ *  - SACK-permitted (RFC 2018): in our SYN, and in a SYN-ACK when the
+ *    peer's SYN had it; used when both did (unless no_sack).
+ *
+ * SYN flood defence (conn.h, RFC 4987): half-open children are kept on
+ * the syncache's age list, bounded per listener (backlog) and overall
+ * (syncache_max, the oldest evicted); past a listener's backlog, SYNs get
+ * a cookie SYN-ACK and no state, and the ACK returning a valid cookie
+ * builds the child as if it had been in SYN_RCVD all along.
  *
  * Control segments (SYN, SYN-ACK, RST, the ACK of an unacceptable
  * handshake segment) are built whole in a TX descriptor's header room with
@@ -48,19 +54,14 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 		    uint16_t rport, uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 		    const uint8_t *opt, uint32_t optlen)
 {
-	struct cn_pkt *p = cn_net_pkt_alloc(c->net);
-	uint32_t thl = CN_TCP_HLEN + optlen, len = CN_ETH_HLEN + CN_IPV4_HLEN + thl;
-	uint32_t fl = len < CN_ETH_MIN_FRAME ? CN_ETH_MIN_FRAME : len;
+	uint32_t thl = CN_TCP_HLEN + optlen, fl;
 	struct cn_tcp_hdr *th;
 	uint8_t *h;
 	int rc;
+	struct cn_pkt *p = cn__conn_pkt(c, CN_ETH_HLEN + CN_IPV4_HLEN + thl, &h, &fl);
 
-	if (!p) {
-		c->st.tx_fail++;
+	if (!p)
 		return -ENOBUFS;
-	}
-	h = p->room + CN_PKT_HDR_ROOM - fl;
-	memset(h, 0, fl);
 	th = (struct cn_tcp_hdr *)cn_net_hdr_build(h, &(const struct cn_net_hdr_spec){
 		.dmac = dmac,
 		.smac = c->mac,
@@ -82,15 +83,9 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 	th->csum = (uint16_t)~cn_csum_fold(
 		cn_csum_partial(th, thl, cn_csum_pseudo_ipv4(c->addr, raddr, CN_IPV4_PROTO_TCP,
 								 (uint16_t)thl)));
-	p->hdr = h;
-	p->hdr_len = (uint16_t)fl;
-	p->l3_off = CN_ETH_HLEN;
-	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
-	rc = cn_net_xmit(c->net, p);
-	if (rc < 0) {
-		c->st.tx_fail++;
+	rc = cn__conn_xmit(c, p, h, fl, CN_ETH_HLEN + CN_IPV4_HLEN);
+	if (rc < 0)
 		return rc;
-	}
 	if (flags & CN_TCP_RST)
 		c->st.rst_out++;
 	return 0;
@@ -116,9 +111,10 @@ static void rst_reply(struct cn_conn *c, const struct cn_pkt_info *pi)
 	}
 }
 
-/* The options of our SYN or SYN-ACK: MSS, NOP+WS, NOP+NOP+TS (<= 20 bytes,
- * a multiple of 4). What a SYN-ACK carries depends on the peer's SYN. */
-static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o)
+/* The options of our SYN or SYN-ACK: MSS, NOP+WS, NOP+NOP+SACK-permitted,
+ * NOP+NOP+TS (<= 24 bytes, a multiple of 4). What a SYN-ACK carries depends on the peer's SYN. A
+ * cookie's SYN-ACK passes its TSval in @p tsv_cookie (else 0). */
+static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o, uint32_t tsv_cookie)
 {
 	struct cn_conn *c = s->c;
 	uint32_t n = 0;
@@ -134,8 +130,15 @@ static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o)
 		o[n++] = 3;
 		o[n++] = c->rcv_wscale;
 	}
+	if (!c->p.no_sack && (!synack || s->syn.peer_sack)) {
+		o[n++] = CN_TCPOPT_NOP;
+		o[n++] = CN_TCPOPT_NOP;
+		o[n++] = CN_TCPOPT_SACK_PERM;
+		o[n++] = 2;
+	}
 	if (!c->p.no_ts && (!synack || s->syn.peer_ts)) {
-		uint32_t tsv = cn_hton32(c->p.tcp.no_ts_clock ? 0 : (uint32_t)c->now);
+		uint32_t tsv = cn_hton32(tsv_cookie ? tsv_cookie
+					 : c->p.tcp.no_ts_clock ? 0 : (uint32_t)c->now);
 		uint32_t tse = cn_hton32(synack ? s->syn.ts_recent : 0);
 		o[n++] = CN_TCPOPT_NOP;
 		o[n++] = CN_TCPOPT_NOP;
@@ -151,8 +154,8 @@ static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o)
 int cn__tcpc_send_syn(struct cn_sock *s, bool synack)
 {
 	struct cn_conn *c = s->c;
-	uint8_t o[20];
-	uint32_t n = syn_opts(s, synack, o);
+	uint8_t o[24];
+	uint32_t n = syn_opts(s, synack, o, 0);
 	int rc;
 
 	rc = tcp_xmit(c, s->rmac, s->raddr, s->lport, s->rport, s->syn.iss, synack ? s->syn.irs + 1 : 0,
@@ -199,6 +202,7 @@ static void take_syn_opts(struct cn_sock *s, const struct cn_pkt_info *pi)
 	s->syn.peer_ws = pi->has_ws ? pi->wscale : 0; /* the parser caps it at 14 */
 	if (pi->has_ws && pi->ws_clamped)
 		s->c->st.wscale_clamped++;
+	s->syn.peer_sack = pi->has_sack_perm;
 	s->syn.peer_ts = pi->has_ts;
 	s->syn.ts_recent = pi->has_ts ? pi->ts_val : 0;
 }
@@ -231,7 +235,150 @@ static struct cn_tcb *open_tcb(struct cn_sock *s, uint16_t win, bool win_scaled)
 	tp.snd_wnd = (uint32_t)win << (win_scaled ? tp.snd_wscale : 0);
 	tp.ts = s->syn.peer_ts && !c->p.no_ts;
 	tp.ts_recent = s->syn.ts_recent;
+	tp.sack = s->syn.peer_sack && !c->p.no_sack;
 	return cn_tcp_open(c->net, &tp);
+}
+
+/* ------------------------------------------------------------ SYN cookies */
+
+static bool syn_rcvd_input(struct cn_conn *c, struct cn_sock *s, struct cn_mbuf *m,
+			   const struct cn_pkt_info *pi);
+
+/* The MSS values a cookie can carry (3 bits): common path MTUs' MSS. */
+static const uint16_t cookie_mss[8] = {64, 256, 536, 1024, 1220, 1360, 1440, 1460};
+
+/* Generation g's secret: a keyed PRF of g under keys apart from the ISN's. */
+static void cookie_secret(struct cn_conn *c, uint32_t g)
+{
+	uint64_t k0 = c->sip_k0 ^ 0x636f6f6b69655f30ull, k1 = c->sip_k1 ^ 0x636f6f6b69655f31ull;
+
+	c->ck[g & 1][0] = cn__siphash24_2w(k0, k1, g, 0);
+	c->ck[g & 1][1] = cn__siphash24_2w(k0, k1, g, 1);
+}
+
+void cn__tcpc_cookie_init(struct cn_conn *c)
+{
+	c->ck_gen = 0;
+	cookie_secret(c, 0);
+	cookie_secret(c, 1); /* "previous": never handed out */
+	c->ck_gen = 2;
+	cookie_secret(c, 2);
+	c->ck_next = c->now + c->p.cookie_rotate;
+}
+
+void cn__tcpc_cookie_rotate(struct cn_conn *c, uint64_t now)
+{
+	if (now < c->ck_next)
+		return;
+	c->ck_gen++;
+	cookie_secret(c, c->ck_gen);
+	c->ck_next = now + c->p.cookie_rotate;
+}
+
+/* The hash bits of a cookie: all but the low 4 (generation parity, MSS). */
+static uint32_t cookie_hash(const struct cn_conn *c, unsigned parity, uint32_t raddr,
+			    uint16_t lport, uint16_t rport, uint32_t irs)
+{
+	return (uint32_t)cn__siphash24_2w(c->ck[parity][0], c->ck[parity][1],
+					  (uint64_t)c->addr << 32 | raddr,
+					  (uint64_t)lport << 48 | (uint64_t)rport << 32 | irs) & ~0xfu;
+}
+
+/* The options a cookie carries in our TSval's low 5 bits: window scale
+ * (15 = none) and SACK-permitted. TSval stays behind the tick clock so
+ * that the TCB's later TSvals never go back (the peer's PAWS). */
+#define COOKIE_TS_BITS 5u
+#define COOKIE_NO_WS 15u
+
+/* Answer a SYN with a cookie: no state is kept. */
+static void cookie_synack(struct cn_conn *c, struct cn_sock *l, const struct cn_pkt_info *pi)
+{
+	struct cn_sock t;
+	uint32_t mss = pi->has_mss ? pi->mss : CN_CONN_DEFAULT_MSS, mi = 0, tsv = 0;
+	uint8_t o[24];
+	uint32_t n;
+
+	memset(&t, 0, sizeof(t));
+	t.c = c;
+	t.raddr = pi->saddr;
+	t.rport = cn_ntoh16(pi->sport);
+	t.lport = l->lport;
+	memcpy(t.rmac, pi->frame + 6, CN_ETH_ALEN);
+	take_syn_opts(&t, pi);
+	for (unsigned i = 0; i < 8; i++)
+		if (cookie_mss[i] <= mss)
+			mi = i;
+	t.syn.iss = cookie_hash(c, c->ck_gen & 1, t.raddr, t.lport, t.rport, t.syn.irs) |
+		    (c->ck_gen & 1) << 3 | mi;
+	if (t.syn.peer_ts && !c->p.no_ts && (uint32_t)c->now < 64) {
+		/* no TSval both behind the clock and carrying the bits: no
+		 * timestamps (nor window scale) for this connection */
+		t.syn.peer_ts = false;
+	} else if (t.syn.peer_ts && !c->p.no_ts) {
+		uint32_t bits = (t.syn.peer_has_ws && !c->p.no_wscale ? t.syn.peer_ws : COOKIE_NO_WS) |
+				(t.syn.peer_sack ? 1u << 4 : 0);
+		tsv = (((uint32_t)c->now - 32) & ~((1u << COOKIE_TS_BITS) - 1)) | bits;
+	}
+	n = syn_opts(&t, true, o, tsv);
+	if (tcp_xmit(c, t.rmac, t.raddr, t.lport, t.rport, t.syn.iss, t.syn.irs + 1,
+		     CN_TCP_SYN | CN_TCP_ACK, c->syn_win, o, n) == 0) {
+		c->st.synack_out++;
+		c->st.syncookies_sent++;
+		c->ck_sent = true;
+		c->ck_sent_at = c->now;
+	}
+}
+
+/* A bare ACK to a listener: the third segment of a cookie handshake?
+ * Returns 0 when it is not (the caller treats it as any bad ACK), 1
+ * when it was dealt with, 2 when it also consumed @p m. */
+static int cookie_ack(struct cn_conn *c, struct cn_sock *l, struct cn_mbuf *m,
+		      const struct cn_pkt_info *pi)
+{
+	uint32_t iss = pi->ack - 1, irs = pi->seq - 1;
+	uint16_t lport = l->lport, rport = cn_ntoh16(pi->sport);
+	unsigned parity = (iss >> 3) & 1;
+	struct cn_sock *s;
+
+	/* Only while cookies are out (they live two generations at most). */
+	if (!c->ck_sent || c->now > c->ck_sent_at + 2ull * c->p.cookie_rotate)
+		return 0;
+	if ((iss & ~0xfu) != cookie_hash(c, parity, pi->saddr, lport, rport, irs)) {
+		c->st.syncookies_failed++;
+		cn__conn_drop(c, CN_CONN_DROP_COOKIE);
+		return 0;
+	}
+	if (l->nqueued >= l->backlog) {
+		/* the accept queue is full: the peer retransmits its ACK */
+		cn__conn_drop(c, CN_CONN_DROP_BACKLOG);
+		return 1;
+	}
+	s = cn__sock_new(c);
+	if (!s) {
+		cn__conn_drop(c, CN_CONN_DROP_NO_SOCKS);
+		return 1;
+	}
+	s->st = CN_SOCK_SYN_RCVD;
+	s->raddr = pi->saddr;
+	s->rport = rport;
+	s->lport = lport;
+	memcpy(s->rmac, pi->frame + 6, CN_ETH_ALEN);
+	s->parent = l;
+	l->nchild++;
+	s->syn.iss = iss;
+	s->syn.irs = irs;
+	s->syn.peer_mss = cookie_mss[iss & 7];
+	if (pi->has_ts && !c->p.no_ts) {
+		uint32_t ws = pi->ts_ecr & 0xf;
+		s->syn.peer_ts = true;
+		s->syn.ts_recent = pi->ts_val;
+		s->syn.peer_has_ws = ws != COOKIE_NO_WS;
+		s->syn.peer_ws = (uint8_t)(ws > 14 ? 0 : ws);
+		s->syn.peer_sack = (pi->ts_ecr >> 4) & 1;
+	}
+	cn__sock_hash_add(s);
+	c->st.syncookies_ok++;
+	return syn_rcvd_input(c, s, m, pi) ? 2 : 1;
 }
 
 /* LISTEN, a SYN without ACK or RST (RFC 9293 3.10.7.2). */
@@ -239,15 +386,36 @@ static void passive_syn(struct cn_conn *c, struct cn_sock *l, const struct cn_pk
 {
 	struct cn_sock *s;
 
-	if (l->nchild >= l->backlog) {
+	if (l->nqueued >= l->backlog) {
+		/* the accept queue is full: drop, as Linux does (the peer
+		 * retries; a cookie's ACK would find no room either) */
 		cn__conn_drop(c, CN_CONN_DROP_BACKLOG);
 		return;
+	}
+	if (l->nchild >= l->backlog) {
+		if (!c->p.no_syncookies) {
+			cookie_synack(c, l, pi);
+			return;
+		}
+		/* no cookies: the listener's oldest half-open child goes */
+		for (s = c->sc_oldest; s && s->parent != l; s = s->sc_newer)
+			;
+		if (!s) {
+			cn__conn_drop(c, CN_CONN_DROP_BACKLOG);
+			return;
+		}
+		c->st.syncache_evicted++;
+		cn__sock_free(s);
 	}
 	if (cn_tcp_lookup(c->net, pi->saddr, pi->sport, cn_htobe16(l->lport))) {
 		/* The old connection's TCB is still held for its unread bytes
 		 * (CLOSED, not yet released): no new one on the 4-tuple. */
 		cn__conn_drop(c, CN_CONN_DROP_TCP_UNEXPECTED);
 		return;
+	}
+	if (c->nsyncache >= c->p.syncache_max) {
+		c->st.syncache_evicted++;
+		cn__sock_free(c->sc_oldest);
 	}
 	s = cn__sock_new(c);
 	if (!s) {
@@ -264,6 +432,7 @@ static void passive_syn(struct cn_conn *c, struct cn_sock *l, const struct cn_pk
 	take_syn_opts(s, pi);
 	s->syn.iss = isn(c, s->laddr, s->lport, s->raddr, s->rport, c->now);
 	cn__sock_hash_add(s);
+	cn__syncache_add(s);
 	(void)cn__tcpc_send_syn(s, true);
 	s->rtx_at = c->now + c->p.syn_rto;
 }
@@ -489,8 +658,15 @@ void cn__tcpc_input(struct cn_conn *c, struct cn_mbuf *m, struct cn_pkt_info *pi
 			rst_reply(c, pi);
 			cn__conn_drop(c, CN_CONN_DROP_TCP_CLOSED);
 		} else if (fl & CN_TCP_ACK) {
-			rst_reply(c, pi); /* LISTEN: any ACK is bad */
-			cn__conn_drop(c, CN_CONN_DROP_TCP_BAD_ACK);
+			/* LISTEN: any ACK is bad, but the one returning a
+			 * SYN cookie */
+			int k = fl & CN_TCP_SYN ? 0 : cookie_ack(c, l, m, pi);
+			if (k == 2)
+				return;
+			if (k == 0) {
+				rst_reply(c, pi);
+				cn__conn_drop(c, CN_CONN_DROP_TCP_BAD_ACK);
+			}
 		} else if (fl & CN_TCP_SYN) {
 			passive_syn(c, l, pi);
 		} else {
@@ -525,7 +701,8 @@ void cn__tcpc_timers(struct cn_sock *s, uint64_t now)
 
 	if (!s->rtx_at || now < s->rtx_at)
 		return;
-	if (s->retries >= c->p.syn_retries) {
+	if (s->retries >= (s->st == CN_SOCK_SYN_RCVD && s->parent ? c->p.synack_retries
+								 : c->p.syn_retries)) {
 		if (s->arp_wait) {
 			c->st.arp_timeouts++;
 			cn__sock_fail(s, EHOSTUNREACH);

@@ -19,6 +19,8 @@
 /* Ethernet + IPv4 + TCP + NOP,NOP,TS: the longest header tcp_output writes. */
 #define CN_TCP_TMPL_MAX (CN_ETH_HLEN + CN_IPV4_HLEN + CN_TCP_HLEN + CN_TCPOLEN_TSTAMP_APPA)
 #define CN_OOO_MAX CN_TCP_OOO_MAX
+/* SACKed ranges above snd_una the sender remembers (RFC 6675 scoreboard). */
+#define CN_TCP_SACK_MAX 8
 
 /* TCB flags */
 #define TF_ACKNOW 0x1u   /* send an ACK at the next output */
@@ -83,6 +85,14 @@ struct cn_tcb {
 	uint32_t ring_mask;        /* sequence s is at ring_base[(s - ring_seq0) & */
 	uint32_t ring_seq0;        /* ring_mask] while s is held */
 	struct cn_sbchain chain;   /* when sb_kind == CHAIN */
+	/* SACK (slow path only): the receiver's newest out-of-order block,
+	 * the sender's scoreboard (ranges sorted by sequence, disjoint) and
+	 * the next hole byte to retransmit in this recovery */
+	uint8_t sack_on, nsacked;
+	uint32_t sack_recent;
+	uint32_t rexmit_nxt;
+	uint64_t rexmit_round_at;  /* when rexmit_nxt last started from snd_una */
+	uint32_t sacked_l[CN_TCP_SACK_MAX], sacked_r[CN_TCP_SACK_MAX];
 	struct cn_tcp_stats st;
 	alignas(CN_CACHE_LINE) uint8_t tmpl[CN_TCP_TMPL_MAX];
 };
@@ -101,6 +111,7 @@ struct cn_tcp_syn {
 	uint16_t peer_mss;         /* 0 = option absent */
 	uint8_t peer_ws;
 	bool peer_has_ws, peer_ts;
+	bool peer_sack;            /* SACK-permitted in the peer's SYN (or cookie) */
 };
 
 /* tcp.c */
@@ -108,6 +119,8 @@ CN_INTERNAL struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct 
 /* tcp_output.c */
 CN_INTERNAL int cn__tcp_output(struct cn_tcb *tcb, uint64_t now);
 CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now);
+/* A pure ACK carrying SACK blocks for the out-of-order queue (RFC 2018). */
+CN_INTERNAL int cn__tcp_send_sack_ack(struct cn_tcb *tcb, uint64_t now);
 
 /* Something for tcp_output: unsent bytes, or a FIN that is due (every byte
  * sent, shut down, the FIN not sent since snd_nxt was last set back). */
@@ -131,6 +144,24 @@ static inline struct cn_tcb *cn__tcp_find(struct cn_net *net, const struct cn_pk
 	return cn__tcp_lookup_hash(net, pi);
 }
 
+/* Receive-buffer bytes not held by the receive queue: the window the
+ * buffer allows (the advertised edge never moves back: rcv_adv). */
+static inline uint32_t cn__tcp_rcv_free(const struct cn_tcb *tcb)
+{
+	uint32_t cc = tcb->rcvq.sb.cc;
+
+	return tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+}
+
+/* ssthresh after a loss (RFC 5681 3.1, equation 4): half the data in
+ * flight, at least two segments. */
+static inline uint32_t cn__tcp_loss_ssthresh(const struct cn_tcb *tcb)
+{
+	uint32_t half = (tcb->snd_max - tcb->snd_una) / 2;
+
+	return half > 2u * tcb->mss ? half : 2u * tcb->mss;
+}
+
 /* ---- the handshake (tcp_conn.c), the connection manager's interface ---- */
 struct cn_conn;
 struct cn_sock;
@@ -148,6 +179,9 @@ CN_INTERNAL void cn__tcpc_send_rst(struct cn_sock *s);
 /* The handshake's retransmission and ARP timers of a SYN_SENT or
  * SYN_RCVD socket. */
 CN_INTERNAL void cn__tcpc_timers(struct cn_sock *s, uint64_t now);
+/* SYN cookie secrets: the first at creation, a new one when due. */
+CN_INTERNAL void cn__tcpc_cookie_init(struct cn_conn *c);
+CN_INTERNAL void cn__tcpc_cookie_rotate(struct cn_conn *c, uint64_t now);
 /* The next hop's MAC is known: the SYNs waiting for it go out. */
 CN_INTERNAL void cn__tcpc_arp_resolved(struct cn_conn *c, uint32_t ip, const uint8_t *mac);
 

@@ -26,8 +26,7 @@
 
 static inline uint32_t rcv_space(const struct cn_tcb *tcb)
 {
-	uint32_t cc = tcb->rcvq.sb.cc;
-	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
+	uint32_t space = cn__tcp_rcv_free(tcb);
 	uint32_t adv = tcb->rcv_adv - tcb->rcv_nxt;
 
 	/* A window once advertised is honoured even if space shrank since. */
@@ -204,6 +203,129 @@ static inline __attribute__((always_inline)) void ack_advance(struct cn_tcb *tcb
 static inline uint32_t min32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
+}
+
+/* ---------------- SACK, the sender's side (RFC 2018, RFC 6675) -------- */
+
+/* Forget scoreboard ranges at or below snd_una. */
+static void sack_prune(struct cn_tcb *tcb)
+{
+	unsigned i = 0, k = 0;
+
+	for (; i < tcb->nsacked; i++) {
+		if (cn_seq_leq(tcb->sacked_r[i], tcb->snd_una))
+			continue;
+		tcb->sacked_l[k] = cn_seq_lt(tcb->sacked_l[i], tcb->snd_una) ? tcb->snd_una
+									    : tcb->sacked_l[i];
+		tcb->sacked_r[k++] = tcb->sacked_r[i];
+	}
+	tcb->nsacked = (uint8_t)k;
+}
+
+/* Merge one SACK block [a, b) into the scoreboard (sorted, disjoint).
+ * Blocks outside (snd_una, snd_max] are ignored (RFC 2018 and 5961's
+ * spirit: a block names only data we sent); when the board is full the
+ * highest range is given up. */
+static void sack_add(struct cn_tcb *tcb, uint32_t a, uint32_t b)
+{
+	unsigned n = tcb->nsacked, i, j;
+
+	if (!cn_seq_lt(a, b) || cn_seq_leq(b, tcb->snd_una) || cn_seq_gt(b, tcb->snd_max))
+		return;
+	if (cn_seq_lt(a, tcb->snd_una))
+		a = tcb->snd_una;
+	tcb->st.sack_blocks_in++;
+	/* ranges wholly before a stay; those touching [a, b) merge into it */
+	for (i = 0; i < n && cn_seq_lt(tcb->sacked_r[i], a); i++)
+		;
+	for (j = i; j < n && cn_seq_leq(tcb->sacked_l[j], b); j++) {
+		if (cn_seq_lt(tcb->sacked_l[j], a))
+			a = tcb->sacked_l[j];
+		if (cn_seq_gt(tcb->sacked_r[j], b))
+			b = tcb->sacked_r[j];
+	}
+	/* [i, j) merged into one at i: shift the rest */
+	if (j == i) {
+		if (n == CN_TCP_SACK_MAX) {
+			if (i == n)
+				return; /* above every range on a full board */
+			n--;        /* the highest goes */
+		}
+		memmove(&tcb->sacked_l[i + 1], &tcb->sacked_l[i], (n - i) * sizeof(uint32_t));
+		memmove(&tcb->sacked_r[i + 1], &tcb->sacked_r[i], (n - i) * sizeof(uint32_t));
+		n++;
+	} else if (j > i + 1) {
+		memmove(&tcb->sacked_l[i + 1], &tcb->sacked_l[j], (n - j) * sizeof(uint32_t));
+		memmove(&tcb->sacked_r[i + 1], &tcb->sacked_r[j], (n - j) * sizeof(uint32_t));
+		n -= j - i - 1;
+	}
+	tcb->sacked_l[i] = a;
+	tcb->sacked_r[i] = b;
+	tcb->nsacked = (uint8_t)n;
+}
+
+static void sack_update(struct cn_tcb *tcb, const struct cn_pkt_info *pi)
+{
+	for (unsigned k = 0; k < pi->nsack; k++)
+		sack_add(tcb, cn_ntoh32(cn__ld32(pi->sack + 8 * k)),
+			 cn_ntoh32(cn__ld32(pi->sack + 8 * k + 4)));
+	sack_prune(tcb);
+}
+
+/* In recovery: retransmit up to @p budget segments from the holes below
+ * the highest SACKed byte, in order from rexmit_nxt (RFC 6675 NextSeg's
+ * rule 1); false when no hole is left to send. */
+static bool sack_rexmit(struct cn_tcb *tcb, unsigned budget, uint64_t now)
+{
+	uint32_t x = cn_seq_lt(tcb->rexmit_nxt, tcb->snd_una) ? tcb->snd_una : tcb->rexmit_nxt;
+	unsigned i = 0;
+
+	while (budget) {
+		while (i < tcb->nsacked && cn_seq_leq(tcb->sacked_r[i], x))
+			i++;
+		if (i == tcb->nsacked)
+			return false; /* nothing SACKed above x: no known hole */
+		if (cn_seq_geq(x, tcb->sacked_l[i])) {
+			x = tcb->sacked_r[i]; /* inside a SACKed range: skip it */
+			continue;
+		}
+		uint32_t len = min32(tcb->sacked_l[i] - x, tcb->mss);
+		if (cn__tcp_send_one(tcb, x - tcb->snd_una, len, now) <= 0)
+			return false;
+		tcb->st.sack_rexmit++;
+		x += len;
+		tcb->rexmit_nxt = x;
+		budget--;
+	}
+	return true;
+}
+
+/* RFC 6675 IsLost(snd_una): more than (DupThresh - 1) x SMSS bytes
+ * SACKed above it. */
+static bool sack_lost(const struct cn_tcb *tcb)
+{
+	uint32_t b = 0;
+
+	for (unsigned i = 0; i < tcb->nsacked; i++)
+		b += tcb->sacked_r[i] - tcb->sacked_l[i];
+	return b > 2u * tcb->mss;
+}
+
+/* Fast retransmit, fast recovery (RFC 5681 3.2, NewReno's recover point,
+ * RFC 6582; with SACK the first hole, RFC 6675 5). */
+static void enter_recovery(struct cn_tcb *tcb, uint64_t now)
+{
+	tcb->ssthresh = cn__tcp_loss_ssthresh(tcb);
+	tcb->recover = tcb->snd_max;
+	tcb->flags |= TF_RECOVER;
+	tcb->flags &= ~TF_RTT; /* Karn */
+	tcb->st.fast_rexmit++;
+	tcb->rexmit_nxt = tcb->snd_una;
+	tcb->rexmit_round_at = now;
+	if (!tcb->nsacked || !sack_rexmit(tcb, 1, now))
+		cn__tcp_send_one(tcb, 0, min32(tcb->sb->cc, tcb->mss), now);
+	tcb->cwnd = tcb->ssthresh + 3u * tcb->mss;
+	tcb->rtx_at = now + tcb->rto;
 }
 
 /* Out-of-order segment [seq, seq+len) kept by reference, sorted by seq.
@@ -417,7 +539,7 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 	uint32_t wnd = (uint32_t)pi->win << tcb->snd_wscale;
 	uint8_t fl = pi->tcp_flags;
 	enum cn_drop ret = CN_DROP_NONE;
-	bool fin;
+	bool fin, sack_done = false;
 
 	tcb->st.slow_path++;
 	if ((fl & (CN_TCP_SYN | CN_TCP_RST)) || !(fl & CN_TCP_ACK)) {
@@ -487,6 +609,8 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 		tcb->ts_recent = pi->ts_val;
 
 	/* ---------------- ACK ---------------- */
+	if (CN_UNLIKELY(pi->nsack) && tcb->sack_on)
+		sack_update(tcb, pi);
 	if (cn_seq_leq(ack, tcb->snd_una)) {
 		if (ack == tcb->snd_una && pi->pay_len == 0 && !fin && wnd == tcb->snd_wnd &&
 		    tcb->snd_una != tcb->snd_max) {
@@ -494,17 +618,8 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 			if (tcb->dupacks < 255)
 				tcb->dupacks++;
 			if (tcb->dupacks == 3 && !(tcb->flags & TF_RECOVER)) {
-				/* Fast retransmit, fast recovery (RFC 5681 3.2,
-				 * NewReno's recover point, RFC 6582). */
-				uint32_t flight = tcb->snd_max - tcb->snd_una, half = flight / 2;
-				tcb->ssthresh = half > 2u * tcb->mss ? half : 2u * tcb->mss;
-				tcb->recover = tcb->snd_max;
-				tcb->flags |= TF_RECOVER;
-				tcb->flags &= ~TF_RTT; /* Karn */
-				tcb->st.fast_rexmit++;
-				cn__tcp_send_one(tcb, 0, min32(tcb->sb->cc, tcb->mss), now);
-				tcb->cwnd = tcb->ssthresh + 3u * tcb->mss;
-				tcb->rtx_at = now + tcb->rto;
+				enter_recovery(tcb, now);
+				sack_done = true;
 			} else if (tcb->dupacks > 3 && (tcb->flags & TF_RECOVER)) {
 				tcb->cwnd += tcb->mss; /* a segment left the network */
 			}
@@ -522,12 +637,34 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 			} else {
 				/* Partial ACK: the next hole was lost too. */
 				ack_advance(tcb, ack, now);
-				cn__tcp_send_one(tcb, 0, min32(tcb->sb->cc, tcb->mss), now);
+				sack_prune(tcb);
+				if (!tcb->nsacked || !sack_rexmit(tcb, 2, now))
+					cn__tcp_send_one(tcb, 0, min32(tcb->sb->cc, tcb->mss), now);
+				sack_done = true;
 				tcb->cwnd = tcb->cwnd > acked ? tcb->cwnd - acked + tcb->mss : tcb->mss;
 			}
 		} else {
 			tcb->dupacks = 0;
 			ack_advance(tcb, ack, now);
+		}
+	}
+	/* SACK-based loss detection (RFC 6675 IsLost, 5): three segments'
+	 * worth SACKed above snd_una starts recovery whatever the ACK is
+	 * (with data, a window change: no duplicate ACK by RFC 5681's
+	 * rule); in recovery, each ACK with SACK blocks sends a hole. */
+	if (CN_UNLIKELY(pi->nsack) && tcb->nsacked && !sack_done) {
+		if (!(tcb->flags & TF_RECOVER)) {
+			if (sack_lost(tcb))
+				enter_recovery(tcb, now);
+		} else if (!sack_rexmit(tcb, 2, now) &&
+			   now - tcb->rexmit_round_at > 2u * (tcb->srtt8 >> 3) + 1) {
+			/* Every hole was sent once, and more than two round
+			 * trips ago: what still is a hole was lost again (the
+			 * idea of RACK, RFC 8985, without per-segment times).
+			 * Another round, rather than waiting for the RTO. */
+			tcb->rexmit_nxt = tcb->snd_una;
+			tcb->rexmit_round_at = now;
+			(void)sack_rexmit(tcb, 2, now);
 		}
 	}
 	/* Window update (RFC 9293 3.10.7.4, SND.WL1/WL2 rule). */
@@ -566,6 +703,7 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 			 * duplicate ACK what we miss (RFC 5681 4.2). */
 			tcb->flags |= TF_ACKNOW;
 			fin = false;
+			tcb->sack_recent = seq;
 			if (ooo_insert(tcb, m, off, seq, len)) {
 				m = NULL;
 			} else {
@@ -581,6 +719,8 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 	}
 	if (m)
 		cn_mbuf_free_chain(m);
+	if (tcb->sack_on && tcb->ooo && (tcb->flags & TF_ACKNOW))
+		(void)cn__tcp_send_sack_ack(tcb, now); /* what we hold, past the hole */
 	if ((tcb->flags & TF_ACKNOW) || cn__tcp_has_output(tcb))
 		cn__tcp_output(tcb, now);
 	return ret;

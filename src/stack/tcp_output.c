@@ -26,8 +26,7 @@ static inline uint32_t min32(uint32_t a, uint32_t b)
 static __attribute__((noinline)) uint16_t rcv_window_compute(struct cn_tcb *tcb)
 {
 	uint32_t cc = tcb->rcvq.sb.cc;
-	uint32_t space = tcb->rcv_space_max > cc ? tcb->rcv_space_max - cc : 0;
-	uint32_t w = space >> tcb->rcv_wscale;
+	uint32_t w = cn__tcp_rcv_free(tcb) >> tcb->rcv_wscale;
 	uint32_t edge;
 
 	if (w > 0xffff)
@@ -313,6 +312,106 @@ static __attribute__((noinline)) int send_segment(struct cn_tcb *tcb, uint32_t o
 static inline bool fin_here(const struct cn_tcb *tcb, uint32_t off, uint32_t len)
 {
 	return (tcb->flags & TF_SNDFIN) && !(tcb->flags & TF_FINACKED) && off + len == tcb->sb->cc;
+}
+
+/* The SACK blocks of the out-of-order queue (RFC 2018 4): contiguous
+ * segments merged, the block holding the newest segment first, then the
+ * others from the highest down; at most @p max. */
+static unsigned sack_blocks(const struct cn_tcb *tcb, uint32_t *l, uint32_t *r, unsigned max)
+{
+	uint32_t bl[CN_OOO_MAX > 64 ? 64 : CN_OOO_MAX], br[CN_OOO_MAX > 64 ? 64 : CN_OOO_MAX];
+	unsigned nb = 0, n = 0, first = 0;
+
+	for (const struct cn_mbuf *m = tcb->ooo; m; m = m->nextpkt) {
+		uint32_t a = m->seq, b = m->seq + m->len;
+		if (nb && cn_seq_leq(a, br[nb - 1])) {
+			if (cn_seq_gt(b, br[nb - 1]))
+				br[nb - 1] = b;
+		} else if (nb < sizeof(bl) / sizeof(bl[0])) {
+			bl[nb] = a;
+			br[nb++] = b;
+		}
+	}
+	for (unsigned i = 0; i < nb; i++)
+		if (cn_seq_leq(bl[i], tcb->sack_recent) && cn_seq_lt(tcb->sack_recent, br[i]))
+			first = i;
+	if (nb) {
+		l[n] = bl[first];
+		r[n++] = br[first];
+	}
+	for (unsigned i = nb; i-- > 0 && n < max;)
+		if (i != first) {
+			l[n] = bl[i];
+			r[n++] = br[i];
+		}
+	return n;
+}
+
+int cn__tcp_send_sack_ack(struct cn_tcb *tcb, uint64_t now)
+{
+	struct cn_net *net = tcb->net;
+	uint32_t l[4], r[4], hl0 = tcb->hdr_len, optlen, thl, hl, i;
+	unsigned n = sack_blocks(tcb, l, r, tcb->ts_on ? 3 : 4);
+	struct cn_pkt *p;
+	struct cn_ipv4_hdr *ip;
+	struct cn_tcp_hdr *th;
+	uint8_t *h, *o;
+	uint16_t v;
+	int rc;
+
+	if (!n)
+		return send_segment(tcb, tcb->snd_nxt - tcb->snd_una, 0, false, now);
+	p = cn__pkt_get(net);
+	if (!p)
+		return -ENOBUFS;
+	optlen = 4 + 8 * n; /* NOP NOP SACK len, then the blocks */
+	hl = hl0 + optlen;
+	thl = hl - CN_ETH_HLEN - CN_IPV4_HLEN;
+	h = p->room + CN_PKT_HDR_ROOM - hl;
+	memcpy(h, tcb->tmpl, hl0);
+	o = h + hl0;
+	o[0] = CN_TCPOPT_NOP;
+	o[1] = CN_TCPOPT_NOP;
+	o[2] = CN_TCPOPT_SACK;
+	o[3] = (uint8_t)(2 + 8 * n);
+	for (i = 0; i < n; i++) {
+		uint32_t a = cn_hton32(l[i]), b = cn_hton32(r[i]);
+		memcpy(o + 4 + 8 * i, &a, 4);
+		memcpy(o + 8 + 8 * i, &b, 4);
+	}
+	ip = (struct cn_ipv4_hdr *)(h + CN_ETH_HLEN);
+	th = (struct cn_tcp_hdr *)(h + CN_ETH_HLEN + CN_IPV4_HLEN);
+	ip->total_len = cn_hton16((uint16_t)(CN_IPV4_HLEN + thl));
+	ip->id = cn_hton16(net->ip_id++);
+	ip->csum = 0;
+	ip->csum = cn_csum_ipv4_hdr(ip, CN_IPV4_HLEN);
+	th->seq = cn_hton32(tcb->snd_nxt);
+	th->ack = cn_hton32(tcb->rcv_nxt);
+	th->win = cn_hton16(rcv_window(tcb));
+	th->off = (uint8_t)((thl / 4) << 4);
+	if (tcb->ts_on) {
+		uint32_t tsv = cn_hton32(tcb->no_ts_clock ? 0 : (uint32_t)now);
+		uint32_t tse = cn_hton32(tcb->ts_recent);
+		memcpy((uint8_t *)th + CN_TCP_HLEN + 4, &tsv, 4);
+		memcpy((uint8_t *)th + CN_TCP_HLEN + 8, &tse, 4);
+	}
+	th->csum = 0;
+	v = (uint16_t)~cn_csum_fold(cn_csum_partial(
+		th, thl, cn_csum_pseudo_ipv4(ip->src, ip->dst, CN_IPV4_PROTO_TCP, (uint16_t)thl)));
+	th->csum = v;
+	p->hdr = h;
+	p->hdr_len = (uint16_t)hl;
+	p->l3_off = CN_ETH_HLEN;
+	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
+	tcb->flags &= ~(TF_ACKNOW | TF_DELACK);
+	tcb->rcv_segs = 0;
+	tcb->delack_at = 0;
+	rc = cn__net_xmit(net, p, hl);
+	if (rc < 0)
+		return rc;
+	tcb->st.acks_out++;
+	tcb->st.sack_acks_out++;
+	return 0;
 }
 
 int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now)

@@ -59,7 +59,7 @@ static struct {
 	cn_pes_fn pes;
 	const struct cn_bswap_impl *bswap_impl;
 	const struct cn_pes_impl *pes_impl;
-} disp __attribute__((aligned(64))) = {
+} disp __attribute__((aligned(CN_CACHE_LINE))) = {
 	bswap16_resolve, bswap32_resolve, pes_resolve, NULL, NULL,
 };
 

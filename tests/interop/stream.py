@@ -11,6 +11,9 @@ the AF_XDP runs, native XDP, copy mode), for each repetition and in
 interleaved order:
   tcp-tap     Linux TCP sends N MB into cachenet's discard service on the TAP
   tcp-afxdp   the same over AF_XDP
+  tcp-linux   the same sender into a Linux TCP receiver on the veth's other
+              end (no XDP program; cnx addressed for the run): what the
+              sender and the veth achieve without cachenet
   udp-afxdp   a Linux UDP sender (one socket, 1472-byte datagrams, as fast
               as it can for S seconds: udpblast, sendmmsg in batches of 64;
               a Python loop without --blast) into cachenet's UDP sink over
@@ -62,6 +65,25 @@ dt = time.time() - t0
 print(json.dumps({"bytes": total, "seconds": dt, "mbit_s": total * 8 / dt / 1e6}))
 """
 
+TCP_SINK = r"""
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(1)
+open(sys.argv[3], "w").close()
+c, _ = s.accept()
+buf = bytearray(1 << 20)
+n = 0
+while True:
+    k = c.recv_into(buf)
+    if not k:
+        break
+    n += k
+c.close()
+print(n)
+"""
+
 UDP_SEND = r"""
 import socket, sys, time, json
 host, port, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
@@ -94,6 +116,7 @@ class Run:
         self.nbytes = int(args.mb * 1e6)
         self.udp_s = args.udp_s
         self.blast = os.path.abspath(args.blast) if args.blast else None
+        self.extra = args.tool_args.split() if args.tool_args else []
         self.rows = {}
 
     def tool(self, ns, dev, name, extra):
@@ -102,7 +125,7 @@ class Run:
             os.unlink(ready)
         devargs = ["--afxdp", "cnx"] if dev == "afxdp" else ["--dev", "cn0"]
         cmd = [self.tapnet] + devargs + ["--addr", C_ADDR, "--time-wait", "200",
-                                         "--ready-file", ready, "--quiet"] + extra
+                                         "--ready-file", ready, "--quiet"] + self.extra + extra
         log = open(os.path.join(self.out, name + ".log"), "w")
         p = subprocess.Popen(ns.dev_argv(["taskset", "-c", "1"] + cmd), stdout=log, stderr=subprocess.STDOUT, text=True,
                              start_new_session=True)
@@ -154,6 +177,36 @@ class Run:
                   "tcp-" + dev, row["mbit_s"], row["busy"], row["device"], row["stack"], row["app"],
                   row["cpu_us"], 100 * row["cpu_share"]), flush=True)
 
+    def tcp_linux(self, ns, rep):
+        ready = os.path.join(self.out, "linux-sink.ready")
+        if os.path.exists(ready):
+            os.unlink(ready)
+        # the kernel's neighbour entry for C_ADDR may still hold cachenet's MAC
+        ns.run(["ip", "neigh", "flush", "dev", "cn0"], check=False)
+        interop.sh(ns.dev_argv(["ip", "addr", "add", C_ADDR + "/24", "dev", "cnx"]))
+        p = None
+        try:
+            p = subprocess.Popen(ns.dev_argv(["taskset", "-c", "1", sys.executable, "-c", TCP_SINK,
+                                              C_ADDR, "9", ready]),
+                                 stdout=subprocess.PIPE, text=True, start_new_session=True)
+            t0 = time.time()
+            while not os.path.exists(ready) and time.time() - t0 < 20:
+                time.sleep(0.05)
+            r = ns.run(["taskset", "-c", "0", sys.executable, "-c", TCP_SEND, C_ADDR, "9",
+                        str(self.nbytes)], timeout=600)
+            lin = interop.lines_json(r.stdout)[-1]
+            got = int(p.communicate(timeout=60)[0].strip())
+        finally:
+            if p is not None and p.poll() is None:
+                os.killpg(p.pid, 9)
+                p.wait()
+            interop.sh(ns.dev_argv(["ip", "addr", "del", C_ADDR + "/24", "dev", "cnx"]), check=False)
+            ns.run(["ip", "neigh", "flush", "dev", "cn0"], check=False)
+        if got != self.nbytes:
+            raise interop.Fail("linux sink got %d of %d bytes" % (got, self.nbytes))
+        self.add("tcp-linux", {"mbit_s": lin["mbit_s"]})
+        print("  %-10s %8.0f Mbit/s" % ("tcp-linux", lin["mbit_s"]), flush=True)
+
     def udp(self, ns, bare, rep):
         name = "udp-%s-%d" % ("bare" if bare else "afxdp", rep)
         extra = ["--bare"] if bare else ["--udp-sink", "9"]
@@ -189,7 +242,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--udp-s", type=float, default=3.0)
     ap.add_argument("--blast", default="", help="the C UDP sender (udpblast); default a Python loop")
-    ap.add_argument("--modes", default="tcp-tap,tcp-afxdp,udp-afxdp,udp-bare")
+    ap.add_argument("--tool-args", default="", help="more cachenet-tapnet options for every run")
+    ap.add_argument("--modes", default="tcp-tap,tcp-afxdp,tcp-linux,udp-afxdp,udp-bare")
     args = ap.parse_args()
     modes = args.modes.split(",")
     r = Run(args)
@@ -201,6 +255,8 @@ def main():
                     r.tcp(tap_ns, "tap", rep)
                 if "tcp-afxdp" in modes:
                     r.tcp(x_ns, "afxdp", rep)
+                if "tcp-linux" in modes:
+                    r.tcp_linux(x_ns, rep)
                 if "udp-afxdp" in modes:
                     r.udp(x_ns, False, rep)
                 if "udp-bare" in modes:
@@ -216,6 +272,9 @@ def main():
                       k, r.median(k, "mbit_s"), r.median(k, "busy"), r.median(k, "device"),
                       r.median(k, "stack"), r.median(k, "app"), r.median(k, "cpu_us"), r.median(k, "sys_us"),
                       100 * r.median(k, "cpu_share")))
+    if "tcp-linux" in r.rows:
+        print("  %-10s %8.0f Mbit/s (Linux -> Linux, the same sender and veth)" % (
+            "tcp-linux", r.median("tcp-linux", "mbit_s")))
     if "tcp-tap" in r.rows and "tcp-afxdp" in r.rows:
         print("  AF_XDP / TAP throughput %.2fx; busy ticks per frame TAP / AF_XDP %.2fx" % (
             r.median("tcp-afxdp", "mbit_s") / r.median("tcp-tap", "mbit_s"),

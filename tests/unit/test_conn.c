@@ -559,21 +559,24 @@ static void test_ping(void **state)
 	hosts_down(f);
 }
 
-/* Every combination of timestamps and window scaling refused on either
- * side: what the SYN, the SYN-ACK and the data segments carry, and data
- * both ways. rcvbuf 256 KB: we offer window scale 3. */
+/* Every combination of timestamps, window scaling and SACK refused on
+ * either side: what the SYN, the SYN-ACK and the data segments carry, and
+ * data both ways. rcvbuf 256 KB: we offer window scale 3. */
 static void test_open_negotiation(void **state)
 {
 	struct fx *f = *state;
 
-	for (unsigned combo = 0; combo < 16; combo++) {
+	for (unsigned combo = 0; combo < 64; combo++) {
 		struct cn_conn_params pa = conn_params(), pb = conn_params();
 		struct cn_pkt_info pi;
 		const struct cap *c;
 		pa.no_ts = combo & 1, pa.no_wscale = (combo >> 1) & 1;
 		pb.no_ts = (combo >> 2) & 1, pb.no_wscale = (combo >> 3) & 1;
+		pa.no_sack = (combo >> 4) & 1, pb.no_sack = (combo >> 5) & 1;
 		pa.mss = 1400; /* B sends at most 1400 (A's MSS), A at most 1460 */
 		bool ts = !pa.no_ts && !pb.no_ts, ws = !pa.no_wscale && !pb.no_wscale;
+		bool sack = !pa.no_sack && !pb.no_sack;
+		struct cn_tcp_info ti;
 		hosts_up(f, &pa, &pb);
 		assert_int_equal(cn_conn_arp_add(f->a.conn, IP_B, MAC_B), 0);
 		struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(7), 4), *srv;
@@ -585,7 +588,7 @@ static void test_open_negotiation(void **state)
 		assert_true(pi.has_mss && pi.mss == 1400);
 		assert_int_equal(pi.has_ts, !pa.no_ts);
 		assert_int_equal(pi.has_ws, !pa.no_wscale);
-		assert_false(has_opt(c, CN_TCPOPT_SACK_PERM));
+		assert_int_equal(has_opt(c, CN_TCPOPT_SACK_PERM), !pa.no_sack);
 		c = &f->cap[1];
 		assert_int_equal(cn_net_parse(c->buf, c->len, 0, &pi), CN_DROP_NONE);
 		assert_int_equal(pi.tcp_flags, CN_TCP_SYN | CN_TCP_ACK);
@@ -595,7 +598,11 @@ static void test_open_negotiation(void **state)
 		if (ws)
 			assert_int_equal(pi.wscale, 3);
 		assert_int_equal(pi.win, 65535); /* never scaled in a SYN */
-		assert_false(has_opt(c, CN_TCPOPT_SACK_PERM));
+		assert_int_equal(has_opt(c, CN_TCPOPT_SACK_PERM), sack);
+		cn_tcp_get_info(cn_sock_tcb(cl), &ti);
+		assert_int_equal(ti.sack, sack);
+		cn_tcp_get_info(cn_sock_tcb(srv), &ti);
+		assert_int_equal(ti.sack, sack);
 		c = &f->cap[2];
 		assert_int_equal(cn_net_parse(c->buf, c->len, 0, &pi), CN_DROP_NONE);
 		assert_int_equal(pi.tcp_flags, CN_TCP_ACK);
@@ -1054,7 +1061,7 @@ static void test_syn_options(void **state)
 	assert_true(pi.has_mss && pi.mss == 1460);
 	assert_true(pi.has_ws && pi.wscale == 3);
 	assert_true(pi.has_ts && pi.ts_ecr == 5);
-	assert_false(has_opt(c, CN_TCPOPT_SACK_PERM));
+	assert_true(has_opt(c, CN_TCPOPT_SACK_PERM)); /* the SYN offered it */
 	assert_memory_equal(c->buf, MAC_X, 6);
 	assert_int_equal(sb->wscale_clamped, 1); /* WS 20 */
 	uint32_t iss = pi.seq;
@@ -1160,6 +1167,187 @@ static void test_wscale_clamp(void **state)
 	hosts_down(f);
 }
 
+/* A SYN from X to B's port 80 (MSS, and optionally WS 7, SACK-permitted,
+ * TS); the SYN-ACK B sends back is returned in *pi. */
+static void syn_from_x(struct fx *f, uint16_t port, bool ts, bool ws, struct cn_pkt_info *pi)
+{
+	uint8_t fr[128], opt[24]; /* MSS, NOP WS, SACK-permitted, NOP NOP TS */
+	uint32_t n = 0, len;
+
+	opt[n++] = 2, opt[n++] = 4, opt[n++] = 1400 >> 8, opt[n++] = 1400 & 0xff;
+	if (ws)
+		opt[n++] = 1, opt[n++] = 3, opt[n++] = 3, opt[n++] = 7;
+	opt[n++] = 1, opt[n++] = 1, opt[n++] = 4, opt[n++] = 2; /* SACK-permitted */
+	if (ts) {
+		uint8_t t[12] = {1, 1, 8, 10, 0, 0, 0x12, 0x34, 0, 0, 0, 0};
+		memcpy(opt + n, t, 12);
+		n += 12;
+	}
+	len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 80, 1000u * port, 0, CN_TCP_SYN, 1000, opt,
+		     n, NULL, 0);
+	inject(&f->b, fr, len);
+	pump(f);
+	assert_non_null(last_tcp(f, 1, 0, pi));
+	assert_int_equal(pi->tcp_flags, CN_TCP_SYN | CN_TCP_ACK);
+	assert_int_equal(pi->ack, 1000u * port + 1);
+}
+
+/* The ACK completing X's handshake on @p port, with 5 bytes, echoing @p tsecr. */
+static void ack_from_x(struct fx *f, uint16_t port, uint32_t ack, bool ts, uint32_t tsecr)
+{
+	uint8_t fr[128], t[12] = {1, 1, 8, 10, 0, 0, 0x12, 0x40};
+	uint32_t e = cn_hton32(tsecr);
+
+	memcpy(t + 8, &e, 4);
+	uint32_t len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 80, 1000u * port + 1, ack,
+			      CN_TCP_ACK | CN_TCP_PSH, 1000, t, ts ? 12 : 0, "hello", 5);
+	inject(&f->b, fr, len);
+	pump(f);
+}
+
+/* SYN cookies (RFC 4987): past the backlog a SYN gets a SYN-ACK and no
+ * state; the ISN carries the MSS, the TSval the window scale and
+ * SACK-permitted; the returning ACK opens the connection (its data
+ * delivered); a forged or stale cookie is refused with a RST; the secret
+ * rotates. */
+static void test_syn_cookies(void **state)
+{
+	struct fx *f = *state;
+	struct cn_conn_params pb = conn_params();
+	struct cn_pkt_info pi;
+	struct cn_tcp_info ti;
+	uint8_t b[16];
+
+	pb.cookie_rotate = 100;
+	pb.synack_retries = 1;
+	hosts_up(f, NULL, &pb);
+	run(f, 70); /* a clock a cookie's TSval can stay behind */
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 2);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	/* two half-open children fill the backlog */
+	syn_from_x(f, 5000, true, true, &pi);
+	syn_from_x(f, 5001, true, true, &pi);
+	assert_int_equal(sb->syncookies_sent, 0);
+	unsigned socks = cn_conn_socks(f->b.conn);
+	/* the third: a cookie, no socket */
+	syn_from_x(f, 5002, true, true, &pi);
+	assert_int_equal(sb->syncookies_sent, 1);
+	assert_int_equal(cn_conn_socks(f->b.conn), socks);
+	assert_int_equal(pi.seq & 7, 5); /* MSS 1360: the largest <= 1400 */
+	assert_true(pi.has_ts && pi.has_ws && pi.wscale == 3);
+	assert_int_equal(pi.ts_val & 0x1f, 7 | 16); /* WS 7, SACK-permitted */
+	assert_int_equal(pi.ts_ecr, 0x1234);
+	uint32_t iss = pi.seq, tsv = pi.ts_val;
+	/* a forged cookie: RST, counted */
+	ack_from_x(f, 5002, iss + 1 + 16, true, tsv);
+	assert_int_equal(sb->syncookies_failed, 1);
+	assert_int_equal(sb->drop[CN_CONN_DROP_COOKIE], 1);
+	assert_non_null(last_tcp(f, 1, 0, &pi));
+	assert_int_equal(pi.tcp_flags, CN_TCP_RST);
+	/* the real one: established, its 5 bytes delivered */
+	ack_from_x(f, 5002, iss + 1, true, tsv);
+	assert_int_equal(sb->syncookies_ok, 1);
+	struct cn_sock *s = cn_sock_accept(l);
+	assert_non_null(s);
+	assert_int_equal(cn_sock_state(s), CN_SOCK_ESTABLISHED);
+	assert_int_equal(cn_sock_recv(s, b, sizeof(b), f->now), 5);
+	assert_memory_equal(b, "hello", 5);
+	cn_tcp_get_info(cn_sock_tcb(s), &ti);
+	assert_int_equal(ti.snd_wnd, 1000u << 7); /* the cookie's window scale */
+	assert_int_equal(ti.snd_una, iss + 1);
+	/* B's segments carry timestamps, never behind the cookie's TSval,
+	 * and the cookie's MSS */
+	static uint8_t big[3000];
+	assert_int_equal(cn_sock_send(s, big, sizeof(big), f->now), (int)sizeof(big));
+	pump(f);
+	assert_non_null(last_tcp(f, 1, 0, &pi));
+	assert_true(pi.has_ts);
+	assert_true(pi.ts_val >= tsv);
+	assert_true(pi.pay_len > 0 && pi.pay_len <= 1360 - 12);
+	cn_sock_abort(s, f->now);
+	/* without timestamps: no window scale */
+	syn_from_x(f, 5003, false, true, &pi);
+	assert_int_equal(sb->syncookies_sent, 2);
+	assert_false(pi.has_ts);
+	ack_from_x(f, 5003, pi.seq + 1, false, 0);
+	s = cn_sock_accept(l);
+	assert_non_null(s);
+	cn_tcp_get_info(cn_sock_tcb(s), &ti);
+	assert_int_equal(ti.snd_wnd, 1000u);
+	cn_sock_abort(s, f->now);
+	/* rotation: a cookie lives through one more secret, not two */
+	syn_from_x(f, 5004, true, false, &pi);
+	uint32_t iss4 = pi.seq, tsv4 = pi.ts_val;
+	syn_from_x(f, 5005, true, false, &pi);
+	uint32_t iss5 = pi.seq, tsv5 = pi.ts_val;
+	assert_int_equal(sb->syncookies_sent, 4);
+	run(f, 101);
+	ack_from_x(f, 5004, iss4 + 1, true, tsv4);
+	assert_int_equal(sb->syncookies_ok, 3);
+	run(f, 101);
+	/* two secrets later (and no cookie sent since): a bad ACK, RST */
+	unsigned bad = (unsigned)sb->drop[CN_CONN_DROP_TCP_BAD_ACK];
+	ack_from_x(f, 5005, iss5 + 1, true, tsv5);
+	assert_int_equal(sb->syncookies_ok, 3);
+	assert_int_equal(sb->drop[CN_CONN_DROP_TCP_BAD_ACK], bad + 1);
+	assert_non_null(last_tcp(f, 1, 0, &pi));
+	assert_int_equal(pi.tcp_flags, CN_TCP_RST);
+	while ((s = cn_sock_accept(l)))
+		cn_sock_abort(s, f->now);
+	/* the half-open children gave up after synack_retries (1) */
+	assert_int_equal(sb->syn_timeouts, 2);
+	cn_sock_close(l, f->now);
+	run(f, 5);
+	assert_int_equal(cn_conn_socks(f->b.conn), 0);
+	hosts_down(f);
+}
+
+/* The syncache's bounds: overall (the oldest half-open connection of any
+ * listener evicted) and, without cookies, per listener. */
+static void test_syncache_bounds(void **state)
+{
+	struct fx *f = *state;
+	struct cn_conn_params pb = conn_params();
+	struct cn_pkt_info pi;
+
+	pb.syncache_max = 3;
+	pb.no_syncookies = true;
+	hosts_up(f, NULL, &pb);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 2);
+	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
+	syn_from_x(f, 6000, true, true, &pi);
+	syn_from_x(f, 6001, true, true, &pi);
+	assert_int_equal(cn_conn_socks(f->b.conn), 3);
+	/* backlog full, no cookies: 6000 goes for 6002 */
+	syn_from_x(f, 6002, true, true, &pi);
+	assert_int_equal(sb->syncache_evicted, 1);
+	assert_int_equal(sb->syncookies_sent, 0);
+	assert_int_equal(cn_conn_socks(f->b.conn), 3);
+	uint32_t iss2 = pi.seq, tsv2 = pi.ts_val;
+	/* 6000's ACK now finds no socket: RST; 6002's completes */
+	ack_from_x(f, 6002, iss2 + 1, true, tsv2);
+	struct cn_sock *s = cn_sock_accept(l);
+	assert_non_null(s);
+	cn_sock_abort(s, f->now);
+	/* another listener: the overall bound (3) evicts the oldest, 6001 */
+	struct cn_sock *l2 = cn_sock_listen(f->b.conn, CN_BE16(81), 8);
+	uint8_t fr[128];
+	for (uint16_t port = 7000; port < 7003; port++) {
+		static const uint8_t mss[4] = {2, 4, 5, 180};
+		uint32_t len = mk_tcp(fr, MAC_X, MAC_B, IP_X, IP_B, port, 81, 1, 0, CN_TCP_SYN, 1000,
+				      mss, 4, NULL, 0);
+		inject(&f->b, fr, len);
+		pump(f);
+	}
+	assert_int_equal(sb->syncache_evicted, 2);
+	assert_int_equal(cn_conn_socks(f->b.conn), 2 + 3);
+	cn_sock_close(l, f->now);
+	cn_sock_close(l2, f->now);
+	run(f, 2);
+	assert_int_equal(cn_conn_socks(f->b.conn), 0);
+	hosts_down(f);
+}
+
 /* ARP replies nobody asked for are not learned (counted); replies to our
  * own request are, within the request's span; a gratuitous ARP moves an
  * existing entry and never makes one. */
@@ -1232,6 +1420,85 @@ static void test_arp_unsolicited(void **state)
 	assert_int_equal(sb->drop[CN_CONN_DROP_ARP_UNSOLICITED], 2);
 	assert_int_equal(sb->arp_rep_in, 2);
 	hosts_down(f);
+}
+
+/* Loses A's data segments at random (5%), first copies and
+ * retransmissions alike; everything else crosses. */
+static bool lose_a_data(struct fx *f, int from, const uint8_t *fr, uint32_t len)
+{
+	struct cn_pkt_info pi;
+
+	(void)f;
+	if (from != 0 || cn_net_parse(fr, len, 0, &pi) != CN_DROP_NONE || pi.proto != 6 ||
+	    pi.pay_len == 0)
+		return true;
+	return cn_test_rndn(100) >= 5;
+}
+
+/* SACK both ways (RFC 2018, RFC 6675): 256 KB from A to B losing 5% of A's
+ * data segments. B's ACKs carry SACK blocks, A's scoreboard sends the
+ * holes; the bytes arrive exact, in fewer ticks than without SACK (same
+ * losses: the same random sequence). */
+static unsigned sack_run(struct fx *f, bool no_sack, struct cn_tcp_stats *sa,
+			 struct cn_tcp_stats *sb)
+{
+	static uint8_t buf[262144], got[262144];
+	struct cn_conn_params pa = conn_params(), pb = conn_params();
+	uint32_t sent = 0, rcvd = 0;
+	unsigned ticks = 0;
+
+	pa.no_sack = pb.no_sack = no_sack;
+	hosts_up(f, &pa, &pb);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
+	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
+	cn_test_seed(77);
+	cn_test_fill_rand(buf, sizeof(buf));
+	f->filter = lose_a_data;
+	while (rcvd < sizeof(buf) && ticks < 200000) {
+		if (sent < sizeof(buf)) {
+			int k = cn_sock_send(cl, buf + sent, sizeof(buf) - sent, f->now);
+			assert_true(k >= 0);
+			sent += (uint32_t)k;
+		}
+		run(f, 1);
+		ticks++;
+		int k = cn_sock_recv(srv, got + rcvd, sizeof(got) - rcvd, f->now);
+		if (k > 0)
+			rcvd += (uint32_t)k;
+	}
+	f->filter = NULL;
+	assert_int_equal(rcvd, sizeof(buf));
+	assert_memory_equal(buf, got, sizeof(buf));
+	*sa = *cn_tcp_stats(cn_sock_tcb(cl));
+	*sb = *cn_tcp_stats(cn_sock_tcb(srv));
+	cn_sock_abort(cl, f->now);
+	cn_sock_abort(srv, f->now);
+	cn_sock_close(l, f->now);
+	run(f, 5);
+	hosts_down(f);
+	return ticks;
+}
+
+static void test_sack_recovery(void **state)
+{
+	struct fx *f = *state;
+	struct cn_tcp_stats a1, b1, a0, b0;
+	unsigned t_sack = sack_run(f, false, &a1, &b1);
+	unsigned t_none = sack_run(f, true, &a0, &b0);
+
+	assert_true(b1.sack_acks_out > 0);
+	assert_true(a1.sack_blocks_in > 0);
+	assert_true(a1.sack_rexmit > 0);
+	assert_int_equal(b0.sack_acks_out, 0);
+	assert_int_equal(a0.sack_rexmit, 0);
+	print_message("SACK: %u ticks, %lu retransmitted (%lu from the scoreboard), %lu RTOs; "
+		      "without: %u ticks, %lu retransmitted, %lu RTOs\n", t_sack,
+		      (unsigned long)a1.rexmit_segs, (unsigned long)a1.sack_rexmit,
+		      (unsigned long)a1.rto_fired, t_none, (unsigned long)a0.rexmit_segs,
+		      (unsigned long)a0.rto_fired);
+	assert_true(t_sack < t_none);
+	assert_true(a1.rexmit_segs < a0.rexmit_segs);
+	assert_true(a1.rto_fired <= a0.rto_fired);
 }
 
 /* 1,000 connections in a row: connect, request, echo, close from the
@@ -1735,6 +2002,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_syn_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wscale_clamp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arp_unsolicited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syn_cookies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_syncache_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sack_recovery, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_simultaneous_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_wait_reuse, setup, teardown),

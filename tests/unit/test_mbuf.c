@@ -1265,6 +1265,81 @@ static void do_seg_use_after_free(struct cn_mbuf_pool *sp)
 	cn_mbuf_get(sp); /* LIFO: the same object, found written */
 }
 
+/* The child's stderr into @p msg (NUL-terminated). */
+static int child_status_msg(void (*fn)(struct cn_mbuf_pool *), struct cn_mbuf_pool *p,
+			    char *msg, size_t cap)
+{
+	int st, fds[2];
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], 2);
+		fn(p);
+		_exit(0);
+	}
+	close(fds[1]);
+	size_t n = 0;
+	ssize_t r;
+	while (n + 1 < cap && (r = read(fds[0], msg + n, cap - 1 - n)) > 0)
+		n += (size_t)r;
+	msg[n] = 0;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+static struct cn_mbuf *g_freed; /* the mbuf the child frees twice */
+
+static void do_double_free_named(struct cn_mbuf_pool *p)
+{
+	cn_mbuf_free(g_freed);
+	cn_mbuf_free(g_freed);
+	(void)p;
+}
+
+static void do_double_free_bulk(struct cn_mbuf_pool *p)
+{
+	struct cn_mbuf *m[2] = {cn_mbuf_get(p), NULL};
+	m[1] = m[0];
+	cn_mbuf_free_bulk(m, 2);
+}
+
+static void do_foreign_free(struct cn_mbuf_pool *p)
+{
+	static struct cn_mbuf fake __attribute__((aligned(64)));
+	fake.pool = p;
+	cn_mbuf_free(&fake);
+}
+
+/* Misuse caught in every build, release included: a double free (single
+ * and bulk, plain and segment mbufs) and the free of a pointer that is not
+ * an mbuf of its pool stop the program with a message naming the mbuf. */
+static void misuse_detected(void **state)
+{
+	struct fx *f = *state;
+	char msg[512], want[128];
+
+	g_freed = cn_mbuf_get(f->mp);
+	assert_non_null(g_freed);
+	int st = child_status_msg(do_double_free_named, f->mp, msg, sizeof(msg));
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	snprintf(want, sizeof(want), "double free of mbuf %p", (void *)g_freed);
+	assert_non_null(strstr(msg, want));
+	cn_mbuf_free(g_freed);
+	st = child_status_msg(do_double_free_bulk, f->mp, msg, sizeof(msg));
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	assert_non_null(strstr(msg, "double free of mbuf"));
+	st = child_status_msg(do_foreign_free, f->mp, msg, sizeof(msg));
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	assert_non_null(strstr(msg, "not an mbuf of its pool"));
+	st = child_status(do_seg_double_free, f->sp);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	st = child_status(do_companion_double_free, f->sp);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+}
+
 static void debug_checks(void **state)
 {
 	struct fx *f = *state;
@@ -1301,6 +1376,7 @@ int main(void)
 		cmocka_unit_test(many_pools),
 		cmocka_unit_test(ext_memory),
 		cmocka_unit_test_setup_teardown(debug_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(misuse_detected, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("mbuf", tests, NULL, NULL);
 }

@@ -206,20 +206,20 @@ def canonical(prof, binary, lto, quiet=False):
     Returns (profile, sizes)."""
     names = {k[1] for k in prof.functions()}
     problem = elfmod.lto_problem(names, binary.file_symbols)
-    if problem:
-        if lto == 'refuse':
-            die(problem)
+    drop = set()
+    if problem and lto == 'refuse':
+        die(problem)
+    elif problem and lto == 'drop':
         drop = {n for n in names if '.lto_priv.' in n}
         if not quiet:
             warn(f'--lto=drop: leaving out {len(drop)} LTO-private functions')
-    else:
-        drop = set()
+    elif problem and not quiet:
+        warn('--lto=place: an LTO build; its functions are placed by section name '
+             '(valid for links of the same inputs, which verify checks)')
     bias = address_bias(prof, binary)
     sizes, missing, ambiguous = {}, set(), []
-    by_addr = [0]
-    hot = {}
-
-    hot_done = set()
+    by_addr = set()
+    hot, hot_done = {}, set()
 
     def hot_offsets(key, f):
         blocks = prof.hot.get(key)
@@ -241,14 +241,13 @@ def canonical(prof, binary, lto, quiet=False):
             if f is not None:
                 k = binary.key(f)
                 sizes[k] = f.size
-                by_addr[0] += 1
+                by_addr.add(key)
                 hot_offsets(key, f)
                 return k
-        hits = binary.lookup(name, src)
-        if not src and len(hits) > 1:
-            hits = []          # a file-less name of several: ambiguous
-            ambiguous.append(fmt_key(key))
+        if not src and len(binary.by_name.get(name, [])) > 1:
+            ambiguous.append(fmt_key(key))     # a file-less name of several
             return None
+        hits = binary.lookup(name, src)
         if len(hits) == 1:
             f = hits[0]
             k = binary.key(f)
@@ -264,6 +263,8 @@ def canonical(prof, binary, lto, quiet=False):
     out.hot_offsets = hot
     if quiet:
         return out, sizes
+    if by_addr:
+        warn(f'{len(by_addr)} profiled functions found in {binary.path} by address')
     if ambiguous:
         ambiguous = set(ambiguous)
         warn(f'{len(ambiguous)} names match several statics and the profile has no '
@@ -288,9 +289,10 @@ def cmd_order(a):
 
         def nolto(k):
             return None if '.lto_priv.' in k[1] else k
-        if problem:
+        drop = problem and a.lto == 'drop'
+        if drop:
             prof = prof.remap(nolto)
-        phases = [p.remap(nolto) for p in profs] if problem else profs
+        phases = [p.remap(nolto) for p in profs] if drop else profs
         sizes = dict(prof.size)
     funcs = prof.functions()
     calls = prof.calls_into()
@@ -333,7 +335,8 @@ def cmd_order(a):
                 f'functions, {hot_bytes} bytes, '
                 f'{100 * sum(cut_by.get(x, 0) for x in order) / total:.3f}% of '
                 f'{"instructions" if has_cost else "calls"}; node-weight={node_weight}; '
-                f'icache={a.icache}; gaps={gaps}\n')
+                f'icache={a.icache}; gaps={gaps}' + ('; lto=place' if a.lto == 'place' else '')
+                + '\n')
         for k in order:
             f.write(fmt_key(k) + (f' @{offsets[k]:#x}' if gaps else '') + '\n')
     warn(f'order: {a.algo} by {node_weight}: {len(order)} of {len(funcs)} functions, '
@@ -348,16 +351,23 @@ def cmd_emit(a):
         die(f'{a.order}: empty order')
     order = [k for k, _o in entries]
     offsets = {k: o for k, o in entries if o is not None} or None
+    head = order_header(a.order)
+    lto_place = head.get('lto') == 'place'
     problem = elfmod.lto_problem({k[1] for k in order})
-    if problem:
+    if problem and not lto_place:
         die(problem)
     objects = emitmod.ObjectIndex(a.objects) if a.objects else None
     if objects is not None:
         problem = elfmod.lto_problem(
             set(), [s for e in objects.elfs for s in e.file_symbols])
-        if problem:
+        if any(e.lto_ir for e in objects.elfs):
+            # slim LTO objects hold bytecode: the link compiles the code
+            # into temporary objects no pattern can name
+            warn('emit: the objects hold LTO bytecode: functions are selected by '
+                 'section name alone (`*(.text.f)`), not by object')
+            objects = None
+        elif problem and not lto_place:
             die(problem)
-    head = order_header(a.order)
     align = None
     if offsets and head.get('icache', 'none') != 'none':
         align = placemod.parse_geometry(head['icache'])[2]
@@ -397,7 +407,8 @@ def run_workload(a, binary, i1=None, toggle=None, functions=False, extra=()):
     total, outs, per = {}, [], {}
     for argv, stdin in workload(a, [os.path.abspath(binary)] + a.command):
         r = verifymod.callgrind(argv, i1=i1, toggle=toggle, stdin=stdin,
-                                functions=functions, extra=extra)
+                                functions=functions,
+                                extra=list(extra) + list(getattr(a, 'valgrind_arg', [])))
         for k, v in r[0].items():
             total[k] = total.get(k, 0) + v
         outs.append(r[1])
@@ -521,6 +532,8 @@ def cmd_simulate(a):
 
 
 def add_run_options(p):
+    p.add_argument('--valgrind-arg', action='append', default=[],
+                   help='passed to valgrind (repeatable), e.g. --collect-atstart=no')
     p.add_argument('--workload', help='a file of runs, one argument list a line (after '
                    'the program); a trailing `< FILE` gives that run its standard input')
     p.add_argument('--stdin', help='standard input of every run (default /dev/null; '
@@ -539,7 +552,6 @@ def main(argv=None):
     p.add_argument('--object', action='append', default=[],
                    help='keep only functions of this ELF object (basename; repeatable)')
     p.add_argument('--keep', help='also keep the raw callgrind.out here')
-    p.add_argument('--valgrind-arg', action='append', default=[])
     add_run_options(p)
     p.set_defaults(fn=cmd_record)
 
@@ -577,7 +589,9 @@ def main(argv=None):
                    help='size,assoc,line of the I-cache to place for (default 16384,1,64): '
                    'functions that run together get different sets (gaps where needed); '
                    '`none`: packed, no placement')
-    p.add_argument('--lto', choices=['refuse', 'drop'], default='refuse')
+    p.add_argument('--lto', choices=['refuse', 'drop', 'place'], default='refuse',
+                   help='an LTO build: refuse (default), drop its LTO-private '
+                        'functions, or place everything by section name')
     p.add_argument('-o', '--output', required=True)
     p.set_defaults(fn=cmd_order)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""CORD on cachenet's own protocol paths: seed 000's Tables 11-12 for this
-machine (issue 7).
+"""CORD on cachenet's own protocol paths: Tables 11-12 of Nahum et al., "Cache
+behavior of network protocols", for this machine.
 
     fastpath.py SOURCE_ROOT WORK_DIR [--paths P,P..] [--geometries G:G..]
                 [--packets N] [--cold-packets N] [--icache warm,cold]
@@ -27,7 +27,7 @@ machine (issue 7).
 5. Native timing: baseline and CORD binaries alternated, `taskset -c CPU`,
    --reps runs each, median TSC ticks per packet, ratio after/before.
 
-The latency estimate per packet: Ir (one instruction a cycle, seed 000's
+The latency estimate per packet: Ir (one instruction a cycle, the paper's
 "ideal" CPI of 1) + L1 misses (I and D) x the L2 hit latency + LL misses x
 the memory latency, both in TSC ticks from tools/memsig's levels (measured
 here: --memsig JSON, else memsig --quick is run; penalties are printed).
@@ -283,7 +283,7 @@ def main(argv=None):
     ap.add_argument('--icache', default='warm,cold')
     ap.add_argument('--algos', default='c3-path,c3,ph',
                     help='c3, ph, hotness: one order from all paths (each a phase); with '
-                         '-path: an order (and a program) per path, as seed 000 CORDed each '
+                         '-path: an order (and a program) per path, as Nahum et al. CORDed each '
                          'benchmark; with -packed (before -path): clustering only, no '
                          'placement for the I-cache')
     ap.add_argument('--target', default='16384,1,64',
@@ -352,7 +352,7 @@ def main(argv=None):
 
     for algo in algos:
         if algo.endswith('-path'):
-            # seed 000's way: each benchmark its own CORDed program
+            # the paper's way: each benchmark its own CORDed program
             bins[algo] = {p: apply(f'{algo}/{p}', per_path[p], algo[:-5],
                                    os.path.join(work, algo, p, PROG))[0] for p in paths}
         else:

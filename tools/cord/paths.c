@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cachenet-cord-paths: the protocol paths of seed 000's Tables 11-12 with a
+ * cachenet-cord-paths: the protocol paths of Nahum et al.'s Tables 11-12 with a
  * fixed packet count, for tools/cord/fastpath.py.
  *
  *   cachenet-cord-paths [--payload=N] [--warmup=N] [--icache=warm|cold]
@@ -31,7 +31,7 @@
  * caches (cn_cache_evict_icache) before every packet, outside the region:
  * every packet then fetches its code afresh, as after other work.
  * `--dcache=cold` empties the data caches too (cn_cache_evict_data): with
- * both, seed 000's cold cache (Tables 4-5), every line a packet touches
+ * both, the paper's cold cache (Tables 4-5), every line a packet touches
  * comes from memory. `--dcache=l1` empties only the first-level data
  * cache (a read of 4x its size): the path's data then comes from the L2,
  * which is how the report prices an L1 data miss on this core.

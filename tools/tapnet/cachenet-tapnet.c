@@ -53,6 +53,10 @@ struct app {
 	uint64_t gen;              /* source/client: generator state */
 	uint64_t t0_ms;
 	bool eof, shut, done;
+	/* the TCB's loss-recovery counters, last seen (the TCB may be gone
+	 * when the connection is reported) */
+	bool sack;
+	struct cn_tcp_stats ts;
 	uint32_t pend_off, pend_len;
 	uint8_t pend[65536];       /* received, not yet echoed / generated, not yet sent */
 };
@@ -73,13 +77,14 @@ struct opts {
 	double duration;
 	int echo_port, discard_port, source_port, udp_echo_port, udp_sink_port;
 	bool bare;                 /* AF_XDP: receive and free, no stack */
+	bool busy_poll;            /* never sleep in poll(2) */
 	uint64_t source_bytes;
 	uint32_t connect_addr;
 	int connect_port;
 	uint64_t send_bytes;
 	uint32_t count;
 	uint32_t parallel;
-	uint32_t reass_timeout, connect_after;
+	uint32_t reass_timeout, connect_after, synack_retries;
 	bool quiet;
 };
 
@@ -185,10 +190,14 @@ static void app_report(struct app *a, const char *how, int err, uint64_t now, ui
 	hex_digest(a->tx_md, tx);
 	printf("{\"event\":\"conn\",\"role\":\"%s\",\"peer\":\"%s:%u\",\"end\":\"%s\",\"error\":\"%s\","
 	       "\"rx_bytes\":%" PRIu64 ",\"rx_sha256\":\"%s\",\"tx_bytes\":%" PRIu64
-	       ",\"tx_sha256\":\"%s\",\"ms\":%.0f,\"mbit_s\":%.1f}\n",
+	       ",\"tx_sha256\":\"%s\",\"ms\":%.0f,\"mbit_s\":%.1f,\"sack\":%s,\"rexmit_segs\":%" PRIu64
+	       ",\"rto_fired\":%" PRIu64 ",\"fast_rexmit\":%" PRIu64 ",\"sack_acks_out\":%" PRIu64
+	       ",\"sack_blocks_in\":%" PRIu64 ",\"sack_rexmit\":%" PRIu64 ",\"ooo_dropped\":%" PRIu64 "}\n",
 	       role_name[a->role], ip_str(raddr, ip), rport, how, err ? strerror(err) : "", a->rx_bytes,
 	       rx, a->tx_bytes, tx, ms,
-	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0);
+	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0,
+	       a->sack ? "true" : "false", a->ts.rexmit_segs, a->ts.rto_fired, a->ts.fast_rexmit,
+	       a->ts.sack_acks_out, a->ts.sack_blocks_in, a->ts.sack_rexmit, a->ts.ooo_dropped);
 	fflush(stdout);
 	EVP_MD_CTX_free(a->rx_md);
 	EVP_MD_CTX_free(a->tx_md);
@@ -208,6 +217,12 @@ static bool app_service(struct app *a, uint64_t now)
 	rport = cn_be16toh(rport);
 	if (a->role == ROLE_CLIENT && cn_sock_state(s) == CN_SOCK_SYN_SENT)
 		return false;
+	if (cn_sock_tcb(s)) {
+		struct cn_tcp_info ti;
+		cn_tcp_get_info(cn_sock_tcb(s), &ti);
+		a->sack = ti.sack;
+		a->ts = *cn_tcp_stats(cn_sock_tcb(s));
+	}
 	for (int guard = 0; guard < 64; guard++) {
 		bool progress = false;
 		/* Output: what is pending (echo) or generated (source, client). */
@@ -345,7 +360,10 @@ static void usage(FILE *f)
 		"  --mss N             MSS we advertise (default 1460)\n"
 		"  --time-wait MS      TIME_WAIT length (default 2000)\n"
 		"  --reass-timeout MS  IPv4 reassembly timeout (default 30000)\n"
+		"  --synack-retries N  SYN-ACK retransmissions of a half-open connection\n"
+		"                      (default 5; past the backlog: SYN cookies)\n"
 		"  --batch N           frames per device poll (default 64)\n"
+		"  --busy-poll         never sleep in poll(2): spin on the device (one CPU)\n"
 		"  --duration S        exit after S seconds (default: at SIGINT/SIGTERM, or\n"
 		"                      when every client connection is done)\n"
 		"  --ready-file F      create F once the services listen\n"
@@ -460,7 +478,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"send", 1, 0, 'n'}, {"count", 1, 0, 'N'}, {"parallel", 1, 0, 'P'},
 		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"afxdp", 1, 0, 'X'},
 		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'},
-		{"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'}, {0, 0, 0, 0}};
+		{"busy-poll", 0, 0, 'Q'}, {"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'},
+		{"synack-retries", 1, 0, 'K'}, {0, 0, 0, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -528,8 +547,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'q': o->quiet = true; break;
 		case 'T': o->reass_timeout = (uint32_t)parse_size(optarg); break;
 		case 'A': o->connect_after = (uint32_t)parse_size(optarg); break;
+		case 'K': o->synack_retries = (uint32_t)parse_size(optarg); break;
 		case 'U': o->udp_sink_port = parse_port(optarg); break;
 		case 'Z': o->bare = true; break;
+		case 'Q': o->busy_poll = true; break;
 		case 'X': {
 			char *colon = strchr(optarg, ':');
 			o->afxdp = optarg;
@@ -608,6 +629,7 @@ static int dev_wait(struct dev *d, int ms)
 
 static void dev_poll(struct dev *d, struct cn_net *net, uint64_t now, bool bare)
 {
+	(void)bare; /* AF_XDP only */
 #ifdef CN_HAVE_AFXDP
 	if (d->xdp && bare) {
 		struct cn_mbuf *m[256];
@@ -818,6 +840,8 @@ int main(int argc, char **argv)
 		.mss = (uint16_t)o.mss,
 		.max_socks = 1024,
 		.time_wait = o.time_wait,
+		.syncache_max = 512,
+		.synack_retries = o.synack_retries,
 	};
 	{
 		struct timespec ts;
@@ -874,7 +898,7 @@ int main(int argc, char **argv)
 		if (o.connect_port >= 0 && finished == o.count && live == 0)
 			break;
 		/* Sleep in poll(2) only when nothing is left to do right now. */
-		dev_wait(&dv, 2);
+		dev_wait(&dv, o.busy_poll ? 0 : 2);
 		b0 = cn_tsc_begin();
 		now = now_ms();
 		dev_poll(&dv, net, now, o.bare);
@@ -1016,12 +1040,15 @@ int main(int argc, char **argv)
 	       ",%" PRIu64 "],\"passive_opens\":%" PRIu64 ",\"active_opens\":%" PRIu64
 	       ",\"closes\":%" PRIu64 ",\"resets\":%" PRIu64 ",\"rst_in\":%" PRIu64 ",\"rst_out\":%" PRIu64
 	       ",\"udp_echo\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],"
-	       "\"wscale_clamped\":%" PRIu64 ",\"reass_ok\":%" PRIu64 ",\"reass_evict\":%" PRIu64
+	       "\"syncookies\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],\"syncache_evicted\":%" PRIu64
+	       ",\"syn_timeouts\":%" PRIu64 ",\"wscale_clamped\":%" PRIu64 ",\"reass_ok\":%" PRIu64 ",\"reass_evict\":%" PRIu64
 	       ",\"frag_out\":%" PRIu64 ",\"frag_frames\":%" PRIu64 ",\"reass_entries\":%u,\"reass_mem\":%u,\"reass_mem_peak\":%u,"
 	       "\"socks_live\":%u,\"pkts_out\":%u,\"mbufs_in_use\":%u,\"clusters_in_use\":%u}\n",
 	       cs->arp_req_in, cs->arp_rep_out, cs->arp_req_out, cs->arp_rep_in, cs->icmp_echo_in,
 	       cs->icmp_echo_out, cs->passive_opens, cs->active_opens, cs->closes, cs->resets,
-	       cs->rst_in, cs->rst_out, ue.dgrams, ue.bytes, ue.send_fail, cs->wscale_clamped,
+	       cs->rst_in, cs->rst_out, ue.dgrams, ue.bytes, ue.send_fail, cs->syncookies_sent,
+	       cs->syncookies_ok, cs->syncookies_failed, cs->syncache_evicted, cs->syn_timeouts,
+	       cs->wscale_clamped,
 	       ns->reass_ok, ns->reass_evict, ns->frag_out, ns->frag_frames, cn_net_reass_entries(net),
 	       cn_net_reass_mem(net), reass_peak, socks, pkts_out, pm.in_use - ts->dev_held, pc.in_use);
 	cn_udp_close(ue.s);

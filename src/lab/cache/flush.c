@@ -19,7 +19,7 @@
  * 64-byte line, and CLFLUSH's own granule is reported in CPUID.1:EBX[15:8]
  * (also 64 everywhere we run). A smaller value than the truth would only
  * flush lines twice. */
-#define LINE 64
+#define LINE CN_CACHE_LINE
 
 #ifdef CN_HAVE_VALGRIND_H
 /*

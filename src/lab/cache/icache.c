@@ -8,6 +8,7 @@
  * process (read-only and executable; nothing else is global).
  */
 #include "cachenet/lab/cache.h"
+#include "cn_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -18,7 +19,7 @@
 #include <valgrind/valgrind.h>
 #endif
 
-#define ICACHE_LINE 64
+#define ICACHE_LINE CN_CACHE_LINE
 #define MIN_BLOCK ((size_t)4 << 20)
 
 static void (*block_fn)(void);

@@ -51,7 +51,7 @@ struct cn_netdev {
 	/* split: the posted header buffer of each descriptor, or NULL
 	 * (descriptors outside [rx_drv, rx_fill) may keep one for reuse) */
 	struct cn_mbuf **rx_hdr;
-	uint32_t rx_nic __attribute__((aligned(64)));
+	uint32_t rx_nic __attribute__((aligned(CN_CACHE_LINE)));
 	uint32_t tx_nic;
 	struct rx_desc *rx;
 	struct tx_desc *tx;
@@ -59,7 +59,7 @@ struct cn_netdev {
 	void *wire_arg;
 	uint64_t now_ns;
 	struct cn_netdev_stats st;
-	uint8_t txbuf[CN_MBUF_JUMBO_SIZE] __attribute__((aligned(64)));
+	uint8_t txbuf[CN_MBUF_JUMBO_SIZE] __attribute__((aligned(CN_CACHE_LINE)));
 };
 
 #endif

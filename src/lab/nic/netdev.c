@@ -119,8 +119,8 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
 									  : size - 1;
 	dev->size = size;
 	dev->mask = size - 1;
-	dev->rx = aligned_alloc(64, ((size * sizeof(struct rx_desc)) + 63) & ~(size_t)63);
-	dev->tx = aligned_alloc(64, ((size * sizeof(struct tx_desc)) + 63) & ~(size_t)63);
+	dev->rx = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(size * sizeof(struct rx_desc)));
+	dev->tx = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(size * sizeof(struct tx_desc)));
 	if (!dev->rx || !dev->tx) {
 		free(dev->rx);
 		free(dev->tx);
@@ -442,7 +442,7 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h)
  * keep it that way). */
 #define PF_FROM(b, start, len, loc)                                            \
 	do {                                                                   \
-		for (uint32_t o_ = (start); o_ < (len); o_ += 64)              \
+		for (uint32_t o_ = (start); o_ < (len); o_ += CN_CACHE_LINE)              \
 			__builtin_prefetch((b) + o_, 0, (loc));                \
 		__builtin_prefetch((b) + (len) - 1, 0, (loc));                 \
 	} while (0)
@@ -492,7 +492,7 @@ static inline void prefetch_line(const void *a, enum cn_prefetch_hint h)
 static inline void prefetch_head(const uint8_t *b)
 {
 	__builtin_prefetch(b, 0, 3);
-	__builtin_prefetch(b + 64, 0, 3);
+	__builtin_prefetch(b + CN_CACHE_LINE, 0, 3);
 }
 
 static inline void prefetch_frame(const uint8_t *b, uint32_t len, enum cn_prefetch_hint h)
@@ -517,7 +517,7 @@ static inline void prefetch_split(const uint8_t *hb, uint32_t hl, const uint8_t 
 				  enum cn_prefetch_hint h)
 {
 	__builtin_prefetch(hb, 0, 3);
-	for (uint32_t o = 64; o < hl; o += 64)
+	for (uint32_t o = CN_CACHE_LINE; o < hl; o += CN_CACHE_LINE)
 		__builtin_prefetch(hb + o, 0, 3);
 	__builtin_prefetch(hb + hl - 1, 0, 3);
 	prefetch_range(pay, plen, h);
@@ -809,15 +809,15 @@ poll_paced(struct cn_netdev *dev, struct cn_net *net, uint64_t now, struct cn_mb
 			uint32_t c = (uint32_t)((end - a + 63) >> 6);
 			if (c > l)
 				c = l;
-			const uint32_t bytes = c * 64;
+			const uint32_t bytes = c * CN_CACHE_LINE;
 			uint32_t o = 0;
 			for (; o + 256 <= bytes; o += 256) { /* four a turn */
 				prefetch_line((const void *)(a + o), h);
-				prefetch_line((const void *)(a + o + 64), h);
+				prefetch_line((const void *)(a + o + CN_CACHE_LINE), h);
 				prefetch_line((const void *)(a + o + 128), h);
 				prefetch_line((const void *)(a + o + 192), h);
 			}
-			for (; o < bytes; o += 64)
+			for (; o < bytes; o += CN_CACHE_LINE)
 				prefetch_line((const void *)(a + o), h);
 			a += bytes;
 			l -= c;

@@ -91,7 +91,7 @@ struct cn_peer *cn_peer_create(struct cn_netdev *dev, const struct cn_peer_param
 		errno = EINVAL;
 		return NULL;
 	}
-	pe = aligned_alloc(CN_CACHE_LINE, (sizeof(*pe) + CN_CACHE_LINE - 1) & ~(size_t)(CN_CACHE_LINE - 1));
+	pe = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*pe)));
 	if (!pe) {
 		errno = ENOMEM;
 		return NULL;

@@ -31,13 +31,13 @@
 /* A hot function body: 48 straight-line steps, ~600 bytes, so each call
  * fetches every one of its I-cache lines.  18 of them make ~11 KB of hot
  * code: it fits a 16 KB I-cache once packed, not an 8 KB one. */
-#define CT_WORK(seed) uint32_t x = (seed); CT_MIX32(0) CT_MIX8(32) CT_MIX8(40)
+#define CT_WORK(init) uint32_t x = (init); CT_MIX32(0) CT_MIX8(32) CT_MIX8(40)
 
 /* A cold body: a little real work, then 12 KB of code that never runs (the
  * data makes the branch false).  `.skip` gives the size without making the
  * compiler chew through thousands of statements. */
-#define CT_COLD_BODY(seed) const volatile uint32_t *vp = p; \
-	uint32_t x = (seed); \
+#define CT_COLD_BODY(init) const volatile uint32_t *vp = p; \
+	uint32_t x = (init); \
 	if (vp[15] == 0) \
 		__asm__ volatile(".skip 12288"); \
 	{ const volatile uint32_t *p = vp; CT_MIX32(0) } \

@@ -40,6 +40,7 @@ class ElfFunctions:
         self.path = path
         self.funcs = []
         self.file_symbols = []      # every STT_FILE name, for the LTO check
+        self.lto_ir = False         # holds GCC LTO bytecode (.gnu.lto_* sections)
         self.elf_type = ''
         self.min_load = 0
         self._read()
@@ -75,6 +76,8 @@ class ElfFunctions:
             m = _SEC_RE.match(line)
             if m and not in_symtab:
                 sections[m.group(1)] = m.group(2)
+                if m.group(2).startswith('.gnu.lto_'):
+                    self.lto_ir = True
                 continue
             if not in_symtab:
                 continue
@@ -201,7 +204,8 @@ def lto_problem(names, file_symbols=()):
         if temp:
             what.append('LTO temporary objects (' + ', '.join(temp[:3]) + ')')
         return ('the profile or binary comes from an LTO build: ' + ' and '.join(what) +
-                '. Their names change from one link to the next, so an order made from '
-                'them would silently not apply. Profile and link without LTO '
-                '(meson -Db_lto=false), or pass --lto=drop to leave those functions out.')
+                '. Their names and objects are made by the link, so an order holds only '
+                'for links of the same inputs. Profile and link without LTO (meson '
+                '-Db_lto=false), pass --lto=place to place them by section name (verify '
+                'checks that the order applied), or --lto=drop to leave them out.')
     return None
