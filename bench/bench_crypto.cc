@@ -31,7 +31,10 @@
 
 #include "cachenet/crypto.h"
 
+#include <cstdlib>
+
 #ifdef CN_HAVE_OPENSSL
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #endif
 
@@ -195,6 +198,12 @@ void register_all()
 	}
 
 #ifdef CN_HAVE_OPENSSL
+	// The peer's tier, next to cn_impl_* (harness): OpenSSL picks its code
+	// path from CPUID unless OPENSSL_ia32cap masks features, as
+	// CACHENET_CPU_DISABLE does for ours.
+	const char *cap = std::getenv("OPENSSL_ia32cap");
+	benchmark::AddCustomContext("openssl_ia32cap", cap ? cap : "");
+	benchmark::AddCustomContext("openssl_version", OpenSSL_version(OPENSSL_VERSION));
 	add("chacha20", "openssl",
 	    [] {
 		    // EVP_chacha20's IV: 32-bit little-endian block counter, then

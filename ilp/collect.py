@@ -15,7 +15,9 @@ programs and ilp/ libraries); DIR receives:
   sweep.json         the synthetic state sweep, timed, 1460 bytes hot
   sim.json           the same kernels counted under callgrind (--cn_sim)
   probe.json         ilp/probe.py: the core's rates, latencies and window
-  objdump-*.txt      objdump -d of libcn_ilp_scalar.a and libcn_ilp_avx512.a
+  objdump-*.txt      objdump -d of libcn_ilp_scalar.a, libcn_ilp_avx2.a and
+                     libcn_ilp_avx512.a (the vector forms: both where the CPU
+                     has AVX-512 and AVX2, whose rows end in -avx2)
 
 --small measures the subset the stored input set in ilp/testdata holds (the
 bswap/PES/checksum pipelines at 1460 bytes hot and cold, and the synthetic
@@ -33,20 +35,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 FULL = {
     'table': r'ilp/(copy\+bswap32\+pes\+csum|bswap32\+pes\+csum|copy\+syn[^/]*o110|syn[^/]*o110)'
-             r'-(seq|int)(-scalar)?/(1460|65536)-(hot|l2|l3|cold)(/|$)',
-    'sweep': r'ilp/syn\.n[0-9]\.s[0-9]+\.a10-(seq|int)(-scalar)?/1460-hot$',
+             r'-(seq|int)(-scalar|-avx2)?/(1460|65536)-(hot|l2|l3|cold)(/|$)',
+    'sweep': r'ilp/syn\.n[0-9]\.s[0-9]+\.a10-(seq|int)(-scalar|-avx2)?/1460-hot$',
     'sim': r'ilp/((copy\+)?(bswap32\+pes\+csum|syn\.n3\.s0_1_1[^-]*)|syn\.n[0-9]\.s[0-9]+\.a10)'
-           r'-(seq|int)(-scalar)?/1460-hot$',
+           r'-(seq|int)(-scalar|-avx2)?/1460-hot$',
 }
 SMALL = {
-    'table': r'ilp/(copy\+)?bswap32\+pes\+csum-(seq|int)(-scalar)?/1460-(hot|cold)(/|$)',
-    'sweep': r'ilp/syn\.n1\.s(1|8)\.a10-(seq|int)(-scalar)?/1460-hot$',
-    'sim': r'ilp/((copy\+)?bswap32\+pes\+csum|syn\.n1\.s[0-9]+\.a10)-(seq|int)(-scalar)?'
+    'table': r'ilp/(copy\+)?bswap32\+pes\+csum-(seq|int)(-scalar|-avx2)?/1460-(hot|cold)(/|$)',
+    'sweep': r'ilp/syn\.n1\.s(1|8)\.a10-(seq|int)(-scalar|-avx2)?/1460-hot$',
+    'sim': r'ilp/((copy\+)?bswap32\+pes\+csum|syn\.n1\.s[0-9]+\.a10)-(seq|int)(-scalar|-avx2)?'
            r'/1460-hot$',
 }
 TIMED = ['--benchmark_repetitions=3', '--benchmark_enable_random_interleaving=true',
          '--benchmark_report_aggregates_only=true']
-LIBS = ('scalar', 'avx512')
+LIBS = ('scalar', 'avx2', 'avx512')
 
 
 def pinned(cpu, cmd):

@@ -81,7 +81,7 @@ class Pipeline:
         if text.startswith('syn:'):
             self.name, self.fns, self.copy = synthetic.parse_spec(text)
             self.synthetic = True
-            self.isas = ('scalar', 'avx512')
+            self.isas = tuple(ISAS)
         else:
             names = [t.strip() for t in text.split(',') if t.strip()]
             if not names:

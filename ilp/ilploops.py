@@ -70,7 +70,9 @@ class LoopEmitter:
         one fits, an if instead of a for). With pf, the loop stops
         where the line CN_ILP_PF_DIST ahead would pass the end (pf_end), and
         prefetches that line of the source (and, with --pf-dst, of the
-        destination), once per 64-byte line. Returns C text."""
+        destination), once per 64-byte line (of the message: a block
+        shorter than a line prefetches every 64 / block iterations).
+        Returns C text."""
         I = ISAS[isa]
         w = I['width']
         blk = w * nreg
@@ -79,7 +81,11 @@ class LoopEmitter:
         if pf:
             out.append('\t/* prefetch: the input line%s CN_ILP_PF_DIST bytes ahead */'
                        % ('s' if blk > 64 else ''))
-            out.append('\tif (i + %d <= pf_end) {' % blk)
+            # a block shorter than a line (the synthetic loops: 8 B scalar,
+            # 32 B AVX2) prefetches on the iterations that start a line of
+            # the message, once per line
+            out.append('\tif (%si + %d <= pf_end) {' % (
+                '(i & 63) == 0 && ' if blk < 64 else '', blk))
             for line in range(0, blk, 64):
                 off = ' + %d' % line if line else ''
                 out.append('\t\tcn_ilp_pf_read(%s + i%s + CN_ILP_PF_DIST);' % (src, off))

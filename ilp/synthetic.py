@@ -80,28 +80,61 @@ def xpath(ops):
     return x, max([x] + list(depth.values()))
 
 
+# The vector forms' instructions: register type, 64-bit lane add, XOR,
+# broadcast, the lane sum, and the s = 0 step, one instruction of latency 1
+# that needs no constant register and keeps every bit (AVX-512: a lane
+# rotate by 1 + j; AVX2, which has no rotate: a permutation of the 32-bit
+# halves, one per j).
+_SHUF = [0xB1, 0x4E, 0x1B, 0x39, 0x93, 0x6C, 0xD8, 0x72, 0x8D, 0xC6]
+VEC = {
+    'avx2': dict(type='__m256i', add='_mm256_add_epi64', xor='_mm256_xor_si256',
+                 set1='_mm256_set1_epi64x', hsum='cn_ilp_hsum256',
+                 imm=lambda x, j: '%s = _mm256_shuffle_epi32(%s, 0x%02x);' % (x, x, _SHUF[j])),
+    'avx512': dict(type='__m512i', add='_mm512_add_epi64', xor='_mm512_xor_si512',
+                   set1='_mm512_set1_epi64', hsum='cn_ilp_hsum512',
+                   imm=lambda x, j: '%s = _mm512_ror_epi64(%s, %d);' % (x, x, 1 + j)),
+}
+
+
+def _vector_form(f, ops, s, out, isa):
+    """The isa's form of synthetic function f (VEC[isa]): the same ops on
+    64-bit lanes, the state in one register per word, reduced to the scalar
+    state words at the end (the scalar steps take the remainder)."""
+    V = VEC[isa]
+    xs = '{x}' if out else f + '_t'
+    vc = [] if out else ['%s %s = {x};' % (V['type'], xs)]
+    for kind, j in ops:
+        sj = '%s_s%dv' % (f, j)
+        if kind == 'add':
+            vc.append('%s = %s(%s, %s);' % (sj, V['add'], sj, xs))
+        elif kind == 'xor':
+            vc.append('%s = %s(%s, %s);' % (xs, V['xor'], xs, sj))
+        else:
+            vc.append('%s CN_ILP_OPAQUE_V(%s);' % (V['imm'](xs, j), xs))
+    vdecl = ' '.join('%s %s_s%dv = %s((long long)%s_s%d);' % (V['type'], f, j, V['set1'], f, j)
+                     for j in range(s))
+    vfinal = ' '.join('%s_s%d = %s(%s_s%dv);' % (f, j, V['hsum'], f, j) for j in range(s))
+    return dict(decl=vdecl, step='\n'.join(vc), final=vfinal, ops=len(ops), chain=chain(ops),
+                xpath=xpath(ops))
+
+
 def synth_fn(idx, s, a, out=True):
     """Fn for synthetic function number idx (names syn<idx>_*)."""
     f = 'syn%d' % idx
     ops = _ops(a, s, out)
-    sc, vc = [], []
+    sc = []
     # A function without output works on a copy of the data register.
     xs = '{x}' if out else f + '_t'
     if not out:
         sc.append('uint64_t %s = {x};' % xs)
-        vc.append('__m512i %s = {x};' % xs)
     for kind, j in ops:
         sj = '%s_s%d' % (f, j)
         if kind == 'add':
             sc.append('%s += %s;' % (sj, xs))
-            vc.append('%s = _mm512_add_epi64(%s, %s);' % (sj + 'v', sj + 'v', xs))
         elif kind == 'xor':
             sc.append('%s ^= %s;' % (xs, sj))
-            vc.append('%s = _mm512_xor_si512(%s, %s);' % (xs, xs, sj + 'v'))
         else:
             sc.append('%s += 0x%x; CN_ILP_OPAQUE_R(%s);' % (xs, _IMM[j], xs))
-            vc.append('%s = _mm512_ror_epi64(%s, %d); CN_ILP_OPAQUE_V(%s);'
-                      % (xs, xs, 1 + j, xs))
     # Initial values and result multipliers distinct across functions too:
     # with the same ones, functions whose steps coincide (s >= a: every
     # instruction is s_j += x, x unchanged) computed identical state, which
@@ -110,19 +143,13 @@ def synth_fn(idx, s, a, out=True):
     decl = ' '.join('uint64_t %s_s%d = 0x%xull;' % (
         f, j, 0x9E3779B97F4A7C15 * (64 * idx + j + 1) & (2**64 - 1))
                     for j in range(s))
-    vdecl = ' '.join('__m512i %s_s%dv = _mm512_set1_epi64((long long)%s_s%d);' % (f, j, f, j)
-                     for j in range(s))
-    vfinal = ' '.join('%s_s%d = cn_ilp_hsum512(%s_s%dv);' % (f, j, f, j)
-                      for j in range(s))
     res = ' ^ '.join('(%s_s%d * 0x%xull)' % (f, j, 2 * (64 * idx + j) + 3)
                      for j in range(s)) or None
+    forms = {'scalar': dict(step='\n'.join(sc), ops=len(ops), chain=chain(ops), xpath=xpath(ops))}
+    for isa in VEC:
+        forms[isa] = _vector_form(f, ops, s, out, isa)
     return Fn(f, block=8, writes=out, state=s, consts=0, decl=decl, result=res,
-              forms={
-                  'scalar': dict(step='\n'.join(sc), ops=len(ops), chain=chain(ops),
-                                 xpath=xpath(ops)),
-                  'avx512': dict(decl=vdecl, step='\n'.join(vc), final=vfinal, ops=len(ops),
-                                 chain=chain(ops), xpath=xpath(ops)),
-              },
+              forms=forms,
               tail='(void)p; (void)n; /* whole words only */',
               doc='synthetic: %d state words, %d instructions, %s output'
               % (s, len(ops), 'with' if out else 'no'))

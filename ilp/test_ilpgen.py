@@ -198,6 +198,34 @@ class TestEmit(unittest.TestCase):
                 self.assertIn('syn%d_s%d += ' % (f, j), text)
                 self.assertIn('(syn%d_s%d * 0x' % (f, j), text)
 
+    def test_synthetic_vector_forms(self):
+        # every synthetic pipeline in every instruction set; the vector
+        # forms keep one register per state word, reduced into the scalar
+        # word the remainder continues from, and their s = 0 steps need no
+        # constant register (AVX-512 rotates, AVX2 permutes 32-bit halves)
+        em = ilpgen.Emitter()
+        p = ilpgen.Pipeline('syn:n=2,s=0/3,a=3/10,out=01')
+        self.assertEqual(p.isas, ('scalar', 'avx2', 'avx512'))
+        for isa, typ, imm in (('avx2', '__m256i', '_mm256_shuffle_epi32'),
+                              ('avx512', '__m512i', '_mm512_ror_epi64')):
+            text = em.function(p, 'int', isa)
+            # the loop's steps (AVX-512: and its masked tail's)
+            self.assertEqual(text.count(imm + '(syn0_t'), {'avx2': 3, 'avx512': 6}[isa], isa)
+            for j in range(3):
+                self.assertIn('%s syn1_s%dv = ' % (typ, j), text)
+                self.assertIn('syn1_s%d = cn_ilp_hsum%d(syn1_s%dv);' % (j, 256 if isa == 'avx2'
+                                                                         else 512, j), text)
+            f = p.fns[1].forms
+            self.assertEqual((f[isa]['ops'], f[isa]['chain']), (f['scalar']['ops'],
+                                                                f['scalar']['chain']))
+        # AVX2 has no masked tail: the scalar steps take the last words
+        self.assertIn('remainder: 8-byte granules, scalar steps',
+                      em.function(p, 'int', 'avx2'))
+        # the sweep is generated for AVX2 too
+        files = self.gen()
+        self.assertIn('cn_ilp_syn_n1_s1_a10_int_avx2(', files['cn_ilp_avx2.c'])
+        self.assertIn('"syn.n1.s1.a10", "int", "avx2"', files['cn_ilp_table.c'])
+
     def test_synthetic_per_function_params(self):
         p = ilpgen.Pipeline('syn:n=3,s=0/1/1,a=2/3/2,out=110,copy=1')
         self.assertEqual([f.state for f in p.fns], [0, 1, 1])
@@ -217,6 +245,7 @@ def _cpu_flags():
     return set()
 
 
+AVX2_FLAGS = ['-mavx2', '-mbmi', '-mbmi2']
 AVX512_FLAGS = ['-mavx512f', '-mavx512bw', '-mavx512vl', '-mavx512dq', '-mavx2', '-mbmi',
                 '-mbmi2', '-maes', '-mvaes']
 
@@ -301,7 +330,7 @@ class TestPrefetchBounds(unittest.TestCase):
             exe = os.path.join(tmp, 't')
             cc = os.environ.get('CC', 'cc')
             cmd = [cc, '-O2', '-std=gnu11', '-I', tmp, '-I', os.path.join(HERE, '..', 'include'),
-                   src, '-o', exe] + (AVX512_FLAGS if isa == 'avx512' else [])
+                   src, '-o', exe] + {'avx512': AVX512_FLAGS, 'avx2': AVX2_FLAGS}.get(isa, [])
             subprocess.run(cmd, check=True)
             r = subprocess.run([exe], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, '%s %s: %s' % (text, isa, r.stdout[:2000]))
@@ -310,6 +339,10 @@ class TestPrefetchBounds(unittest.TestCase):
         for d in (256, 1024):
             self.run_kernel('copy,bswap32,pes,csum', 'scalar', d)
 
+    def test_synthetic_scalar(self):
+        # an 8-byte block: one prefetch per line all the same
+        self.run_kernel('syn:n=3,s=0/1/1,a=2/3/2,out=110,copy=1', 'scalar', 256)
+
     def test_in_place_scalar(self):
         self.run_kernel('bswap32,pes,csum', 'scalar', 256)
 
@@ -317,6 +350,15 @@ class TestPrefetchBounds(unittest.TestCase):
     def test_copy_pipeline_avx512(self):
         for d in (64, 256, 1024):
             self.run_kernel('copy,bswap32,pes,csum', 'avx512', d)
+
+    @unittest.skipUnless({'avx2', 'bmi1', 'bmi2'} <= _cpu_flags(), 'no AVX2')
+    def test_copy_pipeline_avx2(self):
+        for d in (64, 256, 1024):
+            self.run_kernel('copy,bswap32,pes,csum', 'avx2', d)
+
+    @unittest.skipUnless({'avx2', 'bmi1', 'bmi2'} <= _cpu_flags(), 'no AVX2')
+    def test_synthetic_avx2(self):
+        self.run_kernel('syn:n=3,s=0/1/1,a=2/3/2,out=110,copy=1', 'avx2', 256)
 
     @unittest.skipUnless({'avx512f', 'avx512bw'} <= _cpu_flags(), 'no AVX-512')
     def test_synthetic_avx512(self):

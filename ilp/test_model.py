@@ -504,6 +504,81 @@ class TestStoredInputs(unittest.TestCase):
         self.assertEqual(ns.probe, os.path.join(d, 'probe.json'))
         self.assertEqual(ns.objdump, [os.path.join(d, 'objdump-avx512.txt'),
                                       os.path.join(d, 'objdump-scalar.txt')])
+        # an input set with the AVX2 library's disassembly names it too
+        import shutil
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            for f in ('objdump-avx512.txt', 'objdump-scalar.txt'):
+                shutil.copy(os.path.join(d, f), tmp)
+            with open(os.path.join(tmp, 'objdump-avx2.txt'), 'w') as fh:
+                fh.write('')
+            ns.inputs, ns.objdump, ns.bench = tmp, None, []
+            a.inputs_of(ns)
+            self.assertEqual(ns.objdump, [os.path.join(tmp, 'objdump-%s.txt' % x)
+                                          for x in ('avx512', 'avx2', 'scalar')])
+
+    def test_avx2_rows(self):
+        # AVX2 rows (a CPU without AVX-512; here the stored scalar rows
+        # renamed -avx2, so that the rows exist, not what AVX2 measures):
+        # the model fits R and CPI for AVX2 from its sweep and predicts its
+        # rows; every line about the other isas stays as it was
+        import json
+        import tempfile
+        d = os.path.join(HERE, 'testdata')
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in ('table', 'sweep', 'sim'):
+                with open(os.path.join(d, name + '.json')) as fh:
+                    js = json.load(fh)
+                extra = []
+                for b in js['benchmarks']:
+                    if '-scalar/' in b['name']:
+                        c = dict(b)
+                        for k in ('name', 'run_name'):
+                            if k in c:
+                                c[k] = c[k].replace('-scalar/', '-avx2/')
+                        # data accesses per 32-byte block as many as per
+                        # 8-byte word before: the same knee
+                        for k in ('sim_dr_per_byte', 'sim_dw_per_byte'):
+                            if k in c:
+                                c[k] = c[k] * 8 / 32
+                        extra.append(c)
+                self.assertTrue(extra, name)
+                js['benchmarks'] += extra
+                with open(os.path.join(tmp, name + '.json'), 'w') as fh:
+                    json.dump(js, fh)
+            args = ['--memsig', os.path.join(d, 'memsig.json'),
+                    '--bench', os.path.join(tmp, 'table.json'),
+                    '--bench', os.path.join(tmp, 'sweep.json'),
+                    '--sim', os.path.join(tmp, 'sim.json'),
+                    '--probe', os.path.join(d, 'probe.json'),
+                    '--objdump', os.path.join(d, 'objdump-avx512.txt'),
+                    '--objdump', os.path.join(d, 'objdump-scalar.txt')]
+            out = subprocess.run([sys.executable, os.path.join(HERE, 'model.py')] + args,
+                                 check=True, capture_output=True, text=True).stdout
+        with open(os.path.join(d, 'expected.txt')) as fh:
+            want = fh.read()
+        lines = out.splitlines()
+        # the parameters: R probed on the sweep (the scalar one's knee),
+        # a CPI, a throughput calibration
+        sc = [l for l in lines if l.startswith('  scalar W= 8 ')]
+        av = [l for l in lines if l.startswith('  avx2   W=32 ')]
+        self.assertEqual(len(sc), 1)
+        self.assertEqual(len(av), 1, out)
+        self.assertEqual(sc[0].split()[-1], av[0].split()[-1])   # R=...
+        self.assertRegex(av[0], r'CPI=\d+\.\d+')
+        self.assertTrue(any(l.startswith('  avx2   throughput terms x ') for l in lines))
+        # every row predicted, with a model and an overlap figure
+        rows = [l for l in lines if l.split()[2:3] == ['avx2'] and len(l.split()) >= 11]
+        srows = [l for l in want.splitlines() if l.split()[2:3] == ['scalar']
+                 and len(l.split()) >= 11]
+        self.assertEqual(len(rows), len(srows))
+        for l in rows:
+            self.assertRegex(l.split()[6], r'^\d+\.\d+$', l)   # model
+            self.assertRegex(l.split()[8], r'^\d+\.\d+$', l)   # overlap
+        # the other isas' lines as before (the counts at the end aside)
+        for l in want.splitlines():
+            if ' of ' not in l and not l.startswith('  bound:'):
+                self.assertIn(l, lines)
 
     def test_objdump_without_the_sweep(self):
         # only the scalar library's disassembly: AVX-512's R is not measured

@@ -12,7 +12,7 @@ import re
 from .core import Core, LATER_PASSES
 from .equations import Machine, Model, compute_instr
 from .fit import CALIB_ROW, KNEE_READS, calibrate_cpi, calibrate_efficiency, probe_R
-from .kernels import WIDTH, load_bench, pipeline_of
+from .kernels import COUNTED, WIDTH, isas_of, load_bench, pipeline_of
 from .objcode import (kernel_loops, objdump_bodies, objdump_loops, objdump_paths, probe_R_objdump,
                       read_objdump)
 from .overlap import predict_overlap
@@ -29,7 +29,8 @@ def inputs_of(a):
     a.bench = [p for p in (there('table.json'), there('sweep.json')) if p] + a.bench
     a.sim = a.sim or there('sim.json')
     a.probe = a.probe or there('probe.json')
-    dumps = [p for p in (there('objdump-avx512.txt'), there('objdump-scalar.txt')) if p]
+    dumps = [p for p in (there('objdump-avx512.txt'), there('objdump-avx2.txt'),
+                         there('objdump-scalar.txt')) if p]
     a.objdump = dumps + (a.objdump or []) if dumps or a.objdump else None
 
 
@@ -65,9 +66,9 @@ def main(argv=None):
     ap.add_argument('--no-inflight', action='store_true',
                     help='leave out the flushed-source lines-in-flight term (probe cold_lat)')
     ap.add_argument('--no-dataflow', default='',
-                    help='comma list of isas (scalar,avx512) whose chain and window terms stay '
+                    help='comma list of isas (scalar,avx2,avx512) whose chain and window terms stay '
                          'per loop in latency-1 instructions instead of dataflow()\'s simulation '
-                         'of the compiled loops; "all" for both')
+                         'of the compiled loops; "all" for every one')
     ap.add_argument('--dataflow-only', action='store_true',
                     help='dataflow() replaces the window term too (by default the window '
                          'term stays beside it: README.md)')
@@ -121,7 +122,7 @@ def main(argv=None):
             m.set_warm(pr)
         if a.no_inflight:
             core.cold_lat = {}
-        for isa in (('scalar', 'avx512') if a.no_dataflow == 'all' else
+        for isa in (('scalar', 'avx2', 'avx512') if a.no_dataflow == 'all' else
                     [x for x in a.no_dataflow.split(',') if x]):
             core.use_dataflow[isa] = False
         if a.dataflow_only:
@@ -153,21 +154,24 @@ def main(argv=None):
             return None
         ls = kernel_loops(loops_by_sym, p, form, isa, core.ld_lat or 4.0, core.st_fwd,
                           core.st_fwd_vec, paths_by_sym, fns_by_sym)
-        if ls and isa == 'scalar':
-            # callgrind counts the scalar kernels (tails included): only the
-            # compiled recurrence (and body, for dataflow()) from the
-            # disassembly
+        if ls and isa in COUNTED:
+            # callgrind counts the scalar and AVX2 kernels (tails included):
+            # only the compiled recurrence (and body, for dataflow()) from
+            # the disassembly
             ls = [dict(chain=x['chain'], moves=x['moves'], body=x['body'],
                        mem_ops=x['loads'] + x['stores']) for x in ls]
         return ls
 
     R, cpi = {}, {}
+    # AVX2 where the inputs have its rows (a CPU without AVX-512), beside
+    # scalar and AVX-512
+    isas = isas_of(med, sim_ir)
     print('Architecture parameters (TSC ticks; W = register bytes)')
-    for isa in ('scalar', 'avx512'):
+    for isa in isas:
         W = WIDTH[isa]
         R[isa], rows, note = probe_R(sim_dr, isa)
-        if not rows and isa == 'avx512' and a.objdump:
-            r, orows = probe_R_objdump('\n'.join(read_objdump(x) for x in a.objdump))
+        if not rows and isa != 'scalar' and a.objdump:
+            r, orows = probe_R_objdump('\n'.join(read_objdump(x) for x in a.objdump), isa=isa)
             rows = []
             if r is not None:
                 R[isa], note = r, ('from the sweep\'s disassembly: first spilling S = n*s '
@@ -222,7 +226,7 @@ def main(argv=None):
             k, v = kv.split('=')
             R[k] = int(v)
     if core:
-        for isa in ('scalar', 'avx512'):
+        for isa in isas:
             e = calibrate_efficiency(core, m, med, (sim_ir, sim_dr, sim_dw), isa, R[isa],
                                      dis=dis_of)
             if e:

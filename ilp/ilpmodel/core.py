@@ -77,7 +77,7 @@ class Core:
         # the in-order window R beside Q: off by default (README.md: it fits
         # the window loops better but the calls' overlap worse)
         self.df_retire = False
-        self.use_dataflow = {'avx512': True, 'scalar': True}
+        self.use_dataflow = {'avx512': True, 'avx2': True, 'scalar': True}
         self.df_keep_window = True
         # dataflow() runs the kernel's whole straight path (set-up, masked
         # pass, fold) where objdump_paths() has it, not the loops alone

@@ -12,6 +12,19 @@ import re
 import ilpgen  # ilp/ is on sys.path (model.py, test_ilpgen.py)
 
 WIDTH = {'scalar': 8, 'avx2': 32, 'avx512': 64}
+# The instruction sets valgrind runs, so callgrind counts their kernels
+# (calls, tails and spills included); AVX-512's counts come from the
+# disassembly.
+COUNTED = ('scalar', 'avx2')
+
+
+def isas_of(*keyed):
+    """The instruction sets the model fits and predicts, in print order:
+    scalar and AVX-512 always (their lines say "not measured" without
+    data), AVX2 where any of the {(pipe, form, isa, ...): value} dicts
+    keyed has a row of it."""
+    avx2 = any(k[2] == 'avx2' for d in keyed for k in d)
+    return ('scalar', 'avx2', 'avx512') if avx2 else ('scalar', 'avx512')
 
 
 def pipeline_fns(p):

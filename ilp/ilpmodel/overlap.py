@@ -32,7 +32,7 @@ buffer's first miss (DRAM latency) too, as in the additive form.
 """
 
 from .dfcore import dataflow, whole_path
-from .kernels import WIDTH, hot_level, loops, unroll_bytes
+from .kernels import COUNTED, WIDTH, hot_level, loops, unroll_bytes
 from .objcode import walk_call
 
 LINE = 64  # bytes per cache line
@@ -235,7 +235,7 @@ def predict_overlap(core, m, p, form, isa, size, cache, R, sim=None, cold_latenc
     # the instructions the call runs besides its main loops (AVX-512: the
     # compiled loops' counts leave them out; callgrind's scalar counts
     # have them): per loop, walk_call()'s
-    extra = call_extra(dis, size, u) if isa != 'scalar' and core.call_code else None
+    extra = call_extra(dis, size, u) if isa not in COUNTED and core.call_code else None
     total, by_term = 0.0, {}
     per_loop = []
     for j, (fns, rd, wr) in enumerate(ls):

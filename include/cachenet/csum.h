@@ -154,8 +154,8 @@ uint32_t cn_csum_partial_dispatch(const void *buf, size_t len, uint32_t sum);
  * the chain; the "m" operands name the bytes each asm statement reads.
  * Elsewhere, and below 32 bytes: 64-bit words into one accumulator, the
  * carries out of bit 63 counted in a second one (two short chains, which
- * beat the single ADC chain below 32 bytes: 20 B 5.7-7.3 ticks against
- * 6.2-9.9), both added with the end-around carry at the end: 2^64 == 1
+ * beat the single ADC chain below 32 bytes; docs/performance.md,
+ * Checksum), both added with the end-around carry at the end: 2^64 == 1
  * modulo 0xffff; the last n % 8 bytes as above from 8 bytes up. Reads
  * exactly n bytes. */
 #if defined(__x86_64__) && defined(__GNUC__)

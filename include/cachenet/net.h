@@ -170,8 +170,12 @@ struct cn_pkt_info {
  * @return CN_DROP_NONE with @p pi filled (pi->pay = frame + pay_off), or
  *         the reason the frame is bad (pi then partly filled). A fragment
  *         returns CN_DROP_IP_FRAG.
- * Cost: reads the headers only (~1 cache line); the fast path for
- * "NOP NOP TS" options does not loop.
+ * The library's one parser: cn_net_input, the connection manager, the
+ * test bed's NIC (its header split) and peers all use it.
+ * Cost: reads the headers only (~1 cache line); the segment of an
+ * established TCP stream (IPv4 without options, TCP without options or
+ * with just "NOP NOP TS") is recognised with a few word compares first,
+ * anything else checked field by field. Thread safety: none needed.
  */
 enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags,
 			  struct cn_pkt_info *pi);

@@ -110,10 +110,10 @@ static inline const struct cn_chacha20_impl *chacha(void)
  * The kernel for a len-byte ChaCha20 call. A vector pass is latency-bound
  * at about the time of one block's 20 rounds, so for one block the choice
  * depends on the variant: the AVX-512 pass costs more than the scalar
- * code (64 bytes: 391 TSC ticks against 245 in the generic kernel, OpenSSL
- * 380), so one block goes to the generic kernel there; the AVX2 variant's
+ * code, so one block goes to the generic kernel there; the AVX2 variant's
  * one-block path (a pair of blocks in one register set, chacha20_avx2.c)
- * is faster than the scalar code, so it keeps one block.
+ * is faster than the scalar code, so it keeps one block (figures:
+ * docs/performance.md, Ciphers).
  */
 #define CHACHA_SCALAR_MAX 64
 

@@ -82,8 +82,9 @@ static struct {
 	cn_csum_copy_fn copy;
 	size_t copy_small_max;
 	const struct cn_csum_impl *impl;
+	bool small_adx; /* the small inputs' loop uses ADX (x86-64 with ADX) */
 } disp __attribute__((aligned(CN_CACHE_LINE))) = {
-	partial_resolve, 0, partial_resolve, 0, copy_resolve, 0, NULL,
+	partial_resolve, 0, partial_resolve, 0, copy_resolve, 0, NULL, false,
 };
 
 static const struct cn_csum_impl *select_impl(void)
@@ -102,6 +103,9 @@ static const struct cn_csum_impl *select_impl(void)
 		if (n > 1)
 			mid = list[1];
 	}
+#ifdef CN_CSUM_ADC
+	__atomic_store_n(&disp.small_adx, cn_cpu_has(CN_CPU_ADX), __ATOMIC_RELAXED);
+#endif
 	__atomic_store_n(&disp.partial_small_max, im->partial_small_max, __ATOMIC_RELAXED);
 	__atomic_store_n(&disp.copy_small_max, im->copy_small_max, __ATOMIC_RELAXED);
 	__atomic_store_n(&disp.partial_mid, mid->partial, __ATOMIC_RELAXED);
@@ -133,8 +137,13 @@ uint32_t cn_csum_partial_dispatch(const void *buf, size_t len, uint32_t sum)
 	/* The generic kernel inlined rather than called: in the shared
 	 * library a call to the exported cn_csum_partial_generic would go
 	 * through the PLT. */
-	if (len <= __atomic_load_n(&disp.partial_small_max, __ATOMIC_RELAXED))
+	if (len <= __atomic_load_n(&disp.partial_small_max, __ATOMIC_RELAXED)) {
+#ifdef CN_CSUM_ADC
+		if (__atomic_load_n(&disp.small_adx, __ATOMIC_RELAXED))
+			return cn__csum_fold32(cn__csum_adx((const unsigned char *)buf, len, sum));
+#endif
 		return cn__csum_fold32(cn__csum_scalar((const unsigned char *)buf, len, sum));
+	}
 	if (len < __atomic_load_n(&disp.partial_min, __ATOMIC_RELAXED))
 		return __atomic_load_n(&disp.partial_mid, __ATOMIC_RELAXED)(buf, len, sum);
 	return __atomic_load_n(&disp.partial, __ATOMIC_RELAXED)(buf, len, sum);

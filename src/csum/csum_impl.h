@@ -129,9 +129,10 @@ static inline uint64_t cn__csum_scalar(const unsigned char *p, size_t n, uint64_
 	/* From 8 bytes, the header's inline path: the last n % 8 bytes first
 	 * from one shifted load, then one ADC chain per 64-, 32-, 16- and
 	 * 8-byte block, in asm. The same chain written with _addcarry_u64
-	 * depended on gcc's mood: in one build of this file gcc 12 stored the
+	 * depended on gcc: in one build of this file gcc 12 stored the
 	 * accumulator to the stack after every ADC (the static library's
-	 * copy, not the shared one's), and 20 B took 13 ticks instead of 7. */
+	 * copy, not the shared one's), about doubling the time of short
+	 * inputs. */
 	if (n >= 8)
 		return cn__csum_short_adc(p, n, acc);
 	return cn__csum_add64(acc, cn__csum_tail8(p, n));
@@ -160,6 +161,43 @@ static inline uint64_t cn__csum_scalar(const unsigned char *p, size_t n, uint64_
 	return cn__csum_add64(a0, c0 + c1); /* c0 + c1 < 2^61: no overflow */
 #endif
 }
+
+#ifdef CN_CSUM_ADC
+/*
+ * As cn__csum_scalar, for CPUs with ADX (only there: the caller checks
+ * CN_CPU_ADX): 64-byte blocks in two carry chains at once, ADCX through
+ * the carry flag on the even words and ADOX through the overflow flag on
+ * the odd ones, so a block's eight words take four steps of latency
+ * instead of eight; each block starts both chains from cleared flags
+ * (XOR) and ends them by adding the flags back. The rest, < 64 bytes,
+ * goes as in cn__csum_scalar. adcx/adox are written in asm, so no -madx
+ * flag is needed.
+ */
+static inline uint64_t cn__csum_adx(const unsigned char *p, size_t n, uint64_t acc)
+{
+	uint64_t odd = 0, z;
+
+	if (n < 64)
+		return cn__csum_scalar(p, n, acc);
+	if (n & 7) {
+		acc = cn__csum_add64(acc, cn__csum_ld64(p + n - 8) >> (64 - 8 * (n & 7)));
+		n &= ~(size_t)7;
+	}
+	for (; n >= 64; n -= 64, p += 64)
+		__asm__("xorl %k[z], %k[z]\n\t"
+			"adcx (%[p]), %[a]\n\tadox 8(%[p]), %[b]\n\t"
+			"adcx 16(%[p]), %[a]\n\tadox 24(%[p]), %[b]\n\t"
+			"adcx 32(%[p]), %[a]\n\tadox 40(%[p]), %[b]\n\t"
+			"adcx 48(%[p]), %[a]\n\tadox 56(%[p]), %[b]\n\t"
+			"adcx %[z], %[a]\n\tadox %[z], %[b]"
+			: [a] "+r"(acc), [b] "+r"(odd), [z] "=&r"(z)
+			: [p] "r"(p), "m"(*(const unsigned char(*)[64])p)
+			: "cc");
+	if (n)
+		acc = cn__csum_short_adc(p, n, acc);
+	return cn__csum_add64(acc, odd);
+}
+#endif
 
 /*
  * Copy and add [src, src+n) to acc, frame of src (== frame of dst). Same

@@ -328,7 +328,7 @@ static int queue_init(struct cn_afxdp *x, uint32_t i, uint32_t bind_flags)
 	memset(&q->tx, 0, sizeof(q->tx));
 	q->x = x;
 	q->qid = x->p.queue_id + i;
-	if (x->p.impair) {
+	if (x->p.impair && !q->imp) { /* kept over the copy-mode retry */
 		struct cn_link_params tx = *x->p.impair, rx;
 		q->imp = aligned_alloc(64, sizeof(*q->imp));
 		if (!q->imp)

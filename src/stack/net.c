@@ -229,6 +229,7 @@ parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_
 enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struct cn_pkt_info *pi)
 {
 	if (cn__parse_fast(frame, len, flags, pi)) {
+		cn__parse_fast_rest(pi);
 		pi->pay = pi->frame + pi->pay_off;
 		return CN_DROP_NONE;
 	}

@@ -152,7 +152,8 @@ static inline __attribute__((always_inline)) uint32_t cn__l4_hdr_sum(const struc
 /* With @p chain (a constant): only the first @p avail of the frame's @p len
  * bytes are at f (a chain's first mbuf): false when the headers are not
  * all there. pi->pay is left unset, for the caller (cn__chain_pay, or
- * frame + pay_off before anything that reads it). */
+ * frame + pay_off before anything that reads it), and so are the fields
+ * of options such a frame cannot carry (cn__parse_fast_rest). */
 static inline __attribute__((always_inline)) bool
 cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags,
 		  struct cn_pkt_info *pi, const bool chain)
@@ -198,8 +199,10 @@ cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags
 	pi->frame = f;
 	pi->frame_len = len;
 	pi->flags = (uint8_t)flags;
+	/* NOP NOP TS or nothing: no other option, no SACK blocks (the rest
+	 * of what that implies: cn__parse_fast_rest) */
 	pi->has_mss = pi->has_ws = 0;
-	pi->nsack = 0; /* NOP NOP TS or nothing: no SACK blocks */
+	pi->nsack = 0;
 	pi->l3_off = CN_ETH_HLEN;
 	pi->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
 	pi->l4_len = (uint16_t)(tot - CN_IPV4_HLEN);
@@ -215,6 +218,16 @@ cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags
 	pi->tcp_flags = th[13];
 	pi->win = cn_ntoh16(cn__ld16(th + 14));
 	return true;
+}
+
+/* What the fast branch leaves unset of the fields a frame it accepts has
+ * (pi->pay excepted): set by cn_net_parse, and by TCP's input before its
+ * full path; its own header prediction reads none of them, so they cost
+ * the predicted segment nothing. */
+static inline void cn__parse_fast_rest(struct cn_pkt_info *pi)
+{
+	pi->ws_clamped = pi->has_sack_perm = 0;
+	pi->sack = NULL;
 }
 
 /* The checksum work a received frame still needs: the stack's per-device

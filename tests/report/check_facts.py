@@ -108,6 +108,71 @@ def no_process_words(name, text):
         check(gen not in text, "%s names a CPU (%s) the description does not" % (name, gen))
 
 
+def ilp_rows(*forms):
+    """The ILP table's canned rows for the given name suffixes ("" AVX-512,
+    "-avx2", "-scalar"): 1460 B hot and cold, distinct per form."""
+    per = {"": (0.03137, 0.015685), "-avx2": (0.06274, 0.03137), "-scalar": (0.3137, 0.15685)}
+    rows = []
+    for sfx in forms:
+        s, i = per[sfx]
+        for st, k in (("hot", 1), ("cold", 2)):
+            rows += [bm("ilp/bswap32+pes+csum-seq%s/1460-%s" % (sfx, st), tsc_per_byte_med=s * k),
+                     bm("ilp/bswap32+pes+csum-int%s/1460-%s" % (sfx, st), tsc_per_byte_med=i * k)]
+    return {"benchmarks": rows}
+
+
+def check_vector_form(ctx):
+    """The ILP section uses the best vector form with rows: AVX2 (`-avx2`
+    rows) where no AVX-512 rows came back, AVX-512 where they did, and
+    asks the benchmark for the form the CPU's features name."""
+    got = {"avx2": ilp_rows("-avx2", "-scalar"), "avx512": ilp_rows("", "-avx2", "-scalar")}
+    ctx.machine = dict(FAKE)
+    for feats, rows, want in (("sse2 avx2", "avx2", "avx2"),
+                              ("sse2 avx2 avx512f avx512bw", "avx512", "avx512"),
+                              (None, "avx2", "avx2"), (None, "avx512", "avx512")):
+        ctx.machine["cn_cpu_features"] = feats
+        CANNED["ilp-table"] = got[rows]
+        ctx.commands = []
+        il = ilplayout.ilp(ctx)
+        filt = [c for _, c, _ in ctx.commands if "bswap32" in c]
+        check(len(filt) == 1, "ILP table command %s" % filt)
+        filt = filt[0] if filt else ""
+        shown = {"avx2": "AVX2 (rows named `-avx2`)",
+                 "avx512": "AVX-512 (rows without a suffix)"}[want]
+        check("vector form in this run: **%s**" % shown in il,
+              "features %r, %s rows: form line %s" % (
+                  feats, rows, [l for l in il.splitlines() if "vector form in" in l]))
+        # ns/B at 3.137 GHz: AVX2 0.06274 / 0.03137 TSC/B hot = 0.02 / 0.01,
+        # cold twice that; AVX-512 half of AVX2
+        ns = {"avx2": ["0.02", "0.01", "2", "0.04", "0.02", "2"],
+              "avx512": ["0.01", "0.005", "2", "0.02", "0.01", "2"]}[want]
+        name = "bswap32+pes+csum" + ("-avx2" if want == "avx2" else "")
+        row = [l for l in il.splitlines() if l.startswith("| %s |" % name)]
+        check(len(row) == 1 and [c.strip() for c in row[0].split("|")[2:8]] == ns,
+              "features %r: %s row %s" % (feats, name, row))
+        other = "bswap32+pes+csum" + ("" if want == "avx2" else "-avx2")
+        check(not [l for l in il.splitlines() if l.startswith("| %s |" % other)],
+              "features %r: the other form's row %s shown" % (feats, other))
+        check(re.search(r"\| bswap32\+pes\+csum-scalar \| 0\.1 \| 0\.05 \|", il),
+              "features %r: scalar row" % feats)
+        # the benchmark is asked for the -avx2 rows unless the features
+        # name AVX-512; the AVX-512 rows (no suffix) unless they name AVX2
+        # without it
+        if feats:
+            check(("-avx2" in filt) == (want == "avx2"), "filter %r for %r" % (filt, feats))
+            check(("(-scalar)?" in filt) == (want == "avx512"), "filter %r for %r" % (filt, feats))
+        else:
+            check("(-scalar|-avx2)?" in filt, "filter %r without features" % filt)
+    # a CPU with neither: the scalar rows alone, no vector form
+    ctx.machine["cn_cpu_features"] = "sse2"
+    CANNED["ilp-table"] = ilp_rows("-scalar")
+    il = ilplayout.ilp(ctx)
+    check("vector form in this run: **none" in il, "no vector form")
+    check(ilplayout.vector_form({}) is None, "vector_form of nothing")
+    CANNED["ilp-table"] = ilp_rows("-scalar")
+    ctx.machine = dict(FAKE)
+
+
 def main():
     md = machine.machine_table(FAKE)
     for fact in (FAKE["cpu"], FAKE["cn_caches"], "3.1370 GHz", "made-up calibration",
@@ -155,6 +220,7 @@ def main():
             check(type(e).__name__ == "NotMeasured", "ILP without TSC: %r" % e)
         ctx.machine = dict(FAKE, tsc_hz=None)
         check("TSC frequency not measured" in memkern.kernels(ctx), "kernels without a TSC rate")
+        check_vector_form(ctx)
 
     # every string the report's code can print: no issue number, no seed
     for path in sorted(glob.glob(os.path.join(REPORT, "cnreport", "*.py")) +

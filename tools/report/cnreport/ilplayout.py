@@ -18,6 +18,39 @@ from .util import NotMeasured, fmt, ratio, results, table
 
 PIPES = ["bswap32+pes+csum", "copy+bswap32+pes+csum"]
 
+# The vector forms of the generated kernels, best first: the benchmark's
+# name suffix (bench/bench_ilp.cc: none for AVX-512), the name shown, and
+# the CPU features (cn_cpu_features) the form needs.
+VECTOR_FORMS = [("avx512", "", "AVX-512", ("avx512f", "avx512bw")),
+                ("avx2", "-avx2", "AVX2", ("avx2",))]
+SUFFIX = {f: sfx for f, sfx, _, _ in VECTOR_FORMS}
+SHOWN = {f: name for f, _, name, _ in VECTOR_FORMS}
+
+
+def forms_to_run(features):
+    """The vector forms worth running on a CPU whose cn_cpu_features is
+    features: the best one it has; both when the features are unknown
+    (vector_form() then picks from the rows that came back)."""
+    if not features:
+        return [f for f, _, _, _ in VECTOR_FORMS]
+    have = set(features.lower().split())
+    for f, _, _, need in VECTOR_FORMS:
+        if all(n in have for n in need):
+            return [f]
+    return []
+
+
+def vector_form(res):
+    """The best vector form with rows in res (name → entry): "avx512",
+    "avx2", or None (the scalar rows only). The benchmark registers a form
+    only where the CPU has it (and CACHENET_CPU_DISABLE leaves it), so the
+    rows say what this CPU runs."""
+    for f, sfx, _, _ in VECTOR_FORMS:
+        pat = re.compile(r"^ilp/[^/]+-(seq|int|intpf)%s/" % re.escape(sfx))
+        if any(pat.match(n) for n in res):
+            return f
+    return None
+
 
 def ilp(ctx):
     if not ctx.exe("ilp"):
@@ -25,10 +58,15 @@ def ilp(ctx):
     sizes = ["1460"] if ctx.args.quick else ["1460", "65536"]
     states = ["hot", "cold"] if ctx.args.quick else ["hot", "l2", "l3", "cold"]
     forms = "(seq|int)" if ctx.args.quick else "(seq|int|intpf)"
-    filt = r"^ilp/(copy\+)?bswap32\+pes\+csum-%s(-scalar)?/(%s)-(%s)(-conflict)?(/|$)" % (
-        forms, "|".join(sizes), "|".join(states))
+    run = forms_to_run(ctx.machine.get("cn_cpu_features"))
+    isas = "|".join(["-scalar"] + [SUFFIX[f] for f in run if SUFFIX[f]])
+    isas = "(%s)%s" % (isas, "?" if "avx512" in run else "")
+    filt = r"^ilp/(copy\+)?bswap32\+pes\+csum-%s%s/(%s)-(%s)(-conflict)?(/|$)" % (
+        forms, isas, "|".join(sizes), "|".join(states))
     d = ctx.bench("ilp", ["--benchmark_filter=" + filt] + ctx.timed_args(0.01, 0.02), "table")
     res = results(d)
+    form = vector_form(res)
+    vec = SUFFIX.get(form, "")
     if not ctx.machine.get("tsc_hz"):
         raise NotMeasured("the TSC frequency was not measured (ns per byte need it)")
     tsc_ghz = float(ctx.machine["tsc_hz"]) / 1e9
@@ -36,20 +74,23 @@ def ilp(ctx):
     md = ["## 8. ILP: sequential vs integrated loops (%s)" % papers.short(
               "ahlgren", "Table II, Fig. 6-12"), "",
           "Paper: %s." % papers.cite("ahlgren"), "",
-          "`seq` = one loop per function, `int` = one integrated loop (AVX-512 where the CPU "
-          "has it, `-scalar` = 64-bit registers like the paper's machines); cache state of "
+          "`seq` = one loop per function, `int` = one integrated loop (the best vector form "
+          "the CPU has: AVX-512, else AVX2 in rows named `-avx2`; `-scalar` = 64-bit registers "
+          "like the paper's machines); vector form in this run: **%s**; cache state of "
           "the buffers before each op: hot, l2, l3, cold (flushed); `-conflict` places source "
           "and destination at the same cache colour (Fig. 6). Counter `%s` (median timed "
           "stretch; on a shared machine the mean includes time slices lost to other tasks). ns/B = TSC/B ÷ "
           "%.3f. Paper ns/B, real implementation: HP 9000-735/99 cold %d/%d warm %d/%d "
           "(seq/ILP); SPARCstation 20/71 cold %d/%d warm %d/%d." % (
-              key, tsc_ghz, *papers.AHLGREN_T2["HP 9000-735/99"]["real"],
+              "%s (%s)" % (SHOWN[form], "rows named `%s`" % vec if vec else "rows without a suffix")
+              if form else
+              "none (no vector rows: scalar only)", key, tsc_ghz, *papers.AHLGREN_T2["HP 9000-735/99"]["real"],
               *papers.AHLGREN_T2["SPARCstation 20/71"]["real"]), ""]
     bars = {}
     for size in sizes:
         rows = []
         for pipe in PIPES:
-            for isa in ("", "-scalar"):
+            for isa in ([vec] if form else []) + ["-scalar"]:
                 for conf in ("", "-conflict"):
                     r = ["%s%s%s" % (pipe, isa, conf)]
                     for st in states:
@@ -74,16 +115,17 @@ def ilp(ctx):
                       [{"label": k, "x": states, "y": v} for k, v in bars.items()],
                       xlog=False, kind="bar", xticks=states), ""]
     if not ctx.args.quick:
-        md += goals(ctx, res, key)
+        md += goals(ctx, res, key, form)
     # register knee: the state sweep (hot, 1460 B)
     sweep = {}
     if not ctx.args.quick:
-        sweep = ctx.bench("ilp", [r"--benchmark_filter=^ilp/syn\.n[0-9]\.s[0-9]+\.a10-(seq|int)(-scalar)?/1460-hot$"]
+        sweep = ctx.bench("ilp", [r"--benchmark_filter=^ilp/syn\.n[0-9]\.s[0-9]+\.a10-(seq|int)"
+                                  r"(-scalar%s)?/1460-hot$" % ("|" + vec if vec else "")]
                           + ctx.timed_args(0.01, 0.02), "sweep")
         sw = results(sweep)
         ser = {}
         for name, b in sw.items():
-            m = re.match(r"ilp/syn\.n(\d+)\.s(\d+)\.a10-(seq|int)(-scalar)?/", name)
+            m = re.match(r"ilp/syn\.n(\d+)\.s(\d+)\.a10-(seq|int)(-scalar|-avx2)?/", name)
             if m and b.get(key):
                 lab = "n=%s %s%s" % (m.group(1), m.group(3), m.group(4) or "")
                 ser.setdefault(lab, []).append((int(m.group(2)), b[key]))
@@ -108,8 +150,9 @@ def ilp(ctx):
         # two simulations at once, one per CPU, the state sweep's even and
         # odd s apart: counts do not care about the load, and this was the
         # section's longest wait (under valgrind only the scalar and AVX2
-        # forms exist: valgrind has no AVX-512)
-        tail = r")-(seq|int)(-scalar)?/1460-hot$"
+        # forms exist: valgrind has no AVX-512; the AVX2 rows only where
+        # AVX2 is the form the section uses)
+        tail = r")-(seq|int)(-scalar%s)?/1460-hot$" % ("|-avx2" if form == "avx2" else "")
         halves = {
             "model-sim-a": r"^ilp/((copy\+)?bswap32\+pes\+csum|syn\.n[0-9]\.s[0-9]*[02468]\.a10" + tail,
             "model-sim-b": r"^ilp/((copy\+)?syn\.n3\.s0_1_1[^-]*|syn\.n[0-9]\.s[0-9]*[13579]\.a10" + tail,
@@ -140,13 +183,14 @@ def ilp(ctx):
                 shown += " --probe probe.json"
             except (RuntimeError, OSError) as e:
                 md += ["Overlap form not run: ilp/probe.py failed (%s)." % e, ""]
-            # the compiled loops: AVX-512 counts and chains, scalar chains
-            for form in ("avx512", "scalar"):
-                lib = os.path.join(ctx.paths["root"], "ilp", "libcn_ilp_%s.a" % form) \
+            # the compiled loops: the vector form's counts and chains,
+            # scalar chains
+            for lf in ([form] if form else []) + ["scalar"]:
+                lib = os.path.join(ctx.paths["root"], "ilp", "libcn_ilp_%s.a" % lf) \
                     if ctx.paths.get("root") else None
                 if lib and os.path.exists(lib) and shutil.which("objdump"):
                     extra += ["--objdump", lib]
-                    shown += " --objdump build/ilp/libcn_ilp_%s.a" % form
+                    shown += " --objdump build/ilp/libcn_ilp_%s.a" % lf
             try:
                 out = ctx.run([sys.executable, model, "--memsig", paths["memsig"], "--bench",
                                paths["table"], "--sim", paths["sim"]] + extra)
@@ -185,33 +229,43 @@ def ratio3(r):
     return "%.3f" % r if r else None
 
 
-def goals(ctx, res, key):
-    """The section's targets from the table just run (intpf) and a cipher
-    run."""
+def goals(ctx, res, key, form="avx512"):
+    """The section's targets for vector form `form` ("avx512", "avx2")
+    from the table just run (intpf) and a cipher run; none without a
+    vector form."""
+    if form is None:
+        return ["**The integrated loops' targets**: not judged (no vector form on this CPU; "
+                "the targets are set for AVX-512 and AVX2).", ""]
+    vec = SUFFIX[form]
     rows = []
     for t in PF_TARGETS:
+        if t.params["form"] != form:
+            continue
         pipe, size, st = t.params["pipe"], t.params["size"], t.params["state"]
-        s = res.get("ilp/%s-seq/%s-%s" % (pipe, size, st), {}).get(key)
-        f = res.get("ilp/%s-intpf/%s-%s" % (pipe, size, st), {}).get(key)
+        s = res.get("ilp/%s-seq%s/%s-%s" % (pipe, vec, size, st), {}).get(key)
+        f = res.get("ilp/%s-intpf%s/%s-%s" % (pipe, vec, size, st), {}).get(key)
         r = ratio(s, f)
         if r:
-            ctx.metric("goal/intpf/%s-%s/seq_over_intpf" % (size, st), r)
+            ctx.metric("goal/intpf%s/%s-%s/seq_over_intpf" % (vec, size, st), r)
         rows.append([t.key, targets.shown(t), ratio3(r), targets.verdict(t, r, "not measured")])
-    ciphers = "|".join(sorted({t.params["cipher"] for t in CIPHER_TARGETS}))
-    filt = r"^ilp/(copy\+(%s)\+csum-int|(%s)-seq)/(1460|65536)-(hot|l2)(/|$)" % (ciphers, ciphers)
+    mine = [t for t in CIPHER_TARGETS if t.params["form"] == form]
+    ciphers = "|".join(sorted({t.params["cipher"] for t in mine}))
+    filt = r"^ilp/(copy\+(%s)\+csum-int%s|(%s)-seq%s)/(1460|65536)-(hot|l2)(/|$)" % (
+        ciphers, vec, ciphers, vec)
     # (timed_args() interleaves the repetitions at random)
     cres = results(ctx.bench("ilp", ["--benchmark_filter=" + filt]
                              + ctx.timed_args(0.01, 0.02, reps=5), "ciphers"))
-    for t in CIPHER_TARGETS:
+    for t in mine:
         c, size, st = t.params["cipher"], t.params["size"], t.params["state"]
-        i = cres.get("ilp/copy+%s+csum-int/%s-%s" % (c, size, st), {}).get(key)
-        a = cres.get("ilp/%s-seq/%s-%s" % (c, size, st), {}).get(key)
+        i = cres.get("ilp/copy+%s+csum-int%s/%s-%s" % (c, vec, size, st), {}).get(key)
+        a = cres.get("ilp/%s-seq%s/%s-%s" % (c, vec, size, st), {}).get(key)
         r = ratio(i, a)
         if r:
-            ctx.metric("goal/%s/%s-%s/int_over_alone" % (c, size, st), r)
+            ctx.metric("goal/%s%s/%s-%s/int_over_alone" % (c, vec, size, st), r)
         rows.append([t.key, targets.shown(t), ratio3(r), targets.verdict(t, r, "not measured")])
-    return ["**The integrated loops' targets** (same-run medians of `%s`; the cipher alone is the library's "
-            "whole-buffer kernel, `ilp/<cipher>-seq`):" % key, "",
+    return ["**The integrated loops' targets, %s form** (same-run medians of `%s`; the cipher "
+            "alone is the library's whole-buffer kernel, `ilp/<cipher>-seq%s`):" % (
+                SHOWN[form], key, vec), "",
             table(["kernel", "goal", "measured", "verdict"], rows), ""]
 
 

@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * libcachenet-dpdk: an ethdev queue as a cachenet NIC (cachenet/dpdk.h).
+ *
+ * Ownership of the rte_mbufs:
+ *  - RX: the RX mempool's objects carry a struct cn_mbuf_shared in their
+ *    private area. A received rte_mbuf is described by it (external
+ *    storage, refcount 1 after the attach) and the cachenet mbuf over it
+ *    goes to the caller; the rte_mbuf returns to its mempool from
+ *    rx_release, the storage's free callback, at the last cachenet free.
+ *  - TX: every segment of a transmitted chain is an external-buffer
+ *    rte_mbuf (an "indirect" mbuf of the TX mempool, no data room of its
+ *    own) pointing into the cn_pkt: its header room, then each payload
+ *    piece. One struct tx_ctx per packet, from the context mempool,
+ *    holds the rte_mbuf_ext_shared_info all segments share (refcount =
+ *    segments); the driver's free of the last one calls tx_release, which
+ *    releases the cn_pkt and puts the context back. The context lives
+ *    outside the rte_mbufs because a driver may return a chain's segments
+ *    to their mempool at different times.
+ */
+#include "cachenet/dpdk.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_memzone.h>
+#include <rte_mempool.h>
+
+#include "cachenet/csum.h"
+#include "cachenet/tsc.h"
+
+#define MAX_BATCH 256
+#define ETH_HLEN 14
+
+_Static_assert(sizeof(struct cn_mbuf_shared) <= 64, "the RX private area holds the storage header");
+
+struct tx_ctx {
+	struct rte_mbuf_ext_shared_info shinfo;
+	struct cn_pkt *pkt;
+	struct cn_dpdk *d;
+};
+
+struct cn_dpdk {
+	struct cn_dpdk_params p;
+	struct cn_dpdk_info info;
+	struct cn_dpdk_stats st;
+	struct rte_mempool *rxpool;  /* RX rte_mbufs (data room, private area) */
+	struct rte_mempool *txpool;  /* TX segment descriptors (no data room) */
+	struct rte_mempool *ctxpool; /* struct tx_ctx, one per packet in flight */
+	uint32_t frame_max;
+	uint16_t txq_n;
+	int started;
+	struct rte_mbuf *txq[MAX_BATCH];
+};
+
+/* ------------------------------------------------------------ memzone cluster pools */
+
+/* The pools cn_dpdk_cluster_pool made, for TX address translation in
+ * IOVA-as-PA mode. Creation and destruction happen on the control path;
+ * lookups read an immutable slot. */
+#define MAX_ZONES 16
+static struct zone {
+	const struct rte_memzone *mz;
+	struct cn_mbuf_pool *pool;
+} zones[MAX_ZONES];
+static atomic_uint nzones;
+
+struct cn_mbuf_pool *cn_dpdk_cluster_pool(const char *name, uint32_t count, uint32_t data_size,
+					   uint32_t cache_size)
+{
+	unsigned slot;
+
+	if (!name || count == 0 || data_size == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (slot = 0; slot < MAX_ZONES; slot++)
+		if (!zones[slot].mz)
+			break;
+	if (slot == MAX_ZONES) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	uint32_t stride = (data_size + 63u) & ~63u;
+	const struct rte_memzone *mz = rte_memzone_reserve_aligned(
+		name, (size_t)count * stride, SOCKET_ID_ANY, RTE_MEMZONE_IOVA_CONTIG, 4096);
+	if (!mz) {
+		errno = rte_errno == EEXIST ? EEXIST : ENOMEM;
+		return NULL;
+	}
+	struct cn_mbuf_pool_params pp = {
+		.name = name, .kind = CN_MBUF_POOL_CLUSTER, .count = count,
+		.data_size = data_size, .cache_size = cache_size,
+		.ext_mem = mz->addr, .ext_stride = stride, .ext_iova = mz->iova,
+	};
+	struct cn_mbuf_pool *pool = cn_mbuf_pool_create(&pp);
+	if (!pool) {
+		int e = errno;
+		rte_memzone_free(mz);
+		errno = e;
+		return NULL;
+	}
+	zones[slot].pool = pool;
+	zones[slot].mz = mz;
+	if (slot >= atomic_load(&nzones))
+		atomic_store(&nzones, slot + 1);
+	return pool;
+}
+
+int cn_dpdk_cluster_pool_free(struct cn_mbuf_pool *pool)
+{
+	if (!pool)
+		return 0;
+	for (unsigned i = 0; i < MAX_ZONES; i++) {
+		if (zones[i].pool != pool)
+			continue;
+		int rc = cn_mbuf_pool_destroy(pool);
+		if (rc == 0)
+			rte_memzone_free(zones[i].mz);
+		zones[i].mz = NULL;
+		zones[i].pool = NULL;
+		return rc;
+	}
+	return cn_mbuf_pool_destroy(pool);
+}
+
+static rte_iova_t piece_iova(struct cn_dpdk *d, const void *addr)
+{
+	if (d->info.iova_va)
+		return (rte_iova_t)(uintptr_t)addr;
+	unsigned n = atomic_load_explicit(&nzones, memory_order_acquire);
+	for (unsigned i = 0; i < n; i++) {
+		const struct rte_memzone *mz = zones[i].mz;
+		if (mz && (const uint8_t *)addr >= (const uint8_t *)mz->addr &&
+		    (const uint8_t *)addr < (const uint8_t *)mz->addr + mz->len) {
+			uint64_t io = cn_mbuf_pool_iova(zones[i].pool, addr);
+			if (io != UINT64_MAX)
+				return io;
+		}
+	}
+	d->st.tx_iova_slow++;
+	return rte_mem_virt2iova(addr);
+}
+
+/* ------------------------------------------------------------ open and close */
+
+static void pools_free(struct cn_dpdk *d)
+{
+	rte_mempool_free(d->rxpool);
+	rte_mempool_free(d->txpool);
+	rte_mempool_free(d->ctxpool);
+}
+
+struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
+{
+	struct rte_eth_dev_info di;
+	struct rte_eth_conf conf;
+	struct cn_dpdk *d;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	int rc;
+
+	if (!p || (p->size != 0 && p->size != sizeof(*p)) || !p->mpool || p->batch > MAX_BATCH ||
+	    p->mtu > 1500) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!rte_eth_dev_is_valid_port(p->port_id)) {
+		errno = ENODEV;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->p = *p;
+	d->p.size = sizeof(d->p);
+	if (!d->p.rx_desc)
+		d->p.rx_desc = 1024;
+	if (!d->p.tx_desc)
+		d->p.tx_desc = 1024;
+	if (!d->p.nb_mbufs)
+		d->p.nb_mbufs = 8191;
+	if (!d->p.batch)
+		d->p.batch = 32;
+	if (!d->p.mtu)
+		d->p.mtu = 1500;
+	if (d->p.nb_mbufs <= d->p.rx_desc) {
+		free(d);
+		errno = EINVAL;
+		return NULL;
+	}
+	d->frame_max = d->p.mtu + ETH_HLEN;
+	rc = rte_eth_dev_info_get(p->port_id, &di);
+	if (rc != 0) {
+		free(d);
+		errno = -rc;
+		return NULL;
+	}
+	d->info.port_id = p->port_id;
+	d->info.socket_id = rte_eth_dev_socket_id(p->port_id);
+	snprintf(d->info.driver, sizeof(d->info.driver), "%s", di.driver_name ? di.driver_name : "?");
+	d->info.iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
+	int sock = d->info.socket_id < 0 ? (int)SOCKET_ID_ANY : d->info.socket_id;
+
+	/* Mempools: names unique per port. RX objects: a 64-byte private
+	 * area (the storage header) and a data room for a whole frame. */
+	snprintf(name, sizeof(name), "cn_rx_%u", p->port_id);
+	d->rxpool = rte_pktmbuf_pool_create(name, d->p.nb_mbufs, 256, 64,
+					    RTE_PKTMBUF_HEADROOM + 2048, sock);
+	snprintf(name, sizeof(name), "cn_tx_%u", p->port_id);
+	uint32_t ntx = 2u * d->p.tx_desc + 4u * MAX_BATCH * (1 + CN_PKT_PIECES);
+	d->txpool = rte_pktmbuf_pool_create(name, ntx, 256, 0, 0, sock);
+	snprintf(name, sizeof(name), "cn_txc_%u", p->port_id);
+	d->ctxpool = rte_mempool_create(name, ntx, sizeof(struct tx_ctx), 256, 0, NULL, NULL, NULL,
+					NULL, sock, 0);
+	if (!d->rxpool || !d->txpool || !d->ctxpool) {
+		pools_free(d);
+		free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	memset(&conf, 0, sizeof(conf));
+	uint64_t rx_want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
+			   RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
+	uint64_t tx_want = RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	conf.rxmode.offloads = di.rx_offload_capa & rx_want;
+	conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_MULTI_SEGS & di.tx_offload_capa;
+	if (!d->p.no_tx_offload && (di.tx_offload_capa & tx_want) == tx_want) {
+		conf.txmode.offloads |= tx_want;
+		d->info.tx_csum_hw = 1;
+	}
+	d->info.rx_offloads = conf.rxmode.offloads;
+	d->info.tx_offloads = conf.txmode.offloads;
+	rc = rte_eth_dev_configure(p->port_id, 1, 1, &conf);
+	if (rc == 0) {
+		uint16_t nrx = d->p.rx_desc, ntxd = d->p.tx_desc;
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntxd);
+		if (rc == 0)
+			rc = rte_eth_rx_queue_setup(p->port_id, 0, nrx, (unsigned)sock, NULL, d->rxpool);
+		if (rc == 0) {
+			struct rte_eth_txconf txc = di.default_txconf;
+			txc.offloads = conf.txmode.offloads;
+			rc = rte_eth_tx_queue_setup(p->port_id, 0, ntxd, (unsigned)sock, &txc);
+		}
+	}
+	if (rc == 0)
+		rc = rte_eth_dev_start(p->port_id);
+	if (rc != 0) {
+		rte_eth_dev_close(p->port_id);
+		pools_free(d);
+		free(d);
+		errno = rc < 0 ? -rc : EIO;
+		return NULL;
+	}
+	d->started = 1;
+	rte_eth_promiscuous_enable(p->port_id); /* best effort: vdevs may refuse */
+	return d;
+}
+
+int cn_dpdk_close(struct cn_dpdk *d)
+{
+	if (!d)
+		return 0;
+	cn_dpdk_flush(d);
+	/* Let the driver free what it still holds (memif and ring copy or
+	 * hand over at tx_burst; real NICs free at a later tx_burst or at
+	 * stop). */
+	rte_eth_tx_done_cleanup(d->p.port_id, 0, 0);
+	if (d->started)
+		rte_eth_dev_stop(d->p.port_id);
+	rte_eth_dev_close(d->p.port_id);
+	if (cn_dpdk_mbufs_in_use(d) != 0) {
+		free(d);
+		return -EBUSY;
+	}
+	pools_free(d);
+	free(d);
+	return 0;
+}
+
+const struct cn_dpdk_info *cn_dpdk_info(const struct cn_dpdk *d)
+{
+	return &d->info;
+}
+
+const struct cn_dpdk_stats *cn_dpdk_stats(const struct cn_dpdk *d)
+{
+	return &d->st;
+}
+
+uint32_t cn_dpdk_mbufs_in_use(const struct cn_dpdk *d)
+{
+	return rte_mempool_in_use_count(d->rxpool) + rte_mempool_in_use_count(d->txpool) +
+	       rte_mempool_in_use_count(d->ctxpool);
+}
+
+/* ------------------------------------------------------------ transmit */
+
+static void tx_release(void *addr, void *opaque)
+{
+	struct tx_ctx *c = opaque;
+	(void)addr;
+	c->d->st.tx_completed++;
+	cn_pkt_free(c->pkt);
+	rte_mempool_put(c->d->ctxpool, c);
+}
+
+/* The L4 checksum a device would fill: the field holds the pseudo-header
+ * sum; the L4 header part is even-length, so pieces combine after it. */
+static void l4_csum_sw(struct cn_pkt *p)
+{
+	uint8_t *l4 = p->hdr + p->l4_off;
+	uint32_t at = p->hdr_len - p->l4_off;
+	uint32_t s = cn_csum_partial(l4, at, 0);
+
+	for (uint32_t i = 0; i < p->npieces; i++) {
+		s = cn_csum_combine(s, cn_csum_partial(p->piece[i].base, p->piece[i].len, 0), at);
+		at += p->piece[i].len;
+	}
+	uint16_t c = (uint16_t)~cn_csum_fold(s);
+	if (c == 0 && (p->ol_flags & CN_PKT_TX_UDP))
+		c = 0xffff;
+	memcpy(l4 + p->csum_off, &c, 2);
+}
+
+static struct rte_mbuf *seg_attach(struct cn_dpdk *d, struct rte_mbuf *m, const uint8_t *addr,
+				   uint32_t len, struct tx_ctx *c)
+{
+	void *va = (void *)(uintptr_t)addr;
+	rte_pktmbuf_attach_extbuf(m, va, piece_iova(d, addr), (uint16_t)len, &c->shinfo);
+	m->data_off = 0;
+	m->data_len = (uint16_t)len;
+	return m;
+}
+
+int cn_dpdk_xmit(struct cn_dpdk *d, struct cn_pkt *p)
+{
+	uint64_t t0 = cn_tsc_begin();
+	struct rte_mbuf *seg[1 + CN_PKT_PIECES];
+	unsigned nseg = 1;
+	uint32_t len = cn_pkt_len(p);
+	struct tx_ctx *c;
+
+	if (len > d->frame_max) {
+		d->st.tx_too_long++;
+		d->st.tx_tsc += cn_tsc_end() - t0;
+		return -EMSGSIZE;
+	}
+	for (uint32_t i = 0; i < p->npieces; i++)
+		nseg += p->piece[i].len != 0;
+	if (rte_mempool_get(d->ctxpool, (void **)&c) != 0) {
+		d->st.tx_nobufs++;
+		d->st.tx_tsc += cn_tsc_end() - t0;
+		return -ENOBUFS;
+	}
+	if (rte_pktmbuf_alloc_bulk(d->txpool, seg, nseg) != 0) {
+		rte_mempool_put(d->ctxpool, c);
+		d->st.tx_nobufs++;
+		d->st.tx_tsc += cn_tsc_end() - t0;
+		return -ENOBUFS;
+	}
+	if (p->ol_flags & CN_PKT_TX_L4_CSUM) {
+		if (d->info.tx_csum_hw) {
+			struct rte_mbuf *h = seg[0];
+			h->ol_flags |= RTE_MBUF_F_TX_IPV4 | ((p->ol_flags & CN_PKT_TX_UDP) ?
+				       RTE_MBUF_F_TX_UDP_CKSUM : RTE_MBUF_F_TX_TCP_CKSUM);
+			h->l2_len = p->l3_off;
+			h->l3_len = (uint64_t)(p->l4_off - p->l3_off) & 0x1ff;
+			d->st.tx_csum_hw++;
+		} else {
+			l4_csum_sw(p);
+			d->st.tx_csum_sw++;
+		}
+	}
+	c->pkt = p;
+	c->d = d;
+	c->shinfo.free_cb = tx_release;
+	c->shinfo.fcb_opaque = c;
+	rte_mbuf_ext_refcnt_set(&c->shinfo, (uint16_t)nseg);
+
+	struct rte_mbuf *head = seg_attach(d, seg[0], p->hdr, p->hdr_len, c);
+	unsigned k = 1;
+	for (uint32_t i = 0; i < p->npieces; i++) {
+		if (p->piece[i].len == 0)
+			continue;
+		seg_attach(d, seg[k], p->piece[i].base, p->piece[i].len, c);
+		seg[k - 1]->next = seg[k];
+		k++;
+	}
+	head->nb_segs = (uint16_t)nseg;
+	head->pkt_len = len;
+	d->txq[d->txq_n++] = head;
+	d->st.tx_bytes += len;
+	if (d->txq_n >= d->p.batch) {
+		d->st.tx_tsc += cn_tsc_end() - t0;
+		cn_dpdk_flush(d);
+		return 0;
+	}
+	d->st.tx_tsc += cn_tsc_end() - t0;
+	return 0;
+}
+
+unsigned cn_dpdk_flush(struct cn_dpdk *d)
+{
+	uint64_t t0 = cn_tsc_begin();
+	unsigned done = 0;
+
+	for (int tries = 0; done < d->txq_n && tries < 4; tries++) {
+		d->st.tx_bursts++;
+		done += rte_eth_tx_burst(d->p.port_id, 0, d->txq + done, (uint16_t)(d->txq_n - done));
+	}
+	d->st.tx_frames += done;
+	if (done < d->txq_n) {
+		/* The ring stays full: drop, as a NIC's full queue would; the
+		 * stack still holds the bytes and retransmits. */
+		for (unsigned i = done; i < d->txq_n; i++) {
+			d->st.tx_full++;
+			d->st.tx_bytes -= d->txq[i]->pkt_len;
+			rte_pktmbuf_free(d->txq[i]);
+		}
+	}
+	d->txq_n = 0;
+	d->st.tx_tsc += cn_tsc_end() - t0;
+	return done;
+}
+
+/* ------------------------------------------------------------ receive */
+
+static void rx_release(void *base, void *opaque)
+{
+	(void)base;
+	rte_pktmbuf_free((struct rte_mbuf *)opaque);
+}
+
+static inline uint16_t rx_csum_flags(uint64_t ol)
+{
+	uint16_t f = 0;
+	uint64_t ip = ol & RTE_MBUF_F_RX_IP_CKSUM_MASK, l4 = ol & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+
+	if (ip == RTE_MBUF_F_RX_IP_CKSUM_BAD || l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD)
+		return CN_MBUF_F_RX_CSUM_BAD;
+	if (ip == RTE_MBUF_F_RX_IP_CKSUM_GOOD)
+		f |= CN_MBUF_F_RX_IP_CSUM_GOOD;
+	if (l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		f |= CN_MBUF_F_RX_L4_CSUM_GOOD;
+	return f;
+}
+
+unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **out, unsigned n)
+{
+	uint64_t t0 = cn_tsc_begin();
+	struct rte_mbuf *rm[MAX_BATCH];
+	unsigned got = 0;
+
+	if (n > MAX_BATCH)
+		n = MAX_BATCH;
+	uint16_t k = rte_eth_rx_burst(d->p.port_id, 0, rm, (uint16_t)n);
+	if (k == 0) {
+		d->st.rx_empty++;
+		d->st.rx_tsc += cn_tsc_end() - t0;
+		return 0;
+	}
+	d->st.rx_bursts++;
+	for (uint16_t i = 0; i < k; i++) {
+		struct rte_mbuf *r = rm[i];
+		uint32_t len = r->data_len;
+		if (r->nb_segs != 1 || len > d->frame_max ||
+		    (r->pool != d->rxpool && rte_pktmbuf_priv_size(r->pool) < 64)) {
+			/* a chained frame (scatter RX), or one a driver handed
+			 * over from a mempool without room for the storage
+			 * header (net_ring passes the sender's rte_mbufs) */
+			d->st.rx_bad_len++;
+			rte_pktmbuf_free(r);
+			continue;
+		}
+		struct cn_mbuf *m = cn_mbuf_get(d->p.mpool);
+		if (!m) {
+			d->st.rx_nobufs++;
+			rte_pktmbuf_free(r);
+			continue;
+		}
+		struct cn_mbuf_shared *sh = rte_mbuf_to_priv(r);
+		cn_mbuf_ext_init(sh, r->buf_addr, r->buf_len, rx_release, r, false);
+		cn_mbuf_attach_ext(m, sh, rte_pktmbuf_mtod(r, uint8_t *), len);
+		uint16_t f = rx_csum_flags(r->ol_flags);
+		m->flags |= f;
+		d->st.rx_csum_good += (f & CN_MBUF_F_RX_L4_CSUM_GOOD) != 0;
+		d->st.rx_csum_bad += (f & CN_MBUF_F_RX_CSUM_BAD) != 0;
+		d->st.rx_frames++;
+		d->st.rx_bytes += len;
+		out[got++] = m;
+	}
+	d->st.rx_tsc += cn_tsc_end() - t0;
+	return got;
+}
+
+unsigned cn_dpdk_poll(struct cn_dpdk *d, struct cn_net *net, uint64_t now)
+{
+	struct cn_mbuf *m[MAX_BATCH];
+	unsigned n = cn_dpdk_rx_burst(d, m, d->p.batch);
+
+	for (unsigned i = 0; i < n; i++)
+		cn_net_input(net, m[i], now);
+	cn_dpdk_flush(d);
+	return n;
+}
