@@ -137,8 +137,9 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
 /**
  * The dispatcher: cn_csum_partial() without the inline short path, out of
  * line, for any length (same contract and result).
- * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512)
- * the scalar add-with-carry loop, above it the vector variant. Measured on
+ * Cost: one call; up to the variant's partial_small_max (95 B for AVX-512,
+ * 223 B for AVX2) the scalar add-with-carry loop (two carry chains, ADCX
+ * and ADOX, on CPUs with ADX), above it the vector variant. Measured on
  * ~0.01-0.02 ticks/byte hot from 576 B (docs/performance.md, Checksum).
  * From 4096 B up, on CPUs with AVX512_VNNI, the VNNI kernel, which keeps
  * more loads in flight when the data comes from memory. Reads each byte
@@ -436,13 +437,14 @@ typedef uint32_t (*cn_csum_copy_fn)(void *CN__CSUM_RESTRICT dst, const void *CN_
 struct cn_csum_impl {
 	const char *name;          /**< "avx512vnni", "avx512", "avx2", "generic" */
 	uint64_t features;         /**< CN_CPU_* bits it needs (0 = none) */
-	cn_csum_partial_fn partial;
-	cn_csum_copy_fn copy;
+	cn_csum_partial_fn partial; /**< its partial-sum kernel */
+	cn_csum_copy_fn copy;       /**< its copy+checksum kernel */
 	/** Inputs of at most this many bytes the dispatcher sends to the
 	 *  generic variant instead (0 for generic itself), because below
 	 *  them this variant's setup and final lane reduction cost more than
-	 *  the scalar loop; measured, see src/csum/csum.c. */
+	 *  the scalar loop (docs/performance.md, Checksum). */
 	size_t partial_small_max;
+	/** The same threshold for cn_csum_copy(). */
 	size_t copy_small_max;
 	/** When non-zero, partial sums of fewer bytes than this go to the
 	 *  next runnable variant in the table: this one is better only on
@@ -472,6 +474,7 @@ const char *cn_csum_impl_name(void);
  * small-size shortcut: they are the pure kernels that the dispatcher picks.
  */
 uint32_t cn_csum_partial_generic(const void *buf, size_t len, uint32_t sum);
+/** The portable copy+checksum kernel (cn_csum_copy's contract). */
 uint32_t cn_csum_copy_generic(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_RESTRICT src,
 			      size_t len, uint32_t sum);
 #if defined(__x86_64__)

@@ -625,9 +625,28 @@ static void check_owner(struct cn_mbuf_pool *p, const void *o, const char *what)
 		cn__mbuf_panic("%s %p is not an object of its pool", what, o);
 }
 
+/* Every byte of a freed object still the poison? Eight at a time, one
+ * test at the end: this runs on every get of a debug build, over 2 KB for
+ * a cluster, and byte compares each traced by a fuzzer's coverage
+ * instrumentation made it most of a fuzz target's time (not traced). */
+#if defined(__clang__)
+__attribute__((no_sanitize("coverage")))
+#endif
 static void check_poison(const uint8_t *b, size_t n, const char *what, const void *o)
 {
-	for (size_t i = 0; i < n; i++)
+	const uint64_t pat = 0x0101010101010101ull * (uint8_t)CN__POISON;
+	uint64_t acc = 0, w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, b + i, 8);
+		acc |= w ^ pat;
+	}
+	for (; i < n; i++)
+		acc |= (uint64_t)(uint8_t)(b[i] ^ (uint8_t)CN__POISON);
+	if (!acc)
+		return;
+	for (i = 0; i < n; i++)
 		if (b[i] != CN__POISON)
 			cn__mbuf_panic("%s %p was written after it was freed (byte %zu)", what, o, i);
 }

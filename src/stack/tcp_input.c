@@ -300,15 +300,20 @@ static bool sack_rexmit(struct cn_tcb *tcb, unsigned budget, uint64_t now)
 	return true;
 }
 
-/* RFC 6675 IsLost(snd_una): more than (DupThresh - 1) x SMSS bytes
- * SACKed above it. */
-static bool sack_lost(const struct cn_tcb *tcb)
+static uint32_t sacked_bytes(const struct cn_tcb *tcb)
 {
 	uint32_t b = 0;
 
 	for (unsigned i = 0; i < tcb->nsacked; i++)
 		b += tcb->sacked_r[i] - tcb->sacked_l[i];
-	return b > 2u * tcb->mss;
+	return b;
+}
+
+/* RFC 6675 IsLost(snd_una): more than (DupThresh - 1) x SMSS bytes
+ * SACKed above it. */
+static bool sack_lost(const struct cn_tcb *tcb)
+{
+	return sacked_bytes(tcb) > 2u * tcb->mss;
 }
 
 /* Fast retransmit, fast recovery (RFC 5681 3.2, NewReno's recover point,
@@ -653,6 +658,15 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 	 * worth SACKed above snd_una starts recovery whatever the ACK is
 	 * (with data, a window change: no duplicate ACK by RFC 5681's
 	 * rule); in recovery, each ACK with SACK blocks sends a hole. */
+	if (CN_UNLIKELY(pi->nsack) && tcb->nsacked && (tcb->flags & TF_RECOVER)) {
+		/* What the receiver holds has left the network: the window
+		 * in recovery is ssthresh plus the SACKed bytes (RFC 6675's
+		 * pipe, as NewReno inflates by a segment per duplicate ACK),
+		 * so that new data keeps ACKs, and SACK blocks, coming. */
+		uint32_t w = tcb->ssthresh + sacked_bytes(tcb);
+		if (w > tcb->cwnd)
+			tcb->cwnd = w;
+	}
 	if (CN_UNLIKELY(pi->nsack) && tcb->nsacked && !sack_done) {
 		if (!(tcb->flags & TF_RECOVER)) {
 			if (sack_lost(tcb))

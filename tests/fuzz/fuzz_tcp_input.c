@@ -5,7 +5,8 @@
  * send them. Input: one flags byte, then frames, each a 2-byte big-endian
  * length and that many bytes. Flags: bit 0 fix the IPv4 and L4 checksums
  * of each frame before feeding it (so the fuzzer reaches the TCP state
- * machine), bit 1 timestamps on, bit 2 out-of-order queue on, bit 3 post a
+ * machine), bit 1 timestamps on, bit 2 out-of-order queue and SACK on
+ * (SACK blocks sent for the queue, received ones on the scoreboard), bit 3 post a
  * receive buffer (fused copy path), bit 4 ring send buffer, bits 5-7 the
  * number of bytes the connection has in flight (x 1000) so ACKs matter.
  * A frame's length field uses its low 14 bits; bit 15 hands the frame
@@ -16,10 +17,12 @@
  * first part goes to a small mbuf, the rest to a cluster, at the place it
  * would have in an unsplit frame when bit 14 is set (room to join them
  * back), else at the cluster's first byte (only a pullup can).
- * Between frames the clock advances and timers run. After each input the
- * stack is destroyed and every pool must be back to its start counts: a
- * leak aborts. Frames our stack sends are gathered (checksum offload
- * included) and discarded.
+ * Between frames the clock advances and timers run. The stack is created
+ * once (what it keeps between inputs is the descriptor pool and counters,
+ * none of which steers the input path); each input opens its connection
+ * and socket and closes them at the end, after which every pool must be
+ * back to its start counts and no descriptor out: a leak aborts. Frames
+ * our stack sends are gathered (checksum offload included) and discarded.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -78,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1 || size > 1 << 16)
 		return 0;
+	static struct cn_net *net;
 	if (!mp) {
 		struct cn_mbuf_pool_params m = {.kind = CN_MBUF_POOL_SMALL, .count = 4096};
 		struct cn_mbuf_pool_params c = {.kind = CN_MBUF_POOL_CLUSTER, .count = 1024};
@@ -85,25 +89,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cp = cn_mbuf_pool_create(&c);
 		if (!mp || !cp)
 			abort();
+		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+					   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 64};
+		net = cn_net_create(&np);
+		if (!net)
+			abort();
 	}
 	cn_mbuf_pool_stats(mp, &a0);
 	cn_mbuf_pool_stats(cp, &c0);
 
 	uint8_t fl = data[0];
-	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
-				   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 64};
-	struct cn_net *net = cn_net_create(&np);
-	if (!net)
-		abort();
-	struct cn_tcp_params tp = {.laddr = np.addr, .raddr = cn_hton32(0xc0a80002), .lport = CN_BE16(80),
+	struct cn_tcp_params tp = {.laddr = cn_hton32(0xc0a80001), .raddr = cn_hton32(0xc0a80002), .lport = CN_BE16(80),
 				   .rport = CN_BE16(5555), .iss = 1000, .irs = 2000, .mss = 1460,
 				   .snd_wnd = 65535, .rcvbuf_size = 32768, .ts = (fl & 2) != 0,
-				   .ooo_max = (fl & 4) ? 8 : 0, .delack_ticks = 5, .rto_init = 50,
+				   .ooo_max = (fl & 4) ? 8 : 0, .sack = (fl & 4) != 0,
+				   .delack_ticks = 5, .rto_init = 50,
 				   .sndbuf = (fl & 16) ? CN_SOCKBUF_RING : CN_SOCKBUF_CHAIN,
 				   .sndbuf_size = 1 << 16};
 	struct cn_tcb *tcb = cn_tcp_open(net, &tp);
 	struct cn_udp_params up = {.lport = CN_BE16(53), .rx_csum = true};
-	if (!tcb || !cn_udp_open(net, &up))
+	struct cn_udp_sock *us = cn_udp_open(net, &up);
+	if (!tcb || !us)
 		abort();
 	if (fl & 8)
 		cn_tcp_recv_post(tcb, post, sizeof(post));
@@ -179,7 +185,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cn_seq_gt(ti.snd_una, ti.snd_max) || cn_seq_gt(ti.snd_nxt, ti.snd_max) ||
 	    ti.rcv_queued > 32768 + 1460 || ti.ooo_segs > 8)
 		abort();
-	if (cn_net_destroy(net) != 0)
+	cn_tcp_close(tcb);
+	cn_udp_close(us);
+	if (cn_net_pkts_out(net) != 0)
 		abort();
 	cn_mbuf_pool_stats(mp, &a1);
 	cn_mbuf_pool_stats(cp, &c1);

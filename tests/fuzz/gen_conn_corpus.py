@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Writes the seed inputs of fuzz_conn (tests/fuzz/corpus/conn/): an ARP
 request, a ping, a SYN with every option to the listener, a handshake
-attempt, a SYN-ACK and a RST for the active open, a FIN. Checksums are
+attempt, a SYN-ACK and a RST for the active open, a FIN, a SYN flood past
+the backlog (cookies) and SACK blocks. Checksums are
 left 0: the seeds set flag bit 0 (fuzz_conn fixes them)."""
 import os
 import struct
@@ -46,6 +47,15 @@ seeds = {
     "active-synack-rst": frames(eth(0x0800, ip(6, tcp(5555, 49152, 9000, 1, SYN | ACK, ALL_OPTS))),
                                 eth(0x0800, ip(6, tcp(5555, 49152, 9001, 0, RST)))),
     "closed-port": frames(eth(0x0800, ip(6, tcp(1234, 81, 1, 0, SYN)))),
+    # past the backlog (8): SYN cookies, then ACKs no cookie validates
+    "syn-flood-cookies": frames(*([eth(0x0800, ip(6, tcp(41000 + i, 80, 7000 * i, 0, SYN, ALL_OPTS)))
+                                   for i in range(12)] +
+                                  [eth(0x0800, ip(6, tcp(41011, 80, 7000 * 11 + 1, 12345, ACK)))])),
+    # SACK blocks on the active open's connection (SYN-ACK, then an ACK
+    # with a SACK option: NOP NOP SACK 2 blocks)
+    "synack-sack": frames(eth(0x0800, ip(6, tcp(5555, 49152, 9000, 1, SYN | ACK, ALL_OPTS))),
+                          eth(0x0800, ip(6, tcp(5555, 49152, 9001, 1, ACK,
+                                                bytes([1, 1, 5, 18]) + struct.pack("!IIII", 100, 200, 300, 400))))),
 }
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", "conn")
 os.makedirs(out, exist_ok=True)

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Fuzz target for IPv4 reassembly and fragmentation: frames into
+ * cn_net_input() of a stack with reassembly on (small bounds: 48 KB
+ * overall, 24 KB a source, 6 datagrams, 100 ticks), an MTU of 576 (so
+ * what it answers leaves in fragments), a UDP echo on port 7 and a
+ * connection manager for ICMP echo. Input: one flags byte (bit 0: fix the
+ * IPv4 and L4 checksums of raw frames), then records. A record whose
+ * first byte is below 0x80 is a raw frame: a 2-byte big-endian length and
+ * that many bytes. Otherwise it is a fragment the harness builds from 5
+ * more bytes, so that the fuzzer spends its time on offsets, lengths and
+ * order rather than on headers: b0 bits 0-1 the source (one of four),
+ * bits 2-3 the protocol (UDP, ICMP, TCP, 99), bit 4 MF, bits 5-6 the
+ * clock step before it (0, 1, 40, 90 ticks); b1 the IP ID; b2-b3 the
+ * offset in 8-byte units (13 bits); b4 the payload length / 4 (0..1020
+ * bytes). Payload byte i of a datagram is a function of its ID and i, so
+ * duplicates and overlaps agree or not as real ones would. A datagram
+ * with ID n is meant to be 16 (n + 1) bytes long: its first fragment
+ * starts with a UDP header to port 7 of that length (no checksum), or an
+ * ICMP echo request whose checksum is right for that length; fragments
+ * that add up to it are delivered and answered (in fragments), others
+ * are dropped somewhere on the way, which is the point.
+ * The stack is created once; each input has its own UDP socket and
+ * connection manager, and ends with every datagram in reassembly expired:
+ * no mbuf, descriptor or reassembly byte may be left then, and the held
+ * bytes never exceed the bound.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cachenet/conn.h"
+#include "cachenet/csum.h"
+#include "cachenet/udp.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define REASS_MEM (48u << 10)
+
+static struct cn_mbuf_pool *mp, *cp;
+static uint8_t wire[2048];
+static struct cn_udp_sock *echo;
+
+static int xmit(void *arg, struct cn_pkt *p)
+{
+	(void)arg;
+	if (cn_pkt_len(p) > 14 + 576)
+		abort(); /* the MTU is a promise */
+	cn_pkt_gather(p, wire);
+	cn_pkt_free(p);
+	return 0;
+}
+
+static void echo_done(void *arg)
+{
+	cn_mbuf_free_chain(arg);
+}
+
+static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
+{
+	(void)arg;
+	if (cn_udp_sendto(echo, pi->saddr, pi->sport, pi->frame + 6, m->data, m->len,
+			  echo_done, m) < 0)
+		cn_mbuf_free_chain(m);
+}
+
+static void fix_csums(uint8_t *f, uint32_t len)
+{
+	uint32_t ihl, tot;
+	uint8_t *ip = f + 14;
+	if (len < 34 || f[12] != 0x08 || f[13] != 0x00 || (ip[0] >> 4) != 4)
+		return;
+	ihl = (ip[0] & 0xfu) * 4u;
+	tot = (uint32_t)ip[2] << 8 | ip[3];
+	if (ihl < 20 || 14 + ihl > len)
+		return;
+	ip[10] = ip[11] = 0;
+	uint16_t c = cn_csum_ipv4_hdr(ip, ihl);
+	memcpy(ip + 10, &c, 2);
+	if (tot < ihl || 14 + tot > len || (ip[6] & 0x3f) || ip[7])
+		return; /* a fragment's L4 checksum covers more than it */
+	uint32_t l4 = tot - ihl;
+	uint32_t off = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : ip[9] == 1 ? 2 : 0;
+	if (!off || l4 < off + 2)
+		return;
+	uint32_t sa, da;
+	memcpy(&sa, ip + 12, 4);
+	memcpy(&da, ip + 16, 4);
+	ip[ihl + off] = ip[ihl + off + 1] = 0;
+	uint32_t s0 = ip[9] == 1 ? 0 : cn_csum_pseudo_ipv4(sa, da, ip[9], (uint16_t)l4);
+	c = (uint16_t)~cn_csum_fold(cn_csum_partial(ip + ihl, l4, s0));
+	memcpy(ip + ihl + off, &c, 2);
+}
+
+static uint8_t pattern(uint32_t i, uint8_t id)
+{
+	return (uint8_t)(i * 31u + id);
+}
+
+/* The fragment a 5-byte record describes, at f. */
+static uint32_t build_frag(uint8_t *f, const uint8_t *r)
+{
+	static const uint8_t protos[4] = {17, 1, 6, 99};
+	uint8_t proto = protos[(r[0] >> 2) & 3], id = r[1];
+	uint32_t off = ((uint32_t)(r[2] & 0x1f) << 8 | r[3]) * 8u, len = (uint32_t)r[4] * 4u;
+	uint16_t fo = (uint16_t)(off / 8u | ((r[0] & 0x10) ? 0x2000 : 0));
+	uint8_t *ip = f + 14;
+
+	memset(f, 0, 34);
+	f[0] = 2, f[5] = 1;           /* to us */
+	f[6] = 2, f[11] = 2;
+	f[12] = 0x08;
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)((20 + len) >> 8), ip[3] = (uint8_t)(20 + len);
+	ip[5] = id;
+	ip[6] = (uint8_t)(fo >> 8), ip[7] = (uint8_t)fo;
+	ip[8] = 64, ip[9] = proto;
+	ip[12] = 192, ip[13] = 168, ip[14] = 1, ip[15] = (uint8_t)(2 + (r[0] & 3));
+	ip[16] = 192, ip[17] = 168, ip[18] = 0, ip[19] = 1;
+	for (uint32_t i = 0; i < len; i++)
+		ip[20 + i] = pattern(off + i, id);
+	if (off == 0 && len >= 8) {
+		uint8_t *l4 = ip + 20;
+		uint32_t dlen = (id + 1u) * 16u;
+		if (proto == 17) {
+			l4[0] = 0x13, l4[1] = 0x88, l4[2] = 0, l4[3] = 7;
+			l4[4] = (uint8_t)(dlen >> 8), l4[5] = (uint8_t)dlen, l4[6] = l4[7] = 0;
+		} else if (proto == 1) {
+			/* the sum of the whole intended datagram */
+			uint32_t s = 0x0800;
+			for (uint32_t i = 4; i < dlen; i += 2)
+				s += (uint32_t)pattern(i, id) << 8 | (i + 1 < dlen ? pattern(i + 1, id) : 0);
+			uint16_t ck = cn_hton16((uint16_t)~cn_csum_fold(s));
+			l4[0] = 8, l4[1] = 0;
+			memcpy(l4 + 2, &ck, 2);
+		}
+	}
+	uint16_t c = cn_csum_ipv4_hdr(ip, 20);
+	memcpy(ip + 10, &c, 2);
+	return 34 + len;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cn_mbuf_pool_stats a0, c0, a1, c1;
+
+	if (size < 1 || size > 1 << 16)
+		return 0;
+	if (!mp) {
+		struct cn_mbuf_pool_params m = {.kind = CN_MBUF_POOL_SMALL, .count = 2048};
+		struct cn_mbuf_pool_params c = {.kind = CN_MBUF_POOL_CLUSTER, .count = 512};
+		mp = cn_mbuf_pool_create(&m);
+		cp = cn_mbuf_pool_create(&c);
+		if (!mp || !cp)
+			abort();
+		cn_mbuf_pool_stats(mp, &a0);
+		cn_mbuf_pool_stats(cp, &c0);
+		if (a0.in_use || c0.in_use)
+			abort();
+	}
+	static struct cn_net *net;
+	if (!net) {
+		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+					   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 256,
+					   .max_conns = 2, .max_udp = 1, .mtu = 576,
+					   .reass_mem = REASS_MEM, .reass_mem_src = REASS_MEM / 2,
+					   .reass_max = 6, .reass_timeout = 100};
+		net = cn_net_create(&np);
+	}
+	uint8_t fl = data[0];
+	struct cn_udp_params up = {.lport = CN_BE16(7), .tx_csum = true, .rx = udp_rx};
+	struct cn_conn_params cpar = {.max_socks = 2, .isn_secret = 1};
+	if (!net || !(echo = cn_udp_open(net, &up)))
+		abort();
+	struct cn_conn *c = cn_conn_create(net, &cpar);
+	if (!c)
+		abort();
+	uint64_t now = 1;
+	size_t at = 1;
+	while (at < size) {
+		struct cn_mbuf *m = cn_mbuf_get_cluster(mp, cp);
+		uint32_t len;
+		if (!m)
+			abort(); /* a leak exhausted the pool */
+		m->data = m->buf;
+		if (data[at] >= 0x80) {
+			static const uint8_t steps[4] = {0, 1, 40, 90};
+			uint8_t r[5] = {0};
+			memcpy(r, data + at, size - at < 5 ? size - at : 5);
+			at += 5;
+			now += steps[(r[0] >> 5) & 3];
+			len = build_frag(m->data, r);
+		} else {
+			if (at + 3 > size) {
+				cn_mbuf_free(m);
+				break;
+			}
+			len = (uint32_t)data[at + 1] << 8 | data[at + 2];
+			at += 3;
+			if (len > size - at)
+				len = (uint32_t)(size - at);
+			if (len > m->buf_len)
+				len = m->buf_len;
+			memcpy(m->data, data + at, len);
+			at += len;
+			if (fl & 1)
+				fix_csums(m->data, len);
+			now += 3;
+		}
+		m->len = m->pkt_len = len;
+		enum cn_drop r = cn_net_input(net, m, now);
+		if ((unsigned)r >= CN_DROP_MAX || cn_net_reass_mem(net) > REASS_MEM ||
+		    cn_net_reass_entries(net) > 6)
+			abort();
+		cn_conn_poll(c, now);
+	}
+	cn_conn_destroy(c);
+	cn_udp_close(echo);
+	cn_net_timer(net, now + 1000); /* every datagram in reassembly expires */
+	if (cn_net_reass_entries(net) || cn_net_reass_mem(net) || cn_net_pkts_out(net))
+		abort();
+	cn_mbuf_pool_stats(mp, &a1);
+	cn_mbuf_pool_stats(cp, &c1);
+	if (a1.in_use || c1.in_use) {
+		fprintf(stderr, "leak: mbufs %u, clusters %u\n", a1.in_use, c1.in_use);
+		abort();
+	}
+	return 0;
+}
