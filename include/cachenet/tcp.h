@@ -267,11 +267,11 @@ struct cn_tcb *cn_tcp_lookup(struct cn_net *net, cn_be32_t raddr, cn_be16_t rpor
  * retransmitted with the data (timeout, fast retransmit) until ACKed.
  * Idempotent. @return 0.
  */
-int cn_tcp_shutdown(struct cn_tcb *tcb, uint64_t now);
+int cn_tcp_shutdown(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /** Send an ACK now (e.g. the third segment of an active open, right after
  *  cn_tcp_open on the peer's SYN-ACK). */
-void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now);
+void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /**
  * Copy up to @p len bytes into the send buffer and run tcp_output.
@@ -280,7 +280,7 @@ void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now);
  *         cn_tcp_shutdown.
  * Cost: one copy-in pass (fused with the checksum for a CSUM ring).
  */
-int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now);
+int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now) CN_NONNULL(1);
 
 /**
  * cn_tcp_send without the tcp_output (MSG_MORE): copy up to @p len bytes
@@ -289,7 +289,7 @@ int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now)
  * @return as cn_tcp_send().
  * Cost: the copy-in only.
  */
-int cn_tcp_write(struct cn_tcb *tcb, const void *buf, uint32_t len);
+int cn_tcp_write(struct cn_tcb *tcb, const void *buf, uint32_t len) CN_NONNULL(1);
 
 /**
  * Zero-copy send for a chain sockbuf: append the packet @p m (ownership
@@ -297,7 +297,7 @@ int cn_tcp_write(struct cn_tcb *tcb, const void *buf, uint32_t len);
  * @return 0; -EINVAL (ring sockbuf; m untouched); -EPIPE after
  *         cn_tcp_shutdown (m untouched).
  */
-int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now);
+int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now) CN_NONNULL(1, 2);
 
 /**
  * tcp_output: send what the window, the congestion window, Nagle and the
@@ -308,14 +308,14 @@ int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now);
  * Cost per segment, offload mode: template copy (1-2 lines), ~10 field
  * patches, a sockbuf segment lookup (O(1)), no payload byte read.
  */
-int cn_tcp_output(struct cn_tcb *tcb, uint64_t now);
+int cn_tcp_output(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /**
  * Copy up to @p len received in-order bytes out and free them; a window
  * update is sent when the window opened by two segments or half the buffer.
  * @return bytes copied (0 when nothing is queued).
  */
-int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now);
+int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now) CN_NONNULL(1);
 
 /**
  * Post an application buffer: subsequent in-order payload is copied into
@@ -326,28 +326,28 @@ int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now);
  * (for cn_tcp_recv or the next post). One buffer at a time.
  * @return 0; -EBUSY (a buffer is already posted); -EINVAL (len 0).
  */
-int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len);
+int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len) CN_NONNULL(1);
 
 /**
  * Bytes filled in the posted buffer so far; with @p finish, also take the
  * buffer back (later data is queued by reference again).
  */
-uint32_t cn_tcp_recv_posted(struct cn_tcb *tcb, bool finish);
+uint32_t cn_tcp_recv_posted(struct cn_tcb *tcb, bool finish) CN_NONNULL(1);
 
 /** Run this connection's timers due at @p now (cn_net_timer does all). */
-void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now);
+void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /** Counters (live). */
-const struct cn_tcp_stats *cn_tcp_stats(const struct cn_tcb *tcb);
+const struct cn_tcp_stats *cn_tcp_stats(const struct cn_tcb *tcb) CN_NONNULL(1);
 
 /** Fill a state snapshot. */
-void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *info);
+void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *info) CN_NONNULL(1, 2);
 
 /** Space left in the send buffer, bytes. */
-uint32_t cn_tcp_sndbuf_space(const struct cn_tcb *tcb);
+uint32_t cn_tcp_sndbuf_space(const struct cn_tcb *tcb) CN_NONNULL(1);
 
 /** The connection's send sockbuf (e.g. to fill a ring in place). */
-struct cn_sockbuf *cn_tcp_sndbuf(struct cn_tcb *tcb);
+struct cn_sockbuf *cn_tcp_sndbuf(struct cn_tcb *tcb) CN_NONNULL(1);
 
 /** Name of a checksum mode ("offload", "stored", "fused", "separate"). */
 const char *cn_tcp_csum_name(enum cn_tcp_csum mode);

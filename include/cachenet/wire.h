@@ -110,6 +110,17 @@ static_assert(sizeof(struct cn_ipv4_hdr) == CN_IPV4_HLEN, "IPv4 header is 20 byt
 #define CN_TCPOPT_TIMESTAMP 8    /**< length 10 */
 /** The usual timestamp option as sent: NOP, NOP, TS (12 bytes). */
 #define CN_TCPOLEN_TSTAMP_APPA 12
+/** That block's first word, host order: NOP, NOP, kind 8, length 10. */
+#define CN_TCPOPT_TSTAMP_APPA_HDR 0x0101080au
+
+/** Write the NOP, NOP, TS block at @p o (12 bytes, any alignment) with
+ *  @p tsval and @p tsecr (host order). */
+static inline void cn_tcpopt_tstamp_put(uint8_t *o, uint32_t tsval, uint32_t tsecr)
+{
+	uint32_t w[3] = {cn_hton32(CN_TCPOPT_TSTAMP_APPA_HDR), cn_hton32(tsval), cn_hton32(tsecr)};
+
+	__builtin_memcpy(o, w, sizeof(w));
+}
 
 /** TCP header without options (RFC 9293). */
 struct cn_tcp_hdr {

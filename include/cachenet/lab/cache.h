@@ -119,8 +119,9 @@ int cn_cache_evict_icache(void);
  * that loads after it take memory latency). Dirty lines of the caller's
  * data are written back on the way out; the TLB is emptied too. Use it
  * with cn_cache_evict_icache() for the "cold cache" of Nahum et al.
- * (everything the next packet touches comes from memory). The buffer (64 MB here) is
- * mapped and faulted in on the first call and kept for the process.
+ * (everything the next packet touches comes from memory). The buffer
+ * (64 MB here) is mapped and faulted in on the first call and kept for the
+ * process.
  * Costs ~5-15 ms per call natively (memory bandwidth); under valgrind it
  * evicts the *simulated* D1 and LL (CN_SIM_GEOMETRY's) wholesale instead,
  * reading (LL ways + D1 ways) lines per LL set. Not a fast-path function.
