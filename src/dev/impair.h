@@ -7,8 +7,8 @@
  * call the product's copy; this way both run one source.
  *
  * Per frame, in this order, each from one xorshift64* generator with a
- * fixed seed (a rate of 0 draws nothing, so turning one impairment off
- * does not shift the others' sequence):
+ * fixed start value (a rate of 0 draws nothing, so turning one impairment
+ * off does not shift the others' sequence):
  *  1. loss: the frame is counted and dropped;
  *  2. corruption: one byte XORed with a non-zero value (two draws: the
  *     value 1 + r % 255 first, then the position r % len), so every
@@ -71,7 +71,8 @@ static CN__UNUSED bool cn__impair_roll(struct cn__impair *im, double p)
 }
 
 /* Rates must be in [0, 1] (checked by the caller, which may be stricter);
- * a zero seed picks a fixed non-zero one (a zero state would stay zero).
+ * a zero start value (p->seed) picks a fixed non-zero one (a zero state
+ * would stay zero).
  * Counts go to @st (zeroed here), which the owner exposes. */
 static CN__UNUSED void cn__impair_init(struct cn__impair *im, const struct cn_link_params *p,
 				       struct cn_link_stats *st)
@@ -123,7 +124,7 @@ static CN__UNUSED void cn__impair_frame(struct cn__impair *im, struct cn__impair
 	memcpy(d->buf, frame, len);
 	if (len && cn__impair_roll(im, im->p.corrupt)) {
 		/* value first, then position: the order gcc and clang both
-		 * gave the expression this replaced, so seeds keep their runs */
+		 * gave the expression this replaced, so a start value keeps its run */
 		uint8_t x = (uint8_t)(1 + cn__impair_rnd(im) % 255);
 		im->st->corrupted++;
 		d->buf[cn__impair_rnd(im) % len] ^= x;

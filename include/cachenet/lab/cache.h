@@ -6,15 +6,17 @@
  * put buffers so that they do (or do not) compete for the same cache sets.
  *
  * These are the knobs behind every "hot vs cold" and "conflict vs no
- * conflict" result in cachenet's benchmarks (Nahum et al. Tables 3-5, Ahlgren et al.
- * Fig. 6; docs/papers.md). They are measurement tools, not fast-path code.
+ * conflict" result in cachenet's benchmarks (the hot and cold caches of
+ * Nahum et al., "Cache Behavior of Network Protocols", Tables 3-5; the
+ * buffer placement of Ahlgren et al., "The Applicability of Integrated
+ * Layer Processing", Fig. 6). They are measurement tools, not fast-path
+ * code.
  *
- * A fact from this project's machines worth repeating: the VM reports a
- * last-level cache far larger than what latency shows (a 480 MB L3 with the
- * latency step between 12 and 14 MB was measured on one). Never size an
- * eviction from the reported LLC; cn_cache_flush_range() evicts by address,
- * and CN_CACHE_EVICT_WORKING_SET is the working set to use when a range
- * cannot be flushed by address.
+ * A virtual machine may report a last-level cache far larger than the one
+ * its latency shows (docs/performance.md, "Cache control"). Never size
+ * an eviction from the reported LLC; cn_cache_flush_range() evicts by
+ * address, and CN_CACHE_EVICT_WORKING_SET is the working set to use when a
+ * range cannot be flushed by address.
  */
 #ifndef CACHENET_LAB_CACHE_H
 #define CACHENET_LAB_CACHE_H
@@ -116,9 +118,10 @@ int cn_cache_evict_icache(void);
  * policy that is not LRU keeps none of the old lines (test_cache checks
  * that loads after it take memory latency). Dirty lines of the caller's
  * data are written back on the way out; the TLB is emptied too. Use it
- * with cn_cache_evict_icache() for Nahum et al.'s "cold cache" (everything the
- * next packet touches comes from memory). The buffer (64 MB here) is
- * mapped and faulted in on the first call and kept for the process.
+ * with cn_cache_evict_icache() for the "cold cache" of Nahum et al.
+ * (everything the next packet touches comes from memory). The buffer
+ * (64 MB here) is mapped and faulted in on the first call and kept for the
+ * process.
  * Costs ~5-15 ms per call natively (memory bandwidth); under valgrind it
  * evicts the *simulated* D1 and LL (CN_SIM_GEOMETRY's) wholesale instead,
  * reading (LL ways + D1 ways) lines per LL set. Not a fast-path function.

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file netdev.h
- * The in-memory NIC of Nahum et al. and Huggahalli et al. (docs/papers.md): a device with TX and RX
+ * The in-memory NIC: a device with TX and RX
  * descriptor rings and status write-back that a cachenet stack transmits
  * into and receives from, with no wire behind it. What sits on the other
  * side of the "wire" is one of:
  *  - another device (two stacks back to back, cn_netdev_connect),
  *  - a lossy link to another device (loss, reorder, duplicate, corrupt at
- *    fixed rates from a fixed seed, struct cn_link),
+ *    fixed rates, repeatable, struct cn_link),
  *  - a simulated peer built from packet templates (struct cn_peer): a TCP
  *    receiver that ACKs every other segment with a window, a TCP sender
- *    flow-controlled by our ACKs, a UDP source or sink (Nahum et al.'s
- *    in-memory drivers "playing the peer").
+ *    flow-controlled by our ACKs, a UDP source or sink (the in-memory
+ *    drivers "playing the peer" of Nahum et al., "Cache Behavior of
+ *    Network Protocols").
  *
  * Two sides of one device, as in hardware:
  *  - the driver side (what the stack's CPU runs): cn_netdev_xmit() posts a
@@ -25,7 +26,8 @@
  *    buffer (with header/payload split on: its headers into the
  *    descriptor's header buffer, the rest into the cluster), writes the
  *    descriptor's length and status, and leaves the written lines in the
- *    cache state the DCA mode says (Huggahalli et al.).
+ *    cache state the DCA mode says (the variants of Huggahalli et al.,
+ *    "Direct Cache Access for High Bandwidth Network I/O").
  *
  * Benchmarks pause their counters around the NIC side: it stands for work
  * a device does, not the host CPU.
@@ -46,7 +48,8 @@
 extern "C" {
 #endif
 
-/** Where the bytes a device writes for a received frame end up (Huggahalli et al.). */
+/** Where the bytes a device writes for a received frame end up (the DCA
+ *  variants of Huggahalli et al.). */
 enum cn_dca {
 	/** Left in the cache, as Direct Cache Access / DDIO does. */
 	CN_DCA_INJECT = 0,
@@ -73,78 +76,23 @@ enum cn_prefetch_hint {
 /** Name of a prefetch hint ("l1", "l2", "llc", "nta"). */
 const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
 
-/** PREFETCH mode's default distance in frames, chosen from the sweep in
- *  bench_tcp.cc (tcp_rx_pf/..., 1460-byte segments, batch 32, medians of
- *  7, Zen 5 class EPYC VM shared by three jobs): k 4..16 recovered 80-85% of the
- *  flush-inject gap where the poll itself reads the payload (fused-contig,
- *  separate-mbuf) and k 2..8 52-60% where the payload is read later by
- *  the application (offload-*), k 1-2 less; the l2 hint was never better
- *  than l1. What bounds the offload cases: all 32 frames' lines must come
- *  from DRAM during one short poll (about 190 TSC ticks per 1514-byte
- *  frame even with software prefetch, measured), with nothing to overlap;
- *  at batch 4 the same k recovers ~84%. Default k 8, l1, 11 interleaved
- *  repetitions (tcp_rx/...-{inject,flush,prefetch}/1460, batch 32):
- *  offload-contig 49%, offload-mbuf 48%, fused-contig 83%, separate-mbuf
- *  81%; batch 4 (tcp_rx_pf/offload-*-b4): 89%, 89%.
- *
- *  Where the offload cases' time goes (issue #5; same VM, 2 cores shared
- *  with one other job, taskset -c 0, medians of 5-7 interleaved reps,
- *  min_time 0.05; the poll and the read timed apart with
- *  CACHENET_BENCH_RX_SPLIT=1, bench_tcp.cc): tcp_rx/offload-mbuf/1460 poll
- *  inject 69, flush 97, prefetch 111 ticks per segment; copy-out
- *  (cn_tcp_recv) 125, 618, 308. The prefetch mode's poll is only ~14
- *  ticks longer than flush's, yet its copy-out still misses, and an idle
- *  gap of 20,000 ticks after each poll (CACHENET_BENCH_RX_DELAY=20000)
- *  leaves it unchanged (329 against 338): the lines the poll asked for
- *  are not late, they are not there. The likely cause (no PMU here to
- *  confirm it, or to tell a dropped prefetch from an evicted line): a
- *  32-frame burst asks for ~24 lines per ~100 ticks of poll, several times
- *  the misses a core keeps in flight at ~400 ticks of DRAM latency, and
- *  prefetches beyond that are dropped; at batch 4 the same requests are
- *  spread over the reads between polls. What
- *  did not help: k 1..64 and the l2/llc/nta hints (290-337 at batch 32);
- *  prefetching every second or fourth line (flush-like: 573, 625); a
- *  demand load of one line per frame before its prefetches (TLB warming:
- *  363 -> 321 total, within the noise of other runs), or of the cluster's
- *  refcount line (no change). What helps is fetching during the copy-out
- *  itself, which the driver does not run: the receive path's read-ahead
- *  (src/stack/tcp.c, rcvq_readahead, 4 segments ahead). With it, same run,
- *  two alternations of the old and new binary (tcp_rx/.../1460,
- *  inject / flush / prefetch): offload-contig 141,139 / 441,429 /
- *  291,300 -> 145,142 / 274,278 / 228,232; offload-mbuf 155,151 /
- *  460,472 / 348,352 -> 154,157 / 262,280 / 232,234; fused-contig and
- *  separate-mbuf unchanged (prefetch 254,254 -> 250,255 and 264,260 ->
- *  266,273). Flush gains more than prefetch (the read-ahead covers every
- *  queued segment but the first four of a burst, which only the driver
- *  prefetches), so the recovery as issue #5 defines it falls: offload
- *  36%, 34% (contig) and 28%, 37% (mbuf), fused-contig 81-82%,
- *  separate-mbuf 78-80%. Since 2026-11-24 the read-ahead is one stream
- *  over the queue (5840 bytes past each copy, first segments of a burst
- *  included) and the driver can pace its payload prefetch for stacks
- *  that read no payload in the poll: "Paced prefetch" below (offload
- *  recovery 38-47%). */
+/** PREFETCH mode's default distance in frames (the measurements behind
+ *  it: docs/performance.md, "In-memory NIC"). */
 #define CN_NETDEV_PREFETCH_K_DEFAULT 8
 /** Largest accepted prefetch distance. */
 #define CN_NETDEV_PREFETCH_K_MAX 256
 
 /**
- * Paced prefetch (params.prefetch_pace, issue #5), for a stack that does
- * not read a frame's payload in its input (the NIC verified the L4
- * checksum, and the bytes stay queued by reference until the application
- * copies them out: tcp_rx/offload-* in bench_tcp.cc). Unpaced PREFETCH
- * asks for all of a 32-frame batch's lines during the poll (~24 per
- * frame, every ~60-90 TSC ticks of protocol work), several times what
- * the memory delivers to one core meanwhile (~26 lines per ~140 ticks on
- * the machine below, measured: a loop copying flushed 1460-byte payloads
- * with its prefetch 4 buffers ahead, nothing else to do), and the lines
- * are not in the cache when the copy-out comes (see
- * CN_NETDEV_PREFETCH_K_DEFAULT). Paced, the driver asks, before each frame
- * goes up, for the header lines of the frame k ahead (what the input
- * reads) and for the next prefetch_pace lines of one stream over the
- * poll's payloads, in order: at 12 a line a ~6 ticks of poll, about what
- * the memory delivers, so the first half or so of a batch is in the
- * cache when the application starts on it, and the stack's copy-out
- * read-ahead (src/stack/tcp.c) covers the rest while it copies.
+ * Paced prefetch (params.prefetch_pace), for a stack that does not read a
+ * frame's payload in its input (the NIC verified the L4 checksum, and the
+ * bytes stay queued by reference until the application copies them out).
+ * Unpaced, PREFETCH asks for all of a batch's lines during the poll, more
+ * than the memory delivers to one core meanwhile. Paced, the driver asks,
+ * before each frame goes up, for the header lines of the frame k ahead
+ * (what the input reads) and for the next prefetch_pace lines of one
+ * stream over the poll's payloads, in order, so the first part of a batch
+ * is in the cache when the application starts on it, and the stack's
+ * copy-out read-ahead (cn_tcp_params.rx_readahead) covers the rest.
  * The stream reads the payload ranges (mbuf data and length) before any
  * frame goes up; a frame the stack consumed in its input (copied into a
  * posted buffer, a pure ACK) is then free when the stream reaches its
@@ -152,96 +100,12 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h);
  * byte read, a wasted line). The payload lines use prefetch_hint; the
  * frames of the next poll still in the ring get their header lines only.
  * cn_netdev_rx_burst (no stack to interleave with) ignores the pace.
- * Cost: one pass over the batch's mbufs for the ranges (they were just
- * taken: cached) and prefetch_pace prefetches per frame, against
- * len / 64 + 1 unpaced.
- * Measured 2026-11-24 (Zen 5 class EPYC VM, 2 cores shared with two other
- * jobs, no PMU), taskset -c 0 cachenet-bench-tcp
- * --benchmark_filter='^tcp_rx/(offload-contig|offload-mbuf|fused-contig|
- * separate-mbuf)-(inject|flush|prefetch)/1460$' --benchmark_repetitions=7
- * --benchmark_enable_random_interleaving=true --benchmark_min_time=0.05,
- * medians, three alternations of the binary before (unpaced, the old
- * copy-out read-ahead) and after (pace 12 for offload-*, the read-ahead
- * stream of src/stack/tcp.c), ticks per segment, flush / prefetch / inject,
- * recovery = (flush - prefetch) / (flush - inject):
- *   offload-contig before 251,254,250 / 205,213,204 / 132,132,130: 39,34,38%
- *                  after  241,242,257 / 194,199,198 / 127,130,131: 41,38,47%
- *   offload-mbuf   before 247,254,251 / 213,226,216 / 138,141,140: 31,25,31%
- *                  after  242,250,253 / 193,201,207 / 139,140,142: 47,44,42%
- *   fused-contig and separate-mbuf (unpaced both times): 80-82%, 79-80%.
- * Issue #5 asks for 80%; the offload cases stay far below. The pace
- * (tcp_rx_pf/offload-*-prefetch-b32-k8-l1-p<pace>, min_time 0.01, 15
- * repetitions, medians): 4: 203, 197; 8: 198, 196; 12: 195, 194;
- * 16: 191, 193; 24: 204, 207 (contig, mbuf); unpaced 209, 220; flush
- * 254, 249; inject 126, 138. At pace 12, k 2, 4, 8, 16 (l1) and k 8 l2
- * (another run, same form, q25 of 15): contig 196, 193, 190, 189, 188;
- * mbuf 193, 190, 188, 191, 187. The payload of the first 16 frames of each
- * poll k ahead, the rest header only (tried, not kept) did less (200,
- * 201 against 196, 191 at pace 12, fastest of 7, an exploration build).
- * With the poll and the copy-out timed apart (CACHENET_BENCH_RX_SPLIT=1,
- * offload-mbuf, fastest of 5): pace 12 poll 91, read 118 ticks per
- * segment, unpaced 97, 141, inject 61-62, 116-118, flush 77-81, 177-188:
- * paced, the copy-out misses no
- * more than in inject mode; what is left is in the poll, which in
- * prefetch mode costs more than in flush mode, paced or not (header lines
- * only, pace 1: 81), so the header prefetch k ahead buys the poll nothing
- * here and the payload prefetches slow it. What bounds it (a model, no
- * PMU to confirm it): a batch's ~830 lines take the memory ~32 x 140
- * ticks, about the whole inject-mode time of the batch (32 x ~135), so
- * reaching inject-mode time needs the memory busy through the poll and
- * the reads alike. Also measured and not kept (fastest of 7-11): a
- * copy-out read-ahead of 6 or 8 segments (paced prefetch 174-187, but
- * flush 238-264 and inject +7..+10 ticks); the stack's read-ahead stream
- * fed from the poll too (each segment read ahead as it is queued while
- * less than 5840 bytes are ahead; pace 12): flush 213-226, prefetch
- * 199-245: the stack then does for flush what the driver does for
- * prefetch, recovery -20..+23%.
- * Instructions (callgrind, CACHENET_CPU_DISABLE=avx512, --cn_sim,
- * tcp_rx/offload-{mbuf,contig}-prefetch/1460): 1374.4, 1255.6 unpaced ->
- * 1448.5, 1327.2 paced (the range pass, and a hint switch and a branch
- * per line in the stream loop); inject mode does not run this code.
- * Since 2026-11-24 (session 7) the poll loop is compiled once per hint
- * (no switch per line), a range's lines go in a counted loop four a turn
- * (~2 instructions a line, ten before) and the header look-ahead keeps
- * its cursor in a register: offload-mbuf 1399 -> 1297 instructions per
- * segment (inject 1170). The same command as above, the binary before and
- * after alternated, 7 repetitions, two undisturbed rounds, flush /
- * prefetch / inject and recovery:
- *   offload-contig before 276,259 / 223,212 / 133,129: 37%, 36%
- *                  after  261,245 / 207,197 / 134,130: 43%, 42%
- *   offload-mbuf   before 265,247 / 217,207 / 145,139: 40%, 37%
- *                  after  258,247 / 199,187 / 144,141: 52%, 57%
- * With the poll and the copy-out timed apart (offload-mbuf, one run):
- * prefetch poll 81, read 128; flush 75, 183; inject 60, 121. The pace
- * sweep redone on the cheaper loop (p4, 8, 12, 16, 24: contig 217, 213,
- * 208, 208, 226; mbuf 213, 198, 190, 203, 218) keeps 12.
- * What is left is the memory, not the ~130 instructions: session 8
- * (2026-11-24) ran prefetch mode with the NIC's flush switched off (a
- * temporary patch, not kept: the same poll, its prefetches hitting
- * cached lines), 7 interleaved repetitions, medians: offload-mbuf 142.7
- * against inject 135.8, offload-contig 131.6 against 130.3 ticks per
- * segment; the prefetch code costs 1-7 ticks of a 48-70 tick shortfall.
- * The same day: prefetch_hint l1, l2, llc, nta at pace 12 within 7 ticks
- * of each other (mbuf 192-199, contig 189-193); pace 24 and 36 with l2
- * slower (212-225). bench_tcp's tcp_rx_mem/flush-d<D>/1460 loads the
- * frames of these rows and nothing else (same ring, pools, flush): best
- * 164-176 ticks a frame at D = 96 lines, 338-348 without software
- * prefetch, 66-68 with the lines cached; in the receive path's own
- * pattern (tcp_rx_mem/flush-f<F>-sum/1460: each frame summed whole,
- * frame i + F prefetched first; session 11) 153-162 at F = 4-6, 58-60
- * cached. The 80% goal asks the batch-32
- * offload rows for 148-158 ticks a frame with the protocol work, less
- * than that loop's load time, while the batch-4 rows (prefetch k frames
- * ahead between small polls) reach 151-177. The goal stays unmet at
- * batch 32; cachenet-report's DCA section prints the comparison.
- * What did pay: the stack's copy-out read-ahead reaching further behind
- * this driver (tcp.h, cn_tcp_params.rx_readahead, per connection since
- * session 8): tcp_rx_ra/offload-mbuf-prefetch 176-180 -> 160-161 ticks at
- * 11680-17520 bytes, contig 180-186 -> 169-178, while flush and inject
- * stay fastest at the default 5840. bench_tcp's offload-*-prefetch rows
- * run at 17520 since then (RX_PREFETCH_READAHEAD); recovery in one quick
- * report run: offload-mbuf 67%, offload-contig 50%.
+ * Cost: one pass over the batch's mbufs for the ranges (just taken:
+ * cached) and prefetch_pace prefetches per frame, against len / 64 + 1
+ * unpaced. Measurements and the choice of 12 in the benchmarks:
+ * docs/performance.md, "In-memory NIC".
  */
+/** Largest accepted prefetch_pace. */
 #define CN_NETDEV_PREFETCH_PACE_MAX 1024
 
 /** Default copybreak: pure ACKs and other frames of up to 128 bytes. */
@@ -258,15 +122,10 @@ typedef void (*cn_wire_fn)(void *arg, const uint8_t *frame, uint32_t len);
 
 struct cn_netdev_params {
 	uint32_t ring_size;          /**< descriptors per ring, power of two; 0 = 512 */
-	uint32_t batch;              /**< frames per driver poll; 0 = 32. With
-	                                  PREFETCH, small batches let the prefetches
-	                                  overlap the reads between polls: at batch 4
-	                                  (k 8) prefetch recovered 87-92% of the
-	                                  flush-inject gap in all four tcp_rx
-	                                  configurations and was 17% faster than at
-	                                  batch 32 for offload-contig (158 against
-	                                  191 ticks per 1460-B segment; the report's
-	                                  DCA study, 2026-11-24) */
+	uint32_t batch;              /**< frames per driver poll; 0 = 32 (with
+	                                  PREFETCH, small batches overlap the
+	                                  prefetches with the reads between polls:
+	                                  docs/performance.md, "In-memory NIC") */
 	enum cn_dca dca;
 	uint32_t prefetch_k;         /**< PREFETCH: frames ahead; 0 = CN_NETDEV_PREFETCH_K_DEFAULT;
 	                                  at most CN_NETDEV_PREFETCH_K_MAX and below ring_size */
@@ -337,25 +196,7 @@ struct cn_netdev_params {
  * Cost per split frame: a second mbuf to refill (one small get) and to
  * free once the stack has read the headers (one small free), one more
  * mbuf line touched (the header mbuf's), the chain's entry into the stack.
- * Measured (bench_tcp.cc, tcp_rx/<cfg>-split/P against tcp_rx/<cfg>/P,
- * same run, callgrind, CACHENET_CPU_DISABLE=avx512): +145..+176
- * instructions per segment at P = 1460 and 65536 over every
- * csum/buffer/DCA combination (offload-mbuf-inject 1099 -> 1257,
- * fused-contig-inject 1407 -> 1556), most of it the header mbuf's get
- * at refill and free in the stack (~40 each), the chain's fast-path entry
- * (~25) and the driver's split take; P = 64 (copied whole by copybreak,
- * as without split) +28..+31, +75 in PREFETCH mode. Without split, the
- * device and the stack cost what they did before split existed (-14..+4
- * instructions per segment against the commit before it, same
- * benchmarks). Simulated LLC misses per segment in FLUSH mode: equal
- * for offload-* (25.2, 25.3), one more where the payload is read in the
- * poll (fused-contig 25.1 -> 26.1): the payload's first line is no longer
- * the header's. TSC ticks (medians of 21 interleaved repetitions, Zen 5
- * class EPYC VM shared by three jobs, CV 15-48%): offload-mbuf inject
- * 155 -> 175 (+13%), flush 513 -> 582 (+13%), prefetch 336 -> 360 (+7%);
- * fused-contig inject 174 -> 203 (+16%), flush 581 -> 822 (+42%),
- * prefetch 256 -> 279 (+9%); an earlier run of the same shape gave flush
- * +20%/+26%: the flush figures move most between runs.
+ * Measured costs: docs/performance.md, "In-memory NIC".
  */
 #define CN_NETDEV_SPLIT_HDR_MIN (CN_ETH_HLEN + CN_IPV4_HLEN + CN_UDP_HLEN)
 
@@ -460,8 +301,7 @@ void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
  * Cost: per frame, a status read, a buffer swap (or, at most copybreak
  * bytes, a small mbuf and a copy of the frame), the stack's input; with
  * split, a split frame also swaps its header buffer (one more small mbuf
- * get at refill, and its free in the stack: +145..+176 instructions per
- * 1460-byte segment in all, see "Header/payload split"); in
+ * get at refill, and its free in the stack; see "Header/payload split"); in
  * PREFETCH mode, before frame i goes to the stack, the lines of frame
  * i + k (taken in this poll, or still in the ring with its status done)
  * are prefetched, each frame once: about len / 64 + 1 prefetch

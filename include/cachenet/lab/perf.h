@@ -8,9 +8,9 @@
  * Two clocks, never confused:
  *  - **TSC ticks** (cn_tsc_begin/cn_tsc_end): the time-stamp counter, which on
  *    every CPU cachenet supports ticks at a constant *reference* rate
- *    (invariant TSC), not at the core clock. On the project's machines the TSC
- *    runs at 2.6 GHz and the cores near 3.6 GHz, so one TSC tick is ~1.38 core
- *    cycles. Results are labelled "TSC ticks", never "cycles".
+ *    (invariant TSC), not at the core clock, which may run faster or slower
+ *    (a TSC of 2.6 GHz beside cores near 3.6 GHz makes one tick ~1.38 core
+ *    cycles). Results are labelled "TSC ticks", never "cycles".
  *  - **core cycles** ("cycles" counter): only from the PMU.
  *
  * Hardware counters are opened by name through libpfm4
@@ -22,8 +22,7 @@
  * atomically together, and each value is scaled by time_enabled/time_running
  * when the kernel had to multiplex the group.
  *
- * When the kernel has no PMU driver (common in VMs, and the case on this
- * project's CI) perf_event_open fails; each affected counter then reports
+ * When the kernel has no PMU driver (common in VMs) perf_event_open fails; each affected counter then reports
  * *unavailable* with the reason (the errno and what it usually means). An
  * unavailable counter has no value: cn_counters_get() returns a negative
  * errno and sets value to NaN. It never reads 0.

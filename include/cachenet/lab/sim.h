@@ -20,7 +20,7 @@
  * not counted, exactly as a direct `callgrind --toggle-collect=FUNC` run.
  *
  * Geometry: valgrind guesses the host's caches from CPUID and can guess
- * wrong (on this project's VMs it reports a 256 MB direct-mapped LL), so
+ * wrong (in some VMs it reports a 256 MB direct-mapped LL), so
  * cachenet always passes all three levels: what the caller gives, else the
  * host's L1I, L1D and last-level cache from cn_cache_geometry().
  *

@@ -3,8 +3,8 @@
  * corruption (one byte XORed with a non-zero value, so every corruption
  * changes the frame), duplication and reordering (the frame is held and
  * delivered right after the next one in its direction), from one
- * xorshift64* generator with a fixed seed shared by both directions: a run
- * is reproducible. The decisions are the impairment engine's (impair.h),
+ * xorshift64* generator with a fixed start value shared by both
+ * directions: a run is reproducible. The decisions are the impairment engine's (impair.h),
  * which the TAP backend uses too. */
 #include <errno.h>
 #include <stdlib.h>
