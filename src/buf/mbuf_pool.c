@@ -661,6 +661,9 @@ void cn__dbg_mbuf_got(struct cn_mbuf *m)
 
 void cn__dbg_mbuf_put(struct cn_mbuf *m)
 {
+	/* The release build's ownership check first, so that a foreign
+	 * pointer is reported with the same message in every build. */
+	cn__mbuf_check_owner(m);
 	if (m->cookie == CN__COOKIE_FREE)
 		cn__mbuf_panic("double free of mbuf %p", (void *)m);
 	if (m->cookie != CN__COOKIE_LIVE)
