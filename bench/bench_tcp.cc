@@ -89,6 +89,12 @@
 //       prediction, release of acknowledged data, the frame's free; the
 //       driver's status reads and buffer refills run paused
 //   udp_tx/<csum|nocsum|offload>/<payload>, udp_rx/<csum|nocsum|offload>/<payload>
+//   tcp_tx/lwip/1460, tcp_rx/lwip-<dca>/1460, tcp_ack/lwip/pure  lwIP's
+//       TCP (Debian's liblwip, raw API, software checksum) on the same
+//       device, pools and peers, paused and counted as the rows above;
+//       its peers among the cachenet rows are tcp_tx/fused-*,
+//       tcp_rx/separate-mbuf-<dca> and tcp_ack/cachenet/pure (see the
+//       lwIP section below). Built only with liblwip-dev.
 //
 // Counters besides the harness's: tsc_per_packet (TSC ticks per data
 // segment or datagram), packets_per_op, and under --cn_sim
@@ -123,6 +129,18 @@ extern "C" {
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
 }
+
+#ifdef CN_HAVE_LWIP
+// Debian's liblwip-dev ships the port headers (arch/cc.h, lwipopts.h).
+#include <lwip/etharp.h>
+#include <lwip/ethip6.h>
+#include <lwip/init.h>
+#include <lwip/netif.h>
+#include <lwip/pbuf.h>
+#include <lwip/priv/tcp_priv.h>
+#include <lwip/tcp.h>
+#include <netif/ethernet.h>
+#endif
 
 namespace {
 
@@ -751,6 +769,479 @@ void bm_udp_rx(benchmark::State &st, udp_mode mode, uint32_t payload)
 		st.SkipWithError("datagrams dropped");
 }
 
+// ---------------------------------------------------------------- lwIP
+
+#ifdef CN_HAVE_LWIP
+// lwIP's TCP (Debian's liblwip, raw API) on the same in-memory NIC and
+// simulated peers: its netif's linkoutput posts each frame (one pbuf, the
+// library is built with LWIP_NETIF_TX_SINGLE_PBUF) on the device's TX ring
+// as a descriptor pointing at the pbuf, released (pbuf_free) at the TX
+// reap; its driver takes received frames with cn_netdev_rx_burst and hands
+// each to the netif's input as a PBUF_REF custom pbuf over the cluster
+// (no copy), freed back to the pool when lwIP frees the pbuf. lwIP
+// computes and verifies every checksum in software (CHECKSUM_GEN_* and
+// CHECKSUM_CHECK_* on; with LWIP_CHECKSUM_ON_COPY its tcp_write sums while
+// it copies). The library is built with NO_SYS=0 and core locking; the
+// raw API runs without its tcpip thread (lwip_init only, one thread:
+// sys_check_core_locking checks nothing while no tcpip thread exists), and
+// no lwIP timer runs inside a measurement. The connection is put straight
+// into ESTABLISHED with the sequence numbers the peers expect, as
+// cn_tcp_open does for cachenet.
+struct lw_rx_pbuf {
+	struct pbuf_custom pc;
+	struct cn_mbuf *m;
+	struct lw_rx_pbuf *next;
+};
+
+struct Lw {
+	bool up = false;
+	struct netif nif;
+	struct cn_netdev *dev = nullptr;
+	struct cn_net *net = nullptr; // TX descriptors only
+	std::vector<lw_rx_pbuf> rxp = std::vector<lw_rx_pbuf>(8192);
+	lw_rx_pbuf *rx_free = nullptr;
+	uint64_t tx_frames = 0, tx_fail = 0, rx_frames = 0, rx_nopbuf = 0;
+	// the application's receive queue (tcp_recv callback)
+	struct pbuf *q[4096];
+	unsigned qh = 0, qt = 0;
+	uint32_t qoff = 0;
+	uint64_t rx_bytes = 0;
+} g_lw;
+
+void lw_tx_done(void *arg)
+{
+	pbuf_free((struct pbuf *)arg);
+}
+
+err_t lw_linkoutput(struct netif *, struct pbuf *p)
+{
+	struct cn_pkt *k = cn_net_pkt_alloc(g_lw.net);
+	if (!k) {
+		g_lw.tx_fail++;
+		return ERR_MEM;
+	}
+	k->hdr = (uint8_t *)p->payload;
+	k->hdr_len = p->len;
+	uint32_t n = 0, pay = 0;
+	for (struct pbuf *q = p->next; q; q = q->next) {
+		if (n == CN_PKT_PIECES) {
+			cn_pkt_free(k);
+			g_lw.tx_fail++;
+			return ERR_IF;
+		}
+		k->piece[n].base = (const uint8_t *)q->payload;
+		k->piece[n++].len = q->len;
+		pay += q->len;
+	}
+	k->npieces = (uint16_t)n;
+	k->pay_len = pay;
+	pbuf_ref(p);
+	k->done = lw_tx_done;
+	k->done_arg = p;
+	if (cn_netdev_xmit(g_lw.dev, k) != 0) {
+		k->done = nullptr;
+		cn_pkt_free(k);
+		pbuf_free(p);
+		g_lw.tx_fail++;
+		return ERR_MEM;
+	}
+	g_lw.tx_frames++;
+	return ERR_OK;
+}
+
+void lw_rx_free(struct pbuf *p)
+{
+	lw_rx_pbuf *r = (lw_rx_pbuf *)(void *)p; // pc.pbuf is the first member
+	cn_mbuf_free_chain(r->m);
+	r->next = g_lw.rx_free;
+	g_lw.rx_free = r;
+}
+
+// The driver: one received frame to lwIP's netif input.
+inline void lw_input(struct cn_mbuf *m)
+{
+	lw_rx_pbuf *r = g_lw.rx_free;
+	if (!r) {
+		g_lw.rx_nopbuf++;
+		cn_mbuf_free_chain(m);
+		return;
+	}
+	g_lw.rx_free = r->next;
+	r->m = m;
+	r->pc.custom_free_function = lw_rx_free;
+	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, (u16_t)m->len, PBUF_REF, &r->pc, m->data,
+					     (u16_t)m->len);
+	g_lw.rx_frames++;
+	if (g_lw.nif.input(p, &g_lw.nif) != ERR_OK)
+		pbuf_free(p);
+}
+
+// Up to @p max frames from the RX ring to lwIP; returns them.
+unsigned lw_poll(unsigned max)
+{
+	struct cn_mbuf *mb[32];
+	unsigned n = cn_netdev_rx_burst(g_lw.dev, mb, max < 32 ? max : 32);
+	for (unsigned i = 0; i < n; i++)
+		lw_input(mb[i]);
+	return n;
+}
+
+err_t lw_netif_init(struct netif *n)
+{
+	n->hwaddr_len = 6;
+	memcpy(n->hwaddr, MAC_US, 6);
+	n->mtu = 1500;
+	n->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_LINK_UP;
+	n->output = etharp_output;
+	n->output_ip6 = ethip6_output;
+	n->linkoutput = lw_linkoutput;
+	n->name[0] = 'c';
+	n->name[1] = 'n';
+	return ERR_OK;
+}
+
+// Once per process: lwip_init, the netif, and the peer's address in the
+// ARP table (learned from an ARP reply fed to the netif, as on a wire).
+bool lw_setup(Env &e)
+{
+	g_lw.dev = e.dev;
+	g_lw.net = e.net;
+	if (g_lw.up)
+		return true;
+	lwip_init();
+	for (auto &r : g_lw.rxp) {
+		r.next = g_lw.rx_free;
+		g_lw.rx_free = &r;
+	}
+	ip4_addr_t ip, mask, gw;
+	ip.addr = IP_US;
+	mask.addr = __builtin_bswap32(0xffffff00);
+	gw.addr = 0;
+	if (!netif_add(&g_lw.nif, &ip, &mask, &gw, nullptr, lw_netif_init, ethernet_input))
+		return false;
+	netif_set_default(&g_lw.nif);
+	netif_set_up(&g_lw.nif);
+	netif_set_link_up(&g_lw.nif);
+	uint8_t f[42] = {};
+	memcpy(f, MAC_US, 6);
+	memcpy(f + 6, MAC_PEER, 6);
+	f[12] = 0x08, f[13] = 0x06;            // ARP
+	f[14] = 0, f[15] = 1, f[16] = 8, f[17] = 0; // Ethernet, IPv4
+	f[18] = 6, f[19] = 4, f[20] = 0, f[21] = 2; // reply
+	memcpy(f + 22, MAC_PEER, 6);
+	memcpy(f + 28, &IP_PEER, 4);
+	memcpy(f + 32, MAC_US, 6);
+	memcpy(f + 38, &IP_US, 4);
+	struct pbuf *p = pbuf_alloc(PBUF_RAW, sizeof(f), PBUF_RAM);
+	if (!p)
+		return false;
+	pbuf_take(p, f, sizeof(f));
+	if (g_lw.nif.input(p, &g_lw.nif) != ERR_OK)
+		pbuf_free(p);
+	ip4_addr_t peer;
+	peer.addr = IP_PEER;
+	struct eth_addr *mac;
+	const ip4_addr_t *ipr;
+	if (etharp_find_addr(&g_lw.nif, &peer, &mac, &ipr) < 0)
+		return false;
+	g_lw.up = true;
+	return true;
+}
+
+err_t lw_recv(void *, struct tcp_pcb *, struct pbuf *p, err_t)
+{
+	if (!p)
+		return ERR_OK;
+	if (g_lw.qt - g_lw.qh == sizeof(g_lw.q) / sizeof(g_lw.q[0]))
+		return ERR_MEM; // lwIP keeps it (refused_data) and offers it again
+	g_lw.q[g_lw.qt++ % (sizeof(g_lw.q) / sizeof(g_lw.q[0]))] = p;
+	return ERR_OK;
+}
+
+// The application's read: up to @p len bytes from the queued pbufs into
+// @p dst, the consumed pbufs freed and the window opened (tcp_recved).
+uint32_t lw_read(struct tcp_pcb *pcb, uint8_t *dst, uint32_t len)
+{
+	const unsigned QN = sizeof(g_lw.q) / sizeof(g_lw.q[0]);
+	uint32_t got = 0;
+	while (got < len && g_lw.qh != g_lw.qt) {
+		struct pbuf *p = g_lw.q[g_lw.qh % QN];
+		uint32_t n = p->tot_len - g_lw.qoff;
+		if (n > len - got)
+			n = len - got;
+		pbuf_copy_partial(p, dst + got, (u16_t)n, (u16_t)g_lw.qoff);
+		got += n;
+		g_lw.qoff += n;
+		if (g_lw.qoff == p->tot_len) {
+			pbuf_free(p);
+			g_lw.qh++;
+			g_lw.qoff = 0;
+		}
+	}
+	if (got)
+		tcp_recved(pcb, (u16_t)got);
+	return got;
+}
+
+// A connection in ESTABLISHED: our ISS 1000, the peer's 900000 (as
+// Env::tcp and Env::peer_params), the peer's window and scale.
+struct tcp_pcb *lw_open(uint32_t snd_wnd, uint8_t snd_scale)
+{
+	struct tcp_pcb *pcb = tcp_new();
+	if (!pcb)
+		return nullptr;
+	ip_addr_set_ip4_u32(&pcb->local_ip, IP_US);
+	ip_addr_set_ip4_u32(&pcb->remote_ip, IP_PEER);
+	pcb->local_port = 5001;
+	pcb->remote_port = 80;
+	pcb->state = ESTABLISHED;
+	pcb->snd_nxt = pcb->lastack = pcb->snd_lbb = pcb->snd_wl2 = 1001;
+	pcb->rcv_nxt = pcb->rcv_ann_right_edge = 900001;
+	pcb->snd_wl1 = 900000;
+	pcb->flags |= TF_WND_SCALE;
+	pcb->snd_scale = snd_scale;
+	pcb->rcv_scale = TCP_RCV_SCALE;
+	pcb->snd_wnd = pcb->snd_wnd_max = snd_wnd;
+	pcb->mss = MSS;
+	pcb->cwnd = 1u << 24; // no congestion in a lossless in-memory link
+	pcb->ssthresh = 1u << 24;
+	pcb->netif_idx = netif_get_index(&g_lw.nif);
+	tcp_nagle_disable(pcb);
+	tcp_recv(pcb, lw_recv);
+	TCP_REG_ACTIVE(pcb);
+	return pcb;
+}
+
+void lw_close(struct tcp_pcb *pcb)
+{
+	const unsigned QN = sizeof(g_lw.q) / sizeof(g_lw.q[0]);
+	while (g_lw.qh != g_lw.qt)
+		pbuf_free(g_lw.q[g_lw.qh++ % QN]);
+	g_lw.qoff = 0;
+	tcp_recv(pcb, nullptr);
+	tcp_abort(pcb); // sends a RST onto the TX ring, reaped below
+	cn_netdev_tx_reap(g_lw.dev);
+}
+
+// tcp_tx/lwip/<payload>: tcp_write (copy, checksum on copy) + tcp_output
+// per application write; the NIC step and the peer's ACK (every other
+// segment) paused as in tcp_tx; the driver's receive of the ACKs, lwIP's
+// input and the TX reap (pbuf_free) counted.
+void bm_tcp_tx_lwip(benchmark::State &st, uint32_t payload)
+{
+	Env e;
+	if (!e.init(st, CN_DCA_INJECT, 4096, 0) || !lw_setup(e)) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SINK);
+	e.peer = cn_peer_create(e.dev, &pp);
+	struct tcp_pcb *pcb = lw_open(pp.window, pp.wscale);
+	uint8_t *app = (uint8_t *)cnbench::alloc_buffer(payload);
+	if (!e.peer || !pcb || !app) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	const uint64_t f0 = g_lw.tx_frames, ack0 = cn_peer_stats(e.peer)->acks_out;
+	const uint64_t b0 = cn_peer_stats(e.peer)->bytes_in;
+	unsigned writes = 0;
+	auto nic = [&]() {
+		cn_netdev_nic_tx(e.dev);
+		cn_peer_flush(e.peer);
+	};
+	cnbench::Measure m(st, payload);
+	for (auto _ : st) {
+		uint32_t done = 0;
+		while (done < payload) {
+			uint32_t n = payload - done, room = tcp_sndbuf(pcb);
+			if (n > room)
+				n = room;
+			if (n > 0 && tcp_write(pcb, app + done, (u16_t)n, TCP_WRITE_FLAG_COPY) == ERR_OK) {
+				tcp_output(pcb);
+				done += n;
+			} else {
+				n = 0;
+			}
+			if (done < payload || ++writes % 16 == 0 || cn_netdev_tx_pending(e.dev) > 1024) {
+				m.pause();
+				nic();
+				m.resume();
+				while (cn_netdev_rx_pending(e.dev))
+					lw_poll(32);
+				cn_netdev_tx_reap(e.dev);
+			}
+		}
+	}
+	m.finish();
+	per_packet(st, (double)(g_lw.tx_frames - f0));
+	st.counters["peer_acks_per_packet"] = benchmark::Counter(
+		(double)(cn_peer_stats(e.peer)->acks_out - ack0) / (double)(g_lw.tx_frames - f0 + 1));
+	for (int k = 0; k < 64 && (cn_netdev_rx_pending(e.dev) || cn_netdev_tx_pending(e.dev)); k++) {
+		nic();
+		while (cn_netdev_rx_pending(e.dev))
+			lw_poll(32);
+		cn_netdev_tx_reap(e.dev);
+	}
+	if (cn_peer_stats(e.peer)->bytes_in - b0 < (uint64_t)st.iterations() * payload)
+		st.SkipWithError("the peer received less than was written");
+	lw_close(pcb);
+	cnbench::free_buffer(app);
+}
+
+// tcp_rx/lwip-<dca>/<payload>: application reads of <payload> bytes
+// (pbuf_copy_partial out of the queued pbufs, tcp_recved) from the TCP
+// SOURCE peer; the driver takes 32 frames a poll and hands them to lwIP
+// (checksum verified in software, ACKs sent by lwIP every other segment).
+// The peer's sending and the NIC step paused, as in tcp_rx.
+void bm_tcp_rx_lwip(benchmark::State &st, enum cn_dca dca, uint32_t payload)
+{
+	Env e;
+	if (!e.init(st, dca, 1024, 0) || !lw_setup(e)) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SOURCE);
+	pp.mss = (uint16_t)(payload < MSS ? payload : MSS);
+	pp.wscale = TCP_RCV_SCALE; // lwIP's receive window scale
+	e.peer = cn_peer_create(e.dev, &pp);
+	struct tcp_pcb *pcb = lw_open(1u << 22, 7);
+	uint8_t *app = (uint8_t *)cnbench::alloc_buffer(payload);
+	if (!e.peer || !pcb || !app) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	const uint64_t in0 = g_lw.rx_frames, sent0 = cn_peer_stats(e.peer)->frames_out;
+	uint64_t stream = 0, bad = 0;
+	bool stalled = false;
+	auto refill = [&]() {
+		cn_netdev_nic_tx(e.dev); // our ACKs reach the peer
+		cn_netdev_tx_reap(e.dev);
+		if (cn_peer_send(e.peer, 256) == 0) {
+			tcp_fasttmr(); // a delayed ACK lwIP's timer would send
+			cn_netdev_nic_tx(e.dev);
+			cn_netdev_tx_reap(e.dev);
+			if (cn_peer_send(e.peer, 256) == 0)
+				stalled = true;
+		}
+	};
+	cnbench::Measure m(st, payload);
+	for (auto _ : st) {
+		uint32_t got = 0;
+		for (;;) {
+			got += lw_read(pcb, app + got, payload - got);
+			if (got >= payload || stalled)
+				break;
+			if (!cn_netdev_rx_pending(e.dev)) {
+				m.pause();
+				refill();
+				m.resume();
+			}
+			lw_poll(32);
+		}
+		m.pause();
+		// the stream as the peer sent it (checked, not counted)
+		for (uint32_t i = 0; i < payload; i += 97)
+			bad += app[i] != cn_peer_stream_byte(e.peer, stream + i);
+		stream += payload;
+		m.resume();
+		benchmark::DoNotOptimize(app[payload - 1]);
+	}
+	m.finish();
+	uint64_t frames = g_lw.rx_frames - in0;
+	per_packet(st, (double)frames);
+	if (stalled)
+		st.SkipWithError("the peer stalled (no window from lwIP)");
+	else if (bad)
+		st.SkipWithError("lwIP delivered bytes the peer did not send");
+	else if (cn_peer_stats(e.peer)->frames_out - sent0 < frames)
+		st.SkipWithError("frames counted that the peer did not send");
+	lw_close(pcb);
+	// what is left in the ring
+	while (cn_netdev_rx_pending(e.dev)) {
+		struct cn_mbuf *mb[32];
+		unsigned n = cn_netdev_rx_burst(e.dev, mb, 32);
+		for (unsigned i = 0; i < n; i++)
+			cn_mbuf_free_chain(mb[i]);
+	}
+	cnbench::free_buffer(app);
+}
+
+// tcp_ack/lwip/pure: one pure ACK (two segments acknowledged) from the
+// netif's input on (ethernet_input, ip4_input, tcp_input, the release of
+// acknowledged segments, the frame's pbuf freed); taking the frames off
+// the ring, wrapping each in its pbuf and the sender's refill run paused,
+// as in tcp_ack/cachenet/pure.
+void bm_tcp_ack_lwip(benchmark::State &st)
+{
+	Env e;
+	if (!e.init(st, CN_DCA_INJECT, 4096, 0) || !lw_setup(e)) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SINK);
+	e.peer = cn_peer_create(e.dev, &pp);
+	struct tcp_pcb *pcb = lw_open(pp.window, pp.wscale);
+	static uint8_t chunk[64 * 1024];
+	if (!e.peer || !pcb) {
+		st.SkipWithError("setup failed");
+		return;
+	}
+	struct pbuf *pb[64];
+	unsigned n = 0, i = 0;
+	uint32_t una = pcb->lastack;
+	uint64_t acked = 0; // bytes acknowledged by the ACKs measured
+	cnbench::Measure m(st, 0);
+	for (auto _ : st) {
+		if (i == n) {
+			m.pause();
+			acked += (uint32_t)(pcb->lastack - una);
+			una = pcb->lastack;
+			if (!cn_netdev_rx_pending(e.dev)) {
+				while (cn_netdev_tx_pending(e.dev))
+					cn_netdev_tx_reap(e.dev);
+				uint32_t room = tcp_sndbuf(pcb);
+				if (room > sizeof(chunk))
+					room = sizeof(chunk);
+				if (room && tcp_write(pcb, chunk, (u16_t)room, TCP_WRITE_FLAG_COPY) == ERR_OK)
+					tcp_output(pcb);
+				cn_netdev_nic_tx(e.dev); // the peer's ACKs into the RX ring
+				cn_netdev_tx_reap(e.dev);
+			}
+			struct cn_mbuf *mb[64];
+			n = cn_netdev_rx_burst(e.dev, mb, 64);
+			for (unsigned j = 0; j < n; j++) {
+				lw_rx_pbuf *r = g_lw.rx_free;
+				g_lw.rx_free = r->next;
+				r->m = mb[j];
+				r->pc.custom_free_function = lw_rx_free;
+				pb[j] = pbuf_alloced_custom(PBUF_RAW, (u16_t)mb[j]->len, PBUF_REF, &r->pc,
+							    mb[j]->data, (u16_t)mb[j]->len);
+			}
+			i = 0;
+			if (n == 0) {
+				m.resume();
+				st.SkipWithError("no ACKs from the peer");
+				break;
+			}
+			m.resume();
+		}
+		struct pbuf *p = pb[i++];
+		if (g_lw.nif.input(p, &g_lw.nif) != ERR_OK)
+			pbuf_free(p);
+	}
+	m.finish();
+	for (; i < n; i++)
+		if (g_lw.nif.input(pb[i], &g_lw.nif) != ERR_OK)
+			pbuf_free(pb[i]);
+	// every ACK moved lastack by two segments
+	acked += (uint32_t)(pcb->lastack - una);
+	if (acked < (uint64_t)st.iterations() * 2 * MSS * 9 / 10)
+		st.SkipWithError("ACKs did not acknowledge two segments each");
+	per_packet(st, (double)st.iterations());
+	lw_close(pcb);
+}
+#endif
+
 const uint32_t PAYLOADS[] = {64, 128, 256, 512, 1024, 1460, 2048, 4096, 8192, 16384, 32768, 65536};
 
 void register_all()
@@ -879,6 +1370,15 @@ void register_all()
 	cnbench::add("tcp_rx_mem/inject-f0-sum/1460",
 		     [](benchmark::State &st) { bm_tcp_rx_mem(st, CN_DCA_INJECT, 0, 0, true); });
 	cnbench::add("tcp_ack/cachenet/pure", bm_tcp_ack);
+#ifdef CN_HAVE_LWIP
+	cnbench::add("tcp_tx/lwip/1460", [](benchmark::State &st) { bm_tcp_tx_lwip(st, 1460); });
+	for (int d = 0; d < 3; d++)
+		cnbench::add(std::string("tcp_rx/lwip-") + cn_dca_name((enum cn_dca)d) + "/1460",
+			     [=](benchmark::State &st) { bm_tcp_rx_lwip(st, (enum cn_dca)d, 1460); });
+	cnbench::add("tcp_ack/lwip/pure", bm_tcp_ack_lwip);
+#else
+	std::fprintf(stderr, "lwip: not found at build time (liblwip-dev); lwIP rows not built\n");
+#endif
 	cnbench::add("tcp_tx/harness/pause-resume", bm_pause_resume);
 	const uint32_t UDP_PAYLOADS[] = {64, 128, 256, 512, 1024, 1472};
 	for (int u = 0; u < 3; u++)

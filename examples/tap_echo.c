@@ -15,6 +15,7 @@
  *
  *   cc tap_echo.c $(pkg-config --cflags --libs cachenet)
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>

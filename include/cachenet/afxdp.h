@@ -93,6 +93,7 @@ enum cn_afxdp_attach {
 	CN_AFXDP_ATTACH_GENERIC,  /**< the generic (skb) path */
 };
 
+/** An AF_XDP backend's parameters (common.h: size and zero defaults). */
 struct cn_afxdp_params {
 	uint32_t size;               /**< sizeof(struct cn_afxdp_params), or 0 (common.h) */
 	const char *ifname;          /**< interface, required (at most 15 characters) */
@@ -110,8 +111,8 @@ struct cn_afxdp_params {
 	uint32_t mtu;                /**< largest IP packet accepted or sent
 					  (frames up to mtu + 14 bytes); 0 = 1500;
 					  at most 1500 (a frame fits one chunk) */
-	enum cn_afxdp_copy copy;
-	enum cn_afxdp_attach attach;
+	enum cn_afxdp_copy copy;     /**< copy or zero-copy mode (enum cn_afxdp_copy) */
+	enum cn_afxdp_attach attach; /**< native or generic XDP (enum cn_afxdp_attach) */
 	struct cn_mbuf_pool *mpool;  /**< small mbufs, one per frame in flight
 					  (posted, received, or queued for TX): at
 					  least queues * frames; required */
@@ -129,15 +130,15 @@ struct cn_afxdp_params {
 
 /** What cn_afxdp_open obtained. */
 struct cn_afxdp_info {
-	int ifindex;
-	uint32_t queues;
+	int ifindex;            /**< the interface's index */
+	uint32_t queues;        /**< sockets opened (one per queue) */
 	int zerocopy;          /**< 1 zero-copy, 0 copy */
 	int native;            /**< 1 the program runs in the driver, 0 generic */
 	uint32_t prog_id;      /**< the attached program's kernel id */
 	uint32_t stale_detached; /**< "cn_xsk" programs a dead process left, removed */
 	uint32_t frames;       /**< UMEM chunks in all */
 	uint32_t chunk_size;   /**< 2048 */
-	uint32_t ring_size;
+	uint32_t ring_size;     /**< RX, TX and completion ring entries */
 };
 
 /**
@@ -149,7 +150,7 @@ struct cn_afxdp_info {
  */
 struct cn_afxdp_stats {
 	uint64_t rx_frames;     /**< frames handed to the caller (or the stack) */
-	uint64_t rx_bytes;
+	uint64_t rx_bytes;      /**< bytes of the frames received */
 	uint64_t rx_bursts;     /**< RX ring reads that found frames */
 	uint64_t rx_empty;      /**< RX ring reads that found none */
 	uint64_t rx_trunc;      /**< frames dropped: longer than mtu + 14 or not
@@ -158,7 +159,7 @@ struct cn_afxdp_stats {
 	uint64_t rx_nobufs;     /**< refills cut short: mbuf or chunk pool empty */
 	uint64_t rx_wakeups;    /**< recvfrom calls the fill ring asked for */
 	uint64_t tx_frames;     /**< frames put on the TX ring */
-	uint64_t tx_bytes;
+	uint64_t tx_bytes;      /**< bytes of the frames sent */
 	uint64_t tx_kicks;      /**< sendto calls (wake-ups of the kernel's TX) */
 	uint64_t tx_kick_errors;/**< sendto failures other than EAGAIN/EBUSY/ENOBUFS */
 	uint64_t tx_full;       /**< frames refused: TX ring full (-ENOBUFS) */

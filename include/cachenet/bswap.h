@@ -109,6 +109,7 @@ static inline void cn_bswap16_inplace(void *buf, size_t len)
 	cn_bswap16(buf, buf, len);
 }
 
+/** cn_bswap32() in place. */
 static inline void cn_bswap32_inplace(void *buf, size_t len)
 {
 	cn_bswap32(buf, buf, len);
@@ -123,8 +124,8 @@ typedef void (*cn_bswap_fn)(void *dst, const void *src, size_t len);
 struct cn_bswap_impl {
 	const char *name;   /**< "avx512", "avx2", "generic" */
 	uint64_t features;  /**< CN_CPU_* bits it needs (0 = none) */
-	cn_bswap_fn bswap16;
-	cn_bswap_fn bswap32;
+	cn_bswap_fn bswap16; /**< its 16-bit swap */
+	cn_bswap_fn bswap32; /**< its 32-bit swap */
 };
 
 /**
@@ -147,6 +148,7 @@ const char *cn_bswap_impl_name(void);
  * returns them.
  */
 void cn_bswap16_generic(void *dst, const void *src, size_t len);
+/** The portable 32-bit swap (cn_bswap32's contract). */
 void cn_bswap32_generic(void *dst, const void *src, size_t len);
 #if defined(__x86_64__)
 void cn_bswap16_avx2(void *dst, const void *src, size_t len);

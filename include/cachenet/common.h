@@ -61,7 +61,9 @@ typedef uint32_t cn_be32_t;
 /** @p x (host order) as a cn_be32_t, usable in constant expressions. */
 #define CN_BE32(x) ((cn_be32_t)(x))
 #else
+/** @p x (host order) as a cn_be16_t, usable in constant expressions. */
 #define CN_BE16(x) ((cn_be16_t)((((uint16_t)(x) & 0xffu) << 8) | ((uint16_t)(x) >> 8)))
+/** @p x (host order) as a cn_be32_t, usable in constant expressions. */
 #define CN_BE32(x)                                                                        \
 	((cn_be32_t)((((uint32_t)(x) & 0xffu) << 24) | (((uint32_t)(x) & 0xff00u) << 8) |  \
 		     (((uint32_t)(x) >> 8) & 0xff00u) | ((uint32_t)(x) >> 24)))

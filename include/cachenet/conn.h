@@ -90,7 +90,8 @@ struct cn_conn_params {
 	 *  that point into it (tcp.h, cn_tcp_close). */
 	struct cn_tcp_params tcp;
 	uint16_t mss;              /**< MSS we advertise (and send at most); 0 = 1460 */
-	bool no_ts, no_wscale;     /**< refuse timestamps / window scaling */
+	bool no_ts;                /**< refuse timestamps */
+	bool no_wscale;            /**< refuse window scaling */
 	uint32_t max_socks;        /**< sockets (listeners, embryonic, TIME_WAIT
 					included); 0 = 256 */
 	uint32_t syn_rto;          /**< first SYN / SYN-ACK retransmission, ticks,
@@ -175,13 +176,21 @@ const char *cn_conn_drop_name(enum cn_conn_drop why);
 
 /** Counters, all monotonic. */
 struct cn_conn_stats {
-	uint64_t arp_req_in, arp_req_out, arp_rep_in, arp_rep_out;
-	uint64_t icmp_echo_in, icmp_echo_out;
-	uint64_t syn_in, syn_out;          /**< SYN without ACK (retransmissions too) */
-	uint64_t synack_in, synack_out;    /**< SYN with ACK (retransmissions too) */
-	uint64_t rst_in, rst_out;
+	uint64_t arp_req_in; /**< ARP requests received */
+	uint64_t arp_req_out; /**< ARP requests sent */
+	uint64_t arp_rep_in; /**< ARP replies received */
+	uint64_t arp_rep_out; /**< ARP replies sent */
+	uint64_t icmp_echo_in; /**< ICMP echo requests received */
+	uint64_t icmp_echo_out; /**< ICMP echo replies sent */
+	uint64_t syn_in; /**< SYNs without ACK received (retransmissions too) */
+	uint64_t syn_out; /**< SYNs without ACK sent (retransmissions too) */
+	uint64_t synack_in; /**< SYN-ACKs received (retransmissions too) */
+	uint64_t synack_out; /**< SYN-ACKs sent (retransmissions too) */
+	uint64_t rst_in; /**< RSTs received */
+	uint64_t rst_out; /**< RSTs sent */
 	uint64_t challenge_acks;           /**< RFC 5961 challenge ACKs sent */
-	uint64_t passive_opens, active_opens; /**< handshakes completed */
+	uint64_t passive_opens; /**< handshakes completed as the listener */
+	uint64_t active_opens; /**< handshakes completed as the client */
 	uint64_t closes;                   /**< connections ended by FINs (both ways) */
 	uint64_t resets;                   /**< connections ended by a RST (in or out) */
 	uint64_t refused;                  /**< active opens answered by RST */
@@ -259,6 +268,7 @@ int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now);
 
 /* ------------------------------------------------------------ sockets */
 
+/** RFC 9293 connection states, as cn_sock_state() reports them. */
 enum cn_sock_state {
 	CN_SOCK_CLOSED, CN_SOCK_LISTEN, CN_SOCK_SYN_SENT, CN_SOCK_SYN_RCVD,
 	CN_SOCK_ESTABLISHED, CN_SOCK_FIN_WAIT_1, CN_SOCK_FIN_WAIT_2, CN_SOCK_CLOSING,
@@ -368,6 +378,7 @@ void cn_sock_addrs(const struct cn_sock *s, cn_be32_t *laddr, cn_be16_t *lport,
 
 /** An application pointer kept with the socket (NULL initially). */
 void cn_sock_set_udata(struct cn_sock *s, void *udata);
+/** The pointer cn_sock_set_udata() kept (NULL initially). */
 void *cn_sock_udata(const struct cn_sock *s);
 
 /** Counters (live). */

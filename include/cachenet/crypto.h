@@ -96,9 +96,9 @@ extern "C" {
 
 /* ============================================================== ChaCha20 */
 
-#define CN_CHACHA20_KEY_LEN 32
-#define CN_CHACHA20_NONCE_LEN 12
-#define CN_CHACHA20_BLOCK_LEN 64
+#define CN_CHACHA20_KEY_LEN 32   /**< ChaCha20 key bytes */
+#define CN_CHACHA20_NONCE_LEN 12 /**< ChaCha20 nonce bytes */
+#define CN_CHACHA20_BLOCK_LEN 64 /**< ChaCha20 block bytes */
 
 /**
  * ChaCha20 state between blocks (RFC 8439 section 2.3), 48 bytes: the key
@@ -107,9 +107,9 @@ extern "C" {
  * initial state are key[0..7], counter, nonce[0..2].
  */
 struct cn_chacha20 {
-	uint32_t key[8];
+	uint32_t key[8];  /**< the key, little-endian words */
 	uint32_t counter; /**< block counter of the next block */
-	uint32_t nonce[3];
+	uint32_t nonce[3]; /**< the nonce, little-endian words */
 };
 
 /** Load key (32 bytes) and nonce (12 bytes), any alignment, and counter. */
@@ -120,7 +120,10 @@ void cn_chacha20_init(struct cn_chacha20 *st, const uint8_t *key, const uint8_t 
  * Encrypt or decrypt @p len bytes with key, nonce and initial block counter
  * (RFC 8439 section 2.4; counter 1 for AEAD payloads, 0 for section 2.4.2's
  * first block in A.2 test 1).
- * @param key    32 bytes; @param nonce 12 bytes (any alignment)
+ * @param key    32 bytes (any alignment)
+ * @param nonce  12 bytes (any alignment)
+ * @param counter  block counter of the first block
+ * @param len    bytes
  * @param in     source, or == @p out for in place; may be NULL if len is 0
  * @param out    destination
  * @return 0; -EINVAL or -EOVERFLOW (see conventions), nothing written then.
@@ -166,10 +169,11 @@ void cn_chacha20_keystream(struct cn_chacha20 *st, void *out, size_t nblocks);
 typedef void (*cn_chacha20_fn)(const struct cn_chacha20 *st, const void *in, void *out,
 			       size_t len);
 
+/** A ChaCha20 variant. */
 struct cn_chacha20_impl {
 	const char *name;  /**< "avx512", "avx2", "generic" */
 	uint64_t features; /**< CN_CPU_* bits it needs */
-	cn_chacha20_fn xor_fn;
+	cn_chacha20_fn xor_fn; /**< its raw kernel */
 };
 
 /** Runnable variants, best first; like cn_csum_impls(). */
@@ -179,6 +183,7 @@ const struct cn_chacha20_impl *cn_chacha20_impl_find(const char *name);
 /** Name of the dispatched variant. */
 const char *cn_chacha20_impl_name(void);
 
+/** The portable ChaCha20 kernel (a cn_chacha20_fn), on every CPU. */
 void cn_chacha20_xor_generic(const struct cn_chacha20 *st, const void *in, void *out, size_t len);
 #if defined(__x86_64__)
 /* Call only when cn_chacha20_impl_find() returns them. */
@@ -188,8 +193,8 @@ void cn_chacha20_xor_avx512(const struct cn_chacha20 *st, const void *in, void *
 
 /* =========================================================== AES-128-CTR */
 
-#define CN_AES128_KEY_LEN 16
-#define CN_AES_BLOCK_LEN 16
+#define CN_AES128_KEY_LEN 16 /**< AES-128 key bytes */
+#define CN_AES_BLOCK_LEN 16  /**< AES block bytes */
 
 /**
  * Expanded AES-128 encryption key: the 11 round keys as byte strings in
@@ -198,7 +203,7 @@ void cn_chacha20_xor_avx512(const struct cn_chacha20 *st, const void *in, void *
  * aligned for aligned vector loads.
  */
 struct cn_aes128_key {
-	uint8_t rk[11][16] __attribute__((aligned(16)));
+	uint8_t rk[11][16] __attribute__((aligned(16))); /**< round keys 0..10 */
 };
 
 /**
@@ -212,7 +217,7 @@ struct cn_aes128_key {
  * do.
  */
 struct cn_aes128ctr {
-	struct cn_aes128_key key;
+	struct cn_aes128_key key; /**< the expanded key */
 	uint8_t ctr[16]; /**< next counter block, big-endian */
 };
 
@@ -258,24 +263,34 @@ void cn_aes128ctr_keystream(struct cn_aes128ctr *st, void *out, size_t nblocks);
  *  checks (in NULL: keystream; in == out allowed). ctr is 16 bytes. */
 typedef void (*cn_aes128ctr_fn)(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
 				void *out, size_t len);
+/** Key expansion kernel: the 16-byte @p key into @p k. */
 typedef void (*cn_aes128_expand_fn)(struct cn_aes128_key *k, const uint8_t *key);
+/** Single-block kernel: @p out = E(K, @p in), 16 bytes each. */
 typedef void (*cn_aes128_block_fn)(const struct cn_aes128_key *k, const void *in, void *out);
 
+/** An AES-128 variant. */
 struct cn_aes128ctr_impl {
 	const char *name;  /**< "vaes", "vaes256", "aesni", "generic" */
 	uint64_t features; /**< CN_CPU_* bits it needs */
-	cn_aes128ctr_fn xor_fn;
-	cn_aes128_expand_fn expand;
-	cn_aes128_block_fn block;
+	cn_aes128ctr_fn xor_fn;      /**< counter-mode kernel */
+	cn_aes128_expand_fn expand;  /**< key expansion */
+	cn_aes128_block_fn block;    /**< one block */
 };
 
+/** Runnable variants, best first, into @p out (up to @p n); @return how
+ *  many there are (call with n 0 to count). Like cn_csum_impls(). */
 size_t cn_aes128ctr_impls(const struct cn_aes128ctr_impl **out, size_t n);
+/** The runnable variant called @p name, or NULL. */
 const struct cn_aes128ctr_impl *cn_aes128ctr_impl_find(const char *name);
+/** Name of the dispatched variant. */
 const char *cn_aes128ctr_impl_name(void);
 
+/** The portable counter-mode kernel (a cn_aes128ctr_fn), on every CPU. */
 void cn_aes128ctr_xor_generic(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
 			      void *out, size_t len);
+/** The portable key expansion (a cn_aes128_expand_fn). */
 void cn_aes128_expand_key_generic(struct cn_aes128_key *k, const uint8_t *key);
+/** The portable single-block encryption (a cn_aes128_block_fn). */
 void cn_aes128_encrypt_block_generic(const struct cn_aes128_key *k, const void *in, void *out);
 #if defined(__x86_64__)
 /* Call only when cn_aes128ctr_impl_find() returns them. */

@@ -437,13 +437,14 @@ typedef uint32_t (*cn_csum_copy_fn)(void *CN__CSUM_RESTRICT dst, const void *CN_
 struct cn_csum_impl {
 	const char *name;          /**< "avx512vnni", "avx512", "avx2", "generic" */
 	uint64_t features;         /**< CN_CPU_* bits it needs (0 = none) */
-	cn_csum_partial_fn partial;
-	cn_csum_copy_fn copy;
+	cn_csum_partial_fn partial; /**< its partial-sum kernel */
+	cn_csum_copy_fn copy;       /**< its copy+checksum kernel */
 	/** Inputs of at most this many bytes the dispatcher sends to the
 	 *  generic variant instead (0 for generic itself), because below
 	 *  them this variant's setup and final lane reduction cost more than
-	 *  the scalar loop; measured, see src/csum/csum.c. */
+	 *  the scalar loop (docs/performance.md, Checksum). */
 	size_t partial_small_max;
+	/** The same threshold for cn_csum_copy(). */
 	size_t copy_small_max;
 	/** When non-zero, partial sums of fewer bytes than this go to the
 	 *  next runnable variant in the table: this one is better only on
@@ -473,6 +474,7 @@ const char *cn_csum_impl_name(void);
  * small-size shortcut: they are the pure kernels that the dispatcher picks.
  */
 uint32_t cn_csum_partial_generic(const void *buf, size_t len, uint32_t sum);
+/** The portable copy+checksum kernel (cn_csum_copy's contract). */
 uint32_t cn_csum_copy_generic(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_RESTRICT src,
 			      size_t len, uint32_t sum);
 #if defined(__x86_64__)

@@ -57,6 +57,7 @@
 extern "C" {
 #endif
 
+/** A DPDK backend's parameters (common.h: size and zero defaults). */
 struct cn_dpdk_params {
 	uint32_t size;              /**< sizeof(struct cn_dpdk_params), or 0 (common.h) */
 	uint16_t port_id;           /**< an ethdev the EAL probed */
@@ -78,8 +79,8 @@ struct cn_dpdk_params {
 
 /** What cn_dpdk_open found and enabled. */
 struct cn_dpdk_info {
-	uint16_t port_id;
-	int socket_id;
+	uint16_t port_id;           /**< the ethdev */
+	int socket_id;              /**< its NUMA socket */
 	char driver[32];            /**< the ethdev's driver name */
 	uint64_t rx_offloads;       /**< RTE_ETH_RX_OFFLOAD_* enabled */
 	uint64_t tx_offloads;       /**< RTE_ETH_TX_OFFLOAD_* enabled */
@@ -90,7 +91,7 @@ struct cn_dpdk_info {
 /** Counters, all monotonic. */
 struct cn_dpdk_stats {
 	uint64_t rx_frames;    /**< frames handed to the caller (or the stack) */
-	uint64_t rx_bytes;
+	uint64_t rx_bytes;     /**< bytes of the frames received */
 	uint64_t rx_bursts;    /**< rx_burst calls that found frames */
 	uint64_t rx_empty;     /**< rx_burst calls that found none */
 	uint64_t rx_nobufs;    /**< frames dropped: no small cachenet mbuf */
@@ -98,7 +99,7 @@ struct cn_dpdk_stats {
 	uint64_t rx_csum_good; /**< frames whose L4 checksum the device verified */
 	uint64_t rx_csum_bad;  /**< frames the device found a bad checksum in */
 	uint64_t tx_frames;    /**< frames the driver accepted */
-	uint64_t tx_bytes;
+	uint64_t tx_bytes;     /**< bytes of the frames sent */
 	uint64_t tx_bursts;    /**< rte_eth_tx_burst calls */
 	uint64_t tx_full;      /**< frames the driver refused (ring full), freed */
 	uint64_t tx_nobufs;    /**< frames refused: no rte_mbuf or context (-ENOBUFS) */

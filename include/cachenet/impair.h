@@ -33,7 +33,11 @@ struct cn_link_params {
 
 /** Impairment counters (frames seen, and what was done to them). */
 struct cn_link_stats {
-	uint64_t frames, lost, reordered, duplicated, corrupted;
+	uint64_t frames; /**< frames offered */
+	uint64_t lost; /**< frames dropped */
+	uint64_t reordered; /**< frames held back and sent after the next */
+	uint64_t duplicated; /**< frames sent twice */
+	uint64_t corrupted; /**< frames with a byte changed */
 };
 
 #ifdef __cplusplus

@@ -75,6 +75,7 @@ extern "C" {
 
 /* ------------------------------------------------------------ pools */
 
+/** What a pool holds. */
 enum cn_mbuf_pool_kind {
 	CN_MBUF_POOL_SMALL = 1,   /**< mbuf descriptors with inline data */
 	CN_MBUF_POOL_CLUSTER = 2, /**< reference-counted clusters */
@@ -84,9 +85,11 @@ enum cn_mbuf_pool_kind {
 /** Default inline data bytes of a small mbuf, and its header room. The
  *  room fits Ethernet + IPv4/IPv6 + TCP with options, plus a tunnel. */
 #define CN_MBUF_SMALL_DATA 192
+/** Default header room of a small mbuf (see CN_MBUF_SMALL_DATA). */
 #define CN_MBUF_SMALL_HEADROOM 128
 /** Standard and jumbo cluster sizes. */
 #define CN_MBUF_CLUSTER_SIZE 2048
+/** Cluster size that holds a 9000-byte jumbo frame. */
 #define CN_MBUF_JUMBO_SIZE 9216
 /** Default storage bytes of a segment object: its default header room
  *  (CN_MBUF_SMALL_HEADROOM) plus 1536, which holds an Ethernet MSS (1460)
@@ -135,6 +138,7 @@ struct cn_mbuf_pool_params {
 	 *  UMEM offset: 0; a DMA address). Ignored without ext_mem. */
 	uint64_t ext_iova;
 };
+/** cn_mbuf_pool_params.headroom: none (0 would mean the default). */
 #define CN_MBUF_NO_HEADROOM UINT32_MAX
 
 /** Pool statistics. Exact when no thread is using the pool concurrently. */
@@ -280,8 +284,12 @@ struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_p
  * Describe an external buffer for attachment. @p sh must live until
  * @p free_cb runs (it may be inside the buffer itself). refcnt starts at 0;
  * each attach adds one.
+ * @param sh       the descriptor to fill
+ * @param base     the buffer's first byte
+ * @param size     the buffer's bytes
  * @param free_cb  called once, with (base, opaque), when the last mbuf
  *                 referencing the buffer is freed; may be NULL
+ * @param opaque   free_cb's second argument
  * @param rdonly   the bytes must never be written through an mbuf
  */
 void cn_mbuf_ext_init(struct cn_mbuf_shared *sh, void *base, uint32_t size,

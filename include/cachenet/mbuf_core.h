@@ -69,7 +69,7 @@ struct cn_mbuf_shared {
 	void (*free_cb)(void *base, void *opaque); /**< EXT: called at refcnt 0 */
 	void *opaque;             /**< EXT: free_cb's argument */
 	struct cn_mbuf_pool *pool;/**< CLUSTER: the pool it returns to */
-	uint64_t reserved[2];
+	uint64_t reserved[2];     /**< zero; for a later version */
 } __attribute__((aligned(64)));
 
 CN__STATIC_ASSERT(sizeof(struct cn_mbuf_shared) == 64, "cn_mbuf_shared is one cache line");
@@ -117,9 +117,9 @@ CN__STATIC_ASSERT(sizeof(struct cn_mbuf_shared) == 64, "cn_mbuf_shared is one ca
  *  - none: unknown, the stack verifies what rx_flags does not cover.
  */
 #define CN_MBUF_F_RX_IP_CSUM_GOOD 0x0001u
-#define CN_MBUF_F_RX_L4_CSUM_GOOD 0x0002u
-#define CN_MBUF_F_RX_CSUM_BAD 0x0004u
-#define CN_MBUF_F_RX_CSUM_MASK 0x0007u
+#define CN_MBUF_F_RX_L4_CSUM_GOOD 0x0002u /**< see CN_MBUF_F_RX_IP_CSUM_GOOD */
+#define CN_MBUF_F_RX_CSUM_BAD 0x0004u     /**< see CN_MBUF_F_RX_IP_CSUM_GOOD */
+#define CN_MBUF_F_RX_CSUM_MASK 0x0007u    /**< every RX status bit */
 
 /**
  * The mbuf descriptor: 128 bytes, two cache lines.

@@ -131,20 +131,24 @@ const char *cn_drop_name(enum cn_drop reason);
  * first byte; the frame must stay in place while the info is used.
  */
 struct cn_pkt_info {
-	const uint8_t *frame;
+	const uint8_t *frame;    /**< the frame parsed (its first byte) */
 	uint32_t frame_len;      /**< bytes handed in (may include Ethernet padding) */
 	uint16_t l3_off;         /**< IPv4 header (14) */
 	uint16_t l4_off;         /**< TCP/UDP header */
 	uint16_t pay_off;        /**< first payload byte */
 	uint16_t l4_len;         /**< L4 header + payload, from the IP total length */
 	uint32_t pay_len;        /**< payload bytes (padding excluded) */
-	cn_be32_t saddr, daddr;  /**< source and destination address */
-	cn_be16_t sport, dport;  /**< source and destination port */
+	cn_be32_t saddr;         /**< source address */
+	cn_be32_t daddr;         /**< destination address */
+	cn_be16_t sport;         /**< source port */
+	cn_be16_t dport;         /**< destination port */
 	uint8_t proto;           /**< CN_IPV4_PROTO_TCP or _UDP */
 	uint8_t flags;           /**< CN_PARSE_* the caller passed */
 	/* TCP only */
 	uint8_t tcp_flags;       /**< CN_TCP_* */
-	uint8_t has_ts : 1, has_mss : 1, has_ws : 1;
+	uint8_t has_ts : 1;      /**< a timestamp option was present */
+	uint8_t has_mss : 1;     /**< an MSS option was present */
+	uint8_t has_ws : 1;      /**< a window scale option was present */
 	uint8_t ws_clamped : 1;  /**< the window scale option said > 14 */
 	uint8_t has_sack_perm : 1; /**< SACK-permitted (RFC 2018), in a SYN */
 	uint8_t nsack;           /**< SACK blocks (RFC 2018), 0..4, at sack */
@@ -152,9 +156,11 @@ struct cn_pkt_info {
 				      block, network order); NULL when none */
 	uint8_t wscale;          /**< clamped to 14 (RFC 7323 2.3) */
 	uint16_t mss;            /**< the MSS option's value */
-	uint32_t seq, ack;       /**< sequence and acknowledgment numbers */
+	uint32_t seq;            /**< sequence number */
+	uint32_t ack;            /**< acknowledgment number */
 	uint16_t win;            /**< window field, unscaled */
-	uint32_t ts_val, ts_ecr; /**< timestamp option's values */
+	uint32_t ts_val;         /**< timestamp option: TSval */
+	uint32_t ts_ecr;         /**< timestamp option: TSecr */
 	/** First payload byte: frame + pay_off for a contiguous frame; for
 	 *  a split chain received by cn_net_input, the payload mbuf's. The
 	 *  payload is pay_len bytes contiguous from here. */
@@ -205,7 +211,8 @@ bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi);
 struct cn_net_hdr_spec {
 	const uint8_t *dmac;     /**< destination MAC, CN_ETH_ALEN bytes */
 	const uint8_t *smac;     /**< source MAC, CN_ETH_ALEN bytes */
-	cn_be32_t saddr, daddr;  /**< source and destination address */
+	cn_be32_t saddr;         /**< source address */
+	cn_be32_t daddr;         /**< destination address */
 	uint8_t proto;           /**< CN_IPV4_PROTO_* */
 	uint8_t no_df;           /**< 1: DF clear (ICMP replies); 0: DF set */
 	uint16_t id;             /**< host order; with l4_len only */
@@ -234,6 +241,7 @@ uint8_t *cn_net_hdr_build(void *frame, const struct cn_net_hdr_spec *spec);
 /** Header room of a TX descriptor: Ethernet + IPv4 + TCP with 40 bytes of
  *  options is 94; 128 keeps the room two whole cache lines. */
 #define CN_PKT_HDR_ROOM 128
+/** Payload pieces a TX descriptor can reference. */
 #define CN_PKT_PIECES CN_SB_SEG_PIECES
 
 /** ol_flags: the device computes the L4 checksum: the field at
@@ -273,12 +281,12 @@ struct cn_pkt {
 					chain sockbuf, or the buffer of a copy) */
 	struct cn_net *net;        /**< owner: cn_pkt_free returns it there */
 	void (*done)(void *arg);   /**< user completion (UDP zero-copy), or NULL */
-	void *done_arg;
+	void *done_arg;            /**< done's argument */
 	struct cn_pkt *next;       /**< free list; free for a device's queues */
 	/* --- cache lines 1-2: header room -------------------------------- */
-	uint8_t room[CN_PKT_HDR_ROOM] __attribute__((aligned(64)));
+	uint8_t room[CN_PKT_HDR_ROOM] __attribute__((aligned(64))); /**< header room */
 	/* --- cache lines 3-6: payload references ------------------------- */
-	struct cn_sb_piece piece[CN_PKT_PIECES];
+	struct cn_sb_piece piece[CN_PKT_PIECES]; /**< payload references, npieces used */
 } __attribute__((aligned(64)));
 
 CN__NET_STATIC_ASSERT(sizeof(struct cn_pkt) == 448, "cn_pkt is 7 cache lines");
@@ -364,9 +372,9 @@ struct cn_net_params {
 	uint32_t max_conns;        /**< TCP connections; 0 = 64 */
 	uint32_t max_udp;          /**< UDP sockets; 0 = 16 */
 	cn_net_xmit_fn xmit;       /**< required */
-	void *xmit_arg;
+	void *xmit_arg;            /**< xmit's first argument (the device) */
 	cn_net_slow_fn slow;       /**< may be NULL: those frames are dropped */
-	void *slow_arg;
+	void *slow_arg;            /**< slow's first argument */
 	uint32_t rx_flags;         /**< CN_PARSE_* the device guarantees for
 					every frame; a device that knows per
 					frame sets CN_MBUF_F_RX_* on the
@@ -390,14 +398,16 @@ struct cn_net_params {
 /** Counters of a stack, all monotonic. */
 struct cn_net_stats {
 	uint64_t rx_frames;        /**< frames handed to cn_net_input */
-	uint64_t rx_tcp, rx_udp;   /**< accepted by the parser, per protocol */
+	uint64_t rx_tcp; /**< TCP segments accepted by the parser */
+	uint64_t rx_udp; /**< UDP datagrams accepted by the parser */
 	uint64_t rx_slow;          /**< taken by the slow-path hook */
 	uint64_t rx_chain;         /**< chains whose headers were read in place
 					(a split frame: no pullup, no copy) */
 	uint64_t rx_chain_join;    /**< chains made contiguous (headers not all
 					in the first mbuf, payload spread, or
 					for the slow-path hook) */
-	uint64_t tx_frames, tx_bytes;
+	uint64_t tx_frames; /**< frames handed to the device */
+	uint64_t tx_bytes; /**< bytes of those frames */
 	uint64_t tx_nodesc;        /**< output stopped: no descriptor */
 	uint64_t tx_xmit_fail;     /**< device refused a frame */
 	uint64_t reass_ok;         /**< datagrams reassembled and delivered */
@@ -430,6 +440,8 @@ int cn_net_destroy(struct cn_net *net);
  * The head's CN_MBUF_F_RX_* flags (mbuf_core.h) carry the device's
  * checksum status for this frame: a verified checksum is skipped, one the
  * device found bad makes the stack verify everything itself.
+ * @param net  the stack
+ * @param m    the frame; consumed
  * @param now  current time in the ticks of tcp.h's timers
  * @return CN_DROP_NONE if accepted, else the drop reason.
  */
@@ -477,6 +489,7 @@ uint64_t cn_net_drops(const struct cn_net *net);
  *  they hold (both 0 once every one completed, expired or was dropped).
  *  O(1). */
 uint32_t cn_net_reass_entries(const struct cn_net *net);
+/** Reassembly: bytes of fragment buffers held (see cn_net_reass_entries). */
 uint32_t cn_net_reass_mem(const struct cn_net *net);
 
 /** TX descriptors currently out (held by devices or queued).
@@ -485,6 +498,7 @@ uint32_t cn_net_pkts_out(const struct cn_net *net);
 
 /** Our address, as created. */
 cn_be32_t cn_net_addr(const struct cn_net *net);
+/** Our MAC address (CN_ETH_ALEN bytes), as created. */
 const uint8_t *cn_net_mac(const struct cn_net *net);
 
 #ifdef __cplusplus

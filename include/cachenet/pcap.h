@@ -22,6 +22,7 @@ struct cn_pcap;
 
 /**
  * Open (create or truncate) a capture file and write its header.
+ * @param path     file to write
  * @param snaplen  bytes kept of each frame (longer frames are cut); 0 = 65535.
  * @return it, or NULL with errno from fopen (or ENOMEM).
  */

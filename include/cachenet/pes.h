@@ -115,13 +115,14 @@ static inline void cn_pes_inplace(void *buf, size_t len)
 
 /* ------------------------------------------------------------ variants */
 
+/** Whole-buffer PES signature (cn_pes's contract). */
 typedef void (*cn_pes_fn)(void *dst, const void *src, size_t len);
 
 /** One implementation of PES. */
 struct cn_pes_impl {
 	const char *name;   /**< "avx512", "avx2", "generic" */
 	uint64_t features;  /**< CN_CPU_* bits it needs (0 = none) */
-	cn_pes_fn pes;
+	cn_pes_fn pes;      /**< its kernel */
 };
 
 /** As cn_bswap_impls(), for PES. */

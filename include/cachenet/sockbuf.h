@@ -51,14 +51,15 @@
 extern "C" {
 #endif
 
+/** Which of the two socket buffers. */
 enum cn_sockbuf_kind {
-	CN_SOCKBUF_CHAIN = 1,
-	CN_SOCKBUF_RING = 2,
+	CN_SOCKBUF_CHAIN = 1, /**< struct cn_sbchain */
+	CN_SOCKBUF_RING = 2,  /**< struct cn_sbring */
 };
 
 /** Common header of both sockbufs (first member of each). */
 struct cn_sockbuf {
-	enum cn_sockbuf_kind kind;
+	enum cn_sockbuf_kind kind; /**< which one */
 	uint32_t cc;     /**< bytes held (offsets 0 .. cc-1) */
 	uint64_t walks;  /**< mbufs stepped over while locating offsets
 			      (chain only; stays flat in steady state) */
@@ -70,8 +71,8 @@ struct cn_sockbuf {
 
 /** One contiguous piece of a segment. */
 struct cn_sb_piece {
-	const uint8_t *base;
-	uint32_t len;
+	const uint8_t *base; /**< first byte */
+	uint32_t len;        /**< bytes */
 };
 
 /** "The next segment of up to N bytes at offset X". */
@@ -79,12 +80,12 @@ struct cn_sb_seg {
 	uint32_t off;         /**< offset asked for */
 	uint32_t len;         /**< bytes described (<= max asked; 0 at the end) */
 	uint32_t seq;         /**< ring: sequence number of the first byte */
-	uint32_t npieces;
+	uint32_t npieces;     /**< pieces used in piece[] */
 	bool csum_valid;      /**< ring in CSUM mode: csum covers exactly the range */
 	uint32_t csum;        /**< partial sum of the range (csum.h conventions) */
 	struct cn_mbuf *m;    /**< chain: mbuf holding the first byte */
 	uint32_t moff;        /**< chain: the first byte's offset in m */
-	struct cn_sb_piece piece[CN_SB_SEG_PIECES];
+	struct cn_sb_piece piece[CN_SB_SEG_PIECES]; /**< the range, in order */
 };
 
 /** Bytes held. */
@@ -110,10 +111,12 @@ uint32_t cn_sockbuf_drop(struct cn_sockbuf *sb, uint32_t len);
 
 /* ------------------------------------------------------------ chain */
 
+/** A chain socket buffer (embed it; cn_sbchain_init). */
 struct cn_sbchain {
 	struct cn_sockbuf sb;        /**< kind CN_SOCKBUF_CHAIN */
-	struct cn_mbuf *head, *tail; /**< linked by next; no zero-length mbufs */
-	uint32_t nmbufs;
+	struct cn_mbuf *head;        /**< first mbuf; linked by next; no zero-length mbufs */
+	struct cn_mbuf *tail;        /**< last mbuf */
+	uint32_t nmbufs;             /**< mbufs in the list */
 	struct cn_mbuf *snd_m;       /**< cached send pointer: an mbuf of the list */
 	uint32_t snd_m_off;          /**< offset of snd_m's first byte */
 	struct cn_mbuf_pool *mpool;  /**< small mbufs for copy-in and references */
@@ -198,15 +201,17 @@ uint32_t cn_sbchain_drop(struct cn_sbchain *sb, uint32_t len);
 
 /* ------------------------------------------------------------ ring */
 
+/** How a ring socket buffer copies bytes in. */
 enum cn_sbring_copy {
 	CN_SBRING_COPY_PLAIN = 0, /**< memcpy */
 	CN_SBRING_COPY_CSUM = 1,  /**< cn_csum_copy: copy and sum in one pass */
 };
 
+/** A ring socket buffer's parameters. */
 struct cn_sbring_params {
 	uint32_t size;        /**< ring bytes: a power of two, 4 KB .. 1 GB */
 	uint32_t mss;         /**< checksum chunk, normally the MSS; 1 .. size */
-	enum cn_sbring_copy copy;
+	enum cn_sbring_copy copy; /**< copy-in mode */
 	uint32_t anchors;     /**< packet anchors, > 0 (packets in flight) */
 	uint32_t hdr_room;    /**< header bytes per anchor; 0 = 128 */
 	uint32_t seq;         /**< sequence number of the first byte written */
@@ -222,13 +227,13 @@ struct cn_sb_anchor {
 	uint32_t len;              /**< payload bytes */
 	uint16_t hdr_len;          /**< header bytes reserved (at hdr) */
 	uint16_t npieces;          /**< 1, or 2 when the payload wraps the ring */
-	uint32_t reserved0;
+	uint32_t reserved0;        /**< zero */
 	uint8_t *hdr;              /**< hdr_len bytes, right before the room's end */
 	const uint8_t *piece[2];   /**< payload in the ring */
-	uint32_t piece_len[2];
+	uint32_t piece_len[2];     /**< bytes of each piece */
 	uint32_t csum;             /**< partial sum of the payload, if csum_valid */
-	uint8_t csum_valid;
-	uint8_t pad[3];
+	uint8_t csum_valid;        /**< csum covers exactly the payload */
+	uint8_t pad[3];            /**< zero */
 	uint64_t user;             /**< free for the caller */
 } __attribute__((aligned(64)));
 

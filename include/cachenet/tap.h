@@ -98,8 +98,10 @@ struct cn_tap_params {
 	 *  not change the interface's MTU (`ip link set cn0 mtu N`); 0 =
 	 *  1500. Clusters must hold mtu + 16 bytes. */
 	uint32_t mtu;
-	/** RX buffers: one small mbuf and one cluster per frame. */
-	struct cn_mbuf_pool *mpool, *cpool;
+	/** RX buffers: one small mbuf per frame (required). */
+	struct cn_mbuf_pool *mpool;
+	/** RX buffers: one cluster per frame (required). */
+	struct cn_mbuf_pool *cpool;
 	/** Capture both directions (may be NULL): see cn_tap_xmit and
 	 *  cn_tap_rx_burst for which frames; timestamps are CLOCK_REALTIME. */
 	struct cn_pcap *pcap;

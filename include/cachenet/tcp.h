@@ -91,8 +91,10 @@ enum cn_tcp_csum {
  */
 struct cn_tcp_params {
 	uint32_t size;                /**< sizeof(struct cn_tcp_params), or 0 (common.h) */
-	cn_be32_t laddr, raddr;       /**< our and the peer's address */
-	cn_be16_t lport, rport;       /**< our and the peer's port */
+	cn_be32_t laddr;              /**< our address */
+	cn_be32_t raddr;              /**< the peer's address */
+	cn_be16_t lport;              /**< our port */
+	cn_be16_t rport;              /**< the peer's port */
 	uint8_t rmac[CN_ETH_ALEN];    /**< next hop's Ethernet address */
 	uint32_t iss;                 /**< our initial sequence number */
 	uint32_t irs;                 /**< the peer's initial sequence number */
@@ -165,15 +167,22 @@ struct cn_tcp_params {
 
 /** Per-connection counters. */
 struct cn_tcp_stats {
-	uint64_t segs_out, bytes_out;     /**< data segments, payload bytes (retransmissions too) */
+	uint64_t segs_out; /**< data segments sent (retransmissions too) */
+	uint64_t bytes_out; /**< payload bytes sent (retransmissions too) */
 	uint64_t acks_out;                /**< segments without payload */
-	uint64_t rexmit_segs, rexmit_bytes;
-	uint64_t rto_fired, fast_rexmit;
-	uint64_t segs_in, bytes_in;       /**< accepted segments, new payload bytes */
-	uint64_t hp_data, hp_ack;         /**< header prediction taken */
+	uint64_t rexmit_segs; /**< segments retransmitted */
+	uint64_t rexmit_bytes; /**< payload bytes retransmitted */
+	uint64_t rto_fired; /**< retransmission timeouts */
+	uint64_t fast_rexmit; /**< fast retransmissions (three duplicate ACKs) */
+	uint64_t segs_in; /**< segments accepted */
+	uint64_t bytes_in; /**< new payload bytes accepted */
+	uint64_t hp_data; /**< in-order data taken by header prediction */
+	uint64_t hp_ack; /**< pure ACKs taken by header prediction */
 	uint64_t slow_path;               /**< segments through the full input */
-	uint64_t dupacks_in, dup_segs_in; /**< duplicate ACKs; duplicate data */
-	uint64_t ooo_queued, ooo_dropped;
+	uint64_t dupacks_in; /**< duplicate ACKs received */
+	uint64_t dup_segs_in; /**< segments with only duplicate data */
+	uint64_t ooo_queued; /**< out-of-order segments queued */
+	uint64_t ooo_dropped; /**< out-of-order segments dropped (queue off or full) */
 	uint64_t delack_timer;            /**< ACKs sent by the delayed-ACK timer */
 	uint64_t csum_fallback;           /**< STORED mode that summed the payload */
 	uint64_t rcv_fused;               /**< segments copied+summed into a posted buffer */
@@ -187,16 +196,22 @@ struct cn_tcp_stats {
 
 /** A snapshot of a connection's state for tests and tools. */
 struct cn_tcp_info {
-	uint32_t snd_una, snd_nxt, snd_max, snd_wnd;  /**< snd_wnd in bytes */
-	uint32_t cwnd, ssthresh;
-	uint32_t rcv_nxt, rcv_wnd;                    /**< rcv_wnd in bytes */
-	uint32_t rto, srtt;                           /**< ticks (srtt unscaled) */
+	uint32_t snd_una; /**< oldest unacknowledged sequence number */
+	uint32_t snd_nxt; /**< next sequence number to send */
+	uint32_t snd_max; /**< highest sequence number sent */
+	uint32_t snd_wnd; /**< the peer's window, bytes */
+	uint32_t cwnd; /**< congestion window, bytes */
+	uint32_t ssthresh; /**< slow-start threshold, bytes */
+	uint32_t rcv_nxt; /**< next sequence number expected */
+	uint32_t rcv_wnd; /**< our receive window, bytes */
+	uint32_t rto; /**< retransmission timeout, ticks */
+	uint32_t srtt; /**< smoothed round-trip time, ticks (unscaled) */
 	uint32_t snd_queued;                          /**< bytes in the send buffer */
 	uint32_t rcv_queued;                          /**< bytes ready for cn_tcp_recv */
-	uint32_t ooo_segs;
-	uint8_t dupacks;
+	uint32_t ooo_segs; /**< segments in the out-of-order queue */
+	uint8_t dupacks; /**< consecutive duplicate ACKs received */
 	bool fin_rcvd;                                /**< the peer's FIN arrived (in order) */
-	bool delack_pending;
+	bool delack_pending; /**< an ACK waits for the delayed-ACK timer */
 	bool shut_wr;                                 /**< cn_tcp_shutdown was called */
 	bool fin_sent;                                /**< our FIN went out at least once */
 	bool fin_acked;                               /**< ... and was acknowledged */
@@ -252,11 +267,11 @@ struct cn_tcb *cn_tcp_lookup(struct cn_net *net, cn_be32_t raddr, cn_be16_t rpor
  * retransmitted with the data (timeout, fast retransmit) until ACKed.
  * Idempotent. @return 0.
  */
-int cn_tcp_shutdown(struct cn_tcb *tcb, uint64_t now);
+int cn_tcp_shutdown(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /** Send an ACK now (e.g. the third segment of an active open, right after
  *  cn_tcp_open on the peer's SYN-ACK). */
-void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now);
+void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /**
  * Copy up to @p len bytes into the send buffer and run tcp_output.
@@ -265,7 +280,7 @@ void cn_tcp_ack_now(struct cn_tcb *tcb, uint64_t now);
  *         cn_tcp_shutdown.
  * Cost: one copy-in pass (fused with the checksum for a CSUM ring).
  */
-int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now);
+int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now) CN_NONNULL(1);
 
 /**
  * cn_tcp_send without the tcp_output (MSG_MORE): copy up to @p len bytes
@@ -274,7 +289,7 @@ int cn_tcp_send(struct cn_tcb *tcb, const void *buf, uint32_t len, uint64_t now)
  * @return as cn_tcp_send().
  * Cost: the copy-in only.
  */
-int cn_tcp_write(struct cn_tcb *tcb, const void *buf, uint32_t len);
+int cn_tcp_write(struct cn_tcb *tcb, const void *buf, uint32_t len) CN_NONNULL(1);
 
 /**
  * Zero-copy send for a chain sockbuf: append the packet @p m (ownership
@@ -282,7 +297,7 @@ int cn_tcp_write(struct cn_tcb *tcb, const void *buf, uint32_t len);
  * @return 0; -EINVAL (ring sockbuf; m untouched); -EPIPE after
  *         cn_tcp_shutdown (m untouched).
  */
-int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now);
+int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now) CN_NONNULL(1, 2);
 
 /**
  * tcp_output: send what the window, the congestion window, Nagle and the
@@ -293,14 +308,14 @@ int cn_tcp_send_mbuf(struct cn_tcb *tcb, struct cn_mbuf *m, uint64_t now);
  * Cost per segment, offload mode: template copy (1-2 lines), ~10 field
  * patches, a sockbuf segment lookup (O(1)), no payload byte read.
  */
-int cn_tcp_output(struct cn_tcb *tcb, uint64_t now);
+int cn_tcp_output(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /**
  * Copy up to @p len received in-order bytes out and free them; a window
  * update is sent when the window opened by two segments or half the buffer.
  * @return bytes copied (0 when nothing is queued).
  */
-int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now);
+int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now) CN_NONNULL(1);
 
 /**
  * Post an application buffer: subsequent in-order payload is copied into
@@ -311,28 +326,28 @@ int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now);
  * (for cn_tcp_recv or the next post). One buffer at a time.
  * @return 0; -EBUSY (a buffer is already posted); -EINVAL (len 0).
  */
-int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len);
+int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len) CN_NONNULL(1);
 
 /**
  * Bytes filled in the posted buffer so far; with @p finish, also take the
  * buffer back (later data is queued by reference again).
  */
-uint32_t cn_tcp_recv_posted(struct cn_tcb *tcb, bool finish);
+uint32_t cn_tcp_recv_posted(struct cn_tcb *tcb, bool finish) CN_NONNULL(1);
 
 /** Run this connection's timers due at @p now (cn_net_timer does all). */
-void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now);
+void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /** Counters (live). */
-const struct cn_tcp_stats *cn_tcp_stats(const struct cn_tcb *tcb);
+const struct cn_tcp_stats *cn_tcp_stats(const struct cn_tcb *tcb) CN_NONNULL(1);
 
 /** Fill a state snapshot. */
-void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *info);
+void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *info) CN_NONNULL(1, 2);
 
 /** Space left in the send buffer, bytes. */
-uint32_t cn_tcp_sndbuf_space(const struct cn_tcb *tcb);
+uint32_t cn_tcp_sndbuf_space(const struct cn_tcb *tcb) CN_NONNULL(1);
 
 /** The connection's send sockbuf (e.g. to fill a ring in place). */
-struct cn_sockbuf *cn_tcp_sndbuf(struct cn_tcb *tcb);
+struct cn_sockbuf *cn_tcp_sndbuf(struct cn_tcb *tcb) CN_NONNULL(1);
 
 /** Name of a checksum mode ("offload", "stored", "fused", "separate"). */
 const char *cn_tcp_csum_name(enum cn_tcp_csum mode);

@@ -42,11 +42,15 @@ struct cn_udp_params {
 	bool tx_offload;               /**< leave it to the device (with tx_csum) */
 	bool rx_csum;                  /**< verify non-zero checksums on receive */
 	cn_udp_rx_fn rx;               /**< may be NULL: received datagrams counted and freed */
-	void *rx_arg;
+	void *rx_arg;                  /**< rx's first argument */
 };
 
+/** A socket's counters, all monotonic. */
 struct cn_udp_stats {
-	uint64_t tx_dgrams, tx_bytes, rx_dgrams, rx_bytes;
+	uint64_t tx_dgrams; /**< datagrams sent */
+	uint64_t tx_bytes; /**< payload bytes sent */
+	uint64_t rx_dgrams; /**< datagrams delivered */
+	uint64_t rx_bytes; /**< payload bytes delivered */
 };
 
 struct cn_udp_sock;
@@ -65,6 +69,10 @@ void cn_udp_close(struct cn_udp_sock *s);
 
 /**
  * Send one datagram of @p len bytes referencing @p buf.
+ * @param s     the socket (connected: cn_udp_params.raddr, rport, rmac)
+ * @param buf   the payload, referenced until @p done runs
+ * @param len   payload bytes
+ * @param arg   done's argument
  * @param done  called with @p arg once the device no longer reads buf
  *              (may run before this function returns); may be NULL if the
  *              caller keeps buf valid otherwise. Never called when the

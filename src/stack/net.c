@@ -62,7 +62,7 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 	/* Fast path: the 12-byte NOP NOP TS block every segment of a
 	 * timestamp connection carries (RFC 7323 appendix A layout). */
 	if (end - p == CN_TCPOLEN_TSTAMP_APPA &&
-	    cn__ld32(p) == cn_hton32(0x0101080a)) {
+	    cn__ld32(p) == cn_hton32(CN_TCPOPT_TSTAMP_APPA_HDR)) {
 		pi->has_ts = 1;
 		pi->ts_val = cn_ntoh32(cn__ld32(p + 4));
 		pi->ts_ecr = cn_ntoh32(cn__ld32(p + 8));

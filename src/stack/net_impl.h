@@ -187,7 +187,7 @@ cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags
 	if (doff == CN_TCP_HLEN) {
 		pi->has_ts = 0;
 	} else if (doff == CN_TCP_HLEN + CN_TCPOLEN_TSTAMP_APPA &&
-		   cn__ld32(th + CN_TCP_HLEN) == cn_hton32(0x0101080a)) {
+		   cn__ld32(th + CN_TCP_HLEN) == cn_hton32(CN_TCPOPT_TSTAMP_APPA_HDR)) {
 		pi->has_ts = 1;
 		pi->ts_val = cn_ntoh32(cn__ld32(th + CN_TCP_HLEN + 4));
 		pi->ts_ecr = cn_ntoh32(cn__ld32(th + CN_TCP_HLEN + 8));

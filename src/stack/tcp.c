@@ -38,13 +38,8 @@ static void build_template(struct cn_tcb *tcb, const struct cn_tcp_params *p)
 	th->dport = p->rport;
 	th->off = (uint8_t)((thl / 4) << 4);
 	th->flags = CN_TCP_ACK;
-	if (tcb->ts_on) {
-		uint8_t *o = (uint8_t *)th + CN_TCP_HLEN;
-		o[0] = CN_TCPOPT_NOP;
-		o[1] = CN_TCPOPT_NOP;
-		o[2] = CN_TCPOPT_TIMESTAMP;
-		o[3] = 10;
-	}
+	if (tcb->ts_on) /* TSval and TSecr: per segment */
+		cn_tcpopt_tstamp_put((uint8_t *)th + CN_TCP_HLEN, 0, 0);
 	tcb->hdr_len = (uint16_t)(CN_ETH_HLEN + CN_IPV4_HLEN + thl);
 	/* Sums of the constant words; the variable ones are zero here and
 	 * get added per segment. */

@@ -137,16 +137,9 @@ static uint32_t syn_opts(struct cn_sock *s, bool synack, uint8_t *o, uint32_t ts
 		o[n++] = 2;
 	}
 	if (!c->p.no_ts && (!synack || s->syn.peer_ts)) {
-		uint32_t tsv = cn_hton32(tsv_cookie ? tsv_cookie
-					 : c->p.tcp.no_ts_clock ? 0 : (uint32_t)c->now);
-		uint32_t tse = cn_hton32(synack ? s->syn.ts_recent : 0);
-		o[n++] = CN_TCPOPT_NOP;
-		o[n++] = CN_TCPOPT_NOP;
-		o[n++] = CN_TCPOPT_TIMESTAMP;
-		o[n++] = 10;
-		memcpy(o + n, &tsv, 4);
-		memcpy(o + n + 4, &tse, 4);
-		n += 8;
+		uint32_t tsv = tsv_cookie ? tsv_cookie : c->p.tcp.no_ts_clock ? 0 : (uint32_t)c->now;
+		cn_tcpopt_tstamp_put(o + n, tsv, synack ? s->syn.ts_recent : 0);
+		n += CN_TCPOLEN_TSTAMP_APPA;
 	}
 	return n;
 }

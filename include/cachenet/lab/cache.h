@@ -6,8 +6,8 @@
  * put buffers so that they do (or do not) compete for the same cache sets.
  *
  * These are the knobs behind every "hot vs cold" and "conflict vs no
- * conflict" result in cachenet's benchmarks (seed 000 Tables 3-5, seed 003
- * Fig. 6). They are measurement tools, not fast-path code.
+ * conflict" result in cachenet's benchmarks (Nahum et al. Tables 3-5, Ahlgren et al.
+ * Fig. 6; docs/papers.md). They are measurement tools, not fast-path code.
  *
  * A fact from this project's machines worth repeating: the VM reports a
  * last-level cache far larger than what latency shows (a 480 MB L3 with the
@@ -116,7 +116,7 @@ int cn_cache_evict_icache(void);
  * policy that is not LRU keeps none of the old lines (test_cache checks
  * that loads after it take memory latency). Dirty lines of the caller's
  * data are written back on the way out; the TLB is emptied too. Use it
- * with cn_cache_evict_icache() for seed 000's "cold cache" (everything the
+ * with cn_cache_evict_icache() for Nahum et al.'s "cold cache" (everything the
  * next packet touches comes from memory). The buffer (64 MB here) is
  * mapped and faulted in on the first call and kept for the process.
  * Costs ~5-15 ms per call natively (memory bandwidth); under valgrind it

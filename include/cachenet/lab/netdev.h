@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file netdev.h
- * The in-memory NIC of seeds 000 and 002: a device with TX and RX
+ * The in-memory NIC of Nahum et al. and Huggahalli et al. (docs/papers.md): a device with TX and RX
  * descriptor rings and status write-back that a cachenet stack transmits
  * into and receives from, with no wire behind it. What sits on the other
  * side of the "wire" is one of:
@@ -10,7 +10,7 @@
  *    fixed rates from a fixed seed, struct cn_link),
  *  - a simulated peer built from packet templates (struct cn_peer): a TCP
  *    receiver that ACKs every other segment with a window, a TCP sender
- *    flow-controlled by our ACKs, a UDP source or sink (seed 000's
+ *    flow-controlled by our ACKs, a UDP source or sink (Nahum et al.'s
  *    in-memory drivers "playing the peer").
  *
  * Two sides of one device, as in hardware:
@@ -25,7 +25,7 @@
  *    buffer (with header/payload split on: its headers into the
  *    descriptor's header buffer, the rest into the cluster), writes the
  *    descriptor's length and status, and leaves the written lines in the
- *    cache state the DCA mode says (seed 002).
+ *    cache state the DCA mode says (Huggahalli et al.).
  *
  * Benchmarks pause their counters around the NIC side: it stands for work
  * a device does, not the host CPU.
@@ -46,7 +46,7 @@
 extern "C" {
 #endif
 
-/** Where the bytes a device writes for a received frame end up (seed 002). */
+/** Where the bytes a device writes for a received frame end up (Huggahalli et al.). */
 enum cn_dca {
 	/** Left in the cache, as Direct Cache Access / DDIO does. */
 	CN_DCA_INJECT = 0,

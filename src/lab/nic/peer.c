@@ -58,13 +58,8 @@ static void build_template(struct cn_peer *pe)
 		th->dport = p->rport;
 		th->off = (uint8_t)((thl / 4) << 4);
 		th->flags = CN_TCP_ACK;
-		if (p->ts) {
-			uint8_t *o = (uint8_t *)(th + 1);
-			uint32_t one = cn_hton32(1); /* TSval: constant, never goes back */
-			o[0] = CN_TCPOPT_NOP, o[1] = CN_TCPOPT_NOP;
-			o[2] = CN_TCPOPT_TIMESTAMP, o[3] = 10;
-			memcpy(o + 4, &one, 4);
-		}
+		if (p->ts) /* TSval: constant, never goes back */
+			cn_tcpopt_tstamp_put((uint8_t *)(th + 1), 1, 0);
 		pe->hdr_len = CN_ETH_HLEN + CN_IPV4_HLEN + thl;
 		pe->l4_sum0 = cn_csum_partial(th, thl,
 					      cn_csum_pseudo_ipv4(p->laddr, p->raddr, CN_IPV4_PROTO_TCP, 0));
