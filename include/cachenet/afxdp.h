@@ -121,8 +121,8 @@ struct cn_afxdp_params {
 					  with a capture must run on one thread */
 	/** Optional impairment inside the backend (NULL = off), as the TAP
 	 *  backend's (tap.h): loss, reorder, duplicate, corrupt, each queue
-	 *  and direction with its own generator (TX seeded with seed + queue,
-	 *  RX with (seed + queue) ^ 0x5a5a...). Impaired frames take one more
+	 *  and direction with its own generator (TX starting from rng_start + queue,
+	 *  RX from (rng_start + queue) ^ 0x5a5a...). Impaired frames take one more
 	 *  copy each way (through a scratch buffer). For kernels without
 	 *  sch_netem. */
 	const struct cn_link_params *impair;

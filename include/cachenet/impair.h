@@ -27,7 +27,7 @@ struct cn_link_params {
 	double reorder;     /**< probability a frame is held back behind the next */
 	double duplicate;   /**< probability a frame is delivered twice */
 	double corrupt;     /**< probability one byte of the frame is flipped */
-	uint64_t seed;      /**< generator start value: the same run every time
+	uint64_t rng_start; /**< generator start value: the same run every time
 	                         (0 = a fixed non-zero value) */
 };
 

@@ -4,7 +4,7 @@
  * A Linux TAP device as a cachenet NIC: the stack's frames go to the
  * kernel's network stack and the kernel's frames come back, one read(2) or
  * write(2) per Ethernet frame, so cachenet can talk to the real Linux TCP
- * stack (issue #9).
+ * stack.
  *
  * The device is opened with IFF_TAP | IFF_NO_PI (no packet-information
  * prefix, no virtio-net header: every read and write is exactly one
@@ -108,7 +108,7 @@ struct cn_tap_params {
 	/** Optional impairment inside the backend (NULL = off): loss,
 	 *  reorder, duplicate, corrupt (impair.h),
 	 *  applied in both directions, each direction with its own
-	 *  generator (TX seeded with seed, RX with seed ^ 0x5a5a...) so each
+	 *  generator (TX starting from rng_start, RX from rng_start ^ 0x5a5a...) so each
 	 *  direction's decisions depend only on its own frame sequence.
 	 *  Rates in [0, 1]; loss 1 is allowed (drops every frame). For
 	 *  kernels without sch_netem. */

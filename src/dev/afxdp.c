@@ -334,9 +334,9 @@ static int queue_init(struct cn_afxdp *x, uint32_t i, uint32_t bind_flags)
 		if (!q->imp)
 			return -ENOMEM;
 		memset(q->imp, 0, sizeof(*q->imp));
-		tx.seed += i;
+		tx.rng_start += i;
 		rx = tx;
-		rx.seed ^= 0x5a5a5a5a5a5a5a5aull;
+		rx.rng_start ^= 0x5a5a5a5a5a5a5a5aull;
 		cn__impair_init(&q->imp->im_tx, &tx, &q->st.impair_tx);
 		cn__impair_init(&q->imp->im_rx, &rx, &q->st.impair_rx);
 	}

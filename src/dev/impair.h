@@ -71,7 +71,7 @@ static CN__UNUSED bool cn__impair_roll(struct cn__impair *im, double p)
 }
 
 /* Rates must be in [0, 1] (checked by the caller, which may be stricter);
- * a zero start value (p->seed) picks a fixed non-zero one (a zero state
+ * a zero start value (p->rng_start) picks a fixed non-zero one (a zero state
  * would stay zero).
  * Counts go to @st (zeroed here), which the owner exposes. */
 static CN__UNUSED void cn__impair_init(struct cn__impair *im, const struct cn_link_params *p,
@@ -81,7 +81,7 @@ static CN__UNUSED void cn__impair_init(struct cn__impair *im, const struct cn_li
 	memset(st, 0, sizeof(*st));
 	im->p = *p;
 	im->st = st;
-	im->rs = p->seed ? p->seed : 0x9e3779b97f4a7c15ull;
+	im->rs = p->rng_start ? p->rng_start : 0x9e3779b97f4a7c15ull;
 }
 
 static CN__UNUSED bool cn__impair_rate_ok(double r, double max)

@@ -198,7 +198,7 @@ struct cn_tap *cn_tap_open(const struct cn_tap_params *params)
 			errno = ENOMEM;
 			return NULL;
 		}
-		rx.seed ^= 0x5a5a5a5a5a5a5a5aull;
+		rx.rng_start ^= 0x5a5a5a5a5a5a5a5aull;
 		cn__impair_init(&t->im_tx, p->impair, &t->st.impair_tx);
 		cn__impair_init(&t->im_rx, &rx, &t->st.impair_rx);
 		t->impair = true;

@@ -547,7 +547,7 @@ static unsigned drain_rx(struct cn_afxdp_queue *q, const uint8_t *b, size_t len,
 static void impairment(void **state)
 {
 	struct fx *f = *state;
-	struct cn_link_params lp = {.loss = 1, .seed = 5};
+	struct cn_link_params lp = {.loss = 1, .rng_start = 5};
 	struct cn_afxdp_params p = params(f);
 	uint8_t b[300], r[2048];
 	p.impair = &lp;

@@ -218,7 +218,7 @@ static void test_lossy_link(void **state)
 	/* The issue's figure: 1% loss, 1% reorder, 0.1% duplicate, 0.1%
 	 * corrupt, 256 MB delivered intact. */
 	struct cn_link_params lp = {.loss = 0.01, .reorder = 0.01, .duplicate = 0.001,
-				    .corrupt = 0.001, .seed = 42};
+				    .corrupt = 0.001, .rng_start = 42};
 	host_init(f, &a, MAC_A, IP_A, CN_DCA_INJECT, 32, NULL);
 	host_init(f, &b, MAC_B, IP_B, CN_DCA_INJECT, 32, NULL);
 	struct cn_link *l = cn_link_create(a.dev, b.dev, &lp);
@@ -738,7 +738,7 @@ static void test_split_lossy_link(void **state)
 {
 	struct fx *f = *state;
 	struct cn_link_params lp = {.loss = 0.01, .reorder = 0.01, .duplicate = 0.001,
-				    .corrupt = 0.002, .seed = 7};
+				    .corrupt = 0.002, .rng_start = 7};
 	uint64_t h[2];
 	for (int split = 0; split < 2; split++) {
 		struct host a, b;

@@ -429,7 +429,7 @@ static void test_open_errors(void **state)
 	 * hold a jumbo frame at most */
 	struct cn_mbuf_pool_params bp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 1, .data_size = 16384};
 	struct cn_mbuf_pool *big = cn_mbuf_pool_create(&bp);
-	struct cn_link_params none = {.seed = 1};
+	struct cn_link_params none = {.rng_start = 1};
 	assert_non_null(big);
 	p = tap_params(f);
 	p.cpool = big;
@@ -826,7 +826,7 @@ static void test_rx_nobufs(void **state)
 static void test_impair_loss(void **state)
 {
 	struct fx *f = *state;
-	struct cn_link_params lp = {.loss = 1.0, .seed = 7};
+	struct cn_link_params lp = {.loss = 1.0, .rng_start = 7};
 	struct cn_tap_params p = tap_params(f);
 	p.impair = &lp;
 	struct cn_tap *t = open_ready(f, &p);
@@ -870,7 +870,7 @@ static void test_impair_dup_reorder(void **state)
 	/* duplicate 1: our request is written twice, the kernel answers
 	 * each, and each answer is received twice */
 	{
-		struct cn_link_params lp = {.duplicate = 1.0, .seed = 3};
+		struct cn_link_params lp = {.duplicate = 1.0, .rng_start = 3};
 		struct cn_tap_params p = tap_params(f);
 		p.impair = &lp;
 		struct cn_tap *t = open_ready(f, &p);
@@ -894,7 +894,7 @@ static void test_impair_dup_reorder(void **state)
 	}
 	/* reorder 1: pairs swap; the odd one out waits for cn_tap_flush */
 	{
-		struct cn_link_params lp = {.reorder = 1.0, .seed = 4};
+		struct cn_link_params lp = {.reorder = 1.0, .rng_start = 4};
 		struct cn_tap_params p = tap_params(f);
 		p.impair = &lp;
 		struct cn_tap *t = open_ready(f, &p);
@@ -948,7 +948,7 @@ static void test_impair_dup_reorder(void **state)
 	 * header and payload) is wrong. A one-byte change always moves a
 	 * ones'-complement sum: (b - a) << 0 or << 8 is never 0 mod 0xffff. */
 	{
-		struct cn_link_params lp = {.corrupt = 1.0, .seed = 5};
+		struct cn_link_params lp = {.corrupt = 1.0, .rng_start = 5};
 		struct cn_tap_params p = tap_params(f);
 		p.impair = &lp;
 		struct cn_tap *t = open_ready(f, &p);

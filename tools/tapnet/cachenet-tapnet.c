@@ -455,7 +455,7 @@ static void parse_impair(const char *s, struct cn_link_params *p)
 		else if (!strcmp(tok, "corrupt"))
 			p->corrupt = v;
 		else if (!strcmp(tok, "seed"))
-			p->seed = strtoull(eq + 1, NULL, 0);
+			p->rng_start = strtoull(eq + 1, NULL, 0);
 		else
 			goto bad;
 	}
