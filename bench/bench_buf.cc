@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Buffer management, seed 004's question: what does the buffer work of one
+// Buffer management, Ang's question (the i960RN iNIC study): what does the buffer work of one
 // transmitted packet cost, and does it stay flat as more data is queued?
 //
 //   mbuf/<impl>/<op>          single operations: get-free, bulk32 (32 gets +

@@ -28,7 +28,7 @@
 // their page (see bench_csum.cc for why not both page-aligned). Every
 // kernel's output is checked against a byte-level reference before timing.
 //
-// Goal (issue 3): bswap32 hot <= 1.2x copy/glibc at the same size.
+// Goal: bswap32 hot <= 1.2x copy/glibc at the same size.
 //   taskset -c 1 build-copy/bench/cachenet-bench-copy --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true   (one line)
 // From 8 KB up glibc's memcpy is `rep movsb` (checked on Debian 12's glibc

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The ILP study (seed 003, issue 6): the generated sequential (seq),
+// The ILP study (Ahlgren, Björkman, Gunningberg): the generated sequential (seq),
 // integrated (int) and integrated-with-prefetch (intpf) kernels of each
 // pipeline, over buffers in a chosen cache state.
 //
@@ -19,7 +19,7 @@
 //             l3    written, then L1 and L2 evicted (an 8 MB read)
 //             cold  flushed from every level (cn_cache_flush_range)
 //   conflict  source and destination at the same cache colour (same L1
-//             and L2 sets, same 4 KB page offset), seed 003 Fig. 6;
+//             and L2 sets, same 4 KB page offset), Ahlgren et al. Fig. 6;
 //             otherwise the destination sits half a cache way away
 //
 // Counter tsc_per_byte (TSC ticks per payload byte). The cache preparation

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The established-connection data path against simulated peers on the
-// in-memory NIC (seed 000's method): the stack under test runs for real,
+// in-memory NIC (the method of Nahum et al.): the stack under test runs for real,
 // the peer is a packet template, the "NIC" is memory. Work a device would
 // do (gathering TX frames onto the wire, writing RX frames and the DCA
 // flushes) and the peer's work run with the counters paused; everything
@@ -34,7 +34,7 @@
 //       one per NIC step, every 16th write): protocol + buffering per
 //       segment = proto - pauses_per_packet x pause-resume.
 //   tcp_tx/offload-<buffer>-out/<payload>  the TX path alone, the figure
-//       to hold against Clark's Tx(data) (issue 5: <= 300 instructions):
+//       to hold against Clark's Tx(data) (a bound of 300 instructions):
 //       cn_tcp_output (decision, header, payload by reference, ring
 //       enqueue) and cn_netdev_tx_reap (the completed frames' release);
 //       the copy-in, the NIC and the ACK processing paused. The ACKs are

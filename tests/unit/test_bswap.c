@@ -5,7 +5,7 @@
  * definitions, at all lengths 0..2048 and source alignments 0..63, copying
  * (with destination alignments varied against them and guard bytes around
  * the destination) and in place; random long inputs with fixed seeds;
- * known vectors (PES's hand-computed from seed 003 Fig. 5); the per-block
+ * known vectors (PES's hand-computed from Ahlgren et al. Fig. 5); the per-block
  * steps, PES's word-at-a-time state and the composed loop bswap.h shows;
  * buffers ending at a guard page; dispatcher fallback under
  * CACHENET_CPU_DISABLE (the program re-runs itself with it set).
@@ -124,7 +124,7 @@ static void ref_bswap32(unsigned char *d, const unsigned char *s, size_t n)
 		d[i] = s[i];
 }
 
-/* Seed 003 Fig. 5's PES, transcribed: firstWord/secondWord, two outputs. */
+/* Ahlgren et al. Fig. 5's PES, transcribed: firstWord/secondWord, two outputs. */
 static void ref_pes(unsigned char *d, const unsigned char *s, size_t n)
 {
 	size_t i = 0;

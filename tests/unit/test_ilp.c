@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Tests of the generated ILP kernels (ilp/, issue 6): every real pipeline,
+ * Tests of the generated ILP kernels (ilp/): every real pipeline,
  * in every form (seq, int, intpf) and every instruction set this CPU runs,
  * against the library's kernels composed by hand (memcpy, cn_bswap32 /
  * cn_bswap16, cn_pes, cn_chacha20_xor / cn_aes128ctr_xor with the study

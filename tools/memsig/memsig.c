@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * memsig — the memory signature of seed 000 (Nahum et al., Fig. 3): load
+ * memsig — the memory signature of Nahum et al. (Fig. 3): load
  * latency against working-set size, the plateaus it shows (L1, L2, LLC,
  * DRAM), and read/write/copy bandwidth at a few sizes.
  *

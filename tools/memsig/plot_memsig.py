@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""Plot a memsig JSON file as a memory signature (seed 000, Fig. 3).
+"""Plot a memsig JSON file as a memory signature (Nahum et al., Fig. 3).
 
 usage: plot_memsig.py MEMSIG.json OUT.png
 
