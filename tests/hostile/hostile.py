@@ -19,6 +19,7 @@ Exit 77 (skip) only when namespaces or TAP devices cannot be created.
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 
@@ -36,6 +37,7 @@ class Tests:
         self.tapnet = os.path.abspath(args.tapnet)
         self.out = os.path.abspath(args.out)
         self.only = set(args.only.split(",")) if args.only else None
+        self.slow = args.slow
         self.afxdp = args.afxdp
         self.results = []
         self.summaries = []
@@ -158,9 +160,10 @@ class Tests:
         return int(st["VmRSS"].split()[0])
 
     def t_syn_flood(self):
-        """100,000 SYNs from 151 addresses and random ports of the subnet
-        to the echo port, as fast as Python writes them into the TAP;
-        meanwhile a Linux client connects and echoes 1 MB: done in < 2 s,
+        """SYNs from 151 addresses and random ports of the subnet to the
+        echo port, as fast as Python writes them into the TAP, at least
+        100,000 and on until the client is done; meanwhile a Linux client
+        connects and echoes 1 MB: done in < 2 s (in an optimized build),
         SHA-256 exact; the process's memory within 10% of its size before
         the flood; the half-open connections bounded and gone after."""
         n = int(os.environ.get("CN_HOSTILE_SYNS", "100000"))
@@ -175,6 +178,8 @@ class Tests:
             self.check(fl.poll() is None, "the flood ended before the client started")
             e = self.peer("echo-client", C_ADDR, 7, 1000000)
             during = fl.poll() is None
+            if during:
+                fl.send_signal(signal.SIGUSR1)  # the flood goes on to its N SYNs, then stops
             rss_max = self.rss_kb(tn)
             while fl.poll() is None:
                 rss_max = max(rss_max, self.rss_kb(tn))
@@ -187,10 +192,12 @@ class Tests:
             time.sleep(3.5)  # SYN-ACK retry (1 s, then 2 s): the half-open ones go
         finally:
             s = self.finish(tn)
-        self.check(during, "the client finished after the flood (flood too short to judge)")
+        self.check(during, "the flood generator exited before the client finished: %s" % fe[-500:])
         self.check(e["rx_bytes"] == 1000000 and e["rx_sha256"] == e["tx_sha256"],
                    "echo during the flood: %s" % e)
-        self.check(e["seconds"] < 2.0, "connect + 1 MB echo took %.2f s during the flood (goal < 2 s)" % e["seconds"])
+        limit = 2.0 if not self.slow else 20.0  # sanitizers: correctness, not speed
+        self.check(e["seconds"] < limit, "connect + 1 MB echo took %.2f s during the flood (goal < %g s)" % (
+            e["seconds"], limit))
         self.check(rss1 <= rss0 * 1.10, "memory %d kB -> %d kB during the flood (> +10%%)" % (rss0, rss1))
         ck = s["syncookies"]
         self.check(ck[0] > 0 and ck[1] >= 1, "SYN cookies sent %d, validated %d" % (ck[0], ck[1]))
@@ -298,6 +305,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", default="")
     ap.add_argument("--afxdp", action="store_true", help="cachenet on AF_XDP (veth) instead of TAP")
+    ap.add_argument("--slow", action="store_true",
+                    help="a sanitizer or -O0 build: time goals are not judged, only correctness")
     args = ap.parse_args()
     if not os.path.exists(args.tapnet):
         print("SKIP: %s not built (needs OpenSSL's libcrypto, libssl-dev)" % args.tapnet)

@@ -13,8 +13,9 @@ prints one JSON line with what it saw.
   rawpeer.py frag-flood DST N SECS     N first fragments (never completed) from
                                        addresses .100-.250 of the subnet, as fast as
                                        possible, in SECS at most
-  rawpeer.py syn-flood DST PORT N      N SYNs from addresses .100-.250 and random
-                                       ports, as fast as possible
+  rawpeer.py syn-flood DST PORT N      at least N SYNs from addresses .100-.250 and
+                                       random ports, as fast as possible, and on
+                                       until SIGUSR1 (or 300 s) once N are sent
   rawpeer.py arp-spoof DST IP N        N ARP replies to DST claiming IP, never asked
                                        for, and N gratuitous ARPs for it
   rawpeer.py wscale DST PORT WS        handshake with window scale WS from a made-up
@@ -25,6 +26,7 @@ import json
 import os
 import random
 import select
+import signal
 import socket
 import struct
 import sys
@@ -245,7 +247,10 @@ def syn_flood(dst, port, n):
     # cost is then the send, ~2-4 us
     opts = struct.pack("!BBH", 2, 4, 1460) + b"\x01\x03\x03\x07" + b"\x04\x02\x01\x01"
     sent = 0
-    for i in range(n):
+    stop = []
+    signal.signal(signal.SIGUSR1, lambda *_: stop.append(1))
+    i = 0
+    while i < n or (not stop and time.time() - t0 < 300):
         a = 100 + i % 151
         src = "10.77.0.%d" % a
         sport = 1024 + rnd.randrange(64000)
@@ -256,8 +261,9 @@ def syn_flood(dst, port, n):
         th = th[:16] + struct.pack("!H", c) + th[18:]
         r.send(eth(dmac, fake_mac(a), 0x0800) + ipv4(src, dst, 6, th, ident=i & 0xffff))
         sent += 1
+        i += 1
     dt = time.time() - t0
-    out(cmd="syn-flood", sent=sent, seconds=round(dt, 3), rate=round(sent / dt) if dt else 0)
+    out(cmd="syn-flood", sent=sent, stopped=bool(stop), seconds=round(dt, 3), rate=round(sent / dt) if dt else 0)
 
 
 def arp_spoof(dst, ip, n):
