@@ -1435,6 +1435,43 @@ static bool lose_a_data(struct fx *f, int from, const uint8_t *fr, uint32_t len)
 	return cn_test_rndn(100) >= 5;
 }
 
+/* Send @p n bytes from cl to srv a tick at a time (what the send buffer
+ * takes each tick) until srv has read them all, or @p max ticks; the
+ * filter is then taken off and the bytes checked. Returns the ticks. */
+static unsigned stream(struct fx *f, struct cn_sock *cl, struct cn_sock *srv, const uint8_t *buf,
+		       uint8_t *got, uint32_t n, unsigned max)
+{
+	uint32_t sent = 0, rcvd = 0;
+	unsigned ticks = 0;
+
+	while (rcvd < n && ticks < max) {
+		if (sent < n) {
+			int k = cn_sock_send(cl, buf + sent, n - sent, f->now);
+			assert_true(k >= 0);
+			sent += (uint32_t)k;
+		}
+		run(f, 1);
+		ticks++;
+		int k = cn_sock_recv(srv, got + rcvd, n - rcvd, f->now);
+		if (k > 0)
+			rcvd += (uint32_t)k;
+	}
+	f->filter = NULL;
+	assert_int_equal(rcvd, n);
+	assert_memory_equal(buf, got, n);
+	return ticks;
+}
+
+/* Abort a connected pair, close the listener, take the hosts down. */
+static void pair_down(struct fx *f, struct cn_sock *cl, struct cn_sock *srv, struct cn_sock *l)
+{
+	cn_sock_abort(cl, f->now);
+	cn_sock_abort(srv, f->now);
+	cn_sock_close(l, f->now);
+	run(f, 5);
+	hosts_down(f);
+}
+
 /* SACK both ways (RFC 2018, RFC 6675): 256 KB from A to B losing 5% of A's
  * data segments. B's ACKs carry SACK blocks, A's scoreboard sends the
  * holes; the bytes arrive exact, in fewer ticks than without SACK (same
@@ -1444,8 +1481,7 @@ static unsigned sack_run(struct fx *f, bool no_sack, struct cn_tcp_stats *sa,
 {
 	static uint8_t buf[262144], got[262144];
 	struct cn_conn_params pa = conn_params(), pb = conn_params();
-	uint32_t sent = 0, rcvd = 0;
-	unsigned ticks = 0;
+	unsigned ticks;
 
 	pa.no_sack = pb.no_sack = no_sack;
 	hosts_up(f, &pa, &pb);
@@ -1454,28 +1490,10 @@ static unsigned sack_run(struct fx *f, bool no_sack, struct cn_tcp_stats *sa,
 	cn_test_seed(77);
 	cn_test_fill_rand(buf, sizeof(buf));
 	f->filter = lose_a_data;
-	while (rcvd < sizeof(buf) && ticks < 200000) {
-		if (sent < sizeof(buf)) {
-			int k = cn_sock_send(cl, buf + sent, sizeof(buf) - sent, f->now);
-			assert_true(k >= 0);
-			sent += (uint32_t)k;
-		}
-		run(f, 1);
-		ticks++;
-		int k = cn_sock_recv(srv, got + rcvd, sizeof(got) - rcvd, f->now);
-		if (k > 0)
-			rcvd += (uint32_t)k;
-	}
-	f->filter = NULL;
-	assert_int_equal(rcvd, sizeof(buf));
-	assert_memory_equal(buf, got, sizeof(buf));
+	ticks = stream(f, cl, srv, buf, got, sizeof(buf), 200000);
 	*sa = *cn_tcp_stats(cn_sock_tcb(cl));
 	*sb = *cn_tcp_stats(cn_sock_tcb(srv));
-	cn_sock_abort(cl, f->now);
-	cn_sock_abort(srv, f->now);
-	cn_sock_close(l, f->now);
-	run(f, 5);
-	hosts_down(f);
+	pair_down(f, cl, srv, l);
 	return ticks;
 }
 
@@ -1524,8 +1542,7 @@ static unsigned tail_run(struct fx *f, bool no_rack_tlp, struct cn_tcp_stats *sa
 	static uint8_t buf[6 * 1448], got[sizeof(buf)];
 	struct cn_conn_params pa = conn_params(), pb = conn_params();
 	struct cn_tcp_info ti;
-	uint32_t rcvd = 0;
-	unsigned ticks = 0;
+	unsigned ticks;
 
 	pa.tcp.rto_init = pb.tcp.rto_init = 200; /* rto_min 40 */
 	pa.tcp.no_rack_tlp = pb.tcp.no_rack_tlp = no_rack_tlp;
@@ -1542,24 +1559,10 @@ static unsigned tail_run(struct fx *f, bool no_rack_tlp, struct cn_tcp_stats *sa
 	f->drop_left = 2;
 	f->lost = 0;
 	f->filter = lose_tail;
-	assert_int_equal(cn_sock_send(cl, buf, sizeof(buf), f->now), (int)sizeof(buf));
-	while (rcvd < sizeof(buf) && ticks < 1000) {
-		run(f, 1);
-		ticks++;
-		int k = cn_sock_recv(srv, got + rcvd, sizeof(got) - rcvd, f->now);
-		if (k > 0)
-			rcvd += (uint32_t)k;
-	}
-	f->filter = NULL;
+	ticks = stream(f, cl, srv, buf, got, sizeof(buf), 1000);
 	assert_int_equal(f->lost, 2);
-	assert_int_equal(rcvd, sizeof(buf));
-	assert_memory_equal(buf, got, sizeof(buf));
 	*sa = *cn_tcp_stats(cn_sock_tcb(cl));
-	cn_sock_abort(cl, f->now);
-	cn_sock_abort(srv, f->now);
-	cn_sock_close(l, f->now);
-	run(f, 5);
-	hosts_down(f);
+	pair_down(f, cl, srv, l);
 	return ticks;
 }
 
