@@ -644,7 +644,7 @@ tcp_input_fast(struct cn_net *net, struct cn_mbuf *m, uint64_t now, const bool c
 	/* The full path gets a copy: pi's address never escapes, so the
 	 * fast branch may keep its fields in registers. */
 	slow = pi;
-	cn__parse_fast_rest(&slow);
+	cn__parse_fast_rest(&slow, chain ? m->pkt_len : m->len);
 	if (!chain)
 		slow.pay = slow.frame + slow.pay_off;
 	return tcp_input_slow(net, tcb, m, &slow, now);
