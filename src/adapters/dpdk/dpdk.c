@@ -41,6 +41,8 @@
 #include "cachenet/csum.h"
 #include "cachenet/tsc.h"
 
+#include "../../cn_internal.h"
+
 #define MAX_BATCH 256
 #define ETH_HLEN 14
 
@@ -174,89 +176,69 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 {
 	struct rte_eth_dev_info di;
 	struct rte_eth_conf conf;
-	struct cn_dpdk *d;
+	struct cn_dpdk_params q;
+	struct cn_dpdk *d = NULL;
 	char name[RTE_MEMPOOL_NAMESIZE];
-	int rc;
+	int rc, err = EINVAL;
 
-	if (!p || (p->size != 0 && p->size != sizeof(*p)) || !p->mpool || p->batch > MAX_BATCH ||
-	    p->mtu > 1500) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (!rte_eth_dev_is_valid_port(p->port_id)) {
-		errno = ENODEV;
-		return NULL;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	d->p = *p;
-	d->p.size = sizeof(d->p);
-	if (!d->p.rx_desc)
-		d->p.rx_desc = 1024;
-	if (!d->p.tx_desc)
-		d->p.tx_desc = 1024;
-	if (!d->p.nb_mbufs)
-		d->p.nb_mbufs = 8191;
-	if (!d->p.batch)
-		d->p.batch = 32;
-	if (!d->p.mtu)
-		d->p.mtu = 1500;
-	if (d->p.nb_mbufs <= d->p.rx_desc) {
-		free(d);
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!p || cn__params_copy(&q, sizeof(q), p) < 0 || !q.mpool || q.batch > MAX_BATCH ||
+	    q.mtu > 1500)
+		goto fail;
+	q.size = sizeof(q);
+	q.rx_desc = q.rx_desc ? q.rx_desc : 1024;
+	q.tx_desc = q.tx_desc ? q.tx_desc : 1024;
+	q.nb_mbufs = q.nb_mbufs ? q.nb_mbufs : 8191;
+	q.batch = q.batch ? q.batch : 32;
+	q.mtu = q.mtu ? q.mtu : 1500;
+	if (q.nb_mbufs <= q.rx_desc)
+		goto fail;
+	err = ENODEV;
+	if (!rte_eth_dev_is_valid_port(q.port_id))
+		goto fail;
+	err = ENOMEM;
+	if (!(d = calloc(1, sizeof(*d))))
+		goto fail;
+	d->p = q;
 	d->frame_max = d->p.mtu + ETH_HLEN;
 	/* A received rte_mbuf names its adapter here, so that the storage's
 	 * free callback counts the frames the stack gave back. */
 	static const struct rte_mbuf_dynfield owner = {
 		.name = "cn_dpdk_owner", .size = sizeof(void *), .align = __alignof__(void *)};
 	owner_off = rte_mbuf_dynfield_register(&owner);
-	if (owner_off < 0) {
-		free(d);
-		errno = ENOMEM;
-		return NULL;
-	}
-	rc = rte_eth_dev_info_get(p->port_id, &di);
+	if (owner_off < 0)
+		goto fail;
+	rc = rte_eth_dev_info_get(d->p.port_id, &di);
 	if (rc != 0) {
-		free(d);
-		errno = -rc;
-		return NULL;
+		err = -rc;
+		goto fail;
 	}
-	d->info.port_id = p->port_id;
-	d->info.socket_id = rte_eth_dev_socket_id(p->port_id);
+	d->info.port_id = d->p.port_id;
+	d->info.socket_id = rte_eth_dev_socket_id(d->p.port_id);
 	snprintf(d->info.driver, sizeof(d->info.driver), "%s", di.driver_name ? di.driver_name : "?");
 	d->info.iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
 	int sock = d->info.socket_id < 0 ? (int)SOCKET_ID_ANY : d->info.socket_id;
 
 	/* Mempools: names unique per port. RX objects: a 64-byte private
 	 * area (the storage header) and a data room for a whole frame. */
-	snprintf(name, sizeof(name), "cn_rx_%u", p->port_id);
+	snprintf(name, sizeof(name), "cn_rx_%u", d->p.port_id);
 	d->rxpool = rte_pktmbuf_pool_create(name, d->p.nb_mbufs, 256, 64,
 					    RTE_PKTMBUF_HEADROOM + 2048, sock);
-	snprintf(name, sizeof(name), "cn_tx_%u", p->port_id);
+	snprintf(name, sizeof(name), "cn_tx_%u", d->p.port_id);
 	uint32_t ntx = 2u * d->p.tx_desc + 4u * MAX_BATCH * (1 + CN_PKT_PIECES);
 	d->txpool = rte_pktmbuf_pool_create(name, ntx, 256, 0, 0, sock);
-	snprintf(name, sizeof(name), "cn_txc_%u", p->port_id);
+	snprintf(name, sizeof(name), "cn_txc_%u", d->p.port_id);
 	d->ctxpool = rte_mempool_create(name, ntx, sizeof(struct tx_ctx), 256, 0, NULL, NULL, NULL,
 					NULL, sock, 0);
 	/* Copy mode: asked for, or the port cannot send a chain (net_af_xdp
 	 * 22.11 sends only the first segment of one). */
 	d->info.tx_copy = d->p.tx_copy || !(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
 	if (d->info.tx_copy) {
-		snprintf(name, sizeof(name), "cn_txcp_%u", p->port_id);
+		snprintf(name, sizeof(name), "cn_txcp_%u", d->p.port_id);
 		d->cpypool = rte_pktmbuf_pool_create(name, ntx, 256, 0,
 						     RTE_PKTMBUF_HEADROOM + d->frame_max, sock);
 	}
-	if (!d->rxpool || !d->txpool || !d->ctxpool || (d->info.tx_copy && !d->cpypool)) {
-		pools_free(d);
-		free(d);
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!d->rxpool || !d->txpool || !d->ctxpool || (d->info.tx_copy && !d->cpypool))
+		goto fail_pools;
 
 	memset(&conf, 0, sizeof(conf));
 	uint64_t rx_want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
@@ -270,30 +252,34 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 	}
 	d->info.rx_offloads = conf.rxmode.offloads;
 	d->info.tx_offloads = conf.txmode.offloads;
-	rc = rte_eth_dev_configure(p->port_id, 1, 1, &conf);
+	rc = rte_eth_dev_configure(d->p.port_id, 1, 1, &conf);
 	if (rc == 0) {
 		uint16_t nrx = d->p.rx_desc, ntxd = d->p.tx_desc;
-		rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntxd);
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(d->p.port_id, &nrx, &ntxd);
 		if (rc == 0)
-			rc = rte_eth_rx_queue_setup(p->port_id, 0, nrx, (unsigned)sock, NULL, d->rxpool);
+			rc = rte_eth_rx_queue_setup(d->p.port_id, 0, nrx, (unsigned)sock, NULL, d->rxpool);
 		if (rc == 0) {
 			struct rte_eth_txconf txc = di.default_txconf;
 			txc.offloads = conf.txmode.offloads;
-			rc = rte_eth_tx_queue_setup(p->port_id, 0, ntxd, (unsigned)sock, &txc);
+			rc = rte_eth_tx_queue_setup(d->p.port_id, 0, ntxd, (unsigned)sock, &txc);
 		}
 	}
 	if (rc == 0)
-		rc = rte_eth_dev_start(p->port_id);
+		rc = rte_eth_dev_start(d->p.port_id);
 	if (rc != 0) {
-		rte_eth_dev_close(p->port_id);
-		pools_free(d);
-		free(d);
-		errno = rc < 0 ? -rc : EIO;
-		return NULL;
+		rte_eth_dev_close(d->p.port_id);
+		err = rc < 0 ? -rc : EIO;
+		goto fail_pools;
 	}
 	d->started = 1;
-	rte_eth_promiscuous_enable(p->port_id); /* best effort: vdevs may refuse */
+	rte_eth_promiscuous_enable(d->p.port_id); /* best effort: vdevs may refuse */
 	return d;
+fail_pools:
+	pools_free(d);
+fail:
+	free(d);
+	errno = err;
+	return NULL;
 }
 
 int cn_dpdk_close(struct cn_dpdk *d)
