@@ -197,6 +197,7 @@ class Run:
         self.xsk_bare = os.path.abspath(args.xsk_bare) if args.xsk_bare else None
         self.extra = args.tool_args.split() if args.tool_args else []
         self.rows = {}
+        self.tsc_hz = None
 
     def tool(self, ns, dev, name, extra):
         ready = os.path.join(self.out, name + ".ready")
@@ -230,6 +231,7 @@ class Run:
         summ = [j for j in js if j.get("event") == "summary"]
         if not summ or p.returncode != 0:
             raise interop.Fail("%s: exit %d, %s" % (log.name, p.returncode, open(log.name).read()[-500:]))
+        self.tsc_hz = summ[0].get("tsc_hz", self.tsc_hz)
         return summ[0]
 
     def add(self, key, row):
@@ -238,7 +240,8 @@ class Run:
     def tcp(self, ns, dev, rep, tx=False):
         key = "tcp-%s%s" % (dev, "-tx" if tx else "")
         name = "%s-%d" % (key, rep)
-        svc = ["--source", "9:%d" % self.nbytes] if tx else ["--discard", "9"]
+        # no SHA-256: the Linux receiver and sender do not hash either
+        svc = (["--source", "9:%d" % self.nbytes] if tx else ["--discard", "9"]) + ["--no-hash"]
         p, log = self.tool(ns, dev, name, svc)
         c0 = cpu_snap()
         try:
@@ -427,8 +430,10 @@ def main():
     if "udp-afxdp" in r.rows and "udp-bare" in r.rows:
         print("  stack / bare loop frame rate %.3f" % (
             r.median("udp-afxdp", "rx_pps") / r.median("udp-bare", "rx_pps")))
+    med = {k: {f: statistics.median(row[f] for row in v) for f in v[0]} for k, v in r.rows.items()}
     with open(os.path.join(r.out, "stream.json"), "w") as f:
-        json.dump(r.rows, f, indent=1)
+        json.dump({"rows": r.rows, "medians": med, "tsc_hz": r.tsc_hz, "reps": args.reps,
+                   "mb": args.mb, "udp_s": args.udp_s, "load_avg": os.getloadavg()}, f, indent=1)
     return 0
 
 
