@@ -362,11 +362,17 @@ class Run:
         return statistics.median(r[field] for r in self.rows[key])
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arg_parser(doc, mb):
+    """The options every stream measurement takes: --tapnet, --out, --mb."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tapnet", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--mb", type=float, default=200)
+    ap.add_argument("--mb", type=float, default=mb)
+    return ap
+
+
+def main():
+    ap = arg_parser(__doc__, 200)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--udp-s", type=float, default=3.0)
     ap.add_argument("--blast", default="", help="the C UDP sender (udpblast); default a Python loop")
