@@ -8,17 +8,17 @@
  * steered an input. Needs a build with coverage counters (-Dfuzz=true);
  * a crash found by the fuzzer then reproduces from its file alone.
  */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus_files.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 void __sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *stop);
 
 #define MAX_RANGES 8
-#define MAX_FILES 4096
 
 static struct {
 	uint8_t *start, *stop;
@@ -55,68 +55,50 @@ static uint64_t run(const uint8_t *data, size_t size, int *rc)
 	return h;
 }
 
-static char *paths[MAX_FILES];
-static uint64_t hash[MAX_FILES];
-static int rcs[MAX_FILES];
-
-static size_t load(const char *path, uint8_t *buf, size_t cap)
+/* The input at path, run; exits when it cannot be read. */
+static uint64_t run_file(const char *path, int *rc)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		perror(path);
+	static uint8_t buf[1 << 16];
+	long len = corpus_read(path, buf, sizeof(buf));
+
+	if (len < 0)
 		exit(1);
-	}
-	size_t len = fread(buf, 1, cap, f);
-	fclose(f);
-	return len;
+	return run(buf, (size_t)len, rc);
 }
 
 int main(int argc, char **argv)
 {
-	static uint8_t buf[1 << 16];
-	unsigned n = 0, bad = 0;
+	char **paths;
+	long n, bad = 0;
 
 	if (!nranges) {
 		fprintf(stderr, "no coverage counters: build with -Dfuzz=true\n");
 		return 1;
 	}
-	for (int i = 1; i < argc; i++) {
-		DIR *d = opendir(argv[i]);
-		if (!d) {
-			perror(argv[i]);
-			return 1;
-		}
-		struct dirent *e;
-		while ((e = readdir(d)) != NULL && n < MAX_FILES) {
-			if (e->d_name[0] == '.')
-				continue;
-			size_t l = strlen(argv[i]) + strlen(e->d_name) + 2;
-			paths[n] = malloc(l);
-			if (!paths[n])
-				return 1;
-			snprintf(paths[n++], l, "%s/%s", argv[i], e->d_name);
-		}
-		closedir(d);
-	}
+	n = corpus_list(argv + 1, argc - 1, &paths);
+	if (n <= 0)
+		return 1;
+	uint64_t *hash = malloc((size_t)n * sizeof(*hash));
+	int *rcs = malloc((size_t)n * sizeof(*rcs));
+	if (!hash || !rcs)
+		return 1;
 	/* The first input also creates what the target keeps for the
 	 * process (the stack, its pools): run one before comparing. */
-	if (n) {
+	(void)run_file(paths[0], &rcs[0]);
+	for (long i = 0; i < n; i++)
+		hash[i] = run_file(paths[i], &rcs[i]);
+	for (long i = n; i-- > 0;) {
 		int rc;
-		(void)run(buf, load(paths[0], buf, sizeof(buf)), &rc);
-	}
-	for (unsigned i = 0; i < n; i++)
-		hash[i] = run(buf, load(paths[i], buf, sizeof(buf)), &rcs[i]);
-	for (unsigned i = n; i-- > 0;) {
-		int rc;
-		uint64_t h = run(buf, load(paths[i], buf, sizeof(buf)), &rc);
+		uint64_t h = run_file(paths[i], &rc);
 		if (h != hash[i] || rc != rcs[i]) {
 			fprintf(stderr, "%s: coverage or result depends on the inputs run before it\n",
 				paths[i]);
 			bad++;
 		}
 	}
-	printf("%u inputs, %u with coverage that depends on earlier inputs\n", n, bad);
-	for (unsigned i = 0; i < n; i++)
-		free(paths[i]);
-	return n == 0 || bad ? 1 : 0;
+	printf("%ld inputs, %ld with coverage that depends on earlier inputs\n", n, bad);
+	free(hash);
+	free(rcs);
+	corpus_free(paths, n);
+	return bad ? 1 : 0;
 }
