@@ -4,7 +4,9 @@
  * The data path of an established TCP connection (RFC 9293), as a
  * user-space stack links it in: the TCB built from what a handshake
  * produced, tcp_output, tcp_input with Van Jacobson's header prediction,
- * ACK processing, delayed ACKs, Reno congestion control and retransmission.
+ * ACK processing, delayed ACKs, Reno congestion control and retransmission,
+ * loss recovery by SACK (RFC 6675) and RACK-TLP (RFC 8985; see
+ * cn_tcp_params.no_rack_tlp).
  *
  * Conventions of this module
  *
@@ -362,7 +364,10 @@ int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len) CN_NONNULL(1);
  */
 uint32_t cn_tcp_recv_posted(struct cn_tcb *tcb, bool finish) CN_NONNULL(1);
 
-/** Run this connection's timers due at @p now (cn_net_timer does all). */
+/** Run this connection's timers due at @p now (cn_net_timer does all):
+ *  delayed ACK, retransmission / persist and, before the RTO, RACK-TLP's
+ *  (tail-loss probe, reordering window, lost retransmissions). Call it
+ *  every tick or so: its cadence is those timers' resolution. */
 void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /** Counters (live). */

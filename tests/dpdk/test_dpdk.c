@@ -503,7 +503,7 @@ static void veth_linux_echo(const char *drv, const char *lif, const char *pif, u
 			    uint8_t last, const char *pkg)
 {
 	char name[32], args[128];
-	uint16_t port;
+	uint16_t port = 0;
 
 	if (!have_ns) {
 		printf("SKIP %s: not root (needs a network namespace of its own)\n", drv);
