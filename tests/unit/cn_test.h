@@ -25,6 +25,9 @@
  * its child part), capture the child's stdout into @out (NUL terminated,
  * truncated to @outlen - 1 bytes) and return its wait status. A variant
  * table is chosen once per process, so a forced fallback needs a new one.
+ * Under an emulator the program cannot execute itself directly (the host
+ * kernel cannot run its ELF): the words of CN_TEST_WRAPPER, when set
+ * (tests/meson.build), are run with the program as their last argument.
  * (tests/unit/cn_test.c, linked into every unit test program.)
  */
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen);

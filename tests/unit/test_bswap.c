@@ -432,6 +432,7 @@ static void test_impl_lists(void **state)
 	uint64_t f = cn_cpu_features();
 	const char *best = (f & AVX512_NEED) == AVX512_NEED ? "avx512"
 			   : (f & AVX2_NEED) == AVX2_NEED   ? "avx2"
+			   : (f & CN_CPU_NEON)              ? "neon"
 							    : "generic";
 
 	(void)state;
@@ -500,6 +501,17 @@ static void test_dispatch_fallback(void **state)
 	run_child("all", out, sizeof(out), &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_string_equal(out, "generic generic\n");
+
+	if (det & CN_CPU_NEON) {
+		/* aarch64: x86 names mask nothing, "neon" leaves generic. */
+		run_child("avx2", out, sizeof(out), &status);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		assert_string_equal(out, "neon neon\n");
+		run_child("neon", out, sizeof(out), &status);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		assert_string_equal(out, "generic generic\n");
+		return;
+	}
 
 	run_child("avx512", out, sizeof(out), &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);

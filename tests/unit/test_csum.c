@@ -777,6 +777,8 @@ static void test_impl_list(void **state)
 		assert_string_equal(im[0]->name, "avx512");
 	else if ((f & AVX2_NEED) == AVX2_NEED)
 		assert_string_equal(im[0]->name, "avx2");
+	else if (f & CN_CPU_NEON)
+		assert_string_equal(im[0]->name, "neon");
 	else
 		assert_string_equal(im[0]->name, "generic");
 }
@@ -823,6 +825,17 @@ static void test_dispatch_fallback(void **state)
 	run_child("all", out, sizeof(out), &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_string_equal(out, "generic: generic\n");
+
+	if (det & CN_CPU_NEON) {
+		/* aarch64: x86 names mask nothing, "neon" leaves generic. */
+		run_child("avx2", out, sizeof(out), &status);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		assert_string_equal(out, "neon: neon generic\n");
+		run_child("neon", out, sizeof(out), &status);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		assert_string_equal(out, "generic: generic\n");
+		return;
+	}
 
 	run_child("avx512", out, sizeof(out), &status);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
