@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,6 +35,20 @@ void cn_test_guarded_free(struct cn_test_guarded *g)
 {
 	munmap(g->map, g->map_len);
 	g->map = NULL;
+}
+
+void cn_test_skip_emulated(const char *what)
+{
+	if (getenv("CN_TEST_WRAPPER")) {
+		fprintf(stderr, "skipped under emulation: %s\n", what);
+		skip();
+	}
+}
+
+pid_t cn_test_fork(void)
+{
+	cn_test_skip_emulated("fork without exec");
+	return fork();
 }
 
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen)

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 /* Sanitizer builds cannot run under valgrind. */
@@ -31,6 +32,18 @@
  * (tests/unit/cn_test.c, linked into every unit test program.)
  */
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen);
+
+/*
+ * skip() the running test under an emulator (CN_TEST_WRAPPER set), saying
+ * on stderr that @what is why: on this project's machines qemu-user 7.2
+ * hung in every forked child and in every pthread_create(), even in a
+ * program that does nothing else (posix_spawn works there).
+ */
+void cn_test_skip_emulated(const char *what);
+
+/* fork() for a test whose child runs on without exec (to watch it abort);
+ * cn_test_skip_emulated() first. */
+pid_t cn_test_fork(void);
 
 /*
  * @regions read-write regions of @len bytes each (a whole number of pages),
