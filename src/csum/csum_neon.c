@@ -44,7 +44,7 @@ static inline uint64_t reduce(uint32x4_t a0, uint32x4_t a1, uint32x4_t a2, uint3
 	return vaddlvq_u32(vaddq_u32(vaddq_u32(a0, a1), vaddq_u32(a2, a3)));
 }
 
-/* [p, p+n), n <= BLOCK and a multiple of 16, into 64-bit sum. */
+/* The sum of [p, p+n), n <= BLOCK and a multiple of 16. */
 static inline uint64_t sum_block(const unsigned char *p, size_t n)
 {
 	uint32x4_t a0 = vdupq_n_u32(0), a1 = a0, a2 = a0, a3 = a0;
@@ -69,15 +69,10 @@ uint32_t cn_csum_partial_neon(const void *buf, size_t len, uint32_t sum)
 {
 	const unsigned char *p = (const unsigned char *)buf;
 	size_t vec = len & ~(size_t)15;
-	uint64_t acc = 0;
+	/* blocks of BLOCK bytes, a power of two: each a multiple of 16 */
+	uint64_t acc = cn__csum_pieces(p, vec, BLOCK, sum_block);
 
-	while (vec) {
-		size_t n = vec < BLOCK ? vec : BLOCK;
-		acc = cn__csum_add64(acc, sum_block(p, n));
-		p += n;
-		vec -= n;
-	}
-	acc = cn__csum_scalar(p, len & 15, acc);
+	acc = cn__csum_scalar(p + vec, len & 15, acc);
 	return cn__csum_finish(acc, false, sum);
 }
 
@@ -116,16 +111,9 @@ uint32_t cn_csum_copy_neon(void *restrict dst, const void *restrict src, size_t 
 	unsigned char *d = (unsigned char *)dst;
 	const unsigned char *s = (const unsigned char *)src;
 	size_t vec = len & ~(size_t)15;
-	uint64_t acc = 0;
+	uint64_t acc = cn__csum_copy_pieces(d, s, vec, BLOCK, copy_block);
 
-	while (vec) {
-		size_t n = vec < BLOCK ? vec : BLOCK;
-		acc = cn__csum_add64(acc, copy_block(d, s, n));
-		d += n;
-		s += n;
-		vec -= n;
-	}
-	acc = cn__csum_copy_scalar(d, s, len & 15, acc);
+	acc = cn__csum_copy_scalar(d + vec, s + vec, len & 15, acc);
 	return cn__csum_finish(acc, false, sum);
 }
 

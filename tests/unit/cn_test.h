@@ -28,7 +28,7 @@
  * table is chosen once per process, so a forced fallback needs a new one.
  * Under an emulator the program cannot execute itself directly (the host
  * kernel cannot run its ELF): the words of CN_TEST_WRAPPER, when set
- * (tests/meson.build), are run with the program as their last argument.
+ * (tests/meson.build), are run with the program and @arg after them.
  * (tests/unit/cn_test.c, linked into every unit test program.)
  */
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen);
@@ -62,6 +62,15 @@ struct cn_test_guarded {
 };
 void cn_test_guarded_map(struct cn_test_guarded *g, unsigned regions, size_t len);
 void cn_test_guarded_free(struct cn_test_guarded *g);
+
+/*
+ * Turn the TX checksum offload of interface @ifname off (ethtool's
+ * ETHTOOL_STXCSUM through SIOCETHTOOL), so that the frames it sends carry
+ * complete checksums: a veth otherwise leaves them partial, and a reader
+ * below the kernel's stack (AF_XDP, AF_PACKET) sees them wrong.
+ * Returns 0, or -1 with errno.
+ */
+int cn_test_tx_csum_off(const char *ifname);
 
 /*
  * xorshift64*: fixed seeds give the same sequence on every machine. One

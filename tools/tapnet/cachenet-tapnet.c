@@ -78,6 +78,7 @@ struct opts {
 	int echo_port, discard_port, source_port, udp_echo_port, udp_sink_port;
 	bool bare;                 /* AF_XDP: receive and free, no stack */
 	bool busy_poll;            /* never sleep in poll(2) */
+	bool no_rack_tlp;          /* TCP without RACK-TLP (tcp.h) */
 	uint64_t source_bytes;
 	uint32_t connect_addr;
 	int connect_port;
@@ -93,9 +94,12 @@ static volatile sig_atomic_t stop_flag;
 /* TSC ticks the application spends on its own bytes (SHA-256, the
  * generator), kept apart from the stack's and the TAP's. */
 static uint64_t app_tsc;
+static bool no_hash; /* --no-hash: count the bytes, hash none */
 
 static void hash_update(EVP_MD_CTX *md, const void *p, size_t n)
 {
+	if (no_hash)
+		return;
 	uint64_t t = cn_tsc_begin();
 	EVP_DigestUpdate(md, p, n);
 	app_tsc += cn_tsc_end() - t;
@@ -192,12 +196,16 @@ static void app_report(struct app *a, const char *how, int err, uint64_t now, ui
 	       "\"rx_bytes\":%" PRIu64 ",\"rx_sha256\":\"%s\",\"tx_bytes\":%" PRIu64
 	       ",\"tx_sha256\":\"%s\",\"ms\":%.0f,\"mbit_s\":%.1f,\"sack\":%s,\"rexmit_segs\":%" PRIu64
 	       ",\"rto_fired\":%" PRIu64 ",\"fast_rexmit\":%" PRIu64 ",\"sack_acks_out\":%" PRIu64
-	       ",\"sack_blocks_in\":%" PRIu64 ",\"sack_rexmit\":%" PRIu64 ",\"ooo_dropped\":%" PRIu64 "}\n",
+	       ",\"sack_blocks_in\":%" PRIu64 ",\"sack_rexmit\":%" PRIu64 ",\"ooo_dropped\":%" PRIu64
+	       ",\"tlp_probes\":%" PRIu64 ",\"rack_recoveries\":%" PRIu64 ",\"rexmit_lost\":%" PRIu64
+	       ",\"dsack_in\":%" PRIu64 ",\"rto_spurious\":%" PRIu64 ",\"dup_segs_in\":%" PRIu64 "}\n",
 	       role_name[a->role], ip_str(raddr, ip), rport, how, err ? strerror(err) : "", a->rx_bytes,
 	       rx, a->tx_bytes, tx, ms,
 	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0,
 	       a->sack ? "true" : "false", a->ts.rexmit_segs, a->ts.rto_fired, a->ts.fast_rexmit,
-	       a->ts.sack_acks_out, a->ts.sack_blocks_in, a->ts.sack_rexmit, a->ts.ooo_dropped);
+	       a->ts.sack_acks_out, a->ts.sack_blocks_in, a->ts.sack_rexmit, a->ts.ooo_dropped,
+	       a->ts.tlp_probes, a->ts.rack_recoveries, a->ts.rexmit_lost, a->ts.dsack_in,
+	       a->ts.rto_spurious, a->ts.dup_segs_in);
 	fflush(stdout);
 	EVP_MD_CTX_free(a->rx_md);
 	EVP_MD_CTX_free(a->tx_md);
@@ -363,11 +371,15 @@ static void usage(FILE *f)
 		"  --synack-retries N  SYN-ACK retransmissions of a half-open connection\n"
 		"                      (default 5; past the backlog: SYN cookies)\n"
 		"  --batch N           frames per device poll (default 64)\n"
+		"  --no-rack-tlp       TCP loss recovery without RACK-TLP (tail-loss probes,\n"
+		"                      time-based loss detection): SACK and RTO only\n"
 		"  --busy-poll         never sleep in poll(2): spin on the device (one CPU)\n"
 		"  --duration S        exit after S seconds (default: at SIGINT/SIGTERM, or\n"
 		"                      when every client connection is done)\n"
 		"  --ready-file F      create F once the services listen\n"
 		"  --quiet             no per-connection lines\n"
+		"  --no-hash           no SHA-256 of the streams (the reported digests are\n"
+		"                      those of nothing): the application's cost left out\n"
 		" services:\n"
 		"  --echo PORT         TCP echo (RFC 862)\n"
 		"  --discard PORT      TCP sink: hashes what arrives\n"
@@ -478,8 +490,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"send", 1, 0, 'n'}, {"count", 1, 0, 'N'}, {"parallel", 1, 0, 'P'},
 		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"afxdp", 1, 0, 'X'},
 		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'},
-		{"busy-poll", 0, 0, 'Q'}, {"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'},
-		{"synack-retries", 1, 0, 'K'}, {0, 0, 0, 0}};
+		{"busy-poll", 0, 0, 'Q'}, {"no-rack-tlp", 0, 0, 'L'}, {"reass-timeout", 1, 0, 'T'},
+		{"connect-after", 1, 0, 'A'}, {"synack-retries", 1, 0, 'K'}, {"no-hash", 0, 0, 'H'},
+		{0, 0, 0, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -551,6 +564,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'U': o->udp_sink_port = parse_port(optarg); break;
 		case 'Z': o->bare = true; break;
 		case 'Q': o->busy_poll = true; break;
+		case 'L': o->no_rack_tlp = true; break;
+		case 'H': no_hash = true; break;
 		case 'X': {
 			char *colon = strchr(optarg, ':');
 			o->afxdp = optarg;
@@ -836,7 +851,8 @@ int main(int argc, char **argv)
 			.delack_ticks = 40,
 			.rto_init = 1000,
 			.rto_min = 200,
-			.rto_max = 60000},
+			.rto_max = 60000,
+			.no_rack_tlp = o.no_rack_tlp},
 		.mss = (uint16_t)o.mss,
 		.max_socks = 1024,
 		.time_wait = o.time_wait,
