@@ -221,12 +221,12 @@ struct cn_tcp_stats {
 	uint64_t dsack_in;                /**< D-SACK blocks received (RFC 2883): the
 					       peer got data twice (a spurious
 					       retransmission, or a duplicate) */
-	uint64_t tlp_repairs;             /**< probes that resent data and were the only
-					       copy to arrive (no D-SACK): a loss, answered
-					       as a fast recovery answers one (RFC 8985 7.4) */
 	uint64_t rto_spurious;            /**< RTOs the first ACK after showed needless:
 					       it echoes a timestamp older than the
 					       retransmission (RFC 3522 detection) */
+	uint64_t tlp_repairs;             /**< probes that resent data and were the only
+					       copy to arrive (no D-SACK): a loss, answered
+					       as a fast recovery answers one (RFC 8985 7.4) */
 };
 
 /** A snapshot of a connection's state for tests and tools. */
