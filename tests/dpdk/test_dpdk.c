@@ -503,7 +503,7 @@ static void veth_linux_echo(const char *drv, const char *lif, const char *pif, u
 			    uint8_t last, const char *pkg)
 {
 	char name[32], args[128];
-	uint16_t port;
+	uint16_t port = 0;
 
 	if (!have_ns) {
 		printf("SKIP %s: not root (needs a network namespace of its own)\n", drv);
@@ -527,6 +527,16 @@ static void veth_linux_echo(const char *drv, const char *lif, const char *pif, u
 	assert_int_equal(xdp_attached(pif), 0);
 	assert_int_equal(sh("ip link del dev %s", lif), 0);
 }
+
+#ifdef CN_TEST_SANITIZED
+/* LeakSanitizer: net_af_xdp (DPDK 22.11) leaves one 80-byte allocation
+ * of libxdp's xsk_umem__create behind when its port closes; not ours. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:xsk_umem__create\n";
+}
+#endif
 
 static void af_xdp_linux_echo(void **state)
 {
