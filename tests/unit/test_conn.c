@@ -200,20 +200,39 @@ static void run(struct fx *f, unsigned ticks)
 	pump(f);
 }
 
-/* Close the sockets named (a NULL-ended list) at f->now, run the pair
- * @ticks (if not 0), then take both hosts down. */
+/* Close the sockets in @ap (NULL-ended) at f->now, run the pair @ticks
+ * (if not 0), require (@b_empty) that B holds no socket then, and take
+ * both hosts down. */
+static void close_down_ap(struct fx *f, unsigned ticks, bool b_empty, va_list ap)
+{
+	struct cn_sock *s;
+
+	while ((s = va_arg(ap, struct cn_sock *)) != NULL)
+		cn_sock_close(s, f->now);
+	if (ticks)
+		run(f, ticks);
+	if (b_empty)
+		assert_int_equal(cn_conn_socks(f->b.conn), 0);
+	hosts_down(f);
+}
+
 static void close_down(struct fx *f, unsigned ticks, ...)
 {
 	va_list ap;
-	struct cn_sock *s;
 
 	va_start(ap, ticks);
-	while ((s = va_arg(ap, struct cn_sock *)) != NULL)
-		cn_sock_close(s, f->now);
+	close_down_ap(f, ticks, false, ap);
 	va_end(ap);
-	if (ticks)
-		run(f, ticks);
-	hosts_down(f);
+}
+
+/* close_down(), and B's sockets all gone once the pair has run. */
+static void close_down_empty(struct fx *f, unsigned ticks, ...)
+{
+	va_list ap;
+
+	va_start(ap, ticks);
+	close_down_ap(f, ticks, true, ap);
+	va_end(ap);
 }
 
 /* ---------------------------------------------------------------- frames */
@@ -270,6 +289,14 @@ static uint32_t mk_tcp(uint8_t *fr, const uint8_t *smac, const uint8_t *dmac, ui
 static void inject(struct host *h, const uint8_t *fr, uint32_t len)
 {
 	assert_int_equal(cn_netdev_nic_rx(h->dev, fr, len), 0);
+}
+
+/* The 42-byte ARP frame @arp into @fr, zero-padded to Ethernet's minimum
+ * of 60 bytes. */
+static void arp_frame(uint8_t *fr, const uint8_t *arp)
+{
+	memcpy(fr, arp, 42);
+	memset(fr + 42, 0, 18);
 }
 
 /* The i-th most recent captured frame (0 = newest) sent by @p from that
@@ -431,12 +458,11 @@ static void test_arp_edge(void **state)
 
 	hosts_up(f, NULL, NULL);
 	sb = cn_conn_stats(f->b.conn);
-	uint8_t req[42] = {
+	static const uint8_t req[42] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0xc, 0x08, 0x06,
 		0, 1, 0x08, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 0xc, 10, 0, 0, 3,
 		0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
-	memcpy(fr, req, 42);
-	memset(fr + 42, 0, 18);
+	arp_frame(fr, req);
 	inject(&f->b, fr, 60);
 	pump(f);
 	assert_int_equal(sb->arp_req_in, 1);
@@ -452,29 +478,19 @@ static void test_arp_edge(void **state)
 	assert_memory_equal(mac, MAC_X, 6);
 
 	unsigned before = f->ncap;
-	/* for another address */
-	memcpy(fr, req, 42);
-	fr[41] = 9;
-	inject(&f->b, fr, 60);
-	/* truncated */
+	/* The request with one byte changed: for another address, hardware
+	 * type 6 (IEEE 802), a broadcast sender address, op 3 (RARP
+	 * request), a reply to us; then cut short. */
+	static const struct {
+		uint8_t off, v;
+	} bad[] = {{41, 9}, {15, 6}, {22, 0xff}, {21, 3}, {21, 2}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(fr, req, 42);
+		fr[bad[i].off] = bad[i].v;
+		inject(&f->b, fr, 60);
+	}
 	memcpy(fr, req, 42);
 	inject(&f->b, fr, 30);
-	/* hardware type 6 (IEEE 802) */
-	memcpy(fr, req, 42);
-	fr[15] = 6;
-	inject(&f->b, fr, 60);
-	/* broadcast sender address */
-	memcpy(fr, req, 42);
-	fr[22] = 0xff;
-	inject(&f->b, fr, 60);
-	/* op 3 (RARP request) */
-	memcpy(fr, req, 42);
-	fr[21] = 3;
-	inject(&f->b, fr, 60);
-	/* a reply to us */
-	memcpy(fr, req, 42);
-	fr[21] = 2;
-	inject(&f->b, fr, 60);
 	pump(f);
 	assert_int_equal(f->ncap, before); /* nothing answered */
 	assert_int_equal(sb->drop[CN_CONN_DROP_ARP_NOT_US], 1);
@@ -1280,10 +1296,7 @@ static void test_syn_cookies(void **state)
 		cn_sock_abort(s, f->now);
 	/* the half-open children gave up after synack_retries (1) */
 	assert_int_equal(sb->syn_timeouts, 2);
-	cn_sock_close(l, f->now);
-	run(f, 5);
-	assert_int_equal(cn_conn_socks(f->b.conn), 0);
-	hosts_down(f);
+	close_down_empty(f, 5, l, NULL);
 }
 
 /* The syncache's bounds: overall (the oldest half-open connection of any
@@ -1325,11 +1338,7 @@ static void test_syncache_bounds(void **state)
 	}
 	assert_int_equal(sb->syncache_evicted, 2);
 	assert_int_equal(cn_conn_socks(f->b.conn), 2 + 3);
-	cn_sock_close(l, f->now);
-	cn_sock_close(l2, f->now);
-	run(f, 2);
-	assert_int_equal(cn_conn_socks(f->b.conn), 0);
-	hosts_down(f);
+	close_down_empty(f, 2, l, l2, NULL);
 }
 
 /* ARP replies nobody asked for are not learned (counted); replies to our
@@ -1345,12 +1354,11 @@ static void test_arp_unsolicited(void **state)
 	hosts_up(f, NULL, NULL);
 	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
 	/* op, sender MAC/IP, target IP */
-	uint8_t arp[42] = {
+	const uint8_t arp[42] = {
 		2, 0, 0, 0, 0, 0xb, 2, 0, 0, 0, 0, 0xd, 0x08, 0x06,
 		0, 1, 0x08, 0, 6, 4, 0, 2, 2, 0, 0, 0, 0, 0xd, 10, 0, 0, 4,
 		2, 0, 0, 0, 0, 0xb, 10, 0, 0, 2};
-	memcpy(fr, arp, 42);
-	memset(fr + 42, 0, 18);
+	arp_frame(fr, arp);
 	/* a reply to us, never asked: dropped, not learned */
 	inject(&f->b, fr, 60);
 	pump(f);
@@ -1923,8 +1931,7 @@ static void test_random_frames(void **state)
 				0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0xc, 0x08, 0x06,
 				0, 1, 0x08, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 0xc, 10, 0, 0, 3,
 				0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
-			memcpy(fr, req, 42);
-			memset(fr + 42, 0, 18);
+			arp_frame(fr, req);
 			fr[14 + cn_test_rndn(28)] = (uint8_t)cn_test_rnd();
 			len = 14 + cn_test_rndn(47);
 		}
