@@ -33,7 +33,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
 import interop  # noqa: E402  (command_main)
-from interop import csum, out  # noqa: E402
+from interop import csum, out, udp_echo  # noqa: E402
 
 IFACE = "cn0"
 ETH_P_ALL = 0x0003
@@ -155,16 +155,9 @@ def udp(dst, port, sizes):
     res = []
     for size in sizes:
         data = rnd.randbytes(size)
-        ok = False
-        for attempt in range(3):
-            s.sendto(data, (dst, port))
-            try:
-                back, src = s.recvfrom(70000)
-            except socket.timeout:
-                continue
-            ok = back == data and src == (dst, port)
-            break
-        res.append({"size": size, "ok": ok, "attempts": attempt + 1,
+        back, src, attempts = udp_echo(s, data, (dst, port), 70000)
+        ok = back == data and src == (dst, port)
+        res.append({"size": size, "ok": ok, "attempts": attempts,
                     "sha256": hashlib.sha256(data).hexdigest()})
     out(cmd="udp", results=res, ok=all(r["ok"] for r in res))
 

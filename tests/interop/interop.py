@@ -32,6 +32,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -292,6 +293,20 @@ def csum(b):
     while s >> 16:
         s = (s & 0xffff) + (s >> 16)
     return ~s & 0xffff
+
+
+def udp_echo(s, data, addr, bufsize, tries=3):
+    """Send DATA from the UDP socket S (with a timeout) to ADDR until an
+    answer comes, at most TRIES times: (answer, its source, the sends), or
+    (None, None, TRIES) when none came."""
+    for attempt in range(1, tries + 1):
+        s.sendto(data, addr)
+        try:
+            back, src = s.recvfrom(bufsize)
+        except socket.timeout:
+            continue
+        return back, src, attempt
+    return None, None, tries
 
 
 def command_main(doc, commands, argv):

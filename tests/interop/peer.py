@@ -24,7 +24,7 @@ import threading
 import time
 
 import interop  # command_main
-from interop import csum, out
+from interop import csum, out, udp_echo
 
 CHUNK = 1 << 16
 
@@ -129,17 +129,10 @@ def udp(host, port, count):
     for i in range(count):
         size = [0, 1, 17, 512, 1000, 1472][i % 6] if i < 12 else rnd.randrange(0, 1473)
         data = struct.pack("!I", i)[:size] + rnd.randbytes(max(0, size - 4))
-        for attempt in range(3):
-            s.sendto(data, (host, port))
-            try:
-                back, src = s.recvfrom(65536)
-            except socket.timeout:
-                continue
-            break
-        else:
+        back, src, _ = udp_echo(s, data, (host, port), 65536)
+        if back is None:
             lost += 1
-            continue
-        if back == data and src == (host, port):
+        elif back == data and src == (host, port):
             ok += 1
         else:
             bad += 1
