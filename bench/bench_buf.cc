@@ -195,7 +195,7 @@ void bm_tx_contig(benchmark::State &st, uint32_t window)
 	uint32_t size = 1u << 12;
 	while (size < (window + 2 * REFILL) * MSS)
 		size <<= 1;
-	struct cn_sbring_params p = {size, MSS, CN_SBRING_COPY_PLAIN, window + 1, 128, 1000};
+	struct cn_sbring_params p = {0, size, MSS, CN_SBRING_COPY_PLAIN, window + 1, 128, 1000, nullptr, 0, 0};
 	struct cn_sbring *sb = cn_sbring_create(&p);
 	InFlight<struct cn_sb_anchor *> fl(window);
 	uint32_t snd = 0;
@@ -361,7 +361,7 @@ void bm_sb_ring(benchmark::State &st, uint32_t q, SbOp op)
 	uint32_t size = 1u << 12;
 	while (size < (q + 1) * MSS)
 		size <<= 1;
-	struct cn_sbring_params p = {size, MSS, CN_SBRING_COPY_PLAIN, 4, 128, 0};
+	struct cn_sbring_params p = {0, size, MSS, CN_SBRING_COPY_PLAIN, 4, 128, 0, nullptr, 0, 0};
 	struct cn_sbring *sb = cn_sbring_create(&p);
 	struct cn_sb_piece pc[2];
 	struct cn_sb_seg s;

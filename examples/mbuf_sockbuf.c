@@ -80,7 +80,7 @@ int main(void)
 
 	/* Ring socket buffer: one contiguous power-of-two ring, copy-in fused
 	 * with the checksum, and a segment described by pointers into it. */
-	struct cn_sbring_params rp = {.size = 16384, .mss = MSS, .copy = CN_SBRING_COPY_CSUM,
+	struct cn_sbring_params rp = {.bytes = 16384, .mss = MSS, .copy = CN_SBRING_COPY_CSUM,
 				      .anchors = 8};
 	struct cn_sbring *ring = cn_sbring_create(&rp);
 	if (!ring || cn_sbring_write(ring, app, sizeof(app)) != sizeof(app))

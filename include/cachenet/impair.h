@@ -15,14 +15,19 @@
 #ifndef CACHENET_IMPAIR_H
 #define CACHENET_IMPAIR_H
 
+#include "cachenet/common.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** Impairment rates, each a probability in [0, 1] per frame. */
+/** Impairment rates, each a probability in [0, 1] per frame. Every zero
+ *  field takes its default (common.h): an all-zero struct impairs
+ *  nothing. */
 struct cn_link_params {
+	uint32_t size;      /**< sizeof(struct cn_link_params), or 0 (common.h) */
 	double loss;        /**< probability a frame is lost */
 	double reorder;     /**< probability a frame is held back behind the next */
 	double duplicate;   /**< probability a frame is delivered twice */

@@ -77,6 +77,7 @@ extern "C" {
 
 /** What a pool holds. */
 enum cn_mbuf_pool_kind {
+	CN_MBUF_POOL_DEFAULT = 0, /**< cn_mbuf_pool_params.kind 0: CN_MBUF_POOL_SMALL */
 	CN_MBUF_POOL_SMALL = 1,   /**< mbuf descriptors with inline data */
 	CN_MBUF_POOL_CLUSTER = 2, /**< reference-counted clusters */
 	CN_MBUF_POOL_SEG = 3,     /**< mbuf + companion + own storage per object */
@@ -97,15 +98,18 @@ enum cn_mbuf_pool_kind {
 #define CN_MBUF_SEG_DATA (CN_MBUF_SMALL_HEADROOM + 1536)
 /** Per-thread cache slots a pool has by default. */
 #define CN_MBUF_MAX_THREADS 64
+/** Objects in a pool whose params leave count 0. */
+#define CN_MBUF_POOL_COUNT_DEFAULT 1024
 
-/** A pool's parameters. kind and count are required; every other zero
- *  field takes its default (common.h). */
+/** A pool's parameters. Every zero field takes its default (common.h):
+ *  an all-zero struct makes a small pool of CN_MBUF_POOL_COUNT_DEFAULT
+ *  mbufs without per-thread caches. */
 struct cn_mbuf_pool_params {
 	uint32_t size;          /**< sizeof(struct cn_mbuf_pool_params), or 0 (common.h) */
 	const char *name;       /**< for messages; copied (31 characters kept);
 				     NULL = "mbuf" */
-	enum cn_mbuf_pool_kind kind; /**< required */
-	uint32_t count;         /**< objects, > 0 (required) */
+	enum cn_mbuf_pool_kind kind; /**< 0 = CN_MBUF_POOL_SMALL */
+	uint32_t count;         /**< objects; 0 = CN_MBUF_POOL_COUNT_DEFAULT */
 	uint32_t data_size;     /**< inline bytes (small), cluster bytes or
 				     segment storage bytes; 0 = CN_MBUF_SMALL_DATA
 				     / CN_MBUF_CLUSTER_SIZE / CN_MBUF_SEG_DATA */
@@ -161,7 +165,7 @@ struct cn_mbuf_pool_stats {
  * slots; with ext_mem only the 64-byte storage headers); nothing is
  * allocated later.
  * @return the pool, or NULL with errno EINVAL (p NULL, p->size not
- *         accepted (common.h), count 0, headroom >=
+ *         accepted (common.h), data_size above 1 GB, headroom >=
  *         data_size, unknown kind, cache_size > count, a segment pool
  *         without a small pool, ext_mem for a pool that is not a cluster
  *         pool, ext_stride below data_size, count * ext_stride or

@@ -207,14 +207,43 @@ enum cn_sbring_copy {
 	CN_SBRING_COPY_CSUM = 1,  /**< cn_csum_copy: copy and sum in one pass */
 };
 
-/** A ring socket buffer's parameters. */
+/** Ring bytes when cn_sbring_params.bytes is 0 (1 MB). */
+#define CN_SBRING_BYTES_DEFAULT (1u << 20)
+/** Checksum chunk when cn_sbring_params.mss is 0: the Ethernet MSS. */
+#define CN_SBRING_MSS_DEFAULT 1460
+/** Packet anchors when cn_sbring_params.anchors is 0. */
+#define CN_SBRING_ANCHORS_DEFAULT 1024
+/** Alignment cn_sbring_params.ext_mem must have (a cache line). */
+#define CN_SBRING_EXT_ALIGN 64
+
+/** A ring socket buffer's parameters. Every zero field takes its default
+ *  (common.h): an all-zero struct makes a 1 MB ring in its own memory with
+ *  MSS-sized plain-copy chunks and 1024 anchors. */
 struct cn_sbring_params {
-	uint32_t size;        /**< ring bytes: a power of two, 4 KB .. 1 GB */
-	uint32_t mss;         /**< checksum chunk, normally the MSS; 1 .. size */
-	enum cn_sbring_copy copy; /**< copy-in mode */
-	uint32_t anchors;     /**< packet anchors, > 0 (packets in flight) */
+	uint32_t size;        /**< sizeof(struct cn_sbring_params), or 0 (common.h) */
+	uint32_t bytes;       /**< ring bytes: a power of two, 4 KB .. 1 GB;
+				   0 = CN_SBRING_BYTES_DEFAULT */
+	uint32_t mss;         /**< checksum chunk, normally the MSS; 1 .. bytes;
+				   0 = CN_SBRING_MSS_DEFAULT (or bytes if smaller) */
+	enum cn_sbring_copy copy; /**< copy-in mode; 0 = CN_SBRING_COPY_PLAIN */
+	uint32_t anchors;     /**< packet anchors (packets in flight);
+				   0 = CN_SBRING_ANCHORS_DEFAULT */
 	uint32_t hdr_room;    /**< header bytes per anchor; 0 = 128 */
 	uint32_t seq;         /**< sequence number of the first byte written */
+	/** The ring's bytes live in this caller memory (an AF_XDP UMEM, a
+	 *  DPDK memzone, a hugepage region) instead of the ring's own, so a
+	 *  device can DMA segments straight out of it: the ring is the
+	 *  first @c bytes bytes at ext_mem. Aligned to CN_SBRING_EXT_ALIGN;
+	 *  at least @c bytes long (ext_len); must outlive the ring, which
+	 *  never frees it. Anchors and checksum state stay in the ring's own
+	 *  memory. NULL = the ring allocates its bytes itself. */
+	void *ext_mem;
+	/** Bytes the caller's region holds at ext_mem (>= bytes). Ignored
+	 *  without ext_mem. */
+	uint64_t ext_len;
+	/** The I/O address a device uses for ext_mem's first byte (an AF_XDP
+	 *  UMEM offset, a DMA address). Ignored without ext_mem. */
+	uint64_t ext_iova;
 };
 
 /**
@@ -240,9 +269,17 @@ struct cn_sb_anchor {
 struct cn_sbring; /**< opaque */
 
 /**
- * Create a ring sockbuf.
- * @return it, or NULL with errno EINVAL (size not a power of two or out of
- *         range, mss 0 or > size, anchors 0) or ENOMEM.
+ * Create a ring sockbuf. All memory is allocated here (the ring's bytes
+ * unless ext_mem, the anchors, the chunk sums).
+ * @return it, or NULL with errno
+ *         - EINVAL: p NULL, p->size not accepted (common.h), bytes not a
+ *           power of two or out of range, mss > bytes, unknown copy mode,
+ *           hdr_room above 64 KB, ext_mem not aligned to
+ *           CN_SBRING_EXT_ALIGN, ext_iova + bytes overflowing;
+ *         - ENOSPC: ext_len below bytes (the caller's region is too small);
+ *         - ENOMEM.
+ * Cost: O(bytes / mss + anchors) to set up; the ring's bytes are not
+ * touched.
  */
 struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *p);
 
@@ -251,6 +288,16 @@ void cn_sbring_destroy(struct cn_sbring *sb);
 
 /** The generic sockbuf header of @p sb (for cn_sockbuf_seg/drop). */
 struct cn_sockbuf *cn_sbring_sockbuf(struct cn_sbring *sb);
+
+/**
+ * The I/O address of ring byte @p addr (a payload piece of an anchor or a
+ * segment): for a ring over caller memory, ext_iova + (addr - ext_mem) (an
+ * AF_XDP UMEM offset, a DMA address); for a ring in its own memory, the
+ * virtual address itself (IOVA as VA), as cn_mbuf_pool_iova.
+ * @return the address, or UINT64_MAX when @p addr is not a byte of the ring.
+ * Cost: O(1); reads the ring's layout only. Thread safe.
+ */
+uint64_t cn_sbring_iova(const struct cn_sbring *sb, const void *addr) CN_NONNULL(1);
 
 /** Free bytes (size - cc). */
 uint32_t cn_sbring_space(const struct cn_sbring *sb);

@@ -330,9 +330,12 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (q.kind == CN_MBUF_POOL_DEFAULT)
+		q.kind = CN_MBUF_POOL_SMALL;
+	if (q.count == 0)
+		q.count = CN_MBUF_POOL_COUNT_DEFAULT;
 	pp = &q;
-	if (pp->count == 0 ||
-	    (pp->kind != CN_MBUF_POOL_SMALL && pp->kind != CN_MBUF_POOL_CLUSTER &&
+	if ((pp->kind != CN_MBUF_POOL_SMALL && pp->kind != CN_MBUF_POOL_CLUSTER &&
 	     pp->kind != CN_MBUF_POOL_SEG) ||
 	    (pp->kind == CN_MBUF_POOL_SEG && (pp->small == NULL || pp->small->kind != CN_MBUF_POOL_SMALL))) {
 		errno = EINVAL;

@@ -44,6 +44,8 @@ struct cn_sbring {
 	uint32_t astride, nanch, hdr_room;
 	uint32_t *afree;
 	uint32_t nfree;
+	bool ext;           /* ring is caller memory (params.ext_mem): not freed */
+	uint64_t iova;      /* I/O address of ring[0] (its VA without ext_mem) */
 };
 
 struct cn_sockbuf *cn_sbring_sockbuf(struct cn_sbring *sb)
@@ -51,20 +53,45 @@ struct cn_sockbuf *cn_sbring_sockbuf(struct cn_sbring *sb)
 	return &sb->sb;
 }
 
-struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *p)
+/* The caller's params with every default filled in, or -EINVAL/-ENOSPC. */
+static int sbring_params(struct cn_sbring_params *q, const struct cn_sbring_params *p)
 {
+	if (p == NULL || cn__params_copy(q, sizeof(*q), p) < 0)
+		return -EINVAL;
+	if (q->bytes == 0)
+		q->bytes = CN_SBRING_BYTES_DEFAULT;
+	if (q->mss == 0)
+		q->mss = q->bytes < CN_SBRING_MSS_DEFAULT ? q->bytes : CN_SBRING_MSS_DEFAULT;
+	if (q->anchors == 0)
+		q->anchors = CN_SBRING_ANCHORS_DEFAULT;
+	if (q->bytes < 4096 || q->bytes > (1u << 30) || (q->bytes & (q->bytes - 1)) ||
+	    q->mss > q->bytes || (q->copy != CN_SBRING_COPY_PLAIN && q->copy != CN_SBRING_COPY_CSUM) ||
+	    q->hdr_room > 65536)
+		return -EINVAL;
+	if (q->ext_mem == NULL) {
+		q->ext_len = 0;
+		q->ext_iova = 0;
+		return 0;
+	}
+	if ((uintptr_t)q->ext_mem % CN_SBRING_EXT_ALIGN != 0 ||
+	    q->ext_iova > UINT64_MAX - q->bytes)
+		return -EINVAL;
+	return q->ext_len < q->bytes ? -ENOSPC : 0;
+}
+
+struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *pp)
+{
+	struct cn_sbring_params q;
 	struct cn_sbring *sb;
 	uint32_t nchunks, cap = 4, room;
+	int rc = sbring_params(&q, pp);
 
-	if (p == NULL || p->size < 4096 || p->size > (1u << 30) || (p->size & (p->size - 1)) ||
-	    p->mss == 0 || p->mss > p->size || p->anchors == 0 ||
-	    (p->copy != CN_SBRING_COPY_PLAIN && p->copy != CN_SBRING_COPY_CSUM) ||
-	    p->hdr_room > 65536) {
-		errno = EINVAL;
+	if (rc < 0) {
+		errno = -rc;
 		return NULL;
 	}
-	room = p->hdr_room ? (uint32_t)CN_CACHE_ROUND(p->hdr_room) : 128;
-	nchunks = p->size / p->mss + 3;
+	room = q.hdr_room ? (uint32_t)CN_CACHE_ROUND(q.hdr_room) : 128;
+	nchunks = q.bytes / q.mss + 3;
 	while (cap < nchunks)
 		cap <<= 1;
 	sb = calloc(1, sizeof(*sb));
@@ -73,29 +100,35 @@ struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *p)
 		return NULL;
 	}
 	sb->sb.kind = CN_SOCKBUF_RING;
-	sb->size = p->size;
-	sb->mask = p->size - 1;
-	sb->seq0 = p->seq;
-	sb->mss = p->mss;
-	sb->copy = p->copy;
+	sb->size = q.bytes;
+	sb->mask = q.bytes - 1;
+	sb->seq0 = q.seq;
+	sb->mss = q.mss;
+	sb->copy = q.copy;
 	sb->cmask = cap - 1;
 	sb->hdr_room = room;
 	sb->astride = (uint32_t)sizeof(struct cn_sb_anchor) + room;
-	sb->nanch = p->anchors;
+	sb->nanch = q.anchors;
+	sb->ext = q.ext_mem != NULL;
+	sb->iova = q.ext_iova;
+	if (sb->ext)
+		sb->ring = q.ext_mem;
 	sb->chunks = calloc(cap, sizeof(*sb->chunks));
-	sb->afree = malloc((size_t)p->anchors * sizeof(uint32_t));
+	sb->afree = malloc((size_t)q.anchors * sizeof(uint32_t));
 	if (sb->chunks == NULL || sb->afree == NULL ||
-	    posix_memalign((void **)&sb->ring, 4096, p->size) != 0 ||
-	    posix_memalign((void **)&sb->anchors, CN_CACHE_LINE, (size_t)p->anchors * sb->astride) != 0) {
+	    (!sb->ext && posix_memalign((void **)&sb->ring, 4096, q.bytes) != 0) ||
+	    posix_memalign((void **)&sb->anchors, CN_CACHE_LINE, (size_t)q.anchors * sb->astride) != 0) {
 		cn_sbring_destroy(sb);
 		errno = ENOMEM;
 		return NULL;
 	}
-	memset(sb->anchors, 0, (size_t)p->anchors * sb->astride);
+	if (!sb->ext)
+		sb->iova = (uint64_t)(uintptr_t)sb->ring;
+	memset(sb->anchors, 0, (size_t)q.anchors * sb->astride);
 	/* Index 0 on top: the first anchors used are adjacent in memory. */
-	for (uint32_t i = 0; i < p->anchors; i++)
-		sb->afree[i] = p->anchors - 1 - i;
-	sb->nfree = p->anchors;
+	for (uint32_t i = 0; i < q.anchors; i++)
+		sb->afree[i] = q.anchors - 1 - i;
+	sb->nfree = q.anchors;
 	return sb;
 }
 
@@ -103,11 +136,19 @@ void cn_sbring_destroy(struct cn_sbring *sb)
 {
 	if (sb == NULL)
 		return;
-	free(sb->ring);
+	if (!sb->ext)
+		free(sb->ring);
 	free(sb->anchors);
 	free(sb->chunks);
 	free(sb->afree);
 	free(sb);
+}
+
+uint64_t cn_sbring_iova(const struct cn_sbring *sb, const void *addr)
+{
+	uintptr_t off = (uintptr_t)addr - (uintptr_t)sb->ring;
+
+	return off < sb->size ? sb->iova + off : UINT64_MAX;
 }
 
 uint32_t cn_sbring_space(const struct cn_sbring *sb)

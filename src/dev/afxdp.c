@@ -14,10 +14,8 @@
  * frame; the stack's receive queue). Each queue touches only the chunks
  * it posted, so queues on different threads never share a held[] entry.
  *
- * The program is built here from raw instructions rather than loaded
- * from an object file: five instructions do not justify a BPF compiler
- * at build time, and a name of our own lets a later open recognise the
- * program a killed process left behind. */
+ * The program (xsk_prog.h) is built from raw instructions, shared with
+ * the bare receive loop of tools/xskbare. */
 #include <errno.h>
 #include <net/if.h>
 #include <poll.h>
@@ -43,13 +41,13 @@
 #include "cachenet/tsc.h"
 #include "cn_internal.h"
 #include "impair.h"
+#include "xsk_prog.h"
 
 #define CHUNK_SHIFT 11
 #define CHUNK (1u << CHUNK_SHIFT)
 #define ETH_HDR 14
 #define MAX_QUEUES 64
 #define MAX_BATCH 256
-#define PROG_NAME "cn_xsk"
 #define RXQ 4 /* impaired RX output queue, power of two, >= 3 */
 
 /* A queue's impairment: one generator per direction, the frames that
@@ -101,81 +99,6 @@ static uint64_t wall_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* ------------------------------------------------------------ the program */
-
-/* r2 = ctx->rx_queue_index; r1 = &xskmap; r3 = XDP_PASS;
- * return bpf_redirect_map(r1, r2, r3): the socket of this queue, or the
- * kernel when the queue has none (the flags argument is the action
- * taken on a miss). */
-static int prog_load(int map_fd)
-{
-	struct bpf_insn insn[] = {
-		{.code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_1,
-		 .off = offsetof(struct xdp_md, rx_queue_index)},
-		{.code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_1,
-		 .src_reg = BPF_PSEUDO_MAP_FD, .imm = map_fd},
-		{.code = 0, .imm = 0},
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = XDP_PASS},
-		{.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect_map},
-		{.code = BPF_JMP | BPF_EXIT},
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, o);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, PROG_NAME, "Dual BSD/GPL", insn,
-			       sizeof(insn) / sizeof(insn[0]), &o);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/* The name of the program with kernel id @p id, into @p name (16 bytes).
- * @return 0 or -errno. */
-static int prog_name(uint32_t id, char *name)
-{
-	struct bpf_prog_info info;
-	uint32_t len = sizeof(info);
-	int fd = bpf_prog_get_fd_by_id(id), rc;
-
-	if (fd < 0)
-		return -errno;
-	memset(&info, 0, sizeof(info));
-	rc = bpf_obj_get_info_by_fd(fd, &info, &len);
-	close(fd);
-	if (rc < 0)
-		return -errno;
-	memcpy(name, info.name, BPF_OBJ_NAME_LEN);
-	name[BPF_OBJ_NAME_LEN - 1] = '\0';
-	return 0;
-}
-
-/* Remove a "cn_xsk" program left on the interface (native or generic);
- * refuse to touch anyone else's. @return stale programs removed, or
- * -EBUSY / -errno. */
-static int detach_stale(int ifindex)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct {
-		uint32_t id, flags;
-	} m[2];
-	int n = 0;
-
-	if (bpf_xdp_query(ifindex, 0, &q) < 0)
-		return -errno;
-	m[0].id = q.drv_prog_id, m[0].flags = XDP_FLAGS_DRV_MODE;
-	m[1].id = q.skb_prog_id, m[1].flags = XDP_FLAGS_SKB_MODE;
-	for (unsigned i = 0; i < 2; i++) {
-		char name[BPF_OBJ_NAME_LEN];
-		if (!m[i].id)
-			continue;
-		if (prog_name(m[i].id, name) < 0 || strcmp(name, PROG_NAME) != 0)
-			return -EBUSY;
-		if (bpf_xdp_detach(ifindex, m[i].flags, NULL) < 0)
-			return -errno;
-		n++;
-	}
-	if (q.hw_prog_id)
-		return -EBUSY;
-	return n;
 }
 
 /* ------------------------------------------------------------ chunks */
@@ -281,14 +204,7 @@ static int release_all(struct cn_afxdp *x)
 
 	for (uint32_t q = 0; q < x->info.queues; q++)
 		queue_fini(&x->q[q]);
-	if (x->attached) {
-		LIBBPF_OPTS(bpf_xdp_attach_opts, o, .old_prog_fd = x->prog_fd);
-		bpf_xdp_detach(x->info.ifindex, x->xdp_flags, &o);
-	}
-	if (x->prog_fd >= 0)
-		close(x->prog_fd);
-	if (x->map_fd >= 0)
-		close(x->map_fd);
+	cn__xsk_prog_release(x->info.ifindex, x->attached, x->xdp_flags, x->prog_fd, x->map_fd);
 	if (x->umem)
 		xsk_umem__delete(x->umem);
 	if (x->held)
@@ -416,13 +332,12 @@ static int umem_init(struct cn_afxdp *x)
 static int attach_prog(struct cn_afxdp *x)
 {
 	int rc;
-	uint32_t tries[2], nt = 0;
 
 	x->map_fd = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "cn_xsks", sizeof(uint32_t), sizeof(uint32_t),
 				   x->p.queue_id + x->info.queues, NULL);
 	if (x->map_fd < 0)
 		return -errno;
-	x->prog_fd = prog_load(x->map_fd);
+	x->prog_fd = cn__xsk_prog_load(x->map_fd);
 	if (x->prog_fd < 0)
 		return x->prog_fd;
 	for (uint32_t i = 0; i < x->info.queues; i++) {
@@ -430,25 +345,13 @@ static int attach_prog(struct cn_afxdp *x)
 		if (rc)
 			return rc < 0 ? rc : -rc;
 	}
-	if (x->p.attach != CN_AFXDP_ATTACH_GENERIC)
-		tries[nt++] = XDP_FLAGS_DRV_MODE;
-	if (x->p.attach != CN_AFXDP_ATTACH_NATIVE)
-		tries[nt++] = XDP_FLAGS_SKB_MODE;
-	rc = -EOPNOTSUPP;
-	for (uint32_t t = 0; t < nt; t++) {
-		uint32_t fl = tries[t] | XDP_FLAGS_UPDATE_IF_NOEXIST;
-		if (bpf_xdp_attach(x->info.ifindex, x->prog_fd, fl, NULL) == 0) {
-			LIBBPF_OPTS(bpf_xdp_query_opts, qo);
-			x->attached = true;
-			x->xdp_flags = tries[t];
-			x->info.native = tries[t] == XDP_FLAGS_DRV_MODE;
-			if (bpf_xdp_query(x->info.ifindex, 0, &qo) == 0)
-				x->info.prog_id = x->info.native ? qo.drv_prog_id : qo.skb_prog_id;
-			return 0;
-		}
-		rc = -errno;
-	}
-	return rc == -EINVAL && x->p.attach == CN_AFXDP_ATTACH_NATIVE ? -EOPNOTSUPP : rc;
+	rc = cn__xsk_prog_attach(x->info.ifindex, x->prog_fd, (int)x->p.attach, &x->xdp_flags,
+				 &x->info.prog_id);
+	if (rc < 0)
+		return rc;
+	x->attached = true;
+	x->info.native = x->xdp_flags == XDP_FLAGS_DRV_MODE;
+	return 0;
 }
 
 struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
@@ -510,7 +413,7 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 		rc = -ENODEV;
 		goto fail;
 	}
-	rc = detach_stale(x->info.ifindex);
+	rc = cn__xsk_detach_stale(x->info.ifindex);
 	if (rc < 0)
 		goto fail;
 	x->info.stale_detached = (uint32_t)rc;

@@ -79,9 +79,10 @@ static CN__UNUSED void cn__impair_init(struct cn__impair *im, const struct cn_li
 {
 	memset(im, 0, sizeof(*im));
 	memset(st, 0, sizeof(*st));
-	im->p = *p;
+	if (cn__params_copy(&im->p, sizeof(im->p), p) < 0) /* checked by params_ok */
+		memset(&im->p, 0, sizeof(im->p));
 	im->st = st;
-	im->rs = p->rng_start ? p->rng_start : 0x9e3779b97f4a7c15ull;
+	im->rs = im->p.rng_start ? im->p.rng_start : 0x9e3779b97f4a7c15ull;
 }
 
 static CN__UNUSED bool cn__impair_rate_ok(double r, double max)
@@ -89,11 +90,13 @@ static CN__UNUSED bool cn__impair_rate_ok(double r, double max)
 	return r >= 0 && r <= max; /* false for NaN */
 }
 
-/* True when the rates are numbers in [0, max_loss] for loss and [0, 1]
- * for the others (NaN fails). */
-static CN__UNUSED bool cn__impair_params_ok(const struct cn_link_params *p, double max_loss)
+/* True when the size is accepted (common.h) and the rates are numbers in
+ * [0, max_loss] for loss and [0, 1] for the others (NaN fails). */
+static CN__UNUSED bool cn__impair_params_ok(const struct cn_link_params *pp, double max_loss)
 {
-	return p && cn__impair_rate_ok(p->loss, max_loss) && cn__impair_rate_ok(p->reorder, 1) &&
+	struct cn_link_params q, *p = &q;
+
+	return pp && cn__params_copy(&q, sizeof(q), pp) == 0 && cn__impair_rate_ok(p->loss, max_loss) && cn__impair_rate_ok(p->reorder, 1) &&
 	       cn__impair_rate_ok(p->duplicate, 1) && cn__impair_rate_ok(p->corrupt, 1);
 }
 

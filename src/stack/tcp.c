@@ -137,7 +137,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	cn_sbchain_init(&tcb->rcvq, net->p.mpool, net->p.cpool);
 	if (p->sndbuf == CN_SOCKBUF_RING) {
 		struct cn_sbring_params rp = {
-			.size = tcb->sndbuf_max,
+			.bytes = tcb->sndbuf_max,
 			.mss = tcb->mss, /* chunk sums line up with segments */
 			.copy = p->ring_copy,
 			.anchors = 1, /* packets reference the ring directly */

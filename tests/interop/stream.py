@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""Linux -> cachenet streams over TAP and over AF_XDP, in one run.
+"""Linux <-> cachenet streams over TAP and over AF_XDP, in one run.
 
   stream.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--mb N] [--reps R]
-            [--udp-s S] [--modes tap,afxdp,...]
+            [--udp-s S] [--blast UDPBLAST] [--xsk-bare XSKBARE] [--modes M,...]
 
 In namespaces this program creates and deletes (those of interop.py: a TAP
 cn0 for the TAP runs; a veth pair cn0 <-> cnx across two namespaces for
@@ -14,13 +14,34 @@ interleaved order:
   tcp-linux   the same sender into a Linux TCP receiver on the veth's other
               end (no XDP program; cnx addressed for the run): what the
               sender and the veth achieve without cachenet
+  tcp-tap-tx, tcp-afxdp-tx, tcp-linux-tx: the other way, cachenet's TCP
+              source (or a Linux sender on cnx) into a Linux receiver
   udp-afxdp   a Linux UDP sender (one socket, 1472-byte datagrams, as fast
               as it can for S seconds: udpblast, sendmmsg in batches of 64;
               a Python loop without --blast) into cachenet's UDP sink over
               AF_XDP
-  udp-bare    the same sender into a bare AF_XDP receive loop: no stack,
-              each frame received and freed (cachenet-tapnet --bare), the
-              device path's own ceiling
+  udp-bare    the same sender into a bare AF_XDP receive loop with no
+              stack and no mbufs (cachenet-xsk-bare with --xsk-bare: RX
+              ring -> count bytes -> fill ring; else cachenet-tapnet
+              --bare: the backend's burst, each frame freed at once)
+  udp-backend cachenet-tapnet --bare (with --xsk-bare given too)
+The ceiling of a TCP stream: a raw receiver sends no ACKs, so a TCP
+sender cannot be pointed at it. The UDP sender's frame rate into the bare
+loop, with frames of the TCP stream's size (1514 bytes), is what the
+sending kernel and the veth deliver per frame without any receiver work
+and without TCP's own sender work (ACK processing, congestion control):
+an upper bound for any TCP stream over the same path. cachenet's UDP sink
+against it (same sender) shows what the stack costs where the sender
+bounds; cachenet's TCP receive against Linux's own TCP receive (tcp-linux)
+shows it for TCP.
+CPU time per GB, every run: the processes of the run (cachenet or the
+Linux receiver, and the sender: the rusage of this script's children,
+which holds the kernel work done in their system calls and in softirqs
+that ran in their context; the kernel accounts by ticks, so a softirq
+counts in the task it interrupted), the ksoftirqd threads (softirqs run
+outside any task of the run), and, for reference, /proc/stat's
+machine-wide deltas of user, system and softirq time (on a shared
+machine these include other users' work).
 For the TCP runs: Linux's throughput (bytes / time from connect to the
 peer's FIN), cachenet's busy TSC ticks per frame (RX + TX frames) and their
 split into the device (TAP read/write; AF_XDP rings, refill, gather,
@@ -35,6 +56,7 @@ The machine's other load shows in the spread; quote ratios of one run.
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -63,6 +85,23 @@ while s.recv(65536):
     pass
 dt = time.time() - t0
 print(json.dumps({"bytes": total, "seconds": dt, "mbit_s": total * 8 / dt / 1e6}))
+"""
+
+# Linux's receiving side of cachenet -> Linux: connect, read to the FIN.
+TCP_RECV = r"""
+import socket, sys, time, json
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=60)
+buf = bytearray(1 << 20)
+n = 0
+t0 = time.time()
+while True:
+    k = s.recv_into(buf)
+    if not k:
+        break
+    n += k
+dt = time.time() - t0
+s.close()
+print(json.dumps({"bytes": n, "seconds": dt, "mbit_s": n * 8 / dt / 1e6}))
 """
 
 TCP_SINK = r"""
@@ -108,6 +147,45 @@ print(json.dumps({"sent": n, "seconds": dt, "pps": n / dt}))
 """
 
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def ksoftirqd_s():
+    """User + system seconds of the ksoftirqd threads."""
+    t = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                st = f.read()
+        except OSError:
+            continue
+        name = st[st.index("(") + 1:st.rindex(")")]
+        if name.startswith("ksoftirqd/"):
+            f = st[st.rindex(")") + 2:].split()
+            t += (int(f[11]) + int(f[12])) / TICK
+    return t
+
+
+def cpu_snap():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"m_user": (v[0] + v[1]) / TICK, "m_sys": v[2] / TICK, "m_irq": v[5] / TICK,
+            "m_softirq": v[6] / TICK, "p_user": ch.ru_utime, "p_sys": ch.ru_stime,
+            "ksoftirqd": ksoftirqd_s()}
+
+
+def cpu_per_gb(a, b, nbytes):
+    """CPU seconds per GB between two cpu_snap()s."""
+    gb = nbytes / 1e9
+    d = {k: (b[k] - a[k]) / gb for k in a}
+    d["procs"] = d["p_user"] + d["p_sys"]
+    d["total"] = d["procs"] + d["ksoftirqd"]
+    return d
+
+
 class Run:
     def __init__(self, args):
         self.tapnet = os.path.abspath(args.tapnet)
@@ -116,16 +194,21 @@ class Run:
         self.nbytes = int(args.mb * 1e6)
         self.udp_s = args.udp_s
         self.blast = os.path.abspath(args.blast) if args.blast else None
+        self.xsk_bare = os.path.abspath(args.xsk_bare) if args.xsk_bare else None
         self.extra = args.tool_args.split() if args.tool_args else []
         self.rows = {}
+        self.tsc_hz = None
 
     def tool(self, ns, dev, name, extra):
         ready = os.path.join(self.out, name + ".ready")
         if os.path.exists(ready):
             os.unlink(ready)
-        devargs = ["--afxdp", "cnx"] if dev == "afxdp" else ["--dev", "cn0"]
-        cmd = [self.tapnet] + devargs + ["--addr", C_ADDR, "--time-wait", "200",
-                                         "--ready-file", ready, "--quiet"] + self.extra + extra
+        if dev == "xsk-bare":
+            cmd = [self.xsk_bare, "--dev", "cnx", "--ready-file", ready] + extra
+        else:
+            devargs = ["--afxdp", "cnx"] if dev == "afxdp" else ["--dev", "cn0"]
+            cmd = [self.tapnet] + devargs + ["--addr", C_ADDR, "--time-wait", "200",
+                                             "--ready-file", ready, "--quiet"] + self.extra + extra
         log = open(os.path.join(self.out, name + ".log"), "w")
         p = subprocess.Popen(ns.dev_argv(["taskset", "-c", "1"] + cmd), stdout=log, stderr=subprocess.STDOUT, text=True,
                              start_new_session=True)
@@ -148,21 +231,29 @@ class Run:
         summ = [j for j in js if j.get("event") == "summary"]
         if not summ or p.returncode != 0:
             raise interop.Fail("%s: exit %d, %s" % (log.name, p.returncode, open(log.name).read()[-500:]))
+        self.tsc_hz = summ[0].get("tsc_hz", self.tsc_hz)
         return summ[0]
 
     def add(self, key, row):
         self.rows.setdefault(key, []).append(row)
 
-    def tcp(self, ns, dev, rep):
-        name = "tcp-%s-%d" % (dev, rep)
-        p, log = self.tool(ns, dev, name, ["--discard", "9"])
+    def tcp(self, ns, dev, rep, tx=False):
+        key = "tcp-%s%s" % (dev, "-tx" if tx else "")
+        name = "%s-%d" % (key, rep)
+        # no SHA-256: the Linux receiver and sender do not hash either
+        svc = (["--source", "9:%d" % self.nbytes] if tx else ["--discard", "9"]) + ["--no-hash"]
+        p, log = self.tool(ns, dev, name, svc)
+        c0 = cpu_snap()
         try:
-            r = ns.run(["taskset", "-c", "0", sys.executable, "-c", TCP_SEND, C_ADDR, "9",
-                        str(self.nbytes)], timeout=600)
+            peer = [TCP_RECV, C_ADDR, "9"] if tx else [TCP_SEND, C_ADDR, "9", str(self.nbytes)]
+            r = ns.run(["taskset", "-c", "0", sys.executable, "-c"] + peer, timeout=600)
             lin = interop.lines_json(r.stdout)[-1]
+            if tx and lin["bytes"] != self.nbytes:
+                raise interop.Fail("linux receiver got %d of %d bytes" % (lin["bytes"], self.nbytes))
             time.sleep(0.3)
         finally:
             s = self.stop(p, log)
+        cpu = cpu_per_gb(c0, cpu_snap(), self.nbytes)
         frames = s["rx_frames"] + s["tx_frames"]
         dev_t = s["tap_rx_tsc"] + s["tap_tx_tsc"]
         row = {"mbit_s": lin["mbit_s"], "frames": frames, "busy": s["busy_tsc"] / frames,
@@ -170,32 +261,51 @@ class Run:
                "stack": (s["busy_tsc"] - dev_t - s["app_tsc"]) / frames,
                "cpu_us": (s["cpu_user_s"] + s["cpu_sys_s"]) * 1e6 / frames,
                "sys_us": s["cpu_sys_s"] * 1e6 / frames, "kdrops": s.get("dev_kernel_drops", 0),
-               "cpu_share": (s["cpu_user_s"] + s["cpu_sys_s"]) / s["wall_s"]}
-        self.add("tcp-" + dev, row)
+               "cpu_share": (s["cpu_user_s"] + s["cpu_sys_s"]) / s["wall_s"],
+               "ours_s_gb": (s["cpu_user_s"] + s["cpu_sys_s"]) / (self.nbytes / 1e9)}
+        row.update(("cpu_" + k, v) for k, v in cpu.items())
+        self.add(key, row)
         print("  %-10s %8.0f Mbit/s  busy %6.0f  device %6.0f  stack %5.0f  app %5.0f ticks/frame, "
               "cpu %.2f us/frame, cachenet used %.0f%% of its CPU" % (
-                  "tcp-" + dev, row["mbit_s"], row["busy"], row["device"], row["stack"], row["app"],
+                  key, row["mbit_s"], row["busy"], row["device"], row["stack"], row["app"],
                   row["cpu_us"], 100 * row["cpu_share"]), flush=True)
+        self.print_cpu(row)
 
-    def tcp_linux(self, ns, rep):
+    def print_cpu(self, row):
+        print("  %10s CPU s/GB: run %.2f = processes %.2f (user %.2f, system %.2f) + ksoftirqd %.2f%s; "
+              "machine-wide user %.2f, system %.2f, softirq %.2f" % (
+                  "", row["cpu_total"], row["cpu_procs"], row["cpu_p_user"], row["cpu_p_sys"],
+                  row["cpu_ksoftirqd"],
+                  ", of which cachenet %.2f" % row["ours_s_gb"] if "ours_s_gb" in row else "",
+                  row["cpu_m_user"], row["cpu_m_sys"], row["cpu_m_softirq"]), flush=True)
+
+    def tcp_linux(self, ns, rep, tx=False):
+        """Linux -> Linux over the same veth: the sender in the kernel's
+        namespace and the receiver on cnx (in cachenet's place), or with
+        tx the other way round; cachenet's side on CPU 1."""
+        key = "tcp-linux-tx" if tx else "tcp-linux"
         ready = os.path.join(self.out, "linux-sink.ready")
         if os.path.exists(ready):
             os.unlink(ready)
         # the kernel's neighbour entry for C_ADDR may still hold cachenet's MAC
         ns.run(["ip", "neigh", "flush", "dev", "cn0"], check=False)
         interop.sh(ns.dev_argv(["ip", "addr", "add", C_ADDR + "/24", "dev", "cnx"]))
+        sink_argv, send_argv = (ns.argv, ns.dev_argv) if tx else (ns.dev_argv, ns.argv)
+        sink_addr = K_ADDR if tx else C_ADDR
         p = None
         try:
-            p = subprocess.Popen(ns.dev_argv(["taskset", "-c", "1", sys.executable, "-c", TCP_SINK,
-                                              C_ADDR, "9", ready]),
+            p = subprocess.Popen(sink_argv(["taskset", "-c", "0" if tx else "1", sys.executable, "-c",
+                                            TCP_SINK, sink_addr, "9", ready]),
                                  stdout=subprocess.PIPE, text=True, start_new_session=True)
             t0 = time.time()
             while not os.path.exists(ready) and time.time() - t0 < 20:
                 time.sleep(0.05)
-            r = ns.run(["taskset", "-c", "0", sys.executable, "-c", TCP_SEND, C_ADDR, "9",
-                        str(self.nbytes)], timeout=600)
+            c0 = cpu_snap()
+            r = interop.sh(send_argv(["taskset", "-c", "1" if tx else "0", sys.executable, "-c",
+                                      TCP_SEND, sink_addr, "9", str(self.nbytes)]), timeout=600)
             lin = interop.lines_json(r.stdout)[-1]
             got = int(p.communicate(timeout=60)[0].strip())
+            cpu = cpu_per_gb(c0, cpu_snap(), self.nbytes)
         finally:
             if p is not None and p.poll() is None:
                 os.killpg(p.pid, 9)
@@ -204,13 +314,25 @@ class Run:
             ns.run(["ip", "neigh", "flush", "dev", "cn0"], check=False)
         if got != self.nbytes:
             raise interop.Fail("linux sink got %d of %d bytes" % (got, self.nbytes))
-        self.add("tcp-linux", {"mbit_s": lin["mbit_s"]})
-        print("  %-10s %8.0f Mbit/s" % ("tcp-linux", lin["mbit_s"]), flush=True)
+        row = {"mbit_s": lin["mbit_s"]}
+        row.update(("cpu_" + k, v) for k, v in cpu.items())
+        self.add(key, row)
+        print("  %-10s %8.0f Mbit/s" % (key, lin["mbit_s"]), flush=True)
+        self.print_cpu(row)
 
-    def udp(self, ns, bare, rep):
-        name = "udp-%s-%d" % ("bare" if bare else "afxdp", rep)
-        extra = ["--bare"] if bare else ["--udp-sink", "9"]
-        p, log = self.tool(ns, "afxdp", name, extra)
+    def udp(self, ns, key, rep):
+        name = "%s-%d" % (key, rep)
+        if key == "udp-bare" and self.xsk_bare:
+            dev, extra = "xsk-bare", []
+            # no stack answers ARP: the kernel end learns cnx's address by hand
+            mac = interop.sh(ns.dev_argv(["cat", "/sys/class/net/cnx/address"])).stdout.strip()
+            ns.run(["ip", "neigh", "replace", C_ADDR, "lladdr", mac, "dev", "cn0"])
+        elif key in ("udp-bare", "udp-backend"):
+            dev, extra = "afxdp", ["--bare"]
+        else:
+            dev, extra = "afxdp", ["--udp-sink", "9"]
+        p, log = self.tool(ns, dev, name, extra)
+        c0 = cpu_snap()
         try:
             sender = [self.blast] if self.blast else [sys.executable, "-c", UDP_SEND]
             r = ns.run(["taskset", "-c", "0"] + sender + [C_ADDR, "9", str(self.udp_s)], timeout=120)
@@ -218,17 +340,23 @@ class Run:
             time.sleep(0.3)
         finally:
             s = self.stop(p, log)
+            if dev == "xsk-bare":
+                ns.run(["ip", "neigh", "flush", "dev", "cn0"], check=False)
         got = s["rx_frames"] - s.get("rx_other", 0)
+        cpu = cpu_per_gb(c0, cpu_snap(), max(1, s["rx_bytes"]))
         row = {"sent_pps": snd["pps"], "rx_pps": got / snd["seconds"], "rx_frames": got,
+               "mbit_s": got * 1472 * 8 / snd["seconds"] / 1e6,
                "sent": snd["sent"], "kdrops": s.get("dev_kernel_drops", 0),
                "busy_per_frame": s["busy_tsc"] / max(1, s["rx_frames"]),
-               "cpu_share": (s["cpu_user_s"] + s["cpu_sys_s"]) / s["wall_s"]}
-        key = "udp-bare" if bare else "udp-afxdp"
+               "cpu_share": (s["cpu_user_s"] + s["cpu_sys_s"]) / s["wall_s"],
+               "ours_s_gb": (s["cpu_user_s"] + s["cpu_sys_s"]) / (max(1, s["rx_bytes"]) / 1e9)}
+        row.update(("cpu_" + k, v) for k, v in cpu.items())
         self.add(key, row)
         print("  %-10s sender %8.0f pps, received %8.0f pps (%d of %d; kernel drops %d), busy %5.0f "
-              "ticks/frame, cachenet used %.0f%% of its CPU" % (
+              "ticks/frame, receiver used %.0f%% of its CPU" % (
                   key, row["sent_pps"], row["rx_pps"], got, snd["sent"], row["kdrops"],
                   row["busy_per_frame"], 100 * row["cpu_share"]), flush=True)
+        self.print_cpu(row)
 
     def median(self, key, field):
         return statistics.median(r[field] for r in self.rows[key])
@@ -242,8 +370,11 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--udp-s", type=float, default=3.0)
     ap.add_argument("--blast", default="", help="the C UDP sender (udpblast); default a Python loop")
+    ap.add_argument("--xsk-bare", default="", help="the bare AF_XDP loop (cachenet-xsk-bare)")
     ap.add_argument("--tool-args", default="", help="more cachenet-tapnet options for every run")
-    ap.add_argument("--modes", default="tcp-tap,tcp-afxdp,tcp-linux,udp-afxdp,udp-bare")
+    ap.add_argument("--modes", default="tcp-tap,tcp-afxdp,tcp-linux,udp-afxdp,udp-bare",
+                    help="also tcp-tap-tx, tcp-afxdp-tx, tcp-linux-tx (cachenet or Linux sends to "
+                         "Linux), udp-backend")
     args = ap.parse_args()
     modes = args.modes.split(",")
     r = Run(args)
@@ -251,43 +382,58 @@ def main():
         with interop.Namespace(False) as tap_ns, interop.Namespace(True) as x_ns:
             for rep in range(args.reps):
                 print("== repetition %d" % (rep + 1), flush=True)
-                if "tcp-tap" in modes:
-                    r.tcp(tap_ns, "tap", rep)
-                if "tcp-afxdp" in modes:
-                    r.tcp(x_ns, "afxdp", rep)
-                if "tcp-linux" in modes:
-                    r.tcp_linux(x_ns, rep)
-                if "udp-afxdp" in modes:
-                    r.udp(x_ns, False, rep)
-                if "udp-bare" in modes:
-                    r.udp(x_ns, True, rep)
+                for tx in (False, True):
+                    t = "-tx" if tx else ""
+                    if "tcp-tap" + t in modes:
+                        r.tcp(tap_ns, "tap", rep, tx)
+                    if "tcp-afxdp" + t in modes:
+                        r.tcp(x_ns, "afxdp", rep, tx)
+                    if "tcp-linux" + t in modes:
+                        r.tcp_linux(x_ns, rep, tx)
+                for k in ("udp-afxdp", "udp-bare", "udp-backend"):
+                    if k in modes:
+                        r.udp(x_ns, k, rep)
     except interop.Skip as e:
         print("SKIP: " + str(e))
         return 77
     print("\nmedians over %d repetitions" % args.reps)
-    for k in ("tcp-tap", "tcp-afxdp"):
+    for k in ("tcp-tap", "tcp-afxdp", "tcp-tap-tx", "tcp-afxdp-tx"):
         if k in r.rows:
             print("  %-10s %8.0f Mbit/s  busy %6.0f ticks/frame (device %6.0f, stack %5.0f, app %5.0f)  "
                   "cpu %.2f us/frame (sys %.2f), cachenet used %.0f%% of its CPU" % (
                       k, r.median(k, "mbit_s"), r.median(k, "busy"), r.median(k, "device"),
                       r.median(k, "stack"), r.median(k, "app"), r.median(k, "cpu_us"), r.median(k, "sys_us"),
                       100 * r.median(k, "cpu_share")))
-    if "tcp-linux" in r.rows:
-        print("  %-10s %8.0f Mbit/s (Linux -> Linux, the same sender and veth)" % (
-            "tcp-linux", r.median("tcp-linux", "mbit_s")))
+    for k in ("tcp-linux", "tcp-linux-tx"):
+        if k in r.rows:
+            print("  %-12s %8.0f Mbit/s (Linux -> Linux, the same programs and veth)" % (
+                k, r.median(k, "mbit_s")))
+    print("  CPU seconds per GB received (run = processes + ksoftirqd; machine-wide softirq apart):")
+    for k in ("tcp-tap", "tcp-afxdp", "tcp-linux", "tcp-tap-tx", "tcp-afxdp-tx", "tcp-linux-tx",
+              "udp-afxdp", "udp-bare", "udp-backend"):
+        if k in r.rows:
+            print("  %-12s run %.2f = processes %.2f (user %.2f, system %.2f) + ksoftirqd %.2f%s; "
+                  "machine-wide softirq %.2f" % (
+                      k, r.median(k, "cpu_total"), r.median(k, "cpu_procs"), r.median(k, "cpu_p_user"),
+                      r.median(k, "cpu_p_sys"), r.median(k, "cpu_ksoftirqd"),
+                      ", cachenet (or the bare loop) %.2f" % r.median(k, "ours_s_gb") if "ours_s_gb" in r.rows[k][0] else "",
+                      r.median(k, "cpu_m_softirq")))
     if "tcp-tap" in r.rows and "tcp-afxdp" in r.rows:
         print("  AF_XDP / TAP throughput %.2fx; busy ticks per frame TAP / AF_XDP %.2fx" % (
             r.median("tcp-afxdp", "mbit_s") / r.median("tcp-tap", "mbit_s"),
             r.median("tcp-tap", "busy") / r.median("tcp-afxdp", "busy")))
-    for k in ("udp-afxdp", "udp-bare"):
+    for k in ("udp-afxdp", "udp-bare", "udp-backend"):
         if k in r.rows:
-            print("  %-10s sender %8.0f pps, cachenet received %8.0f pps, cachenet used %.0f%% of its CPU" % (
-                k, r.median(k, "sent_pps"), r.median(k, "rx_pps"), 100 * r.median(k, "cpu_share")))
+            print("  %-10s sender %8.0f pps, received %8.0f pps (%.0f Mbit/s), receiver used %.0f%% of its CPU" % (
+                k, r.median(k, "sent_pps"), r.median(k, "rx_pps"), r.median(k, "mbit_s"),
+                100 * r.median(k, "cpu_share")))
     if "udp-afxdp" in r.rows and "udp-bare" in r.rows:
         print("  stack / bare loop frame rate %.3f" % (
             r.median("udp-afxdp", "rx_pps") / r.median("udp-bare", "rx_pps")))
+    med = {k: {f: statistics.median(row[f] for row in v) for f in v[0]} for k, v in r.rows.items()}
     with open(os.path.join(r.out, "stream.json"), "w") as f:
-        json.dump(r.rows, f, indent=1)
+        json.dump({"rows": r.rows, "medians": med, "tsc_hz": r.tsc_hz, "reps": args.reps,
+                   "mb": args.mb, "udp_s": args.udp_s, "load_avg": os.getloadavg()}, f, indent=1)
     return 0
 
 

@@ -132,14 +132,50 @@ static void bulk(void **state)
 	assert_int_equal(cn_mbuf_get_bulk(f->mp, m, 0), 0);
 }
 
+/* An all-zero params struct: a small pool of the default count, no caches,
+ * default data size and header room; every mbuf usable. */
+static void params_zero(void **state)
+{
+	(void)state;
+	struct cn_mbuf_pool *p = cn_mbuf_pool_create(&(struct cn_mbuf_pool_params){0});
+	struct cn_mbuf_pool_stats st;
+	struct cn_mbuf *m[CN_MBUF_POOL_COUNT_DEFAULT];
+
+	assert_non_null(p);
+	const struct cn_mbuf_pool_params *q = cn_mbuf_pool_params(p);
+	assert_int_equal(q->kind, CN_MBUF_POOL_SMALL);
+	assert_int_equal(q->count, CN_MBUF_POOL_COUNT_DEFAULT);
+	assert_int_equal(q->data_size, CN_MBUF_SMALL_DATA);
+	assert_int_equal(q->headroom, CN_MBUF_SMALL_HEADROOM);
+	assert_int_equal(q->cache_size, 0);
+	assert_string_equal(q->name, "mbuf");
+	assert_int_equal(cn_mbuf_get_bulk(p, m, CN_MBUF_POOL_COUNT_DEFAULT), 0);
+	assert_null(cn_mbuf_get(p));
+	assert_int_equal(errno, ENOBUFS);
+	assert_int_equal(cn_mbuf_headroom(m[0]), CN_MBUF_SMALL_HEADROOM);
+	assert_int_equal(cn_mbuf_tailroom(m[0]), CN_MBUF_SMALL_DATA - CN_MBUF_SMALL_HEADROOM);
+	cn_mbuf_free_bulk(m, CN_MBUF_POOL_COUNT_DEFAULT);
+	cn_mbuf_pool_stats(p, &st);
+	assert_int_equal(st.count, CN_MBUF_POOL_COUNT_DEFAULT);
+	assert_int_equal(st.in_use, 0);
+	assert_int_equal(cn_mbuf_pool_destroy(p), 0);
+	/* a zero count with another kind takes the default too */
+	p = cn_mbuf_pool_create(&(struct cn_mbuf_pool_params){.kind = CN_MBUF_POOL_CLUSTER});
+	assert_non_null(p);
+	assert_int_equal(cn_mbuf_pool_params(p)->count, CN_MBUF_POOL_COUNT_DEFAULT);
+	assert_int_equal(cn_mbuf_pool_params(p)->data_size, CN_MBUF_CLUSTER_SIZE);
+	assert_int_equal(cn_mbuf_pool_destroy(p), 0);
+}
+
 static void params_rejected(void **state)
 {
 	(void)state;
-	struct cn_mbuf_pool_params p = {.kind = CN_MBUF_POOL_SMALL, .count = 0};
+	struct cn_mbuf_pool_params p = {.kind = CN_MBUF_POOL_SMALL, .data_size = (1u << 30) + 1};
 	struct cn_mbuf *m;
 	errno = 0;
 	assert_null(cn_mbuf_pool_create(&p));
 	assert_int_equal(errno, EINVAL);
+	p.data_size = 0;
 	p.count = 10;
 	p.cache_size = 11;
 	assert_null(cn_mbuf_pool_create(&p));
@@ -1353,11 +1389,11 @@ static void debug_checks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		CN_FX(get_free_basic), CN_FX(bulk), CN_T(params_rejected), CN_T(exhaustion_and_recovery),
-		CN_T(get_cluster_exhaustion), CN_FX(refcounts_and_sharing), CN_FX(surgery_edges),
-		CN_FX(model_random), CN_T(model_random_tight), CN_FX(seg_companion), CN_T(seg_exhaustion),
-		CN_T(two_threads), CN_T(seg_two_threads), CN_T(many_pools), CN_T(ext_memory),
-		CN_FX(debug_checks), CN_FX(misuse_detected),
+		CN_FX(get_free_basic), CN_FX(bulk), CN_T(params_zero), CN_T(params_rejected),
+		CN_T(exhaustion_and_recovery), CN_T(get_cluster_exhaustion), CN_FX(refcounts_and_sharing),
+		CN_FX(surgery_edges), CN_FX(model_random), CN_T(model_random_tight), CN_FX(seg_companion),
+		CN_T(seg_exhaustion), CN_T(two_threads), CN_T(seg_two_threads), CN_T(many_pools),
+		CN_T(ext_memory), CN_FX(debug_checks), CN_FX(misuse_detected),
 	};
 	return cmocka_run_group_tests_name("mbuf", tests, NULL, NULL);
 }

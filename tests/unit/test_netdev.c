@@ -246,6 +246,61 @@ static void test_rings(void **state)
 	cn_netdev_destroy(d);
 }
 
+/* All-zero params: a 512-descriptor device with its own pools that posts
+ * every descriptor and hands frames up; a zero peer (a TCP sink) and a
+ * zero link (no impairment) attach to it; a newer caller's larger struct
+ * is accepted only with zeros past ours. */
+static void test_zero_params(void **state)
+{
+	(void)state;
+	struct cn_netdev *a = cn_netdev_create(&(struct cn_netdev_params){0});
+	struct cn_netdev *b = cn_netdev_create(&(struct cn_netdev_params){0});
+	uint8_t frame[60] = {0};
+	struct cn_mbuf *m[600];
+
+	assert_non_null(a);
+	assert_non_null(b);
+	for (int i = 0; i < 512; i++) {
+		frame[0] = (uint8_t)i;
+		assert_int_equal(cn_netdev_nic_rx(a, frame, 60), 0);
+	}
+	assert_int_equal(cn_netdev_nic_rx(a, frame, 60), -ENOBUFS);
+	assert_int_equal(cn_netdev_rx_burst(a, m, 600), 512);
+	for (int i = 0; i < 512; i++) {
+		assert_int_equal(m[i]->len, 60);
+		assert_int_equal(m[i]->data[0], (uint8_t)i);
+	}
+	cn_mbuf_free_bulk(m, 512);
+	struct cn_link *l = cn_link_create(a, b, &(struct cn_link_params){0});
+	assert_non_null(l);
+	assert_int_equal(cn_link_stats(l)->frames, 0);
+	cn_link_destroy(l);
+	struct cn_peer *pe = cn_peer_create(b, &(struct cn_peer_params){0});
+	assert_non_null(pe);
+	assert_int_equal(cn_peer_stats(pe)->frames_in, 0);
+	cn_peer_destroy(pe);
+	struct {
+		struct cn_netdev_params p;
+		uint64_t more;
+	} big;
+	memset(&big, 0, sizeof(big)); /* padding too: only zeros past ours */
+	big.p.size = sizeof(big);
+	for (uint64_t more = 2; more-- > 0;) { /* refused with a non-zero tail only */
+		big.more = more;
+		errno = 0;
+		struct cn_netdev *c = cn_netdev_create(&big.p);
+		assert_int_equal(c == NULL, more != 0);
+		if (more)
+			assert_int_equal(errno, EINVAL);
+		cn_netdev_destroy(c);
+	}
+	assert_null(cn_netdev_create(&(struct cn_netdev_params){.size = 2}));
+	assert_null(cn_peer_create(a, &(struct cn_peer_params){.size = 2}));
+	assert_null(cn_link_create(a, b, &(struct cn_link_params){.size = 2}));
+	cn_netdev_destroy(a);
+	cn_netdev_destroy(b);
+}
+
 /* Receive @p n bytes from a TCP source peer into @p rbuf (the peer
  * writing up to @p burst frames per round), check every byte against the
  * peer's stream and that nothing was dropped. */
@@ -1117,11 +1172,11 @@ static void test_split_malformed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		CN_FX(test_rings), CN_FX(test_back_to_back), CN_FX(test_lossy_link), CN_FX(test_peers),
-		CN_FX(test_udp_peers), CN_FX(test_pcap), CN_FX(test_prefetch_params),
-		CN_FX(test_prefetch_stream), CN_FX(test_prefetch_pace_lines), CN_FX(test_copybreak),
-		CN_FX(test_split_frames), CN_FX(test_split_back_to_back), CN_FX(test_split_lossy_link),
-		CN_FX(test_split_peers), CN_FX(test_split_malformed),
+		CN_FX(test_rings), CN_T(test_zero_params), CN_FX(test_back_to_back),
+		CN_FX(test_lossy_link), CN_FX(test_peers), CN_FX(test_udp_peers), CN_FX(test_pcap),
+		CN_FX(test_prefetch_params), CN_FX(test_prefetch_stream), CN_FX(test_prefetch_pace_lines),
+		CN_FX(test_copybreak), CN_FX(test_split_frames), CN_FX(test_split_back_to_back),
+		CN_FX(test_split_lossy_link), CN_FX(test_split_peers), CN_FX(test_split_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

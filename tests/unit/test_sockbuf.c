@@ -423,20 +423,159 @@ static void chain_seg_random(void **state)
 static void ring_params_rejected(void **state)
 {
 	(void)state;
-	struct cn_sbring_params p = {.size = 6000, .mss = 100, .anchors = 4};
+	struct cn_sbring_params p = {.bytes = 6000, .mss = 100, .anchors = 4};
 	errno = 0;
 	assert_null(cn_sbring_create(&p));
 	assert_int_equal(errno, EINVAL);
-	p.size = 2048;
+	p.bytes = 2048;
 	assert_null(cn_sbring_create(&p));
-	p.size = 4096;
-	p.mss = 0;
+	p.bytes = 4096;
+	p.mss = 4097;
 	assert_null(cn_sbring_create(&p));
 	p.mss = 100;
-	p.anchors = 0;
+	p.copy = (enum cn_sbring_copy)2;
 	assert_null(cn_sbring_create(&p));
+	p.copy = CN_SBRING_COPY_PLAIN;
+	p.hdr_room = 65537;
+	errno = 0;
+	assert_null(cn_sbring_create(&p));
+	assert_int_equal(errno, EINVAL);
+	p.hdr_room = 0;
+	/* a newer caller's larger struct: only zeros past ours */
+	struct {
+		struct cn_sbring_params p;
+		uint32_t more;
+	} big;
+	memset(&big, 0, sizeof(big)); /* padding too: only zeros past ours */
+	big.p.bytes = 4096;
+	big.more = 1;
+	big.p.size = sizeof(big);
+	errno = 0;
+	assert_null(cn_sbring_create(&big.p));
+	assert_int_equal(errno, EINVAL);
+	big.more = 0;
+	struct cn_sbring *sb = cn_sbring_create(&big.p);
+	assert_non_null(sb);
+	cn_sbring_destroy(sb);
 	assert_null(cn_sbring_create(NULL));
 	cn_sbring_destroy(NULL);
+}
+
+/* An all-zero params struct: a 1 MB ring of default chunks and anchors
+ * in its own memory, IOVA as VA. */
+static void ring_params_zero(void **state)
+{
+	(void)state;
+	struct cn_sbring *sb = cn_sbring_create(&(struct cn_sbring_params){0});
+	uint8_t *base, buf[3000];
+	uint32_t size, seq0;
+	struct cn_sb_seg s;
+
+	assert_non_null(sb);
+	cn_sbring_layout(sb, &base, &size, &seq0);
+	assert_int_equal(size, CN_SBRING_BYTES_DEFAULT);
+	assert_int_equal(seq0, 0);
+	assert_int_equal(cn_sbring_space(sb), CN_SBRING_BYTES_DEFAULT);
+	cn_test_seed(5);
+	cn_test_fill_rand(buf, sizeof(buf));
+	assert_int_equal(cn_sbring_write(sb, buf, sizeof(buf)), sizeof(buf));
+	assert_int_equal(cn_sbring_seg(sb, 0, 3000, &s), 0);
+	assert_int_equal(s.len, 3000);
+	assert_memory_equal(s.piece[0].base, buf, 3000);
+	assert_false(s.csum_valid); /* plain copy by default */
+	assert_int_equal(cn_sbring_iova(sb, base), (uint64_t)(uintptr_t)base);
+	assert_int_equal(cn_sbring_iova(sb, base + size - 1), (uint64_t)(uintptr_t)base + size - 1);
+	assert_int_equal(cn_sbring_iova(sb, base + size), UINT64_MAX);
+	for (uint32_t i = 0; i < CN_SBRING_ANCHORS_DEFAULT; i++)
+		assert_non_null(cn_sbring_anchor_get(sb, 0, 1, 0));
+	assert_null(cn_sbring_anchor_get(sb, 0, 1, 0));
+	assert_int_equal(cn_sbring_anchors_out(sb), CN_SBRING_ANCHORS_DEFAULT);
+	cn_sbring_destroy(sb);
+}
+
+/* A ring over caller memory: the bytes written land exactly at ext_mem
+ * (wrapping inside its first `bytes` bytes, nothing outside touched),
+ * segments point into it, and every ring byte translates to ext_iova +
+ * offset. Misaligned and short regions are refused. */
+static void ring_ext_memory(void **state)
+{
+	(void)state;
+	const uint32_t bytes = 8192, pad = 256;
+	const uint64_t iova = 0x7f0000001000ull;
+	uint8_t *region = aligned_alloc(4096, bytes + 2 * pad), *mem = region + pad;
+	uint8_t *src = malloc(5 * bytes);
+	struct cn_sbring_params p = {.bytes = bytes, .mss = 1000, .copy = CN_SBRING_COPY_CSUM,
+				     .anchors = 8, .seq = 77, .ext_mem = mem,
+				     .ext_len = bytes, .ext_iova = iova};
+
+	memset(region, 0xa5, bytes + 2 * pad);
+	cn_test_seed(31);
+	cn_test_fill_rand(src, 5 * bytes);
+	/* error paths first */
+	p.ext_mem = mem + 8; /* not on a cache line */
+	errno = 0;
+	assert_null(cn_sbring_create(&p));
+	assert_int_equal(errno, EINVAL);
+	p.ext_mem = mem;
+	p.ext_len = bytes - 1;
+	errno = 0;
+	assert_null(cn_sbring_create(&p));
+	assert_int_equal(errno, ENOSPC);
+	p.ext_len = bytes;
+	p.ext_iova = UINT64_MAX - 100;
+	errno = 0;
+	assert_null(cn_sbring_create(&p));
+	assert_int_equal(errno, EINVAL);
+	p.ext_iova = iova;
+
+	struct cn_sbring *sb = cn_sbring_create(&p);
+	uint8_t *base;
+	uint32_t size, seq0, done = 0, acked = 0;
+	assert_non_null(sb);
+	cn_sbring_layout(sb, &base, &size, &seq0);
+	assert_ptr_equal(base, mem);
+	assert_int_equal(size, bytes);
+	/* a stream of 5 rings' worth through it, odd write and release sizes */
+	while (acked < 5 * bytes) {
+		uint32_t k = 1 + cn_test_rndn(3000);
+		if (k > 5 * bytes - done)
+			k = 5 * bytes - done;
+		done += cn_sbring_write(sb, src + done, k);
+		for (uint32_t x = acked; x < done; x++)
+			if (mem[(x) & (bytes - 1)] != src[x])
+				fail_msg("byte %u of the stream not at ext_mem", x);
+		struct cn_sb_seg s;
+		uint32_t off = 0;
+		while (off < done - acked) {
+			assert_int_equal(cn_sbring_seg(sb, off, 1000, &s), 0);
+			for (uint32_t j = 0; j < s.npieces; j++) {
+				const uint8_t *b = s.piece[j].base;
+				assert_true(b >= mem && b + s.piece[j].len <= mem + bytes);
+				assert_int_equal(cn_sbring_iova(sb, b), iova + (uint64_t)(b - mem));
+				assert_int_equal(cn_sbring_iova(sb, b + s.piece[j].len - 1),
+						 iova + (uint64_t)(b - mem) + s.piece[j].len - 1);
+			}
+			off += s.len;
+		}
+		uint32_t r = cn_test_rndn(done - acked + 1);
+		assert_int_equal(cn_sbring_release_seq(sb, 77 + acked + r), r);
+		acked += r;
+		if (done == 5 * bytes && acked < done) {
+			assert_int_equal(cn_sbring_release_seq(sb, 77 + done), done - acked);
+			acked = done;
+		}
+	}
+	assert_int_equal(cn_sbring_iova(sb, mem), iova);
+	assert_int_equal(cn_sbring_iova(sb, mem + bytes - 1), iova + bytes - 1);
+	assert_int_equal(cn_sbring_iova(sb, mem - 1), UINT64_MAX);
+	assert_int_equal(cn_sbring_iova(sb, mem + bytes), UINT64_MAX);
+	cn_sbring_destroy(sb); /* leaves the caller's memory alone */
+	for (uint32_t i = 0; i < pad; i++) {
+		assert_int_equal(region[i], 0xa5);
+		assert_int_equal(region[pad + bytes + i], 0xa5);
+	}
+	free(region);
+	free(src);
 }
 
 /* Segments that start at every offset of the ring, crossing its end,
@@ -452,7 +591,7 @@ static void ring_wrap_every_offset(void **state)
 
 	for (unsigned mi = 0; mi < sizeof(mss_list) / sizeof(mss_list[0]); mi++) {
 		uint32_t mss = mss_list[mi];
-		struct cn_sbring_params p = {.size = size, .mss = mss, .copy = CN_SBRING_COPY_CSUM,
+		struct cn_sbring_params p = {.bytes = size, .mss = mss, .copy = CN_SBRING_COPY_CSUM,
 					     .anchors = 4, .seq = 0xfffff000u /* wraps too */};
 		struct cn_sbring *sb = cn_sbring_create(&p);
 		assert_non_null(sb);
@@ -512,7 +651,7 @@ static void ring_random(void **state)
 	for (uint64_t seed = 1; seed <= 8; seed++) {
 		cn_test_seed(seed * 0x9e3779b97f4a7c15ull);
 		uint32_t size = 4096u << cn_test_rndn(4);
-		struct cn_sbring_params p = {.size = size, .mss = 1 + cn_test_rndn(2000),
+		struct cn_sbring_params p = {.bytes = size, .mss = 1 + cn_test_rndn(2000),
 					     .copy = cn_test_rndn(4) ? CN_SBRING_COPY_CSUM : CN_SBRING_COPY_PLAIN,
 					     .anchors = 8, .hdr_room = 100, .seq = cn_test_rnd()};
 		struct cn_sbring *sb = cn_sbring_create(&p);
@@ -622,7 +761,7 @@ static void ring_random(void **state)
 static void ring_full_and_long_stream(void **state)
 {
 	(void)state;
-	struct cn_sbring_params p = {.size = 8192, .mss = 1460, .copy = CN_SBRING_COPY_CSUM,
+	struct cn_sbring_params p = {.bytes = 8192, .mss = 1460, .copy = CN_SBRING_COPY_CSUM,
 				     .anchors = 16};
 	struct cn_sbring *sb = cn_sbring_create(&p);
 	uint8_t buf[8192];
@@ -653,7 +792,7 @@ static void both_kinds_same_view(void **state)
 {
 	struct cn_test_pools_fx *f = *state;
 	struct cn_sbchain ch;
-	struct cn_sbring_params p = {.size = 1 << 16, .mss = 1460, .anchors = 4};
+	struct cn_sbring_params p = {.bytes = 1 << 16, .mss = 1460, .anchors = 4};
 	struct cn_sbring *rg = cn_sbring_create(&p);
 	uint8_t data[40000];
 	cn_test_seed(99);
@@ -710,8 +849,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		CN_FX(chain_random), CN_FX(chain_send_pointer_is_o1), CN_T(chain_exhaustion),
 		CN_FX(chain_seg_one_get_per_segment), CN_FX(chain_seg_random), CN_T(ring_params_rejected),
-		CN_T(ring_wrap_every_offset), CN_T(ring_random), CN_T(ring_full_and_long_stream),
-		CN_FX(both_kinds_same_view),
+		CN_T(ring_params_zero), CN_T(ring_ext_memory), CN_T(ring_wrap_every_offset),
+		CN_T(ring_random), CN_T(ring_full_and_long_stream), CN_FX(both_kinds_same_view),
 	};
 	return cmocka_run_group_tests_name("sockbuf", tests, NULL, NULL);
 }

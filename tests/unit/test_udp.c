@@ -92,6 +92,42 @@ static void deliver(struct fx *f, uint32_t flip, uint8_t *copy)
 	f->nq = 0;
 }
 
+/* An all-zero params struct: a socket on the first free port from 49152,
+ * no checksum, received datagrams counted and freed; it sends with
+ * cn_udp_sendto and receives what is sent to its port. */
+static void test_udp_zero_params(void **state)
+{
+	struct fx *f = *state;
+	const uint8_t mac_b[6] = {2, 0, 0, 0, 0, 0xb};
+	uint8_t msg[100], frame[200];
+	struct cn_udp_params rp = {.lport = CN_BE16(53), .rx = rx, .rx_arg = f};
+	struct cn_udp_sock *r = cn_udp_open(f->b, &rp);
+	struct cn_udp_sock *z = cn_udp_open(f->a, &(struct cn_udp_params){0});
+	struct cn_udp_sock *zb = cn_udp_open(f->b, &(struct cn_udp_params){0});
+
+	assert_non_null(r);
+	assert_non_null(z);
+	assert_non_null(zb);
+	memset(msg, 0x5c, sizeof(msg));
+	assert_int_equal(cn_udp_sendto(z, IP_B, CN_BE16(53), mac_b, msg, sizeof(msg), done, f), 0);
+	deliver(f, 0, frame);
+	assert_int_equal(f->ngot, 1);
+	assert_int_equal(f->got_len, sizeof(msg));
+	assert_memory_equal(f->got, msg, sizeof(msg));
+	cn_be16_t sport;
+	memcpy(&sport, frame + 34, 2);
+	assert_int_equal(cn_be16toh(sport), 49152); /* source port */
+	assert_int_equal(frame[40] | frame[41], 0); /* no checksum by default */
+	/* to the zero socket on b (the first free port there too): counted */
+	assert_int_equal(cn_udp_sendto(z, IP_B, CN_BE16(49152), mac_b, msg, 10, done, f), 0);
+	deliver(f, 0, frame);
+	assert_int_equal(f->ngot, 1);
+	assert_int_equal(cn_udp_stats(zb)->rx_dgrams, 1);
+	cn_udp_close(zb);
+	cn_udp_close(z);
+	cn_udp_close(r);
+}
+
 static void test_udp_modes(void **state)
 {
 	struct fx *f = *state;
@@ -240,7 +276,8 @@ static void test_udp_sendto(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		CN_FX(test_udp_sendto), CN_FX(test_udp_modes), CN_FX(test_udp_golden),
+		CN_FX(test_udp_sendto), CN_FX(test_udp_modes), CN_FX(test_udp_zero_params),
+		CN_FX(test_udp_golden),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

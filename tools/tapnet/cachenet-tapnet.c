@@ -93,9 +93,12 @@ static volatile sig_atomic_t stop_flag;
 /* TSC ticks the application spends on its own bytes (SHA-256, the
  * generator), kept apart from the stack's and the TAP's. */
 static uint64_t app_tsc;
+static bool no_hash; /* --no-hash: count the bytes, hash none */
 
 static void hash_update(EVP_MD_CTX *md, const void *p, size_t n)
 {
+	if (no_hash)
+		return;
 	uint64_t t = cn_tsc_begin();
 	EVP_DigestUpdate(md, p, n);
 	app_tsc += cn_tsc_end() - t;
@@ -368,6 +371,8 @@ static void usage(FILE *f)
 		"                      when every client connection is done)\n"
 		"  --ready-file F      create F once the services listen\n"
 		"  --quiet             no per-connection lines\n"
+		"  --no-hash           no SHA-256 of the streams (the reported digests are\n"
+		"                      those of nothing): the application's cost left out\n"
 		" services:\n"
 		"  --echo PORT         TCP echo (RFC 862)\n"
 		"  --discard PORT      TCP sink: hashes what arrives\n"
@@ -479,7 +484,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"afxdp", 1, 0, 'X'},
 		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'},
 		{"busy-poll", 0, 0, 'Q'}, {"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'},
-		{"synack-retries", 1, 0, 'K'}, {0, 0, 0, 0}};
+		{"synack-retries", 1, 0, 'K'}, {"no-hash", 0, 0, 'H'}, {0, 0, 0, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -551,6 +556,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'U': o->udp_sink_port = parse_port(optarg); break;
 		case 'Z': o->bare = true; break;
 		case 'Q': o->busy_poll = true; break;
+		case 'H': no_hash = true; break;
 		case 'X': {
 			char *colon = strchr(optarg, ':');
 			o->afxdp = optarg;

@@ -120,7 +120,11 @@ const char *cn_dca_name(enum cn_dca mode);
  *  during the call only. */
 typedef void (*cn_wire_fn)(void *arg, const uint8_t *frame, uint32_t len);
 
+/** A device's parameters. Every zero field takes its default (common.h):
+ *  an all-zero struct makes a 512-descriptor device with its own buffer
+ *  pools, DCA inject, no split. */
 struct cn_netdev_params {
+	uint32_t size;               /**< sizeof(struct cn_netdev_params), or 0 (common.h) */
 	uint32_t ring_size;          /**< descriptors per ring, power of two; 0 = 512 */
 	uint32_t batch;              /**< frames per driver poll; 0 = 32 (with
 	                                  PREFETCH, small batches overlap the
@@ -145,7 +149,13 @@ struct cn_netdev_params {
 	                                  CN_NETDEV_COPYBREAK_OFF = never; capped to
 	                                  what a small mbuf holds */
 	struct cn_mbuf_pool *mpool;  /**< RX buffers: an mbuf ... */
-	struct cn_mbuf_pool *cpool;  /**< ... with a cluster of >= 1516 bytes */
+	struct cn_mbuf_pool *cpool;  /**< ... with a cluster of >= 1516 bytes.
+	                                  Either NULL: the device creates that
+	                                  pool itself (2 * ring_size objects,
+	                                  default sizes, no thread caches) and
+	                                  destroys it with the device, so every
+	                                  frame received from it must be freed
+	                                  before cn_netdev_destroy */
 	struct cn_pcap *pcap;        /**< capture both directions; may be NULL */
 	bool split;                  /**< header/payload split (below) */
 	uint32_t split_hdr_size;     /**< split: header buffer bytes; 0 = what a
@@ -223,8 +233,8 @@ struct cn_netdev;
 /**
  * Create a device and post a buffer (with split: and a header buffer) in
  * every RX descriptor.
- * @return it, or NULL with errno EINVAL (ring size not a power of two, no
- *         pools, prefetch_k above CN_NETDEV_PREFETCH_K_MAX or not below
+ * @return it, or NULL with errno EINVAL (p NULL, p->size not accepted
+ *         (common.h), ring size not a power of two, prefetch_k above CN_NETDEV_PREFETCH_K_MAX or not below
  *         the ring size, prefetch_hint unknown, split with a header buffer
  *         below CN_NETDEV_SPLIT_HDR_MIN) or ENOMEM/ENOBUFS.
  */
@@ -337,7 +347,8 @@ void cn_netdev_connect(struct cn_netdev *a, struct cn_netdev *b);
 struct cn_link;
 
 /** Create a link joining @p a and @p b (sets both devices' wires).
- *  @return it, or NULL with errno EINVAL/ENOMEM. */
+ *  @return it, or NULL with errno EINVAL (a, b or p NULL, p->size not
+ *  accepted (common.h), a negative rate, loss >= 1) or ENOMEM. */
 struct cn_link *cn_link_create(struct cn_netdev *a, struct cn_netdev *b,
 			       const struct cn_link_params *p);
 
@@ -362,16 +373,20 @@ enum cn_peer_kind {
  * the cachenet stack under test. It is attached to a device: it receives
  * what the device transmits (it becomes the device's wire) and writes its
  * own frames straight into the device's posted RX buffers. The peers
- * assume a lossless wire (no retransmission of their own).
+ * assume a lossless wire (no retransmission of their own). Every zero
+ * field takes its default (common.h): an all-zero struct is a TCP sink
+ * between 0.0.0.0 ports 0 that ACKs every second segment.
  */
 struct cn_peer_params {
-	enum cn_peer_kind kind;
+	uint32_t size;                 /**< sizeof(struct cn_peer_params), or 0 (common.h) */
+	enum cn_peer_kind kind;        /**< 0 = CN_PEER_TCP_SINK */
 	cn_be32_t laddr, raddr;        /**< the peer's and the stack's address */
 	cn_be16_t lport, rport;        /**< the peer's and the stack's port */
 	uint8_t lmac[CN_ETH_ALEN], rmac[CN_ETH_ALEN];
 	uint32_t iss;                  /**< the peer's initial sequence number */
 	uint32_t irs;                  /**< the stack's initial sequence number */
-	uint16_t mss;                  /**< SOURCE: payload per segment; UDP: per datagram */
+	uint16_t mss;                  /**< SOURCE: payload per segment; UDP: per
+	                                    datagram; 8 .. 8936; 0 = 1460 */
 	uint32_t window;               /**< SINK: window advertised (bytes, <= 65535 << wscale) */
 	uint8_t wscale;                /**< SINK: shift of the advertised window */
 	uint32_t ack_every;            /**< SINK: ACK every n-th segment; 0 = 2 */
@@ -390,7 +405,9 @@ struct cn_peer_stats {
 struct cn_peer;
 
 /** Create a peer and attach it to @p dev (its wire).
- *  @return it, or NULL with errno EINVAL/ENOMEM. */
+ *  @return it, or NULL with errno EINVAL (dev or p NULL, p->size not
+ *  accepted (common.h), unknown kind, mss out of range, wscale > 14) or
+ *  ENOMEM. */
 struct cn_peer *cn_peer_create(struct cn_netdev *dev, const struct cn_peer_params *p);
 void cn_peer_destroy(struct cn_peer *peer);
 

@@ -60,6 +60,8 @@ struct cn_netdev {
 	uint64_t now_ns;
 	struct cn_netdev_stats st;
 	uint8_t txbuf[CN_MBUF_JUMBO_SIZE] __attribute__((aligned(CN_CACHE_LINE)));
+	/* the pools the device made itself (params named none), or NULL */
+	struct cn_mbuf_pool *own_mpool, *own_cpool;
 };
 
 #endif

@@ -41,10 +41,11 @@ static void frame_in(void *arg, const uint8_t *frame, uint32_t len)
 struct cn_link *cn_link_create(struct cn_netdev *a, struct cn_netdev *b,
 			       const struct cn_link_params *p)
 {
+	struct cn_link_params q;
 	struct cn_link *l;
 
-	if (!a || !b || !p || p->loss < 0 || p->loss >= 1 || p->reorder < 0 || p->duplicate < 0 ||
-	    p->corrupt < 0) {
+	if (!a || !b || !p || cn__params_copy(&q, sizeof(q), p) < 0 || q.loss < 0 || q.loss >= 1 ||
+	    q.reorder < 0 || q.duplicate < 0 || q.corrupt < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -53,7 +54,7 @@ struct cn_link *cn_link_create(struct cn_netdev *a, struct cn_netdev *b,
 		errno = ENOMEM;
 		return NULL;
 	}
-	cn__impair_init(&l->im, p, &l->st);
+	cn__impair_init(&l->im, &q, &l->st);
 	l->d[0].l = l->d[1].l = l;
 	l->d[0].to = b;
 	l->d[1].to = a;

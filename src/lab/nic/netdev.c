@@ -90,12 +90,25 @@ static inline __attribute__((always_inline)) void refill(struct cn_netdev *dev)
 			break;
 }
 
-struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
+/* The RX pool a device makes itself when its params name none. */
+static struct cn_mbuf_pool *own_pool(enum cn_mbuf_pool_kind kind, uint32_t ring_size)
 {
+	struct cn_mbuf_pool_params mp = {
+		.name = kind == CN_MBUF_POOL_SMALL ? "netdev-rx" : "netdev-rx-clusters",
+		.kind = kind,
+		.count = 2 * ring_size,
+	};
+	return cn_mbuf_pool_create(&mp);
+}
+
+struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *pp)
+{
+	struct cn_netdev_params q;
+	const struct cn_netdev_params *p = &q;
 	struct cn_netdev *dev;
 	uint32_t size;
 
-	if (!p || !p->mpool || !p->cpool) {
+	if (!pp || cn__params_copy(&q, sizeof(q), pp) < 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -112,6 +125,17 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
 		return NULL;
 	}
 	dev->p = *p;
+	if (!dev->p.mpool)
+		dev->p.mpool = dev->own_mpool = own_pool(CN_MBUF_POOL_SMALL, size);
+	if (!dev->p.cpool)
+		dev->p.cpool = dev->own_cpool = own_pool(CN_MBUF_POOL_CLUSTER, size);
+	if (!dev->p.mpool || !dev->p.cpool) {
+		cn_mbuf_pool_destroy(dev->own_mpool);
+		cn_mbuf_pool_destroy(dev->own_cpool);
+		free(dev);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (!dev->p.batch)
 		dev->p.batch = 32;
 	if (!dev->p.prefetch_k)
@@ -122,9 +146,7 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p)
 	dev->rx = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(size * sizeof(struct rx_desc)));
 	dev->tx = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(size * sizeof(struct tx_desc)));
 	if (!dev->rx || !dev->tx) {
-		free(dev->rx);
-		free(dev->tx);
-		free(dev);
+		cn_netdev_destroy(dev);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -171,7 +193,7 @@ void cn_netdev_destroy(struct cn_netdev *dev)
 		return;
 	/* Every descriptor: one outside [rx_drv, rx_fill) may hold a buffer
 	 * left for reuse. */
-	for (uint32_t i = 0; i < dev->size; i++) {
+	for (uint32_t i = 0; dev->rx && i < dev->size; i++) {
 		cn_mbuf_free_chain(dev->rx[i].m);
 		if (dev->rx_hdr)
 			cn_mbuf_free_chain(dev->rx_hdr[i]);
@@ -181,6 +203,8 @@ void cn_netdev_destroy(struct cn_netdev *dev)
 		cn_pkt_free(dev->tx[i & dev->mask].p);
 	free(dev->rx);
 	free(dev->tx);
+	cn_mbuf_pool_destroy(dev->own_mpool);
+	cn_mbuf_pool_destroy(dev->own_cpool);
 	free(dev);
 }
 

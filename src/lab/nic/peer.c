@@ -76,11 +76,21 @@ static inline void ip_finish(uint8_t *h, uint32_t l4)
 	ip->csum = cn_csum_ipv4_hdr(ip, CN_IPV4_HLEN);
 }
 
-struct cn_peer *cn_peer_create(struct cn_netdev *dev, const struct cn_peer_params *p)
+struct cn_peer *cn_peer_create(struct cn_netdev *dev, const struct cn_peer_params *pp)
 {
+	struct cn_peer_params q;
+	const struct cn_peer_params *p = &q;
 	struct cn_peer *pe;
 
-	if (!dev || !p || p->kind < CN_PEER_TCP_SINK || p->kind > CN_PEER_UDP_SOURCE ||
+	if (!dev || !pp || cn__params_copy(&q, sizeof(q), pp) < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!q.kind)
+		q.kind = CN_PEER_TCP_SINK;
+	if (!q.mss)
+		q.mss = 1460;
+	if (p->kind < CN_PEER_TCP_SINK || p->kind > CN_PEER_UDP_SOURCE ||
 	    ((p->kind == CN_PEER_TCP_SOURCE || p->kind == CN_PEER_UDP_SOURCE) &&
 	     (p->mss < 8 || p->mss > PAT_MAX - 64)) || p->wscale > 14) {
 		errno = EINVAL;
