@@ -122,48 +122,37 @@ private:
 
 // ---------------------------------------------------------------- mbuf/
 
-// Each peer's buffer get and put (and bulk where it has them), for the
-// benchmarks that time the same operation on every peer.
-struct CnSmall {
-	using B = struct cn_mbuf *;
-	static B get() { return cn_mbuf_get(g_mp); }
-	static void put(B b) { cn_mbuf_free(b); }
-	static bool get_bulk(B *b, unsigned n) { return cn_mbuf_get_bulk(g_mp, b, n) == 0; }
-	static void put_bulk(B *b, unsigned n) { cn_mbuf_free_bulk(b, n); }
-};
-
-struct CnCluster {
-	using B = struct cn_mbuf *;
-	static B get() { return cn_mbuf_get_cluster(g_mp, g_cp); }
-	static void put(B b) { cn_mbuf_free(b); }
-};
-
-// malloc of an mbuf's size: the allocator the pools replace.
-struct Glibc {
-	using B = void *;
-	static B get() { return malloc(sizeof(struct cn_mbuf) + CN_MBUF_SMALL_DATA); }
-	static void put(B b) { free(b); }
-};
-
-template <class P> void bm_get_free(benchmark::State &st)
+// The same operation timed on every peer: @p get one buffer and @p put
+// it back (both inlined).
+template <class B, B (*get)(), void (*put)(B)> void bm_get_free(benchmark::State &st)
 {
 	per_op(st, [] {
-		typename P::B b = P::get();
+		B b = get();
 		benchmark::DoNotOptimize(b);
-		P::put(b);
+		put(b);
 	});
 }
 
-template <class P> void bm_bulk(benchmark::State &st)
+// 32 buffers at a time from the pool *@p pool: @p get_bulk (0 or an
+// error) and @p put_bulk.
+template <class Pool, class B, Pool **pool, int (*get_bulk)(Pool *, B **, unsigned),
+	  void (*put_bulk)(B **, unsigned)>
+void bm_bulk(benchmark::State &st)
 {
-	typename P::B b[32];
+	B *b[32];
 	per_op(st, [&] {
-		if (!P::get_bulk(b, 32))
+		if (get_bulk(*pool, b, 32) != 0)
 			st.SkipWithError("bulk get failed");
 		benchmark::DoNotOptimize(b[0]);
-		P::put_bulk(b, 32);
+		put_bulk(b, 32);
 	});
 }
+
+struct cn_mbuf *cn_small_get() { return cn_mbuf_get(g_mp); }
+struct cn_mbuf *cn_cluster_get() { return cn_mbuf_get_cluster(g_mp, g_cp); }
+void cn_put(struct cn_mbuf *m) { cn_mbuf_free(m); }
+// malloc of an mbuf's size: the allocator the pools replace
+void *glibc_get() { return malloc(sizeof(struct cn_mbuf) + CN_MBUF_SMALL_DATA); }
 
 void bm_cn_prepend(benchmark::State &st)
 {
@@ -394,13 +383,7 @@ void bm_sb_ring(benchmark::State &st, uint32_t q, SbOp op)
 #ifdef CN_HAVE_DPDK
 struct rte_mempool *g_dmp;
 
-struct Dpdk {
-	using B = struct rte_mbuf *;
-	static B get() { return rte_pktmbuf_alloc(g_dmp); }
-	static void put(B b) { rte_pktmbuf_free(b); }
-	static bool get_bulk(B *b, unsigned n) { return rte_pktmbuf_alloc_bulk(g_dmp, b, n) == 0; }
-	static void put_bulk(B *b, unsigned n) { rte_pktmbuf_free_bulk(b, n); }
-};
+struct rte_mbuf *dpdk_get() { return rte_pktmbuf_alloc(g_dmp); }
 
 bool dpdk_init()
 {
@@ -499,11 +482,8 @@ void bm_tx_dpdk(benchmark::State &st, uint32_t window)
 // ---------------------------------------------------------------- lwIP
 
 #ifdef CN_HAVE_LWIP
-struct Lwip {
-	using B = struct pbuf *;
-	static B get() { return pbuf_alloc(PBUF_RAW, HDR, PBUF_RAM); }
-	static void put(B b) { pbuf_free(b); }
-};
+struct pbuf *lwip_get() { return pbuf_alloc(PBUF_RAW, HDR, PBUF_RAM); }
+void lwip_put(struct pbuf *p) { pbuf_free(p); }
 
 void bm_l_copyref(benchmark::State &st)
 {
@@ -580,12 +560,14 @@ void register_all()
 		g_payload[i] = (uint8_t)(i * 13);
 
 	using S = benchmark::State;
-	cnbench::add("mbuf/cachenet/get-free", bm_get_free<CnSmall>);
-	cnbench::add("mbuf/cachenet/bulk32", bm_bulk<CnSmall>);
-	cnbench::add("mbuf/cachenet/get-cluster-free", bm_get_free<CnCluster>);
+	cnbench::add("mbuf/cachenet/get-free", bm_get_free<struct cn_mbuf *, cn_small_get, cn_put>);
+	cnbench::add("mbuf/cachenet/bulk32",
+		     bm_bulk<struct cn_mbuf_pool, struct cn_mbuf, &g_mp, cn_mbuf_get_bulk, cn_mbuf_free_bulk>);
+	cnbench::add("mbuf/cachenet/get-cluster-free",
+		     bm_get_free<struct cn_mbuf *, cn_cluster_get, cn_put>);
 	cnbench::add("mbuf/cachenet/prepend", bm_cn_prepend);
 	cnbench::add("mbuf/cachenet/copyref-free", bm_cn_copyref);
-	cnbench::add("mbuf/glibc/get-free", bm_get_free<Glibc>);
+	cnbench::add("mbuf/glibc/get-free", bm_get_free<void *, glibc_get, free>);
 
 	for (uint32_t w : WINDOWS) {
 		std::string ws = "window" + std::to_string(w);
@@ -607,7 +589,9 @@ void register_all()
 
 #ifdef CN_HAVE_DPDK
 	if (dpdk_init()) {
-		add_peer("dpdk", {{"get-free", bm_get_free<Dpdk>}, {"bulk32", bm_bulk<Dpdk>},
+		add_peer("dpdk", {{"get-free", bm_get_free<struct rte_mbuf *, dpdk_get, rte_pktmbuf_free>},
+				  {"bulk32", bm_bulk<struct rte_mempool, struct rte_mbuf, &g_dmp,
+						     rte_pktmbuf_alloc_bulk, rte_pktmbuf_free_bulk>},
 				  {"prepend", bm_d_prepend}, {"copyref-free", bm_d_clone}}, bm_tx_dpdk);
 	}
 #else
@@ -617,7 +601,7 @@ void register_all()
 	lwip_init();
 	fprintf(stderr, "lwip %s: Debian's liblwip allocates pbufs with malloc (MEMP_MEM_MALLOC) "
 			"under a mutex (SYS_LIGHTWEIGHT_PROT): expect malloc-like costs\n", LWIP_VERSION_STRING);
-	add_peer("lwip", {{"get-free", bm_get_free<Lwip>}, {"copyref-free", bm_l_copyref}}, bm_tx_lwip);
+	add_peer("lwip", {{"get-free", bm_get_free<struct pbuf *, lwip_get, lwip_put>}, {"copyref-free", bm_l_copyref}}, bm_tx_lwip);
 #else
 	fprintf(stderr, "lwip: not found at build time (liblwip-dev); lwIP benchmarks not built\n");
 #endif

@@ -847,10 +847,15 @@ static void chain_exhaustion(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* the chain */
 		CN_FX(chain_random), CN_FX(chain_send_pointer_is_o1), CN_T(chain_exhaustion),
-		CN_FX(chain_seg_one_get_per_segment), CN_FX(chain_seg_random), CN_T(ring_params_rejected),
-		CN_T(ring_params_zero), CN_T(ring_ext_memory), CN_T(ring_wrap_every_offset),
-		CN_T(ring_random), CN_T(ring_full_and_long_stream), CN_FX(both_kinds_same_view),
+		CN_FX(chain_seg_one_get_per_segment), CN_FX(chain_seg_random),
+		/* the ring */
+		CN_T(ring_params_rejected), CN_T(ring_params_zero), CN_T(ring_ext_memory),
+		CN_T(ring_wrap_every_offset), CN_T(ring_random),
+		CN_T(ring_full_and_long_stream),
+		/* both */
+		CN_FX(both_kinds_same_view),
 	};
 	return cmocka_run_group_tests_name("sockbuf", tests, NULL, NULL);
 }
