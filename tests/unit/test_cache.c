@@ -274,7 +274,8 @@ int main(int argc, char **argv)
 	}
 	const struct CMUnitTest tests[] = {
 		CN_T(geometry_is_plausible), CN_T(cpuid_agrees_with_sysfs),
-		CN_T(flush_and_warm_move_lines), CN_T(icache_evict_runs), CN_T(placement_hits_colours),
+		CN_T(flush_and_warm_move_lines), CN_T(icache_evict_runs),
+		CN_T(placement_hits_colours),
 	};
 	return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }

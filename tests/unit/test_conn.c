@@ -2051,16 +2051,19 @@ static void test_random_frames(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* ARP and ICMP */
 		CN_FX(test_arp_resolution), CN_FX(test_arp_edge), CN_FX(test_ping),
-		CN_FX(test_open_negotiation), CN_FX(test_close_either_side),
-		CN_FX(test_simultaneous_close), CN_FX(test_refused), CN_FX(test_reset),
-		CN_FX(test_handshake_loss), CN_FX(test_timeouts), CN_FX(test_backlog_and_listener_close),
-		CN_FX(test_syn_options), CN_FX(test_wscale_clamp), CN_FX(test_arp_unsolicited),
-		CN_FX(test_syn_cookies), CN_FX(test_syncache_bounds), CN_FX(test_sack_recovery),
-		CN_FX(test_tail_loss_probe), CN_FX(test_simultaneous_open), CN_FX(test_thousand_cycles),
-		CN_FX(test_time_wait_reuse), CN_FX(test_orphan_timeout), CN_FX(test_events),
-		CN_FX(test_unread_after_close), CN_FX(test_lossy_cycles), CN_FX(test_random_frames),
-		CN_FX(test_api),
+		/* opening and closing */
+		CN_FX(test_open_negotiation), CN_FX(test_close_either_side), CN_FX(test_simultaneous_close),
+		CN_FX(test_refused), CN_FX(test_reset), CN_FX(test_handshake_loss), CN_FX(test_timeouts),
+		CN_FX(test_backlog_and_listener_close), CN_FX(test_syn_options), CN_FX(test_wscale_clamp),
+		CN_FX(test_arp_unsolicited), CN_FX(test_syn_cookies), CN_FX(test_syncache_bounds),
+		/* loss recovery */
+		CN_FX(test_sack_recovery), CN_FX(test_tail_loss_probe),
+		/* connection lifetimes */
+		CN_FX(test_simultaneous_open), CN_FX(test_thousand_cycles), CN_FX(test_time_wait_reuse),
+		CN_FX(test_orphan_timeout), CN_FX(test_events), CN_FX(test_unread_after_close),
+		CN_FX(test_lossy_cycles), CN_FX(test_random_frames), CN_FX(test_api),
 	};
 	if (getenv("CN_TEST_FILTER")) /* e.g. CN_TEST_FILTER='*thousand*' */
 		cmocka_set_test_filter(getenv("CN_TEST_FILTER"));

@@ -972,11 +972,11 @@ int main(int argc, char **argv)
 
 	const struct CMUnitTest tests[] = {
 		CN_T(test_chacha_rfc_232), CN_T(test_chacha_vectors), CN_T(test_chacha_a22),
-		CN_T(test_chacha_all_lengths), CN_T(test_chacha_random_long), CN_T(test_chacha_counter),
-		CN_T(test_aes_fips197), CN_T(test_aes_sp800_38a), CN_T(test_aes_all_lengths),
-		CN_T(test_aes_counter_carry), CN_T(test_aes_low_byte_phases), CN_T(test_aes_random_long),
-		CN_T(test_bad_input), CN_T(test_guard_pages), CN_T(test_impl_list),
-		CN_T(test_dispatch_fallback),
+		CN_T(test_chacha_all_lengths), CN_T(test_chacha_random_long),
+		CN_T(test_chacha_counter), CN_T(test_aes_fips197), CN_T(test_aes_sp800_38a),
+		CN_T(test_aes_all_lengths), CN_T(test_aes_counter_carry),
+		CN_T(test_aes_low_byte_phases), CN_T(test_aes_random_long), CN_T(test_bad_input),
+		CN_T(test_guard_pages), CN_T(test_impl_list), CN_T(test_dispatch_fallback),
 	};
 	int rc = cmocka_run_group_tests_name("crypto", tests, NULL, NULL);
 	return rc;

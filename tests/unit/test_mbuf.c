@@ -1390,10 +1390,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		CN_FX(get_free_basic), CN_FX(bulk), CN_T(params_zero), CN_T(params_rejected),
-		CN_T(exhaustion_and_recovery), CN_T(get_cluster_exhaustion), CN_FX(refcounts_and_sharing),
-		CN_FX(surgery_edges), CN_FX(model_random), CN_T(model_random_tight), CN_FX(seg_companion),
-		CN_T(seg_exhaustion), CN_T(two_threads), CN_T(seg_two_threads), CN_T(many_pools),
-		CN_T(ext_memory), CN_FX(debug_checks), CN_FX(misuse_detected),
+		CN_T(exhaustion_and_recovery), CN_T(get_cluster_exhaustion),
+		CN_FX(refcounts_and_sharing), CN_FX(surgery_edges), CN_FX(model_random),
+		CN_T(model_random_tight), CN_FX(seg_companion), CN_T(seg_exhaustion),
+		CN_T(two_threads), CN_T(seg_two_threads), CN_T(many_pools), CN_T(ext_memory),
+		CN_FX(debug_checks), CN_FX(misuse_detected),
 	};
 	return cmocka_run_group_tests_name("mbuf", tests, NULL, NULL);
 }

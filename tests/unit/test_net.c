@@ -1016,10 +1016,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		CN_T(test_parse_fields), CN_T(test_hdr_build), CN_FX(test_malformed_corpus),
 		CN_FX(test_fast_path), CN_FX(test_rx_flags), CN_FX(test_fragment_hook),
-		CN_FX(test_chained_frame), CN_FX(test_slow_hook_reasons), CN_FX(test_pkt_alloc_xmit),
-		CN_FX(test_pkt_free_bulk), CN_FX(test_malformed_corpus_chain1),
-		CN_FX(test_malformed_corpus_chain2), CN_FX(test_malformed_corpus_chain3),
-		CN_FX(test_fast_path_chain1), CN_FX(test_fast_path_chain2), CN_FX(test_fast_path_chain3),
+		CN_FX(test_chained_frame), CN_FX(test_slow_hook_reasons),
+		CN_FX(test_pkt_alloc_xmit), CN_FX(test_pkt_free_bulk),
+		CN_FX(test_malformed_corpus_chain1), CN_FX(test_malformed_corpus_chain2),
+		CN_FX(test_malformed_corpus_chain3), CN_FX(test_fast_path_chain1),
+		CN_FX(test_fast_path_chain2), CN_FX(test_fast_path_chain3),
 		CN_FX(test_slow_hook_reasons_chain1), CN_FX(test_slow_hook_reasons_chain2),
 		CN_FX(test_slow_hook_reasons_chain3), CN_FX(test_split_chain),
 	};

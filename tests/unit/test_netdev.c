@@ -1174,9 +1174,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		CN_FX(test_rings), CN_T(test_zero_params), CN_FX(test_back_to_back),
 		CN_FX(test_lossy_link), CN_FX(test_peers), CN_FX(test_udp_peers), CN_FX(test_pcap),
-		CN_FX(test_prefetch_params), CN_FX(test_prefetch_stream), CN_FX(test_prefetch_pace_lines),
-		CN_FX(test_copybreak), CN_FX(test_split_frames), CN_FX(test_split_back_to_back),
-		CN_FX(test_split_lossy_link), CN_FX(test_split_peers), CN_FX(test_split_malformed),
+		CN_FX(test_prefetch_params), CN_FX(test_prefetch_stream),
+		CN_FX(test_prefetch_pace_lines), CN_FX(test_copybreak), CN_FX(test_split_frames),
+		CN_FX(test_split_back_to_back), CN_FX(test_split_lossy_link),
+		CN_FX(test_split_peers), CN_FX(test_split_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

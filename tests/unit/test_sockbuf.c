@@ -852,8 +852,7 @@ int main(void)
 		CN_FX(chain_seg_one_get_per_segment), CN_FX(chain_seg_random),
 		/* the ring */
 		CN_T(ring_params_rejected), CN_T(ring_params_zero), CN_T(ring_ext_memory),
-		CN_T(ring_wrap_every_offset), CN_T(ring_random),
-		CN_T(ring_full_and_long_stream),
+		CN_T(ring_wrap_every_offset), CN_T(ring_random), CN_T(ring_full_and_long_stream),
 		/* both */
 		CN_FX(both_kinds_same_view),
 	};

@@ -1105,11 +1105,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		CN_FX(test_template_golden), CN_FX(test_open_errors), CN_FX(test_header_prediction),
 		CN_FX(test_delayed_ack), CN_FX(test_transfer_modes), CN_FX(test_seq_wrap),
-		CN_FX(test_fast_retransmit), CN_FX(test_fast_retransmit_stats), CN_FX(test_lossy_transfer),
-		CN_FX(test_zero_window), CN_FX(test_post_partial), CN_FX(test_recv_readahead),
-		CN_FX(test_recv_readahead_short), CN_FX(test_recv_readahead_distance),
-		CN_FX(test_fin_both_ways), CN_FX(test_fin_piggyback), CN_FX(test_fin_lost),
-		CN_FX(test_fin_after_rto), CN_FX(test_nagle_retransmit),
+		CN_FX(test_fast_retransmit), CN_FX(test_fast_retransmit_stats),
+		CN_FX(test_lossy_transfer), CN_FX(test_zero_window), CN_FX(test_post_partial),
+		CN_FX(test_recv_readahead), CN_FX(test_recv_readahead_short),
+		CN_FX(test_recv_readahead_distance), CN_FX(test_fin_both_ways),
+		CN_FX(test_fin_piggyback), CN_FX(test_fin_lost), CN_FX(test_fin_after_rto),
+		CN_FX(test_nagle_retransmit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
