@@ -1579,6 +1579,7 @@ static void test_tail_loss_probe(void **state)
 		      (unsigned long)a0.rto_fired);
 	assert_int_equal(a1.rto_fired, 0);
 	assert_int_equal(a1.tlp_probes, 1);
+	assert_int_equal(a1.tlp_repairs, 1); /* the probe's copy was the only one */
 	assert_int_equal(a1.rack_recoveries, 1);
 	assert_true(t_rack < 20);
 	assert_int_equal(a0.tlp_probes, 0);
