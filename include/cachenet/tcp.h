@@ -153,7 +153,9 @@ struct cn_tcp_params {
 	 *  segment goes out, new data if the peer's window takes it, else the
 	 *  last segment again, so a lost tail is reported by the ACK it draws
 	 *  instead of waiting for the RTO; one probe until everything sent
-	 *  before it is acknowledged (cn_tcp_stats.tlp_probes). With SACK
+	 *  before it is acknowledged (cn_tcp_stats.tlp_probes), and then, if
+	 *  it resent data that no D-SACK shows arrived twice, the congestion
+	 *  window is cut as for a fast recovery (tlp_repairs). With SACK
 	 *  also (2) data SACKed above snd_una for longer than a reordering
 	 *  window (SRTT / 4 + 1 tick) starts recovery with fewer than three
 	 *  segments SACKed (rack_recoveries); (3) in recovery, holes left an
@@ -222,6 +224,9 @@ struct cn_tcp_stats {
 	uint64_t rto_spurious;            /**< RTOs the first ACK after showed needless:
 					       it echoes a timestamp older than the
 					       retransmission (RFC 3522 detection) */
+	uint64_t tlp_repairs;             /**< probes that resent data and were the only
+					       copy to arrive (no D-SACK): a loss, answered
+					       as a fast recovery answers one (RFC 8985 7.4) */
 };
 
 /** A snapshot of a connection's state for tests and tools. */

@@ -28,11 +28,15 @@
 #define TF_FORCE 0x4u    /* persist: send one segment ignoring the window */
 #define TF_RTT 0x8u      /* rtt_seq is being timed */
 #define TF_RECOVER 0x10u /* in fast recovery (NewReno, until snd_una >= recover) */
-#define TF_FIN 0x20u     /* FIN received */
+#define TF_TLP 0x20u     /* a tail-loss probe is out (until snd_una passes tlp_high);
+			    in the low byte with TF_RECOVER: prediction tests both
+			    with one byte immediate */
 #define TF_SNDFIN 0x40u  /* shut down for writing: a FIN follows the data */
 #define TF_FINACKED 0x80u/* our FIN was acknowledged */
-#define TF_TLP 0x100u    /* a tail-loss probe is out (until snd_una passes tlp_high) */
+#define TF_FIN 0x100u    /* FIN received */
 #define TF_RTOCHK 0x200u /* an RTO fired: the next advancing ACK checks it (Eifel) */
+#define TF_TLPREX 0x400u /* the probe out resent data (not new data) */
+#define TF_TLPDUP 0x800u /* a D-SACK came since the probe: it was a duplicate */
 
 struct cn_tcb {
 	/* --- cache line 0: everything header prediction reads ------------ */

@@ -293,8 +293,11 @@ static void sack_update(struct cn_tcb *tcb, const struct cn_pkt_info *pi, uint64
 	had = tcb->nsacked != 0;
 	if (cn_seq_leq(r0, pi->ack) ||
 	    (pi->nsack > 1 && cn_seq_geq(l0, cn_ntoh32(cn__ld32(pi->sack + 8))) &&
-	     cn_seq_leq(r0, cn_ntoh32(cn__ld32(pi->sack + 12)))))
+	     cn_seq_leq(r0, cn_ntoh32(cn__ld32(pi->sack + 12))))) {
 		tcb->st.dsack_in++;
+		if (tcb->flags & TF_TLP)
+			tcb->flags |= TF_TLPDUP;
+	}
 	for (unsigned k = 0; k < pi->nsack; k++)
 		sack_add(tcb, cn_ntoh32(cn__ld32(pi->sack + 8 * k)),
 			 cn_ntoh32(cn__ld32(pi->sack + 8 * k + 4)));
@@ -433,6 +436,7 @@ static void tlp_send(struct cn_tcb *tcb, uint64_t now)
 {
 	uint32_t nxt = tcb->snd_nxt, cw = tcb->cwnd, flight, dend, len;
 
+	tcb->flags &= ~(TF_TLPREX | TF_TLPDUP);
 	tcb->cwnd = tcb->snd_nxt - tcb->snd_una + tcb->mss;
 	(void)cn__tcp_output(tcb, now);
 	tcb->cwnd = cw;
@@ -442,11 +446,27 @@ static void tlp_send(struct cn_tcb *tcb, uint64_t now)
 		len = min32(dend, tcb->mss);
 		if (cn__tcp_send_one(tcb, dend - len, len, now) < 0)
 			return;
+		tcb->flags |= TF_TLPREX;
 	}
 	tcb->st.tlp_probes++;
 	tcb->flags |= TF_TLP;
 	tcb->tlp_high = tcb->snd_max;
 	tcb->rtx_at = now + tcb->rto;
+}
+
+/* Everything sent before the probe is acknowledged (RFC 8985 7.4): a
+ * probe that resent data and drew no D-SACK was the only copy to arrive,
+ * so it repaired a loss the congestion control has not seen: the
+ * response of a fast recovery (RFC 5681 3.2's ssthresh, cwnd to it). */
+static void tlp_end(struct cn_tcb *tcb)
+{
+	if ((tcb->flags & (TF_TLPREX | TF_TLPDUP | TF_RECOVER)) == TF_TLPREX) {
+		tcb->ssthresh = cn__tcp_loss_ssthresh(tcb);
+		if (tcb->cwnd > tcb->ssthresh)
+			tcb->cwnd = tcb->ssthresh;
+		tcb->st.tlp_repairs++;
+	}
+	tcb->flags &= ~(TF_TLP | TF_TLPREX | TF_TLPDUP);
 }
 
 void cn__tcp_rack_timer(struct cn_tcb *tcb, uint64_t now)
@@ -544,7 +564,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 	/* ---------------- header prediction ---------------- */
 	if ((fl & (CN_TCP_SYN | CN_TCP_FIN | CN_TCP_RST | CN_TCP_URG | CN_TCP_ACK)) == CN_TCP_ACK &&
 	    seq == tcb->rcv_nxt && wnd == tcb->snd_wnd && tcb->snd_nxt == tcb->snd_max &&
-	    !(tcb->flags & TF_RECOVER) &&
+	    !(tcb->flags & (TF_RECOVER | TF_TLP)) &&
 	    (!tcb->ts_on || (pi->has_ts && cn_seq_geq(pi->ts_val, tcb->ts_recent)))) {
 		if (len == 0) {
 			if (cn_seq_gt(ack, tcb->snd_una) && cn_seq_leq(ack, tcb->snd_max)) {
@@ -797,6 +817,8 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 			ack_advance(tcb, ack, now);
 		}
 	}
+	if (CN_UNLIKELY(tcb->flags & TF_TLP) && cn_seq_geq(tcb->snd_una, tcb->tlp_high))
+		tlp_end(tcb);
 	/* SACK-based loss detection (RFC 6675 IsLost, 5): three segments'
 	 * worth SACKed above snd_una starts recovery whatever the ACK is
 	 * (with data, a window change: no duplicate ACK by RFC 5681's

@@ -204,14 +204,15 @@ static void app_report(struct app *a, const char *how, int err, uint64_t now, ui
 	       ",\"rto_fired\":%" PRIu64 ",\"fast_rexmit\":%" PRIu64 ",\"sack_acks_out\":%" PRIu64
 	       ",\"sack_blocks_in\":%" PRIu64 ",\"sack_rexmit\":%" PRIu64 ",\"ooo_dropped\":%" PRIu64
 	       ",\"tlp_probes\":%" PRIu64 ",\"rack_recoveries\":%" PRIu64 ",\"rexmit_lost\":%" PRIu64
-	       ",\"dsack_in\":%" PRIu64 ",\"rto_spurious\":%" PRIu64 ",\"dup_segs_in\":%" PRIu64 "}\n",
+	       ",\"dsack_in\":%" PRIu64 ",\"rto_spurious\":%" PRIu64 ",\"tlp_repairs\":%" PRIu64
+	       ",\"dup_segs_in\":%" PRIu64 "}\n",
 	       role_name[a->role], ip_str(raddr, ip), rport, how, err ? strerror(err) : "", a->rx_bytes,
 	       rx, a->tx_bytes, tx, ms,
 	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0,
 	       a->sack ? "true" : "false", a->ts.rexmit_segs, a->ts.rto_fired, a->ts.fast_rexmit,
 	       a->ts.sack_acks_out, a->ts.sack_blocks_in, a->ts.sack_rexmit, a->ts.ooo_dropped,
 	       a->ts.tlp_probes, a->ts.rack_recoveries, a->ts.rexmit_lost, a->ts.dsack_in,
-	       a->ts.rto_spurious, a->ts.dup_segs_in);
+	       a->ts.rto_spurious, a->ts.tlp_repairs, a->ts.dup_segs_in);
 	fflush(stdout);
 	EVP_MD_CTX_free(a->rx_md);
 	EVP_MD_CTX_free(a->tx_md);
