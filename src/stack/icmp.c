@@ -25,7 +25,7 @@ void cn__icmp_input(struct cn_conn *c, struct cn_mbuf *m, const struct cn_pkt_in
 	uint8_t *h, *r;
 	uint16_t csum;
 
-	if (pi->daddr != c->addr) { /* broadcast and multicast pings too */
+	if (CN_BE32_RAW(pi->daddr) != c->addr) { /* broadcast and multicast pings too */
 		cn__conn_drop(c, CN_CONN_DROP_IP_NOT_US);
 		goto drop;
 	}
