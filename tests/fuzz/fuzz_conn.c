@@ -58,7 +58,7 @@ static void fix_csums(uint8_t *f, uint32_t len)
 	uint32_t off = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : ip[9] == 1 ? 2 : 0;
 	if (!off || l4 < off + 2)
 		return;
-	uint32_t sa, da;
+	cn_be32_t sa, da;
 	memcpy(&sa, ip + 12, 4);
 	memcpy(&da, ip + 16, 4);
 	ip[ihl + off] = ip[ihl + off + 1] = 0;
@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cp = cn_mbuf_pool_create(&c);
 		if (!mp || !cp)
 			abort();
-		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
 					   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 64,
 					   .max_conns = MAXS + 4};
 		net = cn_net_create(&np);
@@ -115,10 +115,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint8_t peer_mac[6] = {2, 0, 0, 0, 0, 2};
 	uint64_t now = 1;
 	cn_conn_poll(c, now);
-	if (cn_conn_arp_add(c, cn_hton32(0xc0a80002), peer_mac) != 0)
+	if (cn_conn_arp_add(c, CN_IPV4(192, 168, 0, 2), peer_mac) != 0)
 		abort();
 	struct cn_sock *l = cn_sock_listen(c, CN_BE16(80), 8);
-	struct cn_sock *cl = cn_sock_connect(c, cn_hton32(0xc0a80002), CN_BE16(5555), now);
+	struct cn_sock *cl = cn_sock_connect(c, CN_IPV4(192, 168, 0, 2), CN_BE16(5555), now);
 	if (!l || !cl)
 		abort();
 

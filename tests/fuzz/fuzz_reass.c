@@ -84,7 +84,7 @@ static void fix_csums(uint8_t *f, uint32_t len)
 	uint32_t off = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : ip[9] == 1 ? 2 : 0;
 	if (!off || l4 < off + 2)
 		return;
-	uint32_t sa, da;
+	cn_be32_t sa, da;
 	memcpy(&sa, ip + 12, 4);
 	memcpy(&da, ip + 16, 4);
 	ip[ihl + off] = ip[ihl + off + 1] = 0;
@@ -161,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	static struct cn_net *net;
 	if (!net) {
-		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
 					   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 256,
 					   .max_conns = 2, .max_udp = 1, .mtu = 576,
 					   .reass_mem = REASS_MEM, .reass_mem_src = REASS_MEM / 2,

@@ -66,7 +66,7 @@ static void fix_csums(uint8_t *f, uint32_t len)
 	uint32_t l4 = tot - ihl, off = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : 0;
 	if (!off || l4 < off + 2)
 		return;
-	uint32_t sa, da;
+	cn_be32_t sa, da;
 	memcpy(&sa, ip + 12, 4);
 	memcpy(&da, ip + 16, 4);
 	ip[ihl + off] = ip[ihl + off + 1] = 0;
@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cp = cn_mbuf_pool_create(&c);
 		if (!mp || !cp)
 			abort();
-		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
 					   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 64};
 		net = cn_net_create(&np);
 		if (!net)
@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cn_mbuf_pool_stats(cp, &c0);
 
 	uint8_t fl = data[0];
-	struct cn_tcp_params tp = {.laddr = cn_hton32(0xc0a80001), .raddr = cn_hton32(0xc0a80002), .lport = CN_BE16(80),
+	struct cn_tcp_params tp = {.laddr = CN_IPV4(192, 168, 0, 1), .raddr = CN_IPV4(192, 168, 0, 2), .lport = CN_BE16(80),
 				   .rport = CN_BE16(5555), .iss = 1000, .irs = 2000, .mss = 1460,
 				   .snd_wnd = 65535, .rcvbuf_size = 32768, .ts = (fl & 2) != 0,
 				   .ooo_max = (fl & 4) ? 8 : 0, .sack = (fl & 4) != 0,
