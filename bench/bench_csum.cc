@@ -33,6 +33,9 @@
 //       used directly because inet_chksum takes a u16_t length and cannot
 //       sum 65536 bytes),
 //       glibc (copy only: memcpy),
+//       loop256 / loopadd256 (copy only, AVX2 CPUs: bench/copyloop256.c,
+//       the AVX2 copy+checksum's structure copying only, and copying plus
+//       its lane adds without the reduction and fold: its floors),
 //       loadsum64 (csum only: sum of the buffer's 64-bit words with four
 //       scalar accumulators, no carries: the scalar load ceiling),
 //       loadsum512 (csum only, AVX-512F CPUs: the same with 512-bit loads
@@ -92,6 +95,8 @@ uint16_t cnbench_dpdk_projflags_copy_cksum(void *dst, const void *src, size_t le
 extern "C" uint64_t cnbench_loadsum512(const void *buf, size_t len); // bench/loadsum512.c
 extern "C" uint64_t cnbench_loadsum256(const void *buf, size_t len); // bench/loadsum256.c
 extern "C" void cnbench_copyloop512(void *dst, const void *src, size_t len); // bench/copyloop512.c
+extern "C" void cnbench_copyloop256(void *dst, const void *src, size_t len); // bench/copyloop256.c
+extern "C" uint64_t cnbench_copyadd256(void *dst, const void *src, size_t len);
 #endif
 
 #ifdef CN_HAVE_LWIP
@@ -330,6 +335,20 @@ void add_copy(const std::string &impl, F fn, bool checks = true, const char *fam
 	}
 }
 
+#if defined(__x86_64__)
+// A bare copy loop of bench/ (no checksum) as copy/<impl>, called directly.
+template <void (*F)(void *, const void *, size_t)> void add_copy_loop(const char *impl)
+{
+	add_copy(
+		impl,
+		[](void *d, const void *s, size_t n) {
+			F(d, s, n);
+			return (uint16_t)0;
+		},
+		false, "copy/");
+}
+#endif
+
 // The variant called directly, registered only when this CPU (and
 // CACHENET_CPU_DISABLE) allows it.
 template <typename S, typename C> void add_variant(const char *name, S sum, C copy)
@@ -377,13 +396,17 @@ void register_all()
 	// The bare AVX-512 copy loop (bench/copyloop512.c): what a vector loop
 	// that reads and writes each byte once reaches, the checksum aside.
 	if (cn_cpu_has(CN_CPU_AVX512F) && cn_cpu_has(CN_CPU_AVX512BW))
+		add_copy_loop<cnbench_copyloop512>("loop512");
+	// The AVX2 copy+checksum's floors (bench/copyloop256.c): its structure
+	// (head to an aligned destination, 32-byte blocks, tail) copying only,
+	// and copying plus the lane adds without the reduction and fold.
+	if (cn_cpu_has(CN_CPU_AVX2)) {
+		add_copy_loop<cnbench_copyloop256>("loop256");
 		add_copy(
-			"loop512",
-			[](void *d, const void *s, size_t n) {
-				cnbench_copyloop512(d, s, n);
-				return (uint16_t)0;
-			},
+			"loopadd256",
+			[](void *d, const void *s, size_t n) { return (uint16_t)cnbench_copyadd256(d, s, n); },
 			false, "copy/");
+	}
 #endif
 	add_sum("loadsum64", loadsum64, false);
 #if defined(__x86_64__)

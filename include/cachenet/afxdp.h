@@ -27,8 +27,8 @@
  *    the UMEM, so TX always copies once (as TAP's write does).
  *  - need-wakeup: the sockets are bound with XDP_USE_NEED_WAKEUP; the
  *    backend makes a system call only when the kernel asks (TX: sendto
- *    once per burst, cn_afxdp_flush; RX: recvfrom when the fill ring's
- *    flag is set).
+ *    once per burst, cn_afxdp_flush, and in copy mode once per 32 frames
+ *    the burst holds; RX: recvfrom when the fill ring's flag is set).
  *  - modes: zero-copy (the driver DMAs into the UMEM) when the driver
  *    accepts it, else copy (the kernel copies each frame into the UMEM);
  *    the XDP program runs in the driver (native) when it can, else in the
@@ -293,7 +293,9 @@ unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t no
 
 /**
  * Wake the kernel for the queued TX frames (if it asks for it) and reap
- * the completion ring, returning finished chunks to the pool; with
+ * the completion ring, returning finished chunks to the pool. In copy
+ * mode the kernel sends at most 32 frames per wake-up: the flush wakes
+ * it again until the TX ring is empty (at most 64 times). With
  * impairment, first deliver the frames it holds back for reordering (a
  * held TX frame is sent, a held RX frame waits for the next rx_burst).
  * Call when idle, and before reading the counters. @return chunks reaped.

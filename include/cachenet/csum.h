@@ -147,8 +147,8 @@ static inline uint32_t cn_csum_combine(uint32_t sum_a, uint32_t sum_b, size_t le
  */
 uint32_t cn_csum_partial_dispatch(const void *buf, size_t len, uint32_t sum);
 
-/* The inline short path. From 32 bytes on x86-64 with GNU C
- * (cn__csum_short_adc): the last n % 8 bytes from one load of the 8 that
+/* The inline short path. At 32 bytes on x86-64 with GNU C
+ * (cn__csum_short_adc; from 33 bytes cn__csum_short_adc64, below): the last n % 8 bytes from one load of the 8 that
  * end the buffer, shifted down (they start at an even offset, so they keep
  * their places in the 16-bit words), then one ADC chain per block of 64,
  * 32, 16 and 8 bytes picked by the bits of n, so a constant n leaves just
@@ -189,19 +189,58 @@ static inline uint64_t cn__csum_short_adc(const unsigned char *p, size_t n, uint
 		CN__CSUM_ADC_BLOCK(8, "addq (%[p]), %[a]\n\tadcq $0, %[a]");
 	return acc;
 }
+
+/* 33..64 bytes (the inline path's range above 32), with as few taken
+ * branches as the sizes allow, since a call this short is bound by the
+ * front end: 64 bytes as one 64-byte block; otherwise the last 1..8 bytes
+ * (never none, so no test of n % 8) from one load of the 8 that end the
+ * buffer, shifted, go into the same ADC chain as the first 32, and the 0..3
+ * whole words between them (8 * (((n - 1) >> 3) & 3) bytes from byte 32)
+ * sit behind two branches laid out as not taken, as at 40 bytes (a TCP
+ * header with options) they are not. */
+static inline __attribute__((always_inline)) uint64_t
+cn__csum_short_adc64(const unsigned char *p, size_t n, uint64_t acc)
+{
+	uint64_t t;
+	size_t m = ((n - 1) >> 3) & 3;
+
+	if (n == 64) {
+		CN__CSUM_ADC_BLOCK(64, "addq (%[p]), %[a]\n\t" CN__CSUM_ADC8 "adcq $0, %[a]");
+		return acc;
+	}
+	memcpy(&t, p + n - 8, 8);
+	t >>= 8 * (7 - ((n - 1) & 7));
+	__asm__("addq %[t], %[a]\n\tadcq (%[p]), %[a]\n\t" CN__CSUM_ADC4 "adcq $0, %[a]"
+		: [a] "+r"(acc)
+		: [t] "r"(t), [p] "r"(p), "m"(*(const unsigned char(*)[32])p)
+		: "cc");
+	p += 32;
+	if (__builtin_expect(m & 2, 0)) {
+		CN__CSUM_ADC_BLOCK(16, "addq (%[p]), %[a]\n\t" CN__CSUM_ADC2 "adcq $0, %[a]");
+		p += 16;
+	}
+	if (__builtin_expect(m & 1, 0))
+		CN__CSUM_ADC_BLOCK(8, "addq (%[p]), %[a]\n\tadcq $0, %[a]");
+	return acc;
+}
 #undef CN__CSUM_ADC_BLOCK
 #undef CN__CSUM_ADC2
 #undef CN__CSUM_ADC4
 #undef CN__CSUM_ADC8
 #endif
 
+/* n <= CN_CSUM_INLINE_MAX (64). Always inlined where the compiler allows
+ * it: gcc would otherwise split the path from 32 bytes off into a call. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline uint64_t cn__csum_short(const unsigned char *p, size_t n, uint64_t acc)
 {
 	uint64_t carries = 0, t = 0;
 
 #if defined(__x86_64__) && defined(__GNUC__)
 	if (n >= 32)
-		return cn__csum_short_adc(p, n, acc);
+		return n > 32 ? cn__csum_short_adc64(p, n, acc) : cn__csum_short_adc(p, 32, acc);
 #endif
 	if (n >= 8) {
 		/* the last n % 8 bytes from one load of the 8 that end the

@@ -22,7 +22,11 @@
  *    (RTE_MBUF_F_RX_IP_CKSUM_GOOD/BAD, RTE_MBUF_F_RX_L4_CKSUM_GOOD/BAD)
  *    become the frame's CN_MBUF_F_RX_* status (mbuf_core.h); UNKNOWN and
  *    NONE leave it unknown, so the stack verifies.
- *  - Transmit, no payload copy. A struct cn_pkt becomes a chain of
+ *  - Transmit, no payload copy (when the port sends chains: ports
+ *    without RTE_ETH_TX_OFFLOAD_MULTI_SEGS, as net_af_xdp, and
+ *    cn_dpdk_params.tx_copy get copy mode: each frame copied into one
+ *    rte_mbuf of the adapter's, its software checksum computed in the
+ *    same pass, the cn_pkt released at once). A struct cn_pkt becomes a chain of
  *    rte_mbufs, each with an external buffer (rte_pktmbuf_attach_extbuf):
  *    the first over the headers in the cn_pkt's own header room, one per
  *    payload piece over the sockbuf bytes where they lie. One
@@ -75,6 +79,11 @@ struct cn_dpdk_params {
 	/** 1: never offload the TX checksum (software always), for tests
 	 *  and comparisons. */
 	uint32_t no_tx_offload;
+	/** 1: copy every transmitted frame into one rte_mbuf (copy mode,
+	 *  see above), for comparisons and for drivers that must find the
+	 *  bytes in DPDK memory (net_memif with zero-copy=yes). Ports
+	 *  without RTE_ETH_TX_OFFLOAD_MULTI_SEGS get copy mode anyway. */
+	uint32_t tx_copy;
 };
 
 /** What cn_dpdk_open found and enabled. */
@@ -86,6 +95,8 @@ struct cn_dpdk_info {
 	uint64_t tx_offloads;       /**< RTE_ETH_TX_OFFLOAD_* enabled */
 	int tx_csum_hw;             /**< 1: TCP and UDP checksums offloaded */
 	int iova_va;                /**< 1: the EAL runs with IOVA as VA */
+	int tx_copy;                /**< 1: copy mode (tx_copy asked, or the port
+					 cannot send a chain of segments) */
 };
 
 /** Counters, all monotonic. */
@@ -110,6 +121,9 @@ struct cn_dpdk_stats {
 	uint64_t tx_completed; /**< cn_pkts released by the driver's frees */
 	uint64_t rx_tsc;       /**< TSC ticks in cn_dpdk_rx_burst */
 	uint64_t tx_tsc;       /**< TSC ticks in cn_dpdk_xmit and cn_dpdk_flush */
+	uint64_t tx_copied;    /**< frames sent in copy mode */
+	uint64_t rx_freed;     /**< received frames the stack has freed
+				    (rx_frames - rx_freed are held) */
 };
 
 struct cn_dpdk;
@@ -134,7 +148,10 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p);
  * @return 0; -EBUSY when rte_mbufs are still held (received frames the
  *         stack keeps, or transmitted ones the driver has not freed):
  *         the port is closed but the mempools are kept (leaked, never
- *         freed under live references). NULL accepted.
+ *         freed under live references). RX rte_mbufs a driver still
+ *         counts as in use after its port closed (net_af_xdp's fill
+ *         ring) are not references: they do not make it -EBUSY.
+ *         NULL accepted.
  */
 int cn_dpdk_close(struct cn_dpdk *d);
 
@@ -145,11 +162,14 @@ const struct cn_dpdk_info *cn_dpdk_info(const struct cn_dpdk *d);
  * Transmit @p p: a chain of external-buffer rte_mbufs over its header room
  * and payload pieces (no payload copy), the checksum offloaded or
  * computed; queued, and handed to the driver when `batch` frames wait.
- * The driver's free of the last segment releases p (cn_pkt_free).
+ * The driver's free of the last segment releases p (cn_pkt_free). In
+ * copy mode (cn_dpdk_info.tx_copy) one rte_mbuf with a copy of the
+ * frame, p released before the return.
  * @return 0 (p is the adapter's); -EMSGSIZE (longer than mtu + 14) or
  *         -ENOBUFS (no rte_mbuf or context), p left to the caller.
  * Cost: 1 + npieces rte_mbuf gets and attaches, one context get; the
- *       software checksum reads the payload once.
+ *       software checksum reads the payload once. Copy mode: one
+ *       rte_mbuf get and one pass over the frame (copy, or copy+checksum).
  */
 int cn_dpdk_xmit(struct cn_dpdk *d, struct cn_pkt *p) CN_NONNULL_ALL;
 

@@ -4,7 +4,9 @@
  * The data path of an established TCP connection (RFC 9293), as a
  * user-space stack links it in: the TCB built from what a handshake
  * produced, tcp_output, tcp_input with Van Jacobson's header prediction,
- * ACK processing, delayed ACKs, Reno congestion control and retransmission.
+ * ACK processing, delayed ACKs, Reno congestion control and retransmission,
+ * loss recovery by SACK (RFC 6675) and RACK-TLP (RFC 8985; see
+ * cn_tcp_params.no_rack_tlp).
  *
  * Conventions of this module
  *
@@ -143,6 +145,25 @@ struct cn_tcp_params {
 	 *  ACK beside the first). Off the established fast path: a segment
 	 *  in order never reads it. */
 	bool sack;                    /* (in what was padding: the layout is unchanged) */
+	/** Turn off time-based loss recovery (RACK-TLP, RFC 8985), which is on
+	 *  by default (false). With it, while data is in flight: (1) a
+	 *  tail-loss probe: no ACK advanced for a probe timeout, PTO = 2 x
+	 *  SRTT + 2 ticks (+ rto_min, the peer's worst delayed ACK, when one
+	 *  segment or less is out), and the PTO falls before the RTO: one
+	 *  segment goes out, new data if the peer's window takes it, else the
+	 *  last segment again, so a lost tail is reported by the ACK it draws
+	 *  instead of waiting for the RTO; one probe until everything sent
+	 *  before it is acknowledged (cn_tcp_stats.tlp_probes), and then, if
+	 *  it resent data that no D-SACK shows arrived twice, the congestion
+	 *  window is cut as for a fast recovery (tlp_repairs). With SACK
+	 *  also (2) data SACKed above snd_una for longer than a reordering
+	 *  window (SRTT / 4 + 1 tick) starts recovery with fewer than three
+	 *  segments SACKed (rack_recoveries); (3) in recovery, holes left an
+	 *  SRTT plus that window after the last retransmission were lost
+	 *  again and are sent again (rexmit_lost). Nothing before the first
+	 *  RTT sample. Driven by cn_tcp_timer: its resolution is the caller's
+	 *  timer cadence. Off the established fast path. */
+	bool no_rack_tlp;             /* (in what was padding) */
 	uint32_t rx_readahead;        /**< bytes the copy-out read-ahead keeps
 					   asked for past each copy's end; 0 =
 					   CN_TCP_RX_READAHEAD_DEFAULT; at most
@@ -192,6 +213,20 @@ struct cn_tcp_stats {
 	uint64_t sack_acks_out;           /**< ACKs sent with SACK blocks */
 	uint64_t sack_blocks_in;          /**< SACK blocks received (scoreboard updates) */
 	uint64_t sack_rexmit;             /**< segments retransmitted from the scoreboard */
+	uint64_t tlp_probes;              /**< tail-loss probes sent (RFC 8985 7) */
+	uint64_t rack_recoveries;         /**< recoveries started by the reordering
+					       window, fewer than three segments SACKed */
+	uint64_t rexmit_lost;             /**< retransmissions found lost (holes left an
+					       SRTT after them) and sent again */
+	uint64_t dsack_in;                /**< D-SACK blocks received (RFC 2883): the
+					       peer got data twice (a spurious
+					       retransmission, or a duplicate) */
+	uint64_t rto_spurious;            /**< RTOs the first ACK after showed needless:
+					       it echoes a timestamp older than the
+					       retransmission (RFC 3522 detection) */
+	uint64_t tlp_repairs;             /**< probes that resent data and were the only
+					       copy to arrive (no D-SACK): a loss, answered
+					       as a fast recovery answers one (RFC 8985 7.4) */
 };
 
 /** A snapshot of a connection's state for tests and tools. */
@@ -334,7 +369,10 @@ int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len) CN_NONNULL(1);
  */
 uint32_t cn_tcp_recv_posted(struct cn_tcb *tcb, bool finish) CN_NONNULL(1);
 
-/** Run this connection's timers due at @p now (cn_net_timer does all). */
+/** Run this connection's timers due at @p now (cn_net_timer does all):
+ *  delayed ACK, retransmission / persist and, before the RTO, RACK-TLP's
+ *  (tail-loss probe, reordering window, lost retransmissions). Call it
+ *  every tick or so: its cadence is those timers' resolution. */
 void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now) CN_NONNULL(1);
 
 /** Counters (live). */

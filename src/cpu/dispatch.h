@@ -43,4 +43,19 @@ CN_INTERNAL const void *cn__impl_find(const void *table, size_t n, size_t stride
  *  nothing) when none is. */
 CN_INTERNAL const void *cn__impl_best(const void *table, size_t n, size_t stride);
 
+/** Define the public listing and lookup of a variant table: @p prefix_impls()
+ *  (cn__impl_list) and @p prefix_impl_find() (cn__impl_find) over @p table,
+ *  an array of @p type (contracts in the module's public header). */
+#define CN_IMPL_TABLE_API(prefix, type, table)                                              \
+	size_t prefix##_impls(const type **out, size_t n)                                  \
+	{                                                                                   \
+		return cn__impl_list(table, sizeof(table) / sizeof(table[0]), sizeof(table[0]), \
+				     (const void **)out, n);                                      \
+	}                                                                                   \
+	const type *prefix##_impl_find(const char *name)                                   \
+	{                                                                                   \
+		return cn__impl_find(table, sizeof(table) / sizeof(table[0]), sizeof(table[0]), \
+				     name);                                                       \
+	}
+
 #endif

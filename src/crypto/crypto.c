@@ -239,15 +239,7 @@ void cn_chacha20_keystream(struct cn_chacha20 *st, void *out, size_t nblocks)
 	}
 }
 
-size_t cn_chacha20_impls(const struct cn_chacha20_impl **out, size_t n)
-{
-	return cn__impl_list(chacha_table, N_CHACHA, sizeof(chacha_table[0]), (const void **)out, n);
-}
-
-const struct cn_chacha20_impl *cn_chacha20_impl_find(const char *name)
-{
-	return cn__impl_find(chacha_table, N_CHACHA, sizeof(chacha_table[0]), name);
-}
+CN_IMPL_TABLE_API(cn_chacha20, struct cn_chacha20_impl, chacha_table)
 
 const char *cn_chacha20_impl_name(void)
 {
@@ -324,15 +316,7 @@ void cn_aes128ctr_keystream(struct cn_aes128ctr *st, void *out, size_t nblocks)
 	}
 }
 
-size_t cn_aes128ctr_impls(const struct cn_aes128ctr_impl **out, size_t n)
-{
-	return cn__impl_list(aes_table, N_AES, sizeof(aes_table[0]), (const void **)out, n);
-}
-
-const struct cn_aes128ctr_impl *cn_aes128ctr_impl_find(const char *name)
-{
-	return cn__impl_find(aes_table, N_AES, sizeof(aes_table[0]), name);
-}
+CN_IMPL_TABLE_API(cn_aes128ctr, struct cn_aes128ctr_impl, aes_table)
 
 const char *cn_aes128ctr_impl_name(void)
 {

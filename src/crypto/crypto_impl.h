@@ -149,4 +149,51 @@ static inline struct cn__ctr128 cn__ctr_add(struct cn__ctr128 c, uint64_t n)
 	return (struct cn__ctr128){ c.hi + (lo < n), lo };
 }
 
+/*
+ * The entry point @p fn of an AES-128-CTR variant over its key schedule
+ * type @p K, with the out-of-line function for the rare call whose low 64
+ * counter bits wrap (at most once per call: 2^64 blocks are more bytes than
+ * a size_t holds), which runs the blocks up to the wrap, then the rest from
+ * (hi + 1, 0). The including file provides K load_keys(const struct
+ * cn_aes128_key *) and an always-inline run(const K *, bool has_in, hi, lo,
+ * in, out, len); has_in is a constant at each of its calls.
+ */
+#define CN__AES128CTR_ENTRY(fn, K)                                                        \
+	static __attribute__((noinline, cold)) void run_wrapping(                         \
+		const struct cn_aes128_key *key, uint64_t hi, uint64_t lo, const uint8_t *ip, \
+		uint8_t *op, size_t len, size_t first)                                    \
+	{                                                                                 \
+		const K kk = load_keys(key), *k = &kk;                                    \
+                                                                                          \
+		if (ip) {                                                                 \
+			run(k, true, hi, lo, ip, op, first);                              \
+			run(k, true, hi + 1, 0, ip + first, op + first, len - first);     \
+		} else {                                                                  \
+			run(k, false, hi, lo, NULL, op, first);                           \
+			run(k, false, hi + 1, 0, NULL, op + first, len - first);          \
+		}                                                                         \
+	}                                                                                 \
+                                                                                          \
+	void fn(const struct cn_aes128_key *key, const uint8_t *ctr, const void *in,       \
+		void *out, size_t len)                                                    \
+	{                                                                                 \
+		const uint8_t *ip = in;                                                   \
+		uint8_t *op = out;                                                        \
+		const uint64_t hi = cn__ld64be(ctr), lo = cn__ld64be(ctr + 8);            \
+		CN_CRYPTO_CHECK_BUFS(in, out, len);                                       \
+		/* blocks before the low 64 bits wrap: 2^64 - lo (room 0: lo = 0, no   \
+		 * wrap within any length) */                                            \
+		const uint64_t room = 0 - lo;                                             \
+		const size_t blocks = len / 16 + (len % 16 != 0);                         \
+		if (__builtin_expect(room != 0 && blocks > room, 0)) {                    \
+			run_wrapping(key, hi, lo, ip, op, len, (size_t)room * 16);        \
+			return;                                                           \
+		}                                                                         \
+		const K k = load_keys(key);                                               \
+		if (in)                                                                   \
+			run(&k, true, hi, lo, ip, op, len);                               \
+		else                                                                      \
+			run(&k, false, hi, lo, NULL, op, len);                            \
+	}
+
 #endif /* CN_CRYPTO_IMPL_H */

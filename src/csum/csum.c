@@ -163,15 +163,7 @@ uint32_t cn_csum_copy(void *restrict dst, const void *restrict src, size_t len, 
 	return __atomic_load_n(&disp.copy, __ATOMIC_RELAXED)(dst, src, len, sum);
 }
 
-size_t cn_csum_impls(const struct cn_csum_impl **out, size_t n)
-{
-	return cn__impl_list(impl_table, N_IMPLS, sizeof(impl_table[0]), (const void **)out, n);
-}
-
-const struct cn_csum_impl *cn_csum_impl_find(const char *name)
-{
-	return cn__impl_find(impl_table, N_IMPLS, sizeof(impl_table[0]), name);
-}
+CN_IMPL_TABLE_API(cn_csum, struct cn_csum_impl, impl_table)
 
 const char *cn_csum_impl_name(void)
 {

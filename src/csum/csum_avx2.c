@@ -23,7 +23,7 @@
  * scalar helpers); csum.h declares the variant only there. */
 #if defined(__x86_64__)
 
-#include <immintrin.h>
+#include "csum_avx2_loop.h"
 
 /* Lane value L + H, as reduce512() in csum_avx512.c: a chunk gives a lane
  * at most 2^27 words, so the 4 lanes sum below 2^62. */
@@ -35,28 +35,6 @@ static inline uint64_t reduce256(__m256i f, __m256i h)
 	u = _mm_add_epi64(u, _mm_unpackhi_epi64(u, u));
 	return (uint64_t)_mm_cvtsi128_si64(u);
 }
-
-/* One 32-byte load into a register; see load64() in csum_avx512.c for why
- * the empty asm is there (gcc would otherwise load each block twice). */
-static inline __m256i load32(const unsigned char *p)
-{
-	__m256i x = _mm256_load_si256((const __m256i *)p);
-	__asm__("" : "+x"(x));
-	return x;
-}
-
-static inline __m256i loadu32(const unsigned char *p)
-{
-	__m256i x = _mm256_loadu_si256((const __m256i *)p);
-	__asm__("" : "+x"(x));
-	return x;
-}
-
-#define ACC(f, h, x)                                                    \
-	do {                                                            \
-		f = _mm256_add_epi64(f, x);                             \
-		h = _mm256_add_epi64(h, _mm256_srli_epi64(x, 32));      \
-	} while (0)
 
 /* Address-frame sum of [p, p+n), n <= CN_CSUM_CHUNK_MAX. */
 static inline __attribute__((always_inline)) uint64_t
@@ -83,20 +61,20 @@ sum_chunk(const unsigned char *p, size_t n)
 		__m256i x, y, z, w;
 
 		while (n >= 128) {
-			x = load32(p);
-			y = load32(p + 32);
-			z = load32(p + 64);
-			w = load32(p + 96);
-			ACC(f0, h0, x);
-			ACC(f1, h1, y);
-			ACC(f0, h0, z);
-			ACC(f1, h1, w);
+			x = cn__avx2_load32(p);
+			y = cn__avx2_load32(p + 32);
+			z = cn__avx2_load32(p + 64);
+			w = cn__avx2_load32(p + 96);
+			CN__AVX2_ACC(f0, h0, x);
+			CN__AVX2_ACC(f1, h1, y);
+			CN__AVX2_ACC(f0, h0, z);
+			CN__AVX2_ACC(f1, h1, w);
 			p += 128;
 			n -= 128;
 		}
 		while (n >= 32) {
-			x = load32(p);
-			ACC(f0, h0, x);
+			x = cn__avx2_load32(p);
+			CN__AVX2_ACC(f0, h0, x);
 			p += 32;
 			n -= 32;
 		}
@@ -153,35 +131,10 @@ copy_chunk(unsigned char *d, const unsigned char *s, size_t n)
 	}
 	if (n >= 32) {
 		__m256i f0 = _mm256_setzero_si256(), h0 = f0, f1 = f0, h1 = f0;
-		__m256i x, y, z, w;
 
-		while (n >= 128) {
-			x = loadu32(s);
-			y = loadu32(s + 32);
-			z = loadu32(s + 64);
-			w = loadu32(s + 96);
-			_mm256_store_si256((__m256i *)d, x);
-			_mm256_store_si256((__m256i *)(d + 32), y);
-			_mm256_store_si256((__m256i *)(d + 64), z);
-			_mm256_store_si256((__m256i *)(d + 96), w);
-			ACC(f0, h0, x);
-			ACC(f1, h1, y);
-			ACC(f0, h0, z);
-			ACC(f1, h1, w);
-			d += 128;
-			s += 128;
-			n -= 128;
-		}
-		while (n >= 32) {
-			x = loadu32(s);
-			_mm256_store_si256((__m256i *)d, x);
-			ACC(f0, h0, x);
-			d += 32;
-			s += 32;
-			n -= 32;
-		}
+		cn__avx2_copy_blocks(&d, &s, &n, &f0, &h0, &f1, &h1, 1);
 		/* the tail off the reduction's chain, as in sum_chunk */
-		uint64_t tail = cn__csum_copy_scalar(d, s, n, 0);
+		uint64_t tail = n ? cn__csum_copy_scalar(d, s, n, 0) : 0;
 		acc = cn__csum_add64(acc, reduce256(_mm256_add_epi64(f0, f1),
 						    _mm256_add_epi64(h0, h1)));
 		return cn__csum_add64(acc, tail);

@@ -169,6 +169,12 @@ static unsigned reap(struct cn_afxdp_queue *q)
 	return k;
 }
 
+/* Descriptors on the TX ring the kernel has not taken yet. */
+static inline uint32_t tx_unsent(const struct cn_afxdp_queue *q)
+{
+	return *q->tx.producer - __atomic_load_n(q->tx.consumer, __ATOMIC_ACQUIRE);
+}
+
 static void kick(struct cn_afxdp_queue *q)
 {
 	q->tx_pending = 0;
@@ -646,8 +652,17 @@ unsigned cn_afxdp_flush(struct cn_afxdp_queue *q)
 		if (q->imp->rxq_tail - q->imp->rxq_head < RXQ)
 			cn__impair_flush(&q->imp->dir_rx, impaired_rx_out, q);
 	}
-	if (q->tx_pending)
+	if (q->tx_pending || tx_unsent(q)) {
 		kick(q);
+		/* In copy mode one sendto moves at most the kernel's TX batch
+		 * (32 frames, TX_BATCH_SIZE in net/xdp/xsk.c) and returns; the
+		 * rest would wait in the ring for the next frame queued, while
+		 * the peer waits for them: kick until the ring is empty. */
+		for (int i = 0; i < 64 && !q->x->info.zerocopy && tx_unsent(q) &&
+				xsk_ring_prod__needs_wakeup(&q->tx);
+		     i++)
+			kick(q);
+	}
 	k = q->tx_out ? reap(q) : 0;
 	q->st.tx_tsc += cn_tsc_end() - t0;
 	return k;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "agelist.h"
 #include "conn_impl.h"
 
 static const char *const drop_names[CN_CONN_DROP_MAX] = {
@@ -45,9 +46,7 @@ static const char *const drop_names[CN_CONN_DROP_MAX] = {
 
 const char *cn_conn_drop_name(enum cn_conn_drop why)
 {
-	if ((unsigned)why >= CN_CONN_DROP_MAX)
-		return "?";
-	return drop_names[why];
+	return cn__name_of(drop_names, CN_CONN_DROP_MAX, (unsigned)why);
 }
 
 static const char *const state_names[] = {
@@ -240,13 +239,7 @@ void cn__syncache_add(struct cn_sock *s)
 	struct cn_conn *c = s->c;
 
 	s->in_syncache = true;
-	s->sc_newer = NULL;
-	s->sc_older = c->sc_newest;
-	if (c->sc_newest)
-		c->sc_newest->sc_newer = s;
-	else
-		c->sc_oldest = s;
-	c->sc_newest = s;
+	CN__AGE_PUSH(c->sc_oldest, c->sc_newest, s, sc_older, sc_newer);
 	c->nsyncache++;
 }
 
@@ -256,14 +249,7 @@ void cn__syncache_del(struct cn_sock *s)
 
 	if (!s->in_syncache)
 		return;
-	if (s->sc_older)
-		s->sc_older->sc_newer = s->sc_newer;
-	else
-		c->sc_oldest = s->sc_newer;
-	if (s->sc_newer)
-		s->sc_newer->sc_older = s->sc_older;
-	else
-		c->sc_newest = s->sc_older;
+	CN__AGE_UNLINK(c->sc_oldest, c->sc_newest, s, sc_older, sc_newer);
 	s->sc_older = s->sc_newer = NULL;
 	s->in_syncache = false;
 	c->nsyncache--;

@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "agelist.h"
 #include "ip_reass.h"
 #include "net_impl.h"
 
@@ -165,22 +166,8 @@ static void q_release(struct cn_net *net, struct cn_reass *r, struct reass_q *q,
 			cn__drop(net, why);
 		cn_mbuf_free_chain(m);
 	}
-	if (q->older)
-		q->older->newer = q->newer;
-	else
-		r->oldest = q->newer;
-	if (q->newer)
-		q->newer->older = q->older;
-	else
-		r->newest = q->older;
-	if (q->s_older)
-		q->s_older->s_newer = q->s_newer;
-	else
-		s->oldest = q->s_newer;
-	if (q->s_newer)
-		q->s_newer->s_older = q->s_older;
-	else
-		s->newest = q->s_older;
+	CN__AGE_UNLINK(r->oldest, r->newest, q, older, newer);
+	CN__AGE_UNLINK(s->oldest, s->newest, q, s_older, s_newer);
 	for (pp = &r->qhash[q_bucket(r, q->saddr, q->id, q->proto)]; *pp != q; pp = &(*pp)->hnext)
 		;
 	*pp = q->hnext;
@@ -225,18 +212,8 @@ static struct reass_q *q_new(struct cn_reass *r, const struct cn_ipv4_hdr *ip, u
 	q->id = ip->id;
 	q->proto = ip->proto;
 	q->expire = now + r->timeout;
-	q->older = r->newest;
-	if (r->newest)
-		r->newest->newer = q;
-	else
-		r->oldest = q;
-	r->newest = q;
-	q->s_older = s->newest;
-	if (s->newest)
-		s->newest->s_newer = q;
-	else
-		s->oldest = q;
-	s->newest = q;
+	CN__AGE_PUSH(r->oldest, r->newest, q, older, newer);
+	CN__AGE_PUSH(s->oldest, s->newest, q, s_older, s_newer);
 	s->nq++;
 	b = q_bucket(r, q->saddr, q->id, q->proto);
 	q->hnext = r->qhash[b];

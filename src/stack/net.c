@@ -48,9 +48,7 @@ static const char *const drop_names[CN_DROP_MAX] = {
 
 const char *cn_drop_name(enum cn_drop reason)
 {
-	if ((unsigned)reason >= CN_DROP_MAX)
-		return "?";
-	return drop_names[reason];
+	return cn__name_of(drop_names, CN_DROP_MAX, (unsigned)reason);
 }
 
 /* ------------------------------------------------------------ parser */
@@ -229,7 +227,7 @@ parse(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags, struct cn_
 enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags, struct cn_pkt_info *pi)
 {
 	if (cn__parse_fast(frame, len, flags, pi)) {
-		cn__parse_fast_rest(pi);
+		cn__parse_fast_rest(pi, len);
 		pi->pay = pi->frame + pi->pay_off;
 		return CN_DROP_NONE;
 	}

@@ -95,6 +95,13 @@ static inline struct cn_pkt *cn__pkt_get(struct cn_net *net)
 	return p;
 }
 
+/* The name of @p i in a table of @p n names (the drop reasons'), "?"
+ * past its end. */
+static inline const char *cn__name_of(const char *const *names, unsigned n, unsigned i)
+{
+	return i < n ? names[i] : "?";
+}
+
 /* Hand a built frame of @p frame_len bytes to the device, counting it.
  * On the device's error the packet is released without its completion
  * callback (the payload is the caller's again) and the error returned. */
@@ -197,13 +204,10 @@ cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags
 	if (CN_UNLIKELY(doff > tot - CN_IPV4_HLEN))
 		return false;
 	pi->frame = f;
-	pi->frame_len = len;
 	pi->flags = (uint8_t)flags;
-	/* NOP NOP TS or nothing: no other option, no SACK blocks (the rest
-	 * of what that implies: cn__parse_fast_rest) */
-	pi->has_mss = pi->has_ws = 0;
-	pi->nsack = 0;
-	pi->l3_off = CN_ETH_HLEN;
+	/* NOP NOP TS or nothing: no other option, no SACK blocks (set, with
+	 * the frame's length and the IPv4 header's offset, by
+	 * cn__parse_fast_rest: the prediction reads none of them) */
 	pi->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
 	pi->l4_len = (uint16_t)(tot - CN_IPV4_HLEN);
 	pi->pay_off = (uint16_t)(CN_ETH_HLEN + CN_IPV4_HLEN + doff);
@@ -221,12 +225,16 @@ cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags
 }
 
 /* What the fast branch leaves unset of the fields a frame it accepts has
- * (pi->pay excepted): set by cn_net_parse, and by TCP's input before its
- * full path; its own header prediction reads none of them, so they cost
- * the predicted segment nothing. */
-static inline void cn__parse_fast_rest(struct cn_pkt_info *pi)
+ * (pi->pay excepted), @p len the frame's length: set by cn_net_parse, and
+ * by TCP's input before its full path; its own header prediction reads
+ * none of them, so they cost the predicted segment nothing. */
+static inline void cn__parse_fast_rest(struct cn_pkt_info *pi, uint32_t len)
 {
+	pi->frame_len = len;
+	pi->l3_off = CN_ETH_HLEN;
+	pi->has_mss = pi->has_ws = 0;
 	pi->ws_clamped = pi->has_sack_perm = 0;
+	pi->nsack = 0;
 	pi->sack = NULL;
 }
 

@@ -122,6 +122,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	tcb->ts_on = p->ts;
 	tcb->ts_recent = p->ts_recent;
 	tcb->sack_on = p->sack;
+	tcb->rack_on = !p->no_rack_tlp;
 	tcb->no_ts_clock = p->no_ts_clock;
 	tcb->nodelay = p->nodelay;
 	tcb->no_readahead = p->no_rx_readahead;
@@ -447,10 +448,13 @@ uint32_t cn_tcp_recv_posted(struct cn_tcb *tcb, bool finish)
 	return n;
 }
 
-/* RFC 6298 5.5-5.7 with go-back-N: on a timeout everything unacknowledged
+/* RACK-TLP's timers first (tcp_input.c), while the RTO is not due; then
+ * RFC 6298 5.5-5.7 with go-back-N: on a timeout everything unacknowledged
  * is sent again from snd_una, with one segment of congestion window. */
 void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now)
 {
+	if (tcb->rtx_at && tcb->rack_on && now < tcb->rtx_at)
+		cn__tcp_rack_timer(tcb, now);
 	if (tcb->delack_at && now >= tcb->delack_at) {
 		tcb->delack_at = 0;
 		tcb->flags |= TF_ACKNOW;
@@ -466,7 +470,11 @@ void cn_tcp_timer(struct cn_tcb *tcb, uint64_t now)
 			tcb->snd_nxt = tcb->snd_una;
 			tcb->dupacks = 0;
 			tcb->nsacked = 0; /* RFC 2018 8: the receiver may renege */
-			tcb->flags &= ~(TF_RTT | TF_RECOVER);
+			tcb->flags &= ~(TF_RTT | TF_RECOVER | TF_TLP);
+			if (tcb->ts_on && !tcb->no_ts_clock) {
+				tcb->rto_tsval = (uint32_t)now; /* the retransmission's */
+				tcb->flags |= TF_RTOCHK;
+			}
 		} else if (tcb->sb->cc) {
 			tcb->flags |= TF_FORCE; /* persist probe */
 		}

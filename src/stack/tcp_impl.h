@@ -28,9 +28,15 @@
 #define TF_FORCE 0x4u    /* persist: send one segment ignoring the window */
 #define TF_RTT 0x8u      /* rtt_seq is being timed */
 #define TF_RECOVER 0x10u /* in fast recovery (NewReno, until snd_una >= recover) */
-#define TF_FIN 0x20u     /* FIN received */
+#define TF_TLP 0x20u     /* a tail-loss probe is out (until snd_una passes tlp_high);
+			    in the low byte with TF_RECOVER: prediction tests both
+			    with one byte immediate */
 #define TF_SNDFIN 0x40u  /* shut down for writing: a FIN follows the data */
 #define TF_FINACKED 0x80u/* our FIN was acknowledged */
+#define TF_FIN 0x100u    /* FIN received */
+#define TF_RTOCHK 0x200u /* an RTO fired: the next advancing ACK checks it (Eifel) */
+#define TF_TLPREX 0x400u /* the probe out resent data (not new data) */
+#define TF_TLPDUP 0x800u /* a D-SACK came since the probe: it was a duplicate */
 
 struct cn_tcb {
 	/* --- cache line 0: everything header prediction reads ------------ */
@@ -93,6 +99,14 @@ struct cn_tcb {
 	uint32_t rexmit_nxt;
 	uint64_t rexmit_round_at;  /* when rexmit_nxt last started from snd_una */
 	uint32_t sacked_l[CN_TCP_SACK_MAX], sacked_r[CN_TCP_SACK_MAX];
+	/* RACK-TLP (slow path only, tcp_input.c): when the scoreboard last
+	 * became non-empty and the last hole was retransmitted; snd_max at
+	 * the last tail-loss probe; the TSval of the last RTO's
+	 * retransmission */
+	uint8_t rack_on;
+	uint32_t tlp_high;
+	uint32_t rto_tsval;
+	uint64_t sack_first_at, rexmit_last_at;
 	struct cn_tcp_stats st;
 	alignas(CN_CACHE_LINE) uint8_t tmpl[CN_TCP_TMPL_MAX];
 };
@@ -121,6 +135,9 @@ CN_INTERNAL int cn__tcp_output(struct cn_tcb *tcb, uint64_t now);
 CN_INTERNAL int cn__tcp_send_one(struct cn_tcb *tcb, uint32_t off, uint32_t len, uint64_t now);
 /* A pure ACK carrying SACK blocks for the out-of-order queue (RFC 2018). */
 CN_INTERNAL int cn__tcp_send_sack_ack(struct cn_tcb *tcb, uint64_t now);
+/* tcp_input.c: RACK-TLP's timers (tcp.h, cn_tcp_params.no_rack_tlp):
+ * the reordering window, lost retransmissions, the tail-loss probe. */
+CN_INTERNAL void cn__tcp_rack_timer(struct cn_tcb *tcb, uint64_t now);
 
 /* Something for tcp_output: unsent bytes, or a FIN that is due (every byte
  * sent, shut down, the FIN not sent since snd_nxt was last set back). */

@@ -169,6 +169,22 @@ static void rtt_sample(struct cn_tcb *tcb, uint32_t r)
 	tcb->rto = rto;
 }
 
+/* The first ACK to move snd_una after an RTO: if it echoes a timestamp
+ * older than the retransmission's, the original arrived and the timeout
+ * was needless (RFC 3522's detection; counted, not undone). Else its
+ * TSecr times the retransmission (RFC 7323 4): a sample that ends the
+ * RTO's backoff (RFC 6298 5.7) without waiting for new data to be timed. */
+static void rto_check(struct cn_tcb *tcb, const struct cn_pkt_info *pi, uint64_t now)
+{
+	tcb->flags &= ~TF_RTOCHK;
+	if (!pi->has_ts)
+		return;
+	if (cn_seq_lt(pi->ts_ecr, tcb->rto_tsval))
+		tcb->st.rto_spurious++;
+	else if ((uint32_t)now - pi->ts_ecr < tcb->rto_max)
+		rtt_sample(tcb, (uint32_t)now - pi->ts_ecr);
+}
+
 /* New data acknowledged (snd_una < ack <= snd_max): free it, time it,
  * grow the congestion window (RFC 5681 3.1), restart the timer. Inlined
  * into the pure-ACK fast path, where a call's register saves would cost
@@ -264,12 +280,30 @@ static void sack_add(struct cn_tcb *tcb, uint32_t a, uint32_t b)
 	tcb->nsacked = (uint8_t)n;
 }
 
-static void sack_update(struct cn_tcb *tcb, const struct cn_pkt_info *pi)
+/* The SACK blocks of a segment into the scoreboard; the time the board
+ * went from empty to holding a range (RACK's reordering window starts);
+ * a D-SACK counted (RFC 2883: the first block at or below the cumulative
+ * ACK, or inside the second). */
+static void sack_update(struct cn_tcb *tcb, const struct cn_pkt_info *pi, uint64_t now)
 {
+	uint32_t l0 = cn_ntoh32(cn__ld32(pi->sack)), r0 = cn_ntoh32(cn__ld32(pi->sack + 4));
+	bool had;
+
+	sack_prune(tcb);
+	had = tcb->nsacked != 0;
+	if (cn_seq_leq(r0, pi->ack) ||
+	    (pi->nsack > 1 && cn_seq_geq(l0, cn_ntoh32(cn__ld32(pi->sack + 8))) &&
+	     cn_seq_leq(r0, cn_ntoh32(cn__ld32(pi->sack + 12))))) {
+		tcb->st.dsack_in++;
+		if (tcb->flags & TF_TLP)
+			tcb->flags |= TF_TLPDUP;
+	}
 	for (unsigned k = 0; k < pi->nsack; k++)
 		sack_add(tcb, cn_ntoh32(cn__ld32(pi->sack + 8 * k)),
 			 cn_ntoh32(cn__ld32(pi->sack + 8 * k + 4)));
 	sack_prune(tcb);
+	if (!had && tcb->nsacked)
+		tcb->sack_first_at = now;
 }
 
 /* In recovery: retransmit up to @p budget segments from the holes below
@@ -293,6 +327,7 @@ static bool sack_rexmit(struct cn_tcb *tcb, unsigned budget, uint64_t now)
 		if (cn__tcp_send_one(tcb, x - tcb->snd_una, len, now) <= 0)
 			return false;
 		tcb->st.sack_rexmit++;
+		tcb->rexmit_last_at = now;
 		x += len;
 		tcb->rexmit_nxt = x;
 		budget--;
@@ -326,11 +361,137 @@ static void enter_recovery(struct cn_tcb *tcb, uint64_t now)
 	tcb->flags &= ~TF_RTT; /* Karn */
 	tcb->st.fast_rexmit++;
 	tcb->rexmit_nxt = tcb->snd_una;
-	tcb->rexmit_round_at = now;
+	tcb->rexmit_round_at = tcb->rexmit_last_at = now;
 	if (!tcb->nsacked || !sack_rexmit(tcb, 1, now))
 		cn__tcp_send_one(tcb, 0, min32(tcb->sb->cc, tcb->mss), now);
 	tcb->cwnd = tcb->ssthresh + 3u * tcb->mss;
 	tcb->rtx_at = now + tcb->rto;
+}
+
+/* ---------------- RACK-TLP (RFC 8985), simplified ------------------------
+ * Without a transmission time per segment: data SACKed above a hole was
+ * sent after it (the hole's first transmission), so once the SACK is a
+ * reordering window old the hole is lost (RACK's rule, with the SACK's
+ * arrival standing for the SACKed segment's send time plus its RTT); a
+ * retransmitted hole still open an SRTT plus that window after the last
+ * retransmission was lost again; a tail with nothing behind it to be
+ * SACKed is probed (TLP). Times are in the caller's ticks. */
+
+/* The reordering window: SRTT / 4 (RFC 8985's min_rtt / 4, from the
+ * smoothed RTT this TCB keeps), plus a tick for the clock's granularity. */
+static inline uint32_t rack_reo_wnd(const struct cn_tcb *tcb)
+{
+	return (tcb->srtt8 >> 5) + 1;
+}
+
+/* Outside recovery, with SACKed data above snd_una: is the hole lost? By
+ * RFC 6675's DupThresh, or (RACK) by the reordering window's expiry. */
+static bool rack_lost(struct cn_tcb *tcb, uint64_t now)
+{
+	if (sack_lost(tcb))
+		return true;
+	if (tcb->rack_on && tcb->srtt8 && now - tcb->sack_first_at > rack_reo_wnd(tcb)) {
+		tcb->st.rack_recoveries++;
+		return true;
+	}
+	return false;
+}
+
+/* In recovery: holes not sent since the last one are sent; when every
+ * hole was, and more than an SRTT plus the reordering window passed since
+ * the last retransmission, what is still a hole was lost again: another
+ * round from snd_una. @p budget segments at most. */
+static void rack_rexmit_round(struct cn_tcb *tcb, unsigned budget, uint64_t now)
+{
+	uint64_t sent;
+
+	if (sack_rexmit(tcb, budget, now) ||
+	    now - tcb->rexmit_last_at <= (tcb->srtt8 >> 3) + rack_reo_wnd(tcb))
+		return;
+	sent = tcb->st.sack_rexmit;
+	tcb->rexmit_nxt = tcb->snd_una;
+	tcb->rexmit_round_at = now;
+	(void)sack_rexmit(tcb, budget, now);
+	tcb->st.rexmit_lost += tcb->st.sack_rexmit - sent;
+}
+
+/* The probe timeout (RFC 8985 7.2): 2 SRTT plus two ticks (Linux's
+ * minimum), plus the peer's delayed ACK when at most one segment is out:
+ * rto_min / 4 (RFC 8985's WCDelAckT is 200 ms; a quarter of Linux's 200 ms
+ * minimum RTO covers Linux's 40 ms delayed-ACK timer, and a probe that
+ * comes too early costs one duplicate segment, an RTO 200 ms). */
+static inline uint32_t tlp_pto(const struct cn_tcb *tcb)
+{
+	uint32_t pto = (tcb->srtt8 >> 2) + 2;
+
+	if (tcb->snd_max - tcb->snd_una <= tcb->mss)
+		pto += tcb->rto_min / 4;
+	return pto;
+}
+
+/* The tail-loss probe (RFC 8985 7.3): one new segment if the peer's
+ * window takes it (the congestion window lifted by one segment for it),
+ * else the last segment sent again; then the RTO is armed anew. */
+static void tlp_send(struct cn_tcb *tcb, uint64_t now)
+{
+	uint32_t nxt = tcb->snd_nxt, cw = tcb->cwnd, flight, dend, len;
+
+	tcb->flags &= ~(TF_TLPREX | TF_TLPDUP);
+	tcb->cwnd = tcb->snd_nxt - tcb->snd_una + tcb->mss;
+	(void)cn__tcp_output(tcb, now);
+	tcb->cwnd = cw;
+	if (tcb->snd_nxt == nxt) {
+		flight = tcb->snd_max - tcb->snd_una;
+		dend = min32(flight, tcb->sb->cc); /* the data's end (a FIN after it) */
+		len = min32(dend, tcb->mss);
+		if (cn__tcp_send_one(tcb, dend - len, len, now) < 0)
+			return;
+		tcb->flags |= TF_TLPREX;
+	}
+	tcb->st.tlp_probes++;
+	tcb->flags |= TF_TLP;
+	tcb->tlp_high = tcb->snd_max;
+	tcb->rtx_at = now + tcb->rto;
+}
+
+/* Everything sent before the probe is acknowledged (RFC 8985 7.4): a
+ * probe that resent data and drew no D-SACK was the only copy to arrive,
+ * so it repaired a loss the congestion control has not seen: the
+ * response of a fast recovery (RFC 5681 3.2's ssthresh, cwnd to it). */
+static void tlp_end(struct cn_tcb *tcb)
+{
+	if ((tcb->flags & (TF_TLPREX | TF_TLPDUP | TF_RECOVER)) == TF_TLPREX) {
+		tcb->ssthresh = cn__tcp_loss_ssthresh(tcb);
+		if (tcb->cwnd > tcb->ssthresh)
+			tcb->cwnd = tcb->ssthresh;
+		tcb->st.tlp_repairs++;
+	}
+	tcb->flags &= ~(TF_TLP | TF_TLPREX | TF_TLPDUP);
+}
+
+void cn__tcp_rack_timer(struct cn_tcb *tcb, uint64_t now)
+{
+	if (!tcb->srtt8 || tcb->snd_una == tcb->snd_max)
+		return;
+	if (tcb->nsacked)
+		sack_prune(tcb);
+	if (tcb->nsacked && tcb->sack_on) {
+		if (!(tcb->flags & TF_RECOVER)) {
+			if (rack_lost(tcb, now))
+				enter_recovery(tcb, now);
+			return;
+		}
+		rack_rexmit_round(tcb, 2, now);
+	}
+	/* The RTO timer was armed at rtx_at - rto (the last ACK that moved
+	 * snd_una, or the first transmission): the PTO counts from there. */
+	if ((tcb->flags & TF_TLP) && cn_seq_lt(tcb->snd_una, tcb->tlp_high))
+		return;
+	{
+		uint32_t pto = tlp_pto(tcb);
+		if (pto < tcb->rto && now - (tcb->rtx_at - tcb->rto) >= pto)
+			tlp_send(tcb, now);
+	}
 }
 
 /* Out-of-order segment [seq, seq+len) kept by reference, sorted by seq.
@@ -403,7 +564,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 	/* ---------------- header prediction ---------------- */
 	if ((fl & (CN_TCP_SYN | CN_TCP_FIN | CN_TCP_RST | CN_TCP_URG | CN_TCP_ACK)) == CN_TCP_ACK &&
 	    seq == tcb->rcv_nxt && wnd == tcb->snd_wnd && tcb->snd_nxt == tcb->snd_max &&
-	    !(tcb->flags & TF_RECOVER) &&
+	    !(tcb->flags & (TF_RECOVER | TF_TLP)) &&
 	    (!tcb->ts_on || (pi->has_ts && cn_seq_geq(pi->ts_val, tcb->ts_recent)))) {
 		if (len == 0) {
 			if (cn_seq_gt(ack, tcb->snd_una) && cn_seq_leq(ack, tcb->snd_max)) {
@@ -503,7 +664,7 @@ tcp_input_fast(struct cn_net *net, struct cn_mbuf *m, uint64_t now, const bool c
 	/* The full path gets a copy: pi's address never escapes, so the
 	 * fast branch may keep its fields in registers. */
 	slow = pi;
-	cn__parse_fast_rest(&slow);
+	cn__parse_fast_rest(&slow, chain ? m->pkt_len : m->len);
 	if (!chain)
 		slow.pay = slow.frame + slow.pay_off;
 	return tcp_input_slow(net, tcb, m, &slow, now);
@@ -616,7 +777,7 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 
 	/* ---------------- ACK ---------------- */
 	if (CN_UNLIKELY(pi->nsack) && tcb->sack_on)
-		sack_update(tcb, pi);
+		sack_update(tcb, pi, now);
 	if (cn_seq_leq(ack, tcb->snd_una)) {
 		if (ack == tcb->snd_una && pi->pay_len == 0 && !fin && wnd == tcb->snd_wnd &&
 		    tcb->snd_una != tcb->snd_max) {
@@ -634,6 +795,8 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 		}
 	} else {
 		uint32_t acked = ack - tcb->snd_una;
+		if (CN_UNLIKELY(tcb->flags & TF_RTOCHK))
+			rto_check(tcb, pi, now);
 		if (tcb->flags & TF_RECOVER) {
 			if (cn_seq_geq(ack, tcb->recover)) {
 				tcb->flags &= ~TF_RECOVER;
@@ -654,6 +817,8 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 			ack_advance(tcb, ack, now);
 		}
 	}
+	if (CN_UNLIKELY(tcb->flags & TF_TLP) && cn_seq_geq(tcb->snd_una, tcb->tlp_high))
+		tlp_end(tcb);
 	/* SACK-based loss detection (RFC 6675 IsLost, 5): three segments'
 	 * worth SACKed above snd_una starts recovery whatever the ACK is
 	 * (with data, a window change: no duplicate ACK by RFC 5681's
@@ -669,13 +834,14 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 	}
 	if (CN_UNLIKELY(pi->nsack) && tcb->nsacked && !sack_done) {
 		if (!(tcb->flags & TF_RECOVER)) {
-			if (sack_lost(tcb))
+			if (rack_lost(tcb, now))
 				enter_recovery(tcb, now);
+		} else if (tcb->rack_on) {
+			rack_rexmit_round(tcb, 2, now);
 		} else if (!sack_rexmit(tcb, 2, now) &&
 			   now - tcb->rexmit_round_at > 2u * (tcb->srtt8 >> 3) + 1) {
 			/* Every hole was sent once, and more than two round
-			 * trips ago: what still is a hole was lost again (the
-			 * idea of RACK, RFC 8985, without per-segment times).
+			 * trips ago: what still is a hole was lost again.
 			 * Another round, rather than waiting for the RTO. */
 			tcb->rexmit_nxt = tcb->snd_una;
 			tcb->rexmit_round_at = now;

@@ -121,15 +121,7 @@ void cn_pes(void *dst, const void *src, size_t len)
 	__atomic_load_n(&disp.pes, __ATOMIC_RELAXED)(dst, src, len);
 }
 
-size_t cn_bswap_impls(const struct cn_bswap_impl **out, size_t n)
-{
-	return cn__impl_list(bswap_table, N_BSWAP, sizeof(bswap_table[0]), (const void **)out, n);
-}
-
-const struct cn_bswap_impl *cn_bswap_impl_find(const char *name)
-{
-	return cn__impl_find(bswap_table, N_BSWAP, sizeof(bswap_table[0]), name);
-}
+CN_IMPL_TABLE_API(cn_bswap, struct cn_bswap_impl, bswap_table)
 
 const char *cn_bswap_impl_name(void)
 {
@@ -138,15 +130,7 @@ const char *cn_bswap_impl_name(void)
 	return (im ? im : select_bswap())->name;
 }
 
-size_t cn_pes_impls(const struct cn_pes_impl **out, size_t n)
-{
-	return cn__impl_list(pes_table, N_PES, sizeof(pes_table[0]), (const void **)out, n);
-}
-
-const struct cn_pes_impl *cn_pes_impl_find(const char *name)
-{
-	return cn__impl_find(pes_table, N_PES, sizeof(pes_table[0]), name);
-}
+CN_IMPL_TABLE_API(cn_pes, struct cn_pes_impl, pes_table)
 
 const char *cn_pes_impl_name(void)
 {

@@ -25,31 +25,27 @@
  * no mbuf, descriptor or reassembly byte may be left then, and the held
  * bytes never exceed the bound.
  */
+#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cachenet/conn.h"
 #include "cachenet/csum.h"
 #include "cachenet/udp.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define REASS_MEM (48u << 10)
 
-static struct cn_mbuf_pool *mp, *cp;
-static uint8_t wire[2048];
 static struct cn_udp_sock *echo;
 
 static int xmit(void *arg, struct cn_pkt *p)
 {
-	(void)arg;
 	if (cn_pkt_len(p) > 14 + 576)
 		abort(); /* the MTU is a promise */
-	cn_pkt_gather(p, wire);
-	cn_pkt_free(p);
-	return 0;
+	return fz_xmit(arg, p);
 }
 
 static void echo_done(void *arg)
@@ -65,40 +61,39 @@ static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 		cn_mbuf_free_chain(m);
 }
 
-static void fix_csums(uint8_t *f, uint32_t len)
-{
-	uint32_t ihl, tot;
-	uint8_t *ip = f + 14;
-	if (len < 34 || f[12] != 0x08 || f[13] != 0x00 || (ip[0] >> 4) != 4)
-		return;
-	ihl = (ip[0] & 0xfu) * 4u;
-	tot = (uint32_t)ip[2] << 8 | ip[3];
-	if (ihl < 20 || 14 + ihl > len)
-		return;
-	ip[10] = ip[11] = 0;
-	uint16_t c = cn_csum_ipv4_hdr(ip, ihl);
-	memcpy(ip + 10, &c, 2);
-	if (tot < ihl || 14 + tot > len || (ip[6] & 0x3f) || ip[7])
-		return; /* a fragment's L4 checksum covers more than it */
-	uint32_t l4 = tot - ihl;
-	uint32_t off = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : ip[9] == 1 ? 2 : 0;
-	if (!off || l4 < off + 2)
-		return;
-	cn_be32_t sa, da;
-	memcpy(&sa, ip + 12, 4);
-	memcpy(&da, ip + 16, 4);
-	ip[ihl + off] = ip[ihl + off + 1] = 0;
-	uint32_t s0 = ip[9] == 1 ? 0 : cn_csum_pseudo_ipv4(sa, da, ip[9], (uint16_t)l4);
-	c = (uint16_t)~cn_csum_fold(cn_csum_partial(ip + ihl, l4, s0));
-	memcpy(ip + ihl + off, &c, 2);
-}
-
 static uint8_t pattern(uint32_t i, uint8_t id)
 {
 	return (uint8_t)(i * 31u + id);
 }
 
-/* The fragment a 5-byte record describes, at f. */
+/* Byte i of datagram id's payload is rows[id][i & 255] (the pattern has a
+ * period of 256), its ICMP sum icmp_sum[id]: both filled on first use,
+ * from id alone, so what one input fills cannot steer another. */
+#define ROW_LEN (256u + 1020u)
+static uint8_t rows[256][ROW_LEN];
+static uint16_t icmp_sum[256];
+static bool row_done[256];
+
+static void fill_row(uint8_t id)
+{
+	uint32_t dlen = (id + 1u) * 16u, s = 0x0800;
+
+	for (uint32_t i = 0; i < ROW_LEN; i++)
+		rows[id][i] = pattern(i, id);
+	/* the sum of the whole intended datagram */
+	for (uint32_t i = 4; i < dlen; i += 2)
+		s += (uint32_t)pattern(i, id) << 8 | (i + 1 < dlen ? pattern(i + 1, id) : 0);
+	icmp_sum[id] = cn_hton16((uint16_t)~cn_csum_fold(s));
+	row_done[id] = true;
+}
+
+/* The fragment a 5-byte record describes, at f. Left out of the coverage
+ * feedback (not inlined: the caller's coverage would cover it): it is the
+ * harness's, and the traced comparisons of its former byte loops were a
+ * quarter of the target's time. */
+#if defined(__clang__)
+__attribute__((no_sanitize("coverage"), noinline))
+#endif
 static uint32_t build_frag(uint8_t *f, const uint8_t *r)
 {
 	static const uint8_t protos[4] = {17, 1, 6, 99};
@@ -107,6 +102,8 @@ static uint32_t build_frag(uint8_t *f, const uint8_t *r)
 	uint16_t fo = (uint16_t)(off / 8u | ((r[0] & 0x10) ? 0x2000 : 0));
 	uint8_t *ip = f + 14;
 
+	if (!row_done[id])
+		fill_row(id);
 	memset(f, 0, 34);
 	f[0] = 2, f[5] = 1;           /* to us */
 	f[6] = 2, f[11] = 2;
@@ -118,8 +115,7 @@ static uint32_t build_frag(uint8_t *f, const uint8_t *r)
 	ip[8] = 64, ip[9] = proto;
 	ip[12] = 192, ip[13] = 168, ip[14] = 1, ip[15] = (uint8_t)(2 + (r[0] & 3));
 	ip[16] = 192, ip[17] = 168, ip[18] = 0, ip[19] = 1;
-	for (uint32_t i = 0; i < len; i++)
-		ip[20 + i] = pattern(off + i, id);
+	memcpy(ip + 20, rows[id] + (off & 255u), len);
 	if (off == 0 && len >= 8) {
 		uint8_t *l4 = ip + 20;
 		uint32_t dlen = (id + 1u) * 16u;
@@ -127,13 +123,8 @@ static uint32_t build_frag(uint8_t *f, const uint8_t *r)
 			l4[0] = 0x13, l4[1] = 0x88, l4[2] = 0, l4[3] = 7;
 			l4[4] = (uint8_t)(dlen >> 8), l4[5] = (uint8_t)dlen, l4[6] = l4[7] = 0;
 		} else if (proto == 1) {
-			/* the sum of the whole intended datagram */
-			uint32_t s = 0x0800;
-			for (uint32_t i = 4; i < dlen; i += 2)
-				s += (uint32_t)pattern(i, id) << 8 | (i + 1 < dlen ? pattern(i + 1, id) : 0);
-			uint16_t ck = cn_hton16((uint16_t)~cn_csum_fold(s));
 			l4[0] = 8, l4[1] = 0;
-			memcpy(l4 + 2, &ck, 2);
+			memcpy(l4 + 2, &icmp_sum[id], 2);
 		}
 	}
 	uint16_t c = cn_csum_ipv4_hdr(ip, 20);
@@ -143,35 +134,17 @@ static uint32_t build_frag(uint8_t *f, const uint8_t *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cn_mbuf_pool_stats a0, c0, a1, c1;
-
 	if (size < 1 || size > 1 << 16)
 		return 0;
-	if (!mp) {
-		struct cn_mbuf_pool_params m = {.kind = CN_MBUF_POOL_SMALL, .count = 2048};
-		struct cn_mbuf_pool_params c = {.kind = CN_MBUF_POOL_CLUSTER, .count = 512};
-		mp = cn_mbuf_pool_create(&m);
-		cp = cn_mbuf_pool_create(&c);
-		if (!mp || !cp)
-			abort();
-		cn_mbuf_pool_stats(mp, &a0);
-		cn_mbuf_pool_stats(cp, &c0);
-		if (a0.in_use || c0.in_use)
-			abort();
-	}
-	static struct cn_net *net;
-	if (!net) {
-		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
-					   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 256,
-					   .max_conns = 2, .max_udp = 1, .mtu = 576,
-					   .reass_mem = REASS_MEM, .reass_mem_src = REASS_MEM / 2,
-					   .reass_max = 6, .reass_timeout = 100};
-		net = cn_net_create(&np);
-	}
+	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
+				   .xmit = xmit, .tx_descs = 256, .max_conns = 2, .max_udp = 1,
+				   .mtu = 576, .reass_mem = REASS_MEM, .reass_mem_src = REASS_MEM / 2,
+				   .reass_max = 6, .reass_timeout = 100};
+	struct cn_net *net = fz_net(&np, 2048, 512);
 	uint8_t fl = data[0];
 	struct cn_udp_params up = {.lport = CN_BE16(7), .tx_csum = true, .rx = udp_rx};
 	struct cn_conn_params cpar = {.max_socks = 2, .isn_secret = 1};
-	if (!net || !(echo = cn_udp_open(net, &up)))
+	if (!(echo = cn_udp_open(net, &up)))
 		abort();
 	struct cn_conn *c = cn_conn_create(net, &cpar);
 	if (!c)
@@ -179,36 +152,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t now = 1;
 	size_t at = 1;
 	while (at < size) {
-		struct cn_mbuf *m = cn_mbuf_get_cluster(mp, cp);
+		struct cn_mbuf *m;
 		uint32_t len;
-		if (!m)
-			abort(); /* a leak exhausted the pool */
-		m->data = m->buf;
 		if (data[at] >= 0x80) {
 			static const uint8_t steps[4] = {0, 1, 40, 90};
 			uint8_t r[5] = {0};
 			memcpy(r, data + at, size - at < 5 ? size - at : 5);
 			at += 5;
 			now += steps[(r[0] >> 5) & 3];
+			m = cn_mbuf_get_cluster(fz_mpool(), fz_cpool());
+			if (!m)
+				abort(); /* a leak exhausted the pool */
+			m->data = m->buf;
 			len = build_frag(m->data, r);
+			m->len = m->pkt_len = len;
 		} else {
-			if (at + 3 > size) {
-				cn_mbuf_free(m);
+			if (at + 3 > size)
 				break;
-			}
 			len = (uint32_t)data[at + 1] << 8 | data[at + 2];
 			at += 3;
 			if (len > size - at)
 				len = (uint32_t)(size - at);
-			if (len > m->buf_len)
-				len = m->buf_len;
-			memcpy(m->data, data + at, len);
+			m = fz_frame(data + at, &len, 0);
 			at += len;
 			if (fl & 1)
-				fix_csums(m->data, len);
+				fz_fix_csums(m->data, len);
 			now += 3;
 		}
-		m->len = m->pkt_len = len;
 		enum cn_drop r = cn_net_input(net, m, now);
 		if ((unsigned)r >= CN_DROP_MAX || cn_net_reass_mem(net) > REASS_MEM ||
 		    cn_net_reass_entries(net) > 6)
@@ -218,13 +188,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cn_conn_destroy(c);
 	cn_udp_close(echo);
 	cn_net_timer(net, now + 1000); /* every datagram in reassembly expires */
-	if (cn_net_reass_entries(net) || cn_net_reass_mem(net) || cn_net_pkts_out(net))
+	if (cn_net_reass_entries(net) || cn_net_reass_mem(net))
 		abort();
-	cn_mbuf_pool_stats(mp, &a1);
-	cn_mbuf_pool_stats(cp, &c1);
-	if (a1.in_use || c1.in_use) {
-		fprintf(stderr, "leak: mbufs %u, clusters %u\n", a1.in_use, c1.in_use);
-		abort();
-	}
+	fz_end(net, true); /* no descriptor or mbuf out */
 	return 0;
 }

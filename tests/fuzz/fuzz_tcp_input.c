@@ -26,77 +26,25 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cachenet/csum.h"
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct cn_mbuf_pool *mp, *cp;
-static uint8_t wire[16384];
-
-static int xmit(void *arg, struct cn_pkt *p)
-{
-	(void)arg;
-	if (cn_pkt_len(p) <= sizeof(wire))
-		cn_pkt_gather(p, wire);
-	cn_pkt_free(p);
-	return 0;
-}
-
-static void fix_csums(uint8_t *f, uint32_t len)
-{
-	uint32_t ihl, tot;
-	uint8_t *ip = f + 14;
-	if (len < 34 || (ip[0] >> 4) != 4)
-		return;
-	ihl = (ip[0] & 0xfu) * 4u;
-	tot = (uint32_t)ip[2] << 8 | ip[3];
-	if (ihl < 20 || 14 + ihl > len)
-		return;
-	ip[10] = ip[11] = 0;
-	uint16_t c = cn_csum_ipv4_hdr(ip, ihl);
-	memcpy(ip + 10, &c, 2);
-	if (tot < ihl || 14 + tot > len)
-		return;
-	uint32_t l4 = tot - ihl, off = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : 0;
-	if (!off || l4 < off + 2)
-		return;
-	cn_be32_t sa, da;
-	memcpy(&sa, ip + 12, 4);
-	memcpy(&da, ip + 16, 4);
-	ip[ihl + off] = ip[ihl + off + 1] = 0;
-	c = (uint16_t)~cn_csum_fold(cn_csum_partial(ip + ihl, l4, cn_csum_pseudo_ipv4(sa, da, ip[9], (uint16_t)l4)));
-	memcpy(ip + ihl + off, &c, 2);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t post[1 << 16], payload[8000];
-	struct cn_mbuf_pool_stats a0, c0, a1, c1;
 
 	if (size < 1 || size > 1 << 16)
 		return 0;
-	static struct cn_net *net;
-	if (!mp) {
-		struct cn_mbuf_pool_params m = {.kind = CN_MBUF_POOL_SMALL, .count = 4096};
-		struct cn_mbuf_pool_params c = {.kind = CN_MBUF_POOL_CLUSTER, .count = 1024};
-		mp = cn_mbuf_pool_create(&m);
-		cp = cn_mbuf_pool_create(&c);
-		if (!mp || !cp)
-			abort();
-		struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
-					   .mpool = mp, .cpool = cp, .xmit = xmit, .tx_descs = 64};
-		net = cn_net_create(&np);
-		if (!net)
-			abort();
-	}
-	cn_mbuf_pool_stats(mp, &a0);
-	cn_mbuf_pool_stats(cp, &c0);
+	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
+				   .tx_descs = 64};
+	struct cn_net *net = fz_net(&np, 4096, 1024);
+	fz_begin();
 
 	uint8_t fl = data[0];
 	struct cn_tcp_params tp = {.laddr = CN_IPV4(192, 168, 0, 1), .raddr = CN_IPV4(192, 168, 0, 2), .lport = CN_BE16(80),
@@ -130,17 +78,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (len > size - at)
 			len = (uint32_t)(size - at);
-		struct cn_mbuf *m = cn_mbuf_get_cluster(mp, cp);
-		if (!m)
-			abort(); /* a leak exhausted the pool */
-		if (len > m->buf_len - 2)
-			len = m->buf_len - 2;
-		m->data = m->buf + 2;
-		memcpy(m->data, data + at, len);
-		m->len = m->pkt_len = len;
+		struct cn_mbuf *m = fz_frame(data + at, &len, 2);
 		at += len;
 		if (fl & 1)
-			fix_csums(m->data, len);
+			fz_fix_csums(m->data, len);
 		if (split) {
 			struct cn_pkt_info pi;
 			if (cut == 0 && cn_net_parse(m->data, len, 0, &pi) == CN_DROP_NONE)
@@ -151,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (split && cut) {
 			/* head: a small mbuf; tail: the cluster's bytes moved to
 			 * where they are (room) or to its first byte */
-			struct cn_mbuf *h = cn_mbuf_get(mp);
+			struct cn_mbuf *h = cn_mbuf_get(fz_mpool());
 			if (!h)
 				abort();
 			h->data = h->buf + 2;
@@ -187,14 +128,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	cn_tcp_close(tcb);
 	cn_udp_close(us);
-	if (cn_net_pkts_out(net) != 0)
-		abort();
-	cn_mbuf_pool_stats(mp, &a1);
-	cn_mbuf_pool_stats(cp, &c1);
-	if (a1.in_use != a0.in_use || c1.in_use != c0.in_use) {
-		fprintf(stderr, "leak: mbufs %u -> %u, clusters %u -> %u\n", a0.in_use, a1.in_use,
-			c0.in_use, c1.in_use);
-		abort();
-	}
+	fz_end(net, false);
 	return 0;
 }

@@ -1,40 +1,29 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Runs every file of the given corpus directories through the fuzz target:
  * the fuzz corpus as a regression test in builds without libFuzzer. */
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
+
+#include "corpus_files.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int main(int argc, char **argv)
 {
-	unsigned n = 0;
+	static uint8_t buf[1 << 16];
+	char **paths;
+	long n = corpus_list(argv + 1, argc - 1, &paths), ran = 0;
 
-	for (int i = 1; i < argc; i++) {
-		DIR *d = opendir(argv[i]);
-		if (!d) {
-			perror(argv[i]);
-			return 1;
-		}
-		struct dirent *e;
-		while ((e = readdir(d)) != NULL) {
-			if (e->d_name[0] == '.')
-				continue;
-			char path[4096];
-			snprintf(path, sizeof(path), "%s/%s", argv[i], e->d_name);
-			FILE *f = fopen(path, "rb");
-			if (!f)
-				continue;
-			static uint8_t buf[1 << 16];
-			size_t len = fread(buf, 1, sizeof(buf), f);
-			fclose(f);
-			LLVMFuzzerTestOneInput(buf, len);
-			n++;
-		}
-		closedir(d);
+	if (n < 0)
+		return 1;
+	for (long i = 0; i < n; i++) {
+		long len = corpus_read(paths[i], buf, sizeof(buf));
+		if (len < 0)
+			continue;
+		LLVMFuzzerTestOneInput(buf, (size_t)len);
+		ran++;
 	}
-	printf("replayed %u inputs\n", n);
-	return n ? 0 : 1;
+	corpus_free(paths, n);
+	printf("replayed %ld inputs\n", ran);
+	return ran ? 0 : 1;
 }

@@ -211,9 +211,12 @@ class Tests:
     def t_sack_impaired(self):
         """The echo through the TAP backend's impairment, both directions:
         5% loss, 5% reordering, 1% duplication, 1% corruption. Exact, with
-        SACK negotiated with Linux and used both ways. CI moves 2 MB
-        (CN_HOSTILE_SACK_MB sets more: the 50 MB run is a manual one)."""
-        mb = float(os.environ.get("CN_HOSTILE_SACK_MB", "2"))
+        SACK negotiated with Linux and used both ways, and recovered by
+        SACK and RACK-TLP rather than by timeouts: at most 4 RTOs per MB
+        (about 15 per MB before tail-loss probes and time-based loss
+        detection, under 1 with them). CI moves 4 MB (CN_HOSTILE_SACK_MB
+        sets more: the 50 MB run is a manual one)."""
+        mb = float(os.environ.get("CN_HOSTILE_SACK_MB", "4"))
         n = int(mb * 1_000_000)
         imp = "loss=0.05,reorder=0.05,duplicate=0.01,corrupt=0.01,seed=7"
         tn = self.tapnet_run("sack-impaired", ["--echo", "7", "--impair", imp])
@@ -229,12 +232,21 @@ class Tests:
         self.check(c["sack_acks_out"] > 0 and c["sack_blocks_in"] > 0,
                    "SACK not used both ways: %d ACKs with blocks out, %d blocks in" % (
                        c["sack_acks_out"], c["sack_blocks_in"]))
+        # Counts, not seconds: an RTO here is a probe and its ACK both
+        # lost, or an ACK late by the 200 ms minimum RTO on a busy machine.
+        rto_max = max(8, int(4 * mb))
+        self.check(c["rto_fired"] <= rto_max and c.get("tlp_probes", 0) > 0,
+                   "recovery by timeouts: %d RTOs (at most %d), %d tail-loss probes" % (
+                       c["rto_fired"], rto_max, c.get("tlp_probes", 0)))
         it, ir = s["impair_tx"], s["impair_rx"]
         return ("%.0f MB echo exact in %.1f s (%.1f Mbit/s both ways) under %s; SACK negotiated: %d ACKs "
                 "with SACK blocks sent, %d blocks received, %d holes retransmitted from the scoreboard "
-                "(%d retransmissions in all, %d RTOs, %d out-of-order segments dropped); impairment tx %s rx %s" % (
+                "(%d retransmissions in all, %d RTOs of which %d spurious, %d tail-loss probes, %d recoveries "
+                "by the reordering window, %d lost retransmissions resent, %d D-SACKs in, %d out-of-order "
+                "segments dropped); impairment tx %s rx %s" % (
                     mb, e["seconds"], e["mbit_s"], imp, c["sack_acks_out"], c["sack_blocks_in"],
-                    c["sack_rexmit"], c["rexmit_segs"], c["rto_fired"], c["ooo_dropped"], it[1:], ir[1:]))
+                    c["sack_rexmit"], c["rexmit_segs"], c["rto_fired"], c["rto_spurious"], c["tlp_probes"],
+                    c["rack_recoveries"], c["rexmit_lost"], c["dsack_in"], c["ooo_dropped"], it[1:], ir[1:]))
 
     def t_arp(self):
         """Spoofed ARP replies and gratuitous ARPs claiming the kernel's

@@ -67,9 +67,10 @@ TX_CSUM_OFF = (
 
 
 class Namespace:
-    def __init__(self, afxdp=False):
-        self.name = "cnio-%d%s" % (os.getpid(), "v" if afxdp else "")
+    def __init__(self, afxdp=False, queues=1):
+        self.name = "cnio-%d%s%s" % (os.getpid(), "v" if afxdp else "", queues if queues > 1 else "")
         self.afxdp = afxdp
+        self.queues = queues  # veth: RX and TX queues of each end
         # where cachenet runs: with AF_XDP, the namespace of the veth's other end
         self.dev_name = self.name + "x" if afxdp else self.name
         self.netem = None
@@ -97,8 +98,9 @@ class Namespace:
 
     def veth(self):
         sh(["ip", "netns", "add", self.dev_name])
-        r = self.run(["ip", "link", "add", "cn0", "type", "veth", "peer", "name", "cnx",
-                      "netns", self.dev_name], check=False)
+        q = ["numtxqueues", str(self.queues), "numrxqueues", str(self.queues)]
+        r = self.run(["ip", "link", "add", "cn0"] + q + ["type", "veth", "peer", "name", "cnx"] + q +
+                     ["netns", self.dev_name], check=False)
         if r.returncode != 0:
             raise Skip("cannot create a veth pair: " + r.stderr.strip())
         self.run([sys.executable, "-c", TX_CSUM_OFF, "cn0"])

@@ -186,6 +186,14 @@ def cpu_per_gb(a, b, nbytes):
     return d
 
 
+def tcp_segs(argv):
+    """(InSegs, OutSegs) of the TCP MIB in the namespace argv() runs in."""
+    out = interop.sh(argv(["cat", "/proc/net/snmp"])).stdout.splitlines()
+    tcp = [l.split()[1:] for l in out if l.startswith("Tcp:")]
+    d = dict(zip(tcp[0], tcp[1]))
+    return int(d["InSegs"]), int(d["OutSegs"])
+
+
 class Run:
     def __init__(self, args):
         self.tapnet = os.path.abspath(args.tapnet)
@@ -197,6 +205,7 @@ class Run:
         self.xsk_bare = os.path.abspath(args.xsk_bare) if args.xsk_bare else None
         self.extra = args.tool_args.split() if args.tool_args else []
         self.rows = {}
+        self.tsc_hz = None
 
     def tool(self, ns, dev, name, extra):
         ready = os.path.join(self.out, name + ".ready")
@@ -230,6 +239,7 @@ class Run:
         summ = [j for j in js if j.get("event") == "summary"]
         if not summ or p.returncode != 0:
             raise interop.Fail("%s: exit %d, %s" % (log.name, p.returncode, open(log.name).read()[-500:]))
+        self.tsc_hz = summ[0].get("tsc_hz", self.tsc_hz)
         return summ[0]
 
     def add(self, key, row):
@@ -238,7 +248,8 @@ class Run:
     def tcp(self, ns, dev, rep, tx=False):
         key = "tcp-%s%s" % (dev, "-tx" if tx else "")
         name = "%s-%d" % (key, rep)
-        svc = ["--source", "9:%d" % self.nbytes] if tx else ["--discard", "9"]
+        # no SHA-256: the Linux receiver and sender do not hash either
+        svc = (["--source", "9:%d" % self.nbytes] if tx else ["--discard", "9"]) + ["--no-hash"]
         p, log = self.tool(ns, dev, name, svc)
         c0 = cpu_snap()
         try:
@@ -259,13 +270,20 @@ class Run:
                "cpu_us": (s["cpu_user_s"] + s["cpu_sys_s"]) * 1e6 / frames,
                "sys_us": s["cpu_sys_s"] * 1e6 / frames, "kdrops": s.get("dev_kernel_drops", 0),
                "cpu_share": (s["cpu_user_s"] + s["cpu_sys_s"]) / s["wall_s"],
-               "ours_s_gb": (s["cpu_user_s"] + s["cpu_sys_s"]) / (self.nbytes / 1e9)}
+               "ours_s_gb": (s["cpu_user_s"] + s["cpu_sys_s"]) / (self.nbytes / 1e9),
+               "out_per_in": s["tx_frames"] / max(1, s["rx_frames"]),
+               "kicks_per_frame": s["tx_writes"] / max(1, frames),
+               "frames_per_loop": frames / max(1, s["loops"]),
+               "user_us": s["cpu_user_s"] * 1e6 / frames}
         row.update(("cpu_" + k, v) for k, v in cpu.items())
         self.add(key, row)
         print("  %-10s %8.0f Mbit/s  busy %6.0f  device %6.0f  stack %5.0f  app %5.0f ticks/frame, "
               "cpu %.2f us/frame, cachenet used %.0f%% of its CPU" % (
                   key, row["mbit_s"], row["busy"], row["device"], row["stack"], row["app"],
                   row["cpu_us"], 100 * row["cpu_share"]), flush=True)
+        print("  %10s frames out per frame in %.3f, TX kicks per frame %.4f, frames per loop %.1f, "
+              "user CPU %.2f us/frame" % ("", row["out_per_in"], row["kicks_per_frame"],
+                                         row["frames_per_loop"], row["user_us"]), flush=True)
         self.print_cpu(row)
 
     def print_cpu(self, row):
@@ -298,11 +316,13 @@ class Run:
             while not os.path.exists(ready) and time.time() - t0 < 20:
                 time.sleep(0.05)
             c0 = cpu_snap()
+            seg0 = tcp_segs(sink_argv)
             r = interop.sh(send_argv(["taskset", "-c", "1" if tx else "0", sys.executable, "-c",
                                       TCP_SEND, sink_addr, "9", str(self.nbytes)]), timeout=600)
             lin = interop.lines_json(r.stdout)[-1]
             got = int(p.communicate(timeout=60)[0].strip())
             cpu = cpu_per_gb(c0, cpu_snap(), self.nbytes)
+            seg1 = tcp_segs(sink_argv)
         finally:
             if p is not None and p.poll() is None:
                 os.killpg(p.pid, 9)
@@ -311,10 +331,12 @@ class Run:
             ns.run(["ip", "neigh", "flush", "dev", "cn0"], check=False)
         if got != self.nbytes:
             raise interop.Fail("linux sink got %d of %d bytes" % (got, self.nbytes))
-        row = {"mbit_s": lin["mbit_s"]}
+        # the receiver's segments out (ACKs) per segment in
+        row = {"mbit_s": lin["mbit_s"], "out_per_in": (seg1[1] - seg0[1]) / max(1, seg1[0] - seg0[0])}
         row.update(("cpu_" + k, v) for k, v in cpu.items())
         self.add(key, row)
-        print("  %-10s %8.0f Mbit/s" % (key, lin["mbit_s"]), flush=True)
+        print("  %-10s %8.0f Mbit/s, receiver's segments out per segment in %.3f" % (
+            key, lin["mbit_s"], row["out_per_in"]), flush=True)
         self.print_cpu(row)
 
     def udp(self, ns, key, rep):
@@ -359,11 +381,17 @@ class Run:
         return statistics.median(r[field] for r in self.rows[key])
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arg_parser(doc, mb):
+    """The options every stream measurement takes: --tapnet, --out, --mb."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tapnet", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--mb", type=float, default=200)
+    ap.add_argument("--mb", type=float, default=mb)
+    return ap
+
+
+def main():
+    ap = arg_parser(__doc__, 200)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--udp-s", type=float, default=3.0)
     ap.add_argument("--blast", default="", help="the C UDP sender (udpblast); default a Python loop")
@@ -427,8 +455,10 @@ def main():
     if "udp-afxdp" in r.rows and "udp-bare" in r.rows:
         print("  stack / bare loop frame rate %.3f" % (
             r.median("udp-afxdp", "rx_pps") / r.median("udp-bare", "rx_pps")))
+    med = {k: {f: statistics.median(row[f] for row in v) for f in v[0]} for k, v in r.rows.items()}
     with open(os.path.join(r.out, "stream.json"), "w") as f:
-        json.dump(r.rows, f, indent=1)
+        json.dump({"rows": r.rows, "medians": med, "tsc_hz": r.tsc_hz, "reps": args.reps,
+                   "mb": args.mb, "udp_s": args.udp_s, "load_avg": os.getloadavg()}, f, indent=1)
     return 0
 
 

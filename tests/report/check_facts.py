@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "..", "..", "tools", "report")
 sys.path.insert(0, REPORT)
 
-from cnreport import ilplayout, machine, memkern, targets  # noqa: E402
+from cnreport import devices, ilplayout, machine, memkern, targets  # noqa: E402
 from cnreport.util import Ctx  # noqa: E402
 
 FAILS = []
@@ -94,6 +94,25 @@ class FakeCtx(Ctx):
     def cached_run(self, tag, cmd, inputs, produce, shown=None):
         self.commands.append((self.section, " ".join(shown or cmd), False))
         return CANNED.get(tag, {"benchmarks": []})
+
+
+def tcp_med(mbit, busy):
+    return {"mbit_s": mbit, "busy": busy, "device": busy / 2, "stack": busy / 4, "app": busy / 4,
+            "cpu_total": 3.5, "ours_s_gb": 1.25, "cpu_p_sys": 2.0, "cpu_ksoftirqd": 0.5,
+            "cpu_m_softirq": 0.75}
+
+
+def udp_med(pps):
+    return {"sent_pps": pps, "rx_pps": pps, "mbit_s": pps * 1472 * 8 / 1e6, "busy_per_frame": 100.0,
+            "cpu_share": 0.5, "ours_s_gb": 1.0, "cpu_total": 2.0}
+
+
+# stream.py's medians: the TSC rate comes from cachenet-tapnet's summary
+DEVICES = {"tsc_hz": FAKE["tsc_hz"], "mb": 50, "reps": 1, "udp_s": 1.5, "load_avg": [0.5, 0.25, 0.125],
+           "medians": {"tcp-tap": tcp_med(400.0, 40000.0), "tcp-afxdp": tcp_med(800.0, 20000.0),
+                       "tcp-linux": {"mbit_s": 1000.0, "cpu_total": 3.0, "cpu_p_sys": 1.5,
+                                     "cpu_ksoftirqd": 0.25, "cpu_m_softirq": 0.5},
+                       "udp-bare": udp_med(50000.0), "udp-afxdp": udp_med(45000.0)}}
 
 
 def ghz_figures(text):
@@ -221,6 +240,20 @@ def main():
         ctx.machine = dict(FAKE, tsc_hz=None)
         check("TSC frequency not measured" in memkern.kernels(ctx), "kernels without a TSC rate")
         check_vector_form(ctx)
+
+        ctx.section = "devices"
+        dv = devices.render(ctx, DEVICES)
+        check("TSC at 3.137 GHz, measured here" in dv, "devices section: TSC rate")
+        check(ghz_figures(dv) <= {3.137}, "devices section GHz %s" % ghz_figures(dv))
+        check("frame rate: **0.9**" in dv, "devices section: sink / bare ratio")
+        check("load average at the end of the run 0.5, 0.2, 0.1" in dv, "devices section: load")
+        row = [l for l in dv.splitlines() if l.startswith("| Linux → cachenet | AF_XDP (veth) |")]
+        check(len(row) == 1 and "| 800 | 20,000 | 10,000 | 5,000 | 5,000 | 3.5 | 1.25 |" in row[0],
+              "devices AF_XDP row %s" % row)
+        check("?" not in dv.split("TSC at")[1][:4], "devices: TSC rate shown")
+        dv = devices.render(ctx, dict(DEVICES, tsc_hz=None))
+        check("TSC at ? GHz" in dv, "devices without a TSC rate names none")
+        no_process_words("devices section", dv)
 
     # every string the report's code can print: no issue number, no seed
     for path in sorted(glob.glob(os.path.join(REPORT, "cnreport", "*.py")) +

@@ -3,9 +3,15 @@
 #include "cn_test.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,4 +71,20 @@ int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen
 	close(fd[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return status;
+}
+
+int cn_test_tx_csum_off(const char *ifname)
+{
+	struct ethtool_value ev = {.cmd = ETHTOOL_STXCSUM, .data = 0};
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (s < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ev;
+	rc = ioctl(s, SIOCETHTOOL, &ifr);
+	close(s);
+	return rc;
 }

@@ -48,6 +48,15 @@ void cn_test_guarded_map(struct cn_test_guarded *g, unsigned regions, size_t len
 void cn_test_guarded_free(struct cn_test_guarded *g);
 
 /*
+ * Turn the TX checksum offload of interface @ifname off (ethtool's
+ * ETHTOOL_STXCSUM through SIOCETHTOOL), so that the frames it sends carry
+ * complete checksums: a veth otherwise leaves them partial, and a reader
+ * below the kernel's stack (AF_XDP, AF_PACKET) sees them wrong.
+ * Returns 0, or -1 with errno.
+ */
+int cn_test_tx_csum_off(const char *ifname);
+
+/*
  * xorshift64*: fixed seeds give the same sequence on every machine. One
  * state per test program (static in each file that includes this header);
  * seed it with cn_test_seed() — a zero seed would stay zero.

@@ -610,20 +610,6 @@ static void impairment(void **state)
 
 /* ------------------------------------------------------------ main */
 
-static int set_tx_csum_off(const char *ifname)
-{
-	struct ethtool_value ev = {.cmd = ETHTOOL_STXCSUM, .data = 0};
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&ev;
-	rc = ioctl(s, SIOCETHTOOL, &ifr);
-	close(s);
-	return rc;
-}
-
 static int run_inside(void)
 {
 	char cmd[1024];
@@ -654,7 +640,7 @@ static int run_inside(void)
 		fprintf(stderr, "test_afxdp: '%s' failed\n", cmd);
 		return 1;
 	}
-	if (set_tx_csum_off(KIF) != 0 || set_tx_csum_off(KIF2) != 0) {
+	if (cn_test_tx_csum_off(KIF) != 0 || cn_test_tx_csum_off(KIF2) != 0) {
 		fprintf(stderr, "test_afxdp: TX checksum offload off on " KIF ": %s\n", strerror(errno));
 		return 1;
 	}

@@ -1436,6 +1436,43 @@ static bool lose_a_data(struct fx *f, int from, const uint8_t *fr, uint32_t len)
 	return cn_test_rndn(100) >= 5;
 }
 
+/* Send @p n bytes from cl to srv a tick at a time (what the send buffer
+ * takes each tick) until srv has read them all, or @p max ticks; the
+ * filter is then taken off and the bytes checked. Returns the ticks. */
+static unsigned stream(struct fx *f, struct cn_sock *cl, struct cn_sock *srv, const uint8_t *buf,
+		       uint8_t *got, uint32_t n, unsigned max)
+{
+	uint32_t sent = 0, rcvd = 0;
+	unsigned ticks = 0;
+
+	while (rcvd < n && ticks < max) {
+		if (sent < n) {
+			int k = cn_sock_send(cl, buf + sent, n - sent, f->now);
+			assert_true(k >= 0);
+			sent += (uint32_t)k;
+		}
+		run(f, 1);
+		ticks++;
+		int k = cn_sock_recv(srv, got + rcvd, n - rcvd, f->now);
+		if (k > 0)
+			rcvd += (uint32_t)k;
+	}
+	f->filter = NULL;
+	assert_int_equal(rcvd, n);
+	assert_memory_equal(buf, got, n);
+	return ticks;
+}
+
+/* Abort a connected pair, close the listener, take the hosts down. */
+static void pair_down(struct fx *f, struct cn_sock *cl, struct cn_sock *srv, struct cn_sock *l)
+{
+	cn_sock_abort(cl, f->now);
+	cn_sock_abort(srv, f->now);
+	cn_sock_close(l, f->now);
+	run(f, 5);
+	hosts_down(f);
+}
+
 /* SACK both ways (RFC 2018, RFC 6675): 256 KB from A to B losing 5% of A's
  * data segments. B's ACKs carry SACK blocks, A's scoreboard sends the
  * holes; the bytes arrive exact, in fewer ticks than without SACK (same
@@ -1445,8 +1482,7 @@ static unsigned sack_run(struct fx *f, bool no_sack, struct cn_tcp_stats *sa,
 {
 	static uint8_t buf[262144], got[262144];
 	struct cn_conn_params pa = conn_params(), pb = conn_params();
-	uint32_t sent = 0, rcvd = 0;
-	unsigned ticks = 0;
+	unsigned ticks;
 
 	pa.no_sack = pb.no_sack = no_sack;
 	hosts_up(f, &pa, &pb);
@@ -1455,28 +1491,10 @@ static unsigned sack_run(struct fx *f, bool no_sack, struct cn_tcp_stats *sa,
 	cn_test_seed(77);
 	cn_test_fill_rand(buf, sizeof(buf));
 	f->filter = lose_a_data;
-	while (rcvd < sizeof(buf) && ticks < 200000) {
-		if (sent < sizeof(buf)) {
-			int k = cn_sock_send(cl, buf + sent, sizeof(buf) - sent, f->now);
-			assert_true(k >= 0);
-			sent += (uint32_t)k;
-		}
-		run(f, 1);
-		ticks++;
-		int k = cn_sock_recv(srv, got + rcvd, sizeof(got) - rcvd, f->now);
-		if (k > 0)
-			rcvd += (uint32_t)k;
-	}
-	f->filter = NULL;
-	assert_int_equal(rcvd, sizeof(buf));
-	assert_memory_equal(buf, got, sizeof(buf));
+	ticks = stream(f, cl, srv, buf, got, sizeof(buf), 200000);
 	*sa = *cn_tcp_stats(cn_sock_tcb(cl));
 	*sb = *cn_tcp_stats(cn_sock_tcb(srv));
-	cn_sock_abort(cl, f->now);
-	cn_sock_abort(srv, f->now);
-	cn_sock_close(l, f->now);
-	run(f, 5);
-	hosts_down(f);
+	pair_down(f, cl, srv, l);
 	return ticks;
 }
 
@@ -1500,6 +1518,75 @@ static void test_sack_recovery(void **state)
 	assert_true(t_sack < t_none);
 	assert_true(a1.rexmit_segs < a0.rexmit_segs);
 	assert_true(a1.rto_fired <= a0.rto_fired);
+}
+
+/* RACK-TLP (RFC 8985): a lost tail. A sends six segments; the last two
+ * are lost once. Nothing follows them to be SACKed, so without RACK-TLP
+ * only the RTO (40 ticks here) recovers; with it, the tail-loss probe
+ * (2 SRTT + 2 ticks after the last ACK) resends the last segment, B's
+ * ACK SACKs it, and the reordering window marks the other lost: no RTO. */
+static uint32_t tail_from; /* A's data from this sequence number is lost */
+
+static bool lose_tail(struct fx *f, int from, const uint8_t *fr, uint32_t len)
+{
+	struct cn_pkt_info pi;
+
+	if (from != 0 || f->drop_left <= 0 || cn_net_parse(fr, len, 0, &pi) != CN_DROP_NONE ||
+	    pi.proto != 6 || pi.pay_len == 0 || cn_seq_lt(pi.seq, tail_from))
+		return true;
+	f->drop_left--;
+	return false;
+}
+
+static unsigned tail_run(struct fx *f, bool no_rack_tlp, struct cn_tcp_stats *sa)
+{
+	static uint8_t buf[6 * 1448], got[sizeof(buf)];
+	struct cn_conn_params pa = conn_params(), pb = conn_params();
+	struct cn_tcp_info ti;
+	unsigned ticks;
+
+	pa.tcp.rto_init = pb.tcp.rto_init = 200; /* rto_min 40 */
+	pa.tcp.no_rack_tlp = pb.tcp.no_rack_tlp = no_rack_tlp;
+	hosts_up(f, &pa, &pb);
+	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
+	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
+	/* a first exchange: the RTT sample TLP needs */
+	assert_int_equal(cn_sock_send(cl, "hello", 5, f->now), 5);
+	run(f, 2);
+	assert_int_equal(cn_sock_recv(srv, got, sizeof(got), f->now), 5);
+	cn_test_fill_rand(buf, sizeof(buf));
+	cn_tcp_get_info(cn_sock_tcb(cl), &ti);
+	tail_from = ti.snd_nxt + 4 * 1448;
+	f->drop_left = 2;
+	f->lost = 0;
+	f->filter = lose_tail;
+	ticks = stream(f, cl, srv, buf, got, sizeof(buf), 1000);
+	assert_int_equal(f->lost, 2);
+	*sa = *cn_tcp_stats(cn_sock_tcb(cl));
+	pair_down(f, cl, srv, l);
+	return ticks;
+}
+
+static void test_tail_loss_probe(void **state)
+{
+	struct fx *f = *state;
+	struct cn_tcp_stats a1, a0;
+	unsigned t_rack = tail_run(f, false, &a1);
+	unsigned t_none = tail_run(f, true, &a0);
+
+	print_message("tail of 2 lost: RACK-TLP %u ticks (%lu probes, %lu RACK recoveries, %lu RTOs); "
+		      "without %u ticks (%lu RTOs)\n", t_rack, (unsigned long)a1.tlp_probes,
+		      (unsigned long)a1.rack_recoveries, (unsigned long)a1.rto_fired, t_none,
+		      (unsigned long)a0.rto_fired);
+	assert_int_equal(a1.rto_fired, 0);
+	assert_int_equal(a1.tlp_probes, 1);
+	assert_int_equal(a1.tlp_repairs, 1); /* the probe's copy was the only one */
+	assert_int_equal(a1.rack_recoveries, 1);
+	assert_true(t_rack < 20);
+	assert_int_equal(a0.tlp_probes, 0);
+	assert_int_equal(a0.rack_recoveries, 0);
+	assert_true(a0.rto_fired >= 1);
+	assert_true(t_none >= 40);
 }
 
 /* 1,000 connections in a row: connect, request, echo, close from the
@@ -2007,6 +2094,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_syn_cookies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_syncache_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sack_recovery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tail_loss_probe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_simultaneous_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_wait_reuse, setup, teardown),

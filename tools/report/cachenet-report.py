@@ -15,6 +15,7 @@ and title in the report:
   ilp          8. sequential vs integrated loops (Ahlgren et al. Table II)
   layout       9. code layout before/after CORD (Nahum et al. Tables 11-12)
   tap         10. against Linux's TCP through a TAP device (needs root)
+  devices     11. TAP and AF_XDP streams beside Linux's TCP on a veth (needs root)
 
   cachenet-report compare A B     ratios B/A between two reports' JSON
 
@@ -47,6 +48,9 @@ def locate():
             "cord_test": os.path.join(SOURCE_ROOT, "tests", "cord", "test_link.py"),
             "tapnet": os.path.join(root, "tools", "tapnet", "cachenet-tapnet"),
             "interop": os.path.join(SOURCE_ROOT, "tests", "interop", "interop.py"),
+            "stream": os.path.join(SOURCE_ROOT, "tests", "interop", "stream.py"),
+            "xsk_bare": os.path.join(root, "tools", "xskbare", "cachenet-xsk-bare"),
+            "udpblast": os.path.join(root, "tests", "interop", "udpblast"),
         }
     return os.path.join(DATADIR, "report"), {
         "root": None, "source": None,
@@ -58,6 +62,9 @@ def locate():
         "cord_test": None,
         "tapnet": os.path.join(here, "cachenet-tapnet"),
         "interop": None,
+        "stream": None,
+        "xsk_bare": None,
+        "udpblast": None,
     }
 
 

@@ -15,7 +15,12 @@
  * ticks per frame split into the TAP system calls and the rest.
  *
  * See README.md ("Talk to Linux through a TAP") and --help. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setaffinity_np, sched_getaffinity */
+#endif
 #include <arpa/inet.h>
+#include <pthread.h>
+#include <sched.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -78,6 +83,8 @@ struct opts {
 	int echo_port, discard_port, source_port, udp_echo_port, udp_sink_port;
 	bool bare;                 /* AF_XDP: receive and free, no stack */
 	bool busy_poll;            /* never sleep in poll(2) */
+	bool threads;              /* AF_XDP: one stack per queue, each on a thread */
+	bool no_rack_tlp;          /* TCP without RACK-TLP (tcp.h) */
 	uint64_t source_bytes;
 	uint32_t connect_addr;
 	int connect_port;
@@ -92,10 +99,13 @@ static volatile sig_atomic_t stop_flag;
 
 /* TSC ticks the application spends on its own bytes (SHA-256, the
  * generator), kept apart from the stack's and the TAP's. */
-static uint64_t app_tsc;
+static _Thread_local uint64_t app_tsc;
+static bool no_hash; /* --no-hash: count the bytes, hash none */
 
 static void hash_update(EVP_MD_CTX *md, const void *p, size_t n)
 {
+	if (no_hash)
+		return;
 	uint64_t t = cn_tsc_begin();
 	EVP_DigestUpdate(md, p, n);
 	app_tsc += cn_tsc_end() - t;
@@ -192,12 +202,17 @@ static void app_report(struct app *a, const char *how, int err, uint64_t now, ui
 	       "\"rx_bytes\":%" PRIu64 ",\"rx_sha256\":\"%s\",\"tx_bytes\":%" PRIu64
 	       ",\"tx_sha256\":\"%s\",\"ms\":%.0f,\"mbit_s\":%.1f,\"sack\":%s,\"rexmit_segs\":%" PRIu64
 	       ",\"rto_fired\":%" PRIu64 ",\"fast_rexmit\":%" PRIu64 ",\"sack_acks_out\":%" PRIu64
-	       ",\"sack_blocks_in\":%" PRIu64 ",\"sack_rexmit\":%" PRIu64 ",\"ooo_dropped\":%" PRIu64 "}\n",
+	       ",\"sack_blocks_in\":%" PRIu64 ",\"sack_rexmit\":%" PRIu64 ",\"ooo_dropped\":%" PRIu64
+	       ",\"tlp_probes\":%" PRIu64 ",\"rack_recoveries\":%" PRIu64 ",\"rexmit_lost\":%" PRIu64
+	       ",\"dsack_in\":%" PRIu64 ",\"rto_spurious\":%" PRIu64 ",\"tlp_repairs\":%" PRIu64
+	       ",\"dup_segs_in\":%" PRIu64 "}\n",
 	       role_name[a->role], ip_str(raddr, ip), rport, how, err ? strerror(err) : "", a->rx_bytes,
 	       rx, a->tx_bytes, tx, ms,
 	       ms > 0 ? (double)(a->rx_bytes + a->tx_bytes) * 8 / (ms * 1000) : 0.0,
 	       a->sack ? "true" : "false", a->ts.rexmit_segs, a->ts.rto_fired, a->ts.fast_rexmit,
-	       a->ts.sack_acks_out, a->ts.sack_blocks_in, a->ts.sack_rexmit, a->ts.ooo_dropped);
+	       a->ts.sack_acks_out, a->ts.sack_blocks_in, a->ts.sack_rexmit, a->ts.ooo_dropped,
+	       a->ts.tlp_probes, a->ts.rack_recoveries, a->ts.rexmit_lost, a->ts.dsack_in,
+	       a->ts.rto_spurious, a->ts.tlp_repairs, a->ts.dup_segs_in);
 	fflush(stdout);
 	EVP_MD_CTX_free(a->rx_md);
 	EVP_MD_CTX_free(a->tx_md);
@@ -350,6 +365,10 @@ static void usage(FILE *f)
 		"  --dev IF            TAP interface to attach (created if missing)\n"
 		"  --afxdp IF[:QUEUES] AF_XDP sockets on IF's queues 0..QUEUES-1 (default 1),\n"
 		"                      polled by the one stack, which transmits on queue 0\n"
+		"  --threads           (with --afxdp IF:QUEUES) one stack per queue, each on\n"
+		"                      its own thread pinned to the i-th CPU this process may\n"
+		"                      use; the device steers each flow to a queue (services\n"
+		"                      only: a client's replies could come on another queue)\n"
 		"  --xdp-mode M        auto (native, else generic), native, generic\n"
 		"  --addr IP           the stack's IPv4 address on that link\n"
 		"  --mac MAC           its Ethernet address (default 02:00:<IP>)\n"
@@ -366,11 +385,15 @@ static void usage(FILE *f)
 		"  --synack-retries N  SYN-ACK retransmissions of a half-open connection\n"
 		"                      (default 5; past the backlog: SYN cookies)\n"
 		"  --batch N           frames per device poll (default 64)\n"
+		"  --no-rack-tlp       TCP loss recovery without RACK-TLP (tail-loss probes,\n"
+		"                      time-based loss detection): SACK and RTO only\n"
 		"  --busy-poll         never sleep in poll(2): spin on the device (one CPU)\n"
 		"  --duration S        exit after S seconds (default: at SIGINT/SIGTERM, or\n"
 		"                      when every client connection is done)\n"
 		"  --ready-file F      create F once the services listen\n"
 		"  --quiet             no per-connection lines\n"
+		"  --no-hash           no SHA-256 of the streams (the reported digests are\n"
+		"                      those of nothing): the application's cost left out\n"
 		" services:\n"
 		"  --echo PORT         TCP echo (RFC 862)\n"
 		"  --discard PORT      TCP sink: hashes what arrives\n"
@@ -481,8 +504,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"send", 1, 0, 'n'}, {"count", 1, 0, 'N'}, {"parallel", 1, 0, 'P'},
 		{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"afxdp", 1, 0, 'X'},
 		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'},
-		{"busy-poll", 0, 0, 'Q'}, {"reass-timeout", 1, 0, 'T'}, {"connect-after", 1, 0, 'A'},
-		{"synack-retries", 1, 0, 'K'}, {0, 0, 0, 0}};
+		{"busy-poll", 0, 0, 'Q'}, {"no-rack-tlp", 0, 0, 'L'}, {"reass-timeout", 1, 0, 'T'},
+		{"connect-after", 1, 0, 'A'}, {"synack-retries", 1, 0, 'K'}, {"no-hash", 0, 0, 'H'},
+		{"threads", 0, 0, 'J'},
+		{0, 0, 0, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -554,6 +579,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'U': o->udp_sink_port = parse_port(optarg); break;
 		case 'Z': o->bare = true; break;
 		case 'Q': o->busy_poll = true; break;
+		case 'L': o->no_rack_tlp = true; break;
+		case 'H': no_hash = true; break;
+		case 'J': o->threads = true; break;
 		case 'X': {
 			char *colon = strchr(optarg, ':');
 			o->afxdp = optarg;
@@ -585,6 +613,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		exit(77);
 	}
 #endif
+	if (o->threads && (!o->afxdp || o->connect_port >= 0 || o->pcap)) {
+		fprintf(stderr, "cachenet-tapnet: --threads needs --afxdp, and takes no --connect "
+				"(replies would reach another queue's stack) and no --pcap\n");
+		exit(2);
+	}
 	if (o->bare && !o->afxdp) {
 		fprintf(stderr, "cachenet-tapnet: --bare needs --afxdp\n");
 		exit(2);
@@ -602,14 +635,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 
 /* ------------------------------------------------------------ device */
 
-/* The backend the stack runs on: a TAP, or AF_XDP queues (all polled by
- * this one thread's stack; it transmits on queue 0). */
+/* The backend a stack runs on: a TAP, or AF_XDP queues q0 .. q0 + nq - 1
+ * (polled by this thread's stack; it transmits on queue q0). With
+ * --threads each thread's dev is one queue of the same struct cn_afxdp. */
 struct dev {
 	struct cn_tap *tap;
 	uint32_t batch;           /* frames per poll call */
 #ifdef CN_HAVE_AFXDP
 	struct cn_afxdp *xdp;
-	uint32_t nq;
+	uint32_t q0, nq;
 #endif
 };
 
@@ -619,9 +653,9 @@ static int dev_wait(struct dev *d, int ms)
 	if (d->xdp) {
 		struct pollfd pfd[64];
 		if (d->nq == 1)
-			return cn_afxdp_wait(cn_afxdp_queue(d->xdp, 0), ms);
+			return cn_afxdp_wait(cn_afxdp_queue(d->xdp, d->q0), ms);
 		for (uint32_t i = 0; i < d->nq; i++) {
-			pfd[i].fd = cn_afxdp_fd(cn_afxdp_queue(d->xdp, i));
+			pfd[i].fd = cn_afxdp_fd(cn_afxdp_queue(d->xdp, d->q0 + i));
 			pfd[i].events = POLLIN;
 		}
 		return poll(pfd, d->nq, ms);
@@ -637,7 +671,7 @@ static void dev_poll(struct dev *d, struct cn_net *net, uint64_t now, bool bare)
 	if (d->xdp && bare) {
 		struct cn_mbuf *m[256];
 		for (uint32_t i = 0; i < d->nq; i++) {
-			unsigned n = cn_afxdp_rx_burst(cn_afxdp_queue(d->xdp, i), m, 256);
+			unsigned n = cn_afxdp_rx_burst(cn_afxdp_queue(d->xdp, d->q0 + i), m, 256);
 			cn_mbuf_free_bulk(m, n);
 		}
 		return;
@@ -646,7 +680,7 @@ static void dev_poll(struct dev *d, struct cn_net *net, uint64_t now, bool bare)
 	 * again (bounded, so that a flood still lets the timers run). */
 	if (d->xdp) {
 		for (uint32_t i = 0; i < d->nq; i++)
-			for (int r = 0; r < 64 && cn_afxdp_poll(cn_afxdp_queue(d->xdp, i), net, now) ==
+			for (int r = 0; r < 64 && cn_afxdp_poll(cn_afxdp_queue(d->xdp, d->q0 + i), net, now) ==
 							  d->batch;
 			     r++)
 				;
@@ -662,7 +696,7 @@ static void dev_flush(struct dev *d)
 #ifdef CN_HAVE_AFXDP
 	if (d->xdp) {
 		for (uint32_t i = 0; i < d->nq; i++)
-			cn_afxdp_flush(cn_afxdp_queue(d->xdp, i));
+			cn_afxdp_flush(cn_afxdp_queue(d->xdp, d->q0 + i));
 		return;
 	}
 #endif
@@ -689,7 +723,7 @@ static void dev_sum(struct dev *d, struct dev_sum *s)
 	if (d->xdp) {
 		struct cn_mbuf_pool_stats ps;
 		uint32_t held = cn_afxdp_held(d->xdp);
-		for (uint32_t i = 0; i < d->nq; i++) {
+		for (uint32_t i = 0; i < cn_afxdp_info(d->xdp)->queues; i++) {
 			const struct cn_afxdp_stats *q = cn_afxdp_stats(cn_afxdp_queue(d->xdp, i));
 			s->rx_frames += q->rx_frames;
 			s->tx_frames += q->tx_frames;
@@ -745,21 +779,285 @@ struct listener {
 	enum role role;
 };
 
+/* One stack and what runs on it: with --threads one per AF_XDP queue,
+ * each on its own thread and CPU; else one. A host touches only its own
+ * stack, connections and device queue (the pools are shared through
+ * their per-thread caches). */
+struct host {
+	uint32_t id;
+	const struct opts *o;
+	struct dev dv;
+	struct cn_net *net;
+	struct cn_conn *conn;
+	struct listener ls[3];
+	unsigned nls;
+	struct app *apps;
+	struct udp_echo ue, usink;
+	uint32_t started, finished, live, reass_peak;
+	uint64_t loops, busy_tsc, app_tsc, wall_tsc;
+	double cpu_s;             /* this thread's CPU time (--threads) */
+	int cpu;                  /* the CPU it was pinned to, or -1 */
+	struct cn_mbuf_pool *pools[3];
+	pthread_t th;
+	int rc;
+};
+
+/* Create the host's stack, connection manager, listeners and UDP
+ * sockets. @return 0 or 1 (printed why). */
+static int host_init(struct host *h, struct cn_mbuf_pool *mp, struct cn_mbuf_pool *cp,
+		     struct cn_pcap *pcap)
+{
+	const struct opts *o = h->o;
+	/* IPv4 reassembly (4 MB of fragment buffers, 1 MB per source) and
+	 * fragmentation at the link's MTU: pings and UDP datagrams up to
+	 * 65,507 bytes are answered. */
+	struct cn_net_params np = {.addr = CN_BE32_FROM_RAW(o->addr), .mpool = mp, .cpool = cp, .tx_descs = 4096,
+				   .max_conns = 1024, .mtu = 1500, .reass_mem = 4u << 20,
+				   .reass_max = 2048, .reass_timeout = o->reass_timeout};
+#ifdef CN_HAVE_AFXDP
+	if (h->dv.xdp) {
+		np.xmit = cn_afxdp_xmit_hook;
+		np.xmit_arg = cn_afxdp_queue(h->dv.xdp, h->dv.q0);
+	}
+#endif
+	if (!np.xmit) {
+		struct cn_tap_params tp = {.ifname = o->dev, .batch = o->batch, .mpool = mp,
+					   .cpool = cp, .pcap = pcap,
+					   .impair = o->impair_on ? &o->impair : NULL};
+		h->dv.tap = cn_tap_open(&tp);
+		if (!h->dv.tap) {
+			fprintf(stderr, "cachenet-tapnet: cannot open TAP '%s': %s\n", o->dev, strerror(errno));
+			return errno == EPERM || errno == EACCES || errno == ENOENT ? 77 : 1;
+		}
+		np.xmit = cn_tap_xmit_hook;
+		np.xmit_arg = h->dv.tap;
+	}
+	memcpy(np.mac, o->mac, 6);
+	h->net = cn_net_create(&np);
+	if (!h->net) {
+		fprintf(stderr, "cachenet-tapnet: cn_net_create: %s\n", strerror(errno));
+		return 1;
+	}
+	struct cn_conn_params cpar = {
+		.tcp = {.csum = o->csum,
+			.sndbuf = o->sndbuf,
+			.sndbuf_size = o->sndbuf_size,
+			.ring_copy = o->csum == CN_TCP_CSUM_STORED ? CN_SBRING_COPY_CSUM : CN_SBRING_COPY_PLAIN,
+			.rcvbuf_size = o->rcvbuf_size,
+			.ooo_max = 256,
+			.delack_ticks = 40,
+			.rto_init = 1000,
+			.rto_min = 200,
+			.rto_max = 60000,
+			.no_rack_tlp = o->no_rack_tlp},
+		.mss = (uint16_t)o->mss,
+		.max_socks = 1024,
+		.time_wait = o->time_wait,
+		.syncache_max = 512,
+		.synack_retries = o->synack_retries,
+	};
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		cpar.isn_secret = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid();
+	}
+	h->conn = cn_conn_create(h->net, &cpar);
+	if (!h->conn) {
+		fprintf(stderr, "cachenet-tapnet: cn_conn_create: %s\n", strerror(errno));
+		return 1;
+	}
+	const int ports[3] = {o->echo_port, o->discard_port, o->source_port};
+	for (int r = 0; r < 3; r++) {
+		if (ports[r] < 0)
+			continue;
+		h->ls[h->nls].s = cn_sock_listen(h->conn, CN_BE16((uint16_t)ports[r]), 128);
+		h->ls[h->nls].role = (enum role)r;
+		if (!h->ls[h->nls].s) {
+			fprintf(stderr, "cachenet-tapnet: listen %d: %s\n", ports[r], strerror(errno));
+			return 1;
+		}
+		h->nls++;
+	}
+	if (o->udp_echo_port >= 0) {
+		struct cn_udp_params up = {.lport = CN_BE16((uint16_t)o->udp_echo_port), .tx_csum = true,
+					   .rx_csum = true, .rx = udp_rx, .rx_arg = &h->ue};
+		h->ue.s = cn_udp_open(h->net, &up);
+		if (!h->ue.s) {
+			fprintf(stderr, "cachenet-tapnet: udp %d: %s\n", o->udp_echo_port, strerror(errno));
+			return 1;
+		}
+	}
+	if (o->udp_sink_port >= 0) {
+		struct cn_udp_params up = {.lport = CN_BE16((uint16_t)o->udp_sink_port), .rx_csum = true,
+					   .rx = udp_sink_rx, .rx_arg = &h->usink};
+		h->usink.s = cn_udp_open(h->net, &up);
+		if (!h->usink.s) {
+			fprintf(stderr, "cachenet-tapnet: udp %d: %s\n", o->udp_sink_port, strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Accept what the listeners hold and start the clients due. */
+static void host_accept(struct host *h, uint64_t now, uint64_t t_start)
+{
+	const struct opts *o = h->o;
+
+	for (unsigned i = 0; i < h->nls; i++) {
+		struct cn_sock *s;
+		while ((s = cn_sock_accept(h->ls[i].s))) {
+			struct app *a = app_new(s, h->ls[i].role, now);
+			if (!a) {
+				cn_sock_abort(s, now);
+				continue;
+			}
+			if (a->role == ROLE_SOURCE) {
+				a->tx_target = o->source_bytes;
+				a->gen = 0x9e3779b97f4a7c15ull ^ ++h->started;
+			}
+			a->next = h->apps;
+			h->apps = a;
+			h->live++;
+		}
+	}
+	while (o->connect_port >= 0 && h->started < o->count && h->live < o->parallel &&
+	       now - t_start >= o->connect_after) {
+		struct cn_sock *s = cn_sock_connect(h->conn, CN_BE32_FROM_RAW(o->connect_addr),
+						    CN_BE16((uint16_t)o->connect_port), now);
+		struct app *a;
+		if (!s) {
+			fprintf(stderr, "cachenet-tapnet: connect: %s\n", strerror(errno));
+			h->rc = 1;
+			stop_flag = 1;
+			break;
+		}
+		a = app_new(s, ROLE_CLIENT, now);
+		if (!a) {
+			cn_sock_abort(s, now);
+			break;
+		}
+		a->tx_target = o->send_bytes;
+		a->gen = 0x9e3779b97f4a7c15ull ^ ++h->started;
+		a->next = h->apps;
+		h->apps = a;
+		h->live++;
+	}
+}
+
+/* The event loop of one host, then the wind-down of its connections. */
+static void *host_run(void *arg)
+{
+	struct host *h = arg;
+	const struct opts *o = h->o;
+	uint64_t t_start = now_ms(), tsc0 = cn_tsc_begin();
+
+	if (h->cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(h->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	for (;;) {
+		uint64_t now = now_ms(), b0;
+		if (stop_flag || (o->duration > 0 && now - t_start >= (uint64_t)(o->duration * 1000)))
+			break;
+		if (o->connect_port >= 0 && h->finished == o->count && h->live == 0)
+			break;
+		/* Sleep in poll(2) only when nothing is left to do right now. */
+		dev_wait(&h->dv, o->busy_poll ? 0 : 2);
+		b0 = cn_tsc_begin();
+		now = now_ms();
+		dev_poll(&h->dv, h->net, now, o->bare);
+		cn_conn_poll(h->conn, now);
+		host_accept(h, now, t_start);
+		if (cn_net_reass_mem(h->net) > h->reass_peak)
+			h->reass_peak = cn_net_reass_mem(h->net);
+		for (struct app **pp = &h->apps; *pp;) {
+			struct app *a = *pp;
+			if (app_service(a, now)) {
+				*pp = a->next;
+				if (a->role == ROLE_CLIENT)
+					h->finished++;
+				h->live--;
+				free(a);
+			} else {
+				pp = &a->next;
+			}
+		}
+		dev_flush(&h->dv);
+		h->busy_tsc += cn_tsc_end() - b0;
+		h->loops++;
+	}
+	/* Let the closes we started finish (FIN exchanges, TIME_WAIT is
+	 * bounded by --time-wait) before reading the leak counters. */
+	{
+		uint64_t t_end = now_ms() + (uint64_t)(o->time_wait ? o->time_wait : 2000) + 3000;
+		while (cn_conn_socks(h->conn) > h->nls && now_ms() < t_end) {
+			uint64_t now;
+			dev_wait(&h->dv, 5);
+			now = now_ms();
+			dev_poll(&h->dv, h->net, now, o->bare);
+			cn_conn_poll(h->conn, now);
+			dev_flush(&h->dv);
+		}
+	}
+	h->wall_tsc = cn_tsc_end() - tsc0;
+	for (struct app *a = h->apps, *n; a; a = n) {
+		cn_be32_t ra = CN_BE32(0);
+		cn_be16_t rp = CN_BE16(0);
+		n = a->next;
+		cn_sock_addrs(a->s, NULL, NULL, &ra, &rp);
+		cn_sock_abort(a->s, now_ms());
+		app_report(a, "aborted at exit", 0, now_ms(), CN_BE32_RAW(ra), cn_be16toh(rp));
+		free(a);
+	}
+	h->apps = NULL;
+	dev_flush(&h->dv);
+	h->app_tsc = app_tsc;
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		h->cpu_s = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	}
+	/* buffers this thread's pool caches hold go back to the pools, so
+	 * that the in-use counts read after the join are exact */
+	for (unsigned i = 0; i < 3; i++)
+		if (h->pools[i])
+			cn_mbuf_pool_thread_flush(h->pools[i]);
+	return NULL;
+}
+
+static void add_u64(uint64_t *sum, const uint64_t *v, size_t bytes)
+{
+	for (size_t i = 0; i < bytes / sizeof(uint64_t); i++)
+		sum[i] += v[i];
+}
+
+_Static_assert(sizeof(struct cn_net_stats) % sizeof(uint64_t) == 0, "cn_net_stats: all uint64_t");
+_Static_assert(sizeof(struct cn_conn_stats) % sizeof(uint64_t) == 0, "cn_conn_stats: all uint64_t");
+
+/* The i-th CPU this process may run on, or -1. */
+static int nth_cpu(uint32_t i)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return -1;
+	for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set) && (uint32_t)k++ == i)
+			return c;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
 	struct cn_mbuf_pool *mp, *cp;
 	struct cn_pcap *pcap = NULL;
 	struct dev dv = {0};
-	struct cn_net *net;
-	struct cn_conn *conn;
-	struct listener ls[3];
-	unsigned nls = 0;
-	struct app *apps = NULL;
-	struct udp_echo ue = {0}, usink = {0};
-	uint32_t started = 0, finished = 0, live = 0;
-	uint64_t loops = 0, t_start, tsc0, busy_tsc = 0;
-	uint32_t reass_peak = 0;
+	struct host *hosts;
+	uint32_t nh = 1;
 	double wall0;
 	int rc = 0;
 
@@ -781,12 +1079,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cachenet-tapnet: %s: %s\n", o.pcap, strerror(errno));
 		return 1;
 	}
-	/* IPv4 reassembly (4 MB of fragment buffers, 1 MB per source) and
-	 * fragmentation at the link's MTU: pings and UDP datagrams up to
-	 * 65,507 bytes are answered. */
-	struct cn_net_params np = {.addr = CN_BE32_FROM_RAW(o.addr), .mpool = mp, .cpool = cp, .tx_descs = 4096,
-				   .max_conns = 1024, .mtu = 1500, .reass_mem = 4u << 20,
-				   .reass_max = 2048, .reass_timeout = o.reass_timeout};
 #ifdef CN_HAVE_AFXDP
 	if (o.afxdp) {
 		struct cn_afxdp_params xp = {.ifname = o.afxdp, .queues = o.afxdp_queues,
@@ -800,92 +1092,38 @@ int main(int argc, char **argv)
 			return errno == EPERM || errno == EAFNOSUPPORT ? 77 : 1;
 		}
 		dv.nq = cn_afxdp_info(dv.xdp)->queues;
-		np.xmit = cn_afxdp_xmit_hook;
-		np.xmit_arg = cn_afxdp_queue(dv.xdp, 0);
+		if (o.threads)
+			nh = dv.nq;
 		const struct cn_afxdp_info *in = cn_afxdp_info(dv.xdp);
 		printf("{\"event\":\"device\",\"dev\":\"afxdp\",\"ifname\":\"%s\",\"queues\":%u,"
 		       "\"zerocopy\":%d,\"native\":%d,\"prog_id\":%u,\"stale_detached\":%u,"
-		       "\"frames\":%u}\n",
+		       "\"frames\":%u,\"stacks\":%u}\n",
 		       o.afxdp, in->queues, in->zerocopy, in->native, in->prog_id, in->stale_detached,
-		       in->frames);
+		       in->frames, nh);
 	}
 #endif
 	dv.batch = o.batch;
-	if (!np.xmit) {
-		struct cn_tap_params tp = {.ifname = o.dev, .batch = o.batch, .mpool = mp,
-					   .cpool = cp, .pcap = pcap,
-					   .impair = o.impair_on ? &o.impair : NULL};
-		dv.tap = cn_tap_open(&tp);
-		if (!dv.tap) {
-			fprintf(stderr, "cachenet-tapnet: cannot open TAP '%s': %s\n", o.dev, strerror(errno));
-			return errno == EPERM || errno == EACCES || errno == ENOENT ? 77 : 1;
-		}
-		np.xmit = cn_tap_xmit_hook;
-		np.xmit_arg = dv.tap;
-	}
-	memcpy(np.mac, o.mac, 6);
-	net = cn_net_create(&np);
-	if (!net) {
-		fprintf(stderr, "cachenet-tapnet: cn_net_create: %s\n", strerror(errno));
+	hosts = calloc(nh, sizeof(*hosts));
+	if (!hosts)
 		return 1;
-	}
-	struct cn_conn_params cpar = {
-		.tcp = {.csum = o.csum,
-			.sndbuf = o.sndbuf,
-			.sndbuf_size = o.sndbuf_size,
-			.ring_copy = o.csum == CN_TCP_CSUM_STORED ? CN_SBRING_COPY_CSUM : CN_SBRING_COPY_PLAIN,
-			.rcvbuf_size = o.rcvbuf_size,
-			.ooo_max = 256,
-			.delack_ticks = 40,
-			.rto_init = 1000,
-			.rto_min = 200,
-			.rto_max = 60000},
-		.mss = (uint16_t)o.mss,
-		.max_socks = 1024,
-		.time_wait = o.time_wait,
-		.syncache_max = 512,
-		.synack_retries = o.synack_retries,
-	};
-	{
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		cpar.isn_secret = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid();
-	}
-	conn = cn_conn_create(net, &cpar);
-	if (!conn) {
-		fprintf(stderr, "cachenet-tapnet: cn_conn_create: %s\n", strerror(errno));
-		return 1;
-	}
-	t_start = now_ms();
-	const int ports[3] = {o.echo_port, o.discard_port, o.source_port};
-	for (int r = 0; r < 3; r++) {
-		if (ports[r] < 0)
-			continue;
-		ls[nls].s = cn_sock_listen(conn, CN_BE16((uint16_t)ports[r]), 128);
-		ls[nls].role = (enum role)r;
-		if (!ls[nls].s) {
-			fprintf(stderr, "cachenet-tapnet: listen %d: %s\n", ports[r], strerror(errno));
-			return 1;
+	for (uint32_t i = 0; i < nh; i++) {
+		struct host *h = &hosts[i];
+		h->id = i;
+		h->o = &o;
+		h->dv = dv;
+		h->cpu = o.threads ? nth_cpu(i) : -1;
+		h->pools[0] = mp;
+		h->pools[1] = cp;
+#ifdef CN_HAVE_AFXDP
+		if (dv.xdp) {
+			h->pools[2] = cn_afxdp_pool(dv.xdp);
+			if (o.threads)
+				h->dv.q0 = i, h->dv.nq = 1;
 		}
-		nls++;
-	}
-	if (o.udp_echo_port >= 0) {
-		struct cn_udp_params up = {.lport = CN_BE16((uint16_t)o.udp_echo_port), .tx_csum = true,
-					   .rx_csum = true, .rx = udp_rx, .rx_arg = &ue};
-		ue.s = cn_udp_open(net, &up);
-		if (!ue.s) {
-			fprintf(stderr, "cachenet-tapnet: udp %d: %s\n", o.udp_echo_port, strerror(errno));
-			return 1;
-		}
-	}
-	if (o.udp_sink_port >= 0) {
-		struct cn_udp_params up = {.lport = CN_BE16((uint16_t)o.udp_sink_port), .rx_csum = true,
-					   .rx = udp_sink_rx, .rx_arg = &usink};
-		usink.s = cn_udp_open(net, &up);
-		if (!usink.s) {
-			fprintf(stderr, "cachenet-tapnet: udp %d: %s\n", o.udp_sink_port, strerror(errno));
-			return 1;
-		}
+#endif
+		rc = host_init(h, mp, cp, pcap);
+		if (rc)
+			return rc;
 	}
 	if (o.ready_file) {
 		FILE *f = fopen(o.ready_file, "w");
@@ -893,89 +1131,20 @@ int main(int argc, char **argv)
 			fclose(f);
 	}
 	wall0 = now_s();
-	tsc0 = cn_tsc_begin();
-	for (;;) {
-		uint64_t now = now_ms(), b0;
-		if (stop_flag || (o.duration > 0 && now - t_start >= (uint64_t)(o.duration * 1000)))
-			break;
-		if (o.connect_port >= 0 && finished == o.count && live == 0)
-			break;
-		/* Sleep in poll(2) only when nothing is left to do right now. */
-		dev_wait(&dv, o.busy_poll ? 0 : 2);
-		b0 = cn_tsc_begin();
-		now = now_ms();
-		dev_poll(&dv, net, now, o.bare);
-		cn_conn_poll(conn, now);
-		for (unsigned i = 0; i < nls; i++) {
-			struct cn_sock *s;
-			while ((s = cn_sock_accept(ls[i].s))) {
-				struct app *a = app_new(s, ls[i].role, now);
-				if (!a) {
-					cn_sock_abort(s, now);
-					continue;
-				}
-				if (a->role == ROLE_SOURCE) {
-					a->tx_target = o.source_bytes;
-					a->gen = 0x9e3779b97f4a7c15ull ^ ++started;
-				}
-				a->next = apps;
-				apps = a;
-				live++;
-			}
-		}
-		if (cn_net_reass_mem(net) > reass_peak)
-			reass_peak = cn_net_reass_mem(net);
-		while (o.connect_port >= 0 && started < o.count && live < o.parallel &&
-		       now - t_start >= o.connect_after) {
-			struct cn_sock *s = cn_sock_connect(conn, CN_BE32_FROM_RAW(o.connect_addr), CN_BE16((uint16_t)o.connect_port), now);
-			struct app *a;
-			if (!s) {
-				fprintf(stderr, "cachenet-tapnet: connect: %s\n", strerror(errno));
-				rc = 1;
+	if (o.threads) {
+		for (uint32_t i = 0; i < nh; i++)
+			if (pthread_create(&hosts[i].th, NULL, host_run, &hosts[i]) != 0) {
+				fprintf(stderr, "cachenet-tapnet: pthread_create: %s\n", strerror(errno));
 				stop_flag = 1;
+				nh = i;
+				rc = 1;
 				break;
 			}
-			a = app_new(s, ROLE_CLIENT, now);
-			if (!a) {
-				cn_sock_abort(s, now);
-				break;
-			}
-			a->tx_target = o.send_bytes;
-			a->gen = 0x9e3779b97f4a7c15ull ^ ++started;
-			a->next = apps;
-			apps = a;
-			live++;
-		}
-		for (struct app **pp = &apps; *pp;) {
-			struct app *a = *pp;
-			if (app_service(a, now)) {
-				*pp = a->next;
-				if (a->role == ROLE_CLIENT)
-					finished++;
-				live--;
-				free(a);
-			} else {
-				pp = &a->next;
-			}
-		}
-		dev_flush(&dv);
-		busy_tsc += cn_tsc_end() - b0;
-		loops++;
+		for (uint32_t i = 0; i < nh; i++)
+			pthread_join(hosts[i].th, NULL);
+	} else {
+		host_run(&hosts[0]);
 	}
-	/* Let the closes we started finish (FIN exchanges, TIME_WAIT is
-	 * bounded by --time-wait) before reading the leak counters. */
-	{
-		uint64_t t_end = now_ms() + (uint64_t)(o.time_wait ? o.time_wait : 2000) + 3000;
-		while (cn_conn_socks(conn) > nls && now_ms() < t_end) {
-			uint64_t now;
-			dev_wait(&dv, 5);
-			now = now_ms();
-			dev_poll(&dv, net, now, o.bare);
-			cn_conn_poll(conn, now);
-			dev_flush(&dv);
-		}
-	}
-	uint64_t wall_tsc = cn_tsc_end() - tsc0;
 	/* CPU time of the whole process: unlike TSC spans it leaves out the
 	 * time the process was preempted (the Linux peer shares the cores). */
 	struct rusage ru;
@@ -983,29 +1152,55 @@ int main(int argc, char **argv)
 	double cpu_user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
 	double cpu_sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 	double wall = now_s() - wall0;
-	for (struct app *a = apps, *n; a; a = n) {
-		cn_be32_t ra = CN_BE32(0);
-		cn_be16_t rp = CN_BE16(0);
-		n = a->next;
-		cn_sock_addrs(a->s, NULL, NULL, &ra, &rp);
-		cn_sock_abort(a->s, now_ms());
-		app_report(a, "aborted at exit", 0, now_ms(), CN_BE32_RAW(ra), cn_be16toh(rp));
-		free(a);
-	}
 
-	const struct cn_net_stats *ns = cn_net_stats(net);
+	/* Every host's counters, summed. */
+	struct cn_net_stats nsum;
+	struct cn_conn_stats csum;
+	struct udp_echo ue = {0}, usink = {0};
+	uint64_t loops = 0, busy_tsc = 0, wall_tsc = 0, app_sum = 0;
+	uint32_t reass_peak = 0, socks = 0, pkts_out = 0, reass_entries = 0, reass_mem = 0;
+	memset(&nsum, 0, sizeof(nsum));
+	memset(&csum, 0, sizeof(csum));
+	for (uint32_t i = 0; i < nh; i++) {
+		struct host *h = &hosts[i];
+		add_u64((uint64_t *)&nsum, (const uint64_t *)cn_net_stats(h->net), sizeof(nsum));
+		add_u64((uint64_t *)&csum, (const uint64_t *)cn_conn_stats(h->conn), sizeof(csum));
+		ue.dgrams += h->ue.dgrams, ue.bytes += h->ue.bytes, ue.send_fail += h->ue.send_fail;
+		usink.dgrams += h->usink.dgrams, usink.bytes += h->usink.bytes;
+		loops += h->loops, busy_tsc += h->busy_tsc, app_sum += h->app_tsc;
+		wall_tsc = h->wall_tsc > wall_tsc ? h->wall_tsc : wall_tsc;
+		reass_peak = h->reass_peak > reass_peak ? h->reass_peak : reass_peak;
+		socks += cn_conn_socks(h->conn) - h->nls; /* listeners stay until destroy */
+		pkts_out += cn_net_pkts_out(h->net);
+		reass_entries += cn_net_reass_entries(h->net);
+		reass_mem += cn_net_reass_mem(h->net);
+		if (rc == 0 && h->rc)
+			rc = h->rc;
+		if (!o.threads)
+			continue;
+		uint64_t qrx = 0, qtx = 0;
+#ifdef CN_HAVE_AFXDP
+		const struct cn_afxdp_stats *qs = cn_afxdp_stats(cn_afxdp_queue(dv.xdp, h->dv.q0));
+		qrx = qs->rx_frames, qtx = qs->tx_frames;
+#endif
+		printf("{\"event\":\"thread\",\"id\":%u,\"queue\":%u,\"cpu\":%d,\"cpu_s\":%.3f,"
+		       "\"busy_tsc\":%" PRIu64 ",\"rx_frames\":%" PRIu64 ",\"tx_frames\":%" PRIu64
+		       ",\"passive_opens\":%" PRIu64 ",\"rx_bytes_tcp\":%" PRIu64 "}\n",
+		       h->id, h->dv.q0, h->cpu, h->cpu_s, h->busy_tsc, qrx, qtx,
+		       cn_conn_stats(h->conn)->passive_opens, cn_net_stats(h->net)->rx_frames);
+	}
+	const struct cn_net_stats *ns = &nsum;
+	const struct cn_conn_stats *cs = &csum;
 	struct dev_sum dsum, *ts = &dsum;
-	dev_flush(&dv);
-	dev_sum(&dv, ts);
-	const struct cn_conn_stats *cs = cn_conn_stats(conn);
+	dev_sum(&hosts[0].dv, ts);
 	struct cn_mbuf_pool_stats pm, pc;
-	uint32_t socks = cn_conn_socks(conn) - nls; /* listeners stay until destroy */
-	uint32_t pkts_out = cn_net_pkts_out(net);
 	uint64_t frames = ts->rx_frames + ts->tx_frames;
+	cn_mbuf_pool_thread_flush(mp);
+	cn_mbuf_pool_thread_flush(cp);
 	cn_mbuf_pool_stats(mp, &pm);
 	cn_mbuf_pool_stats(cp, &pc);
 
-	printf("{\"event\":\"summary\",\"wall_s\":%.3f,\"loops\":%" PRIu64 ","
+	printf("{\"event\":\"summary\",\"wall_s\":%.3f,\"loops\":%" PRIu64 ",\"stacks\":%u,"
 	       "\"tsc_hz\":%.0f,\"busy_tsc\":%" PRIu64 ",\"wall_tsc\":%" PRIu64 ","
 	       "\"dev\":\"%s\",\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"app_tsc\":%" PRIu64 ",\"tap_rx_tsc\":%" PRIu64 ",\"tap_tx_tsc\":%" PRIu64 ","
 	       "\"busy_tsc_per_frame\":%.0f,\"rx_frames\":%" PRIu64 ",\"tx_frames\":%" PRIu64
@@ -1014,8 +1209,8 @@ int main(int argc, char **argv)
 	       ",\"tx_eagain\":%" PRIu64 ",\"tx_errors\":%" PRIu64 ","
 	       "\"impair_tx\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],"
 	       "\"impair_rx\":[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "],",
-	       wall, loops, cn_tsc_hz(), busy_tsc, wall_tsc, dv.tap ? "tap" : "afxdp", cpu_user, cpu_sys,
-	       app_tsc, ts->rx_tsc, ts->tx_tsc,
+	       wall, loops, nh, cn_tsc_hz(), busy_tsc, wall_tsc, hosts[0].dv.tap ? "tap" : "afxdp",
+	       cpu_user, cpu_sys, app_sum, ts->rx_tsc, ts->tx_tsc,
 	       frames ? (double)busy_tsc / (double)frames : 0.0, ts->rx_frames, ts->tx_frames,
 	       ts->rx_bytes, ts->tx_bytes, ts->rx_reads, ts->rx_eagain, ts->rx_nobufs, ts->tx_writes,
 	       ts->tx_eagain, ts->tx_errors, ts->itx.frames, ts->itx.lost,
@@ -1051,16 +1246,20 @@ int main(int argc, char **argv)
 	       cs->rst_in, cs->rst_out, ue.dgrams, ue.bytes, ue.send_fail, cs->syncookies_sent,
 	       cs->syncookies_ok, cs->syncookies_failed, cs->syncache_evicted, cs->syn_timeouts,
 	       cs->wscale_clamped,
-	       ns->reass_ok, ns->reass_evict, ns->frag_out, ns->frag_frames, cn_net_reass_entries(net),
-	       cn_net_reass_mem(net), reass_peak, socks, pkts_out, pm.in_use - ts->dev_held, pc.in_use);
-	cn_udp_close(ue.s);
-	cn_udp_close(usink.s);
-	cn_conn_destroy(conn);
-	if (cn_net_destroy(net) < 0) {
-		fprintf(stderr, "cachenet-tapnet: TX descriptors still out at exit\n");
-		rc = 1;
+	       ns->reass_ok, ns->reass_evict, ns->frag_out, ns->frag_frames, reass_entries,
+	       reass_mem, reass_peak, socks, pkts_out, pm.in_use - ts->dev_held, pc.in_use);
+	for (uint32_t i = 0; i < nh; i++) {
+		struct host *h = &hosts[i];
+		cn_udp_close(h->ue.s);
+		cn_udp_close(h->usink.s);
+		cn_conn_destroy(h->conn);
+		if (cn_net_destroy(h->net) < 0) {
+			fprintf(stderr, "cachenet-tapnet: TX descriptors still out at exit\n");
+			rc = 1;
+		}
+		cn_tap_close(h->dv.tap);
 	}
-	cn_tap_close(dv.tap);
+	free(hosts);
 #ifdef CN_HAVE_AFXDP
 	if (cn_afxdp_close(dv.xdp) < 0) {
 		fprintf(stderr, "cachenet-tapnet: UMEM frames still in use at exit\n");

@@ -17,6 +17,9 @@
  *    releases the cn_pkt and puts the context back. The context lives
  *    outside the rte_mbufs because a driver may return a chain's segments
  *    to their mempool at different times.
+ *  - TX, copy mode (asked for, or a port without multi-segment TX): the
+ *    frame is copied into one rte_mbuf of the copy mempool and the cn_pkt
+ *    released at once.
  */
 #include "cachenet/dpdk.h"
 
@@ -31,11 +34,14 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "cachenet/csum.h"
 #include "cachenet/tsc.h"
+
+#include "../../cn_internal.h"
 
 #define MAX_BATCH 256
 #define ETH_HLEN 14
@@ -55,11 +61,17 @@ struct cn_dpdk {
 	struct rte_mempool *rxpool;  /* RX rte_mbufs (data room, private area) */
 	struct rte_mempool *txpool;  /* TX segment descriptors (no data room) */
 	struct rte_mempool *ctxpool; /* struct tx_ctx, one per packet in flight */
+	struct rte_mempool *cpypool; /* whole-frame TX rte_mbufs (copy mode), or NULL */
 	uint32_t frame_max;
 	uint16_t txq_n;
 	int started;
 	struct rte_mbuf *txq[MAX_BATCH];
 };
+
+/* The rte_mbuf dynamic field "cn_dpdk_owner": a received rte_mbuf names
+ * its adapter there. Registering the same name again returns the same
+ * offset, so one process-wide value serves every adapter. */
+static int owner_off = -1;
 
 /* ------------------------------------------------------------ memzone cluster pools */
 
@@ -157,77 +169,76 @@ static void pools_free(struct cn_dpdk *d)
 	rte_mempool_free(d->rxpool);
 	rte_mempool_free(d->txpool);
 	rte_mempool_free(d->ctxpool);
+	rte_mempool_free(d->cpypool);
 }
 
 struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 {
 	struct rte_eth_dev_info di;
 	struct rte_eth_conf conf;
-	struct cn_dpdk *d;
+	struct cn_dpdk_params q;
+	struct cn_dpdk *d = NULL;
 	char name[RTE_MEMPOOL_NAMESIZE];
-	int rc;
+	int rc, err = EINVAL;
 
-	if (!p || (p->size != 0 && p->size != sizeof(*p)) || !p->mpool || p->batch > MAX_BATCH ||
-	    p->mtu > 1500) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (!rte_eth_dev_is_valid_port(p->port_id)) {
-		errno = ENODEV;
-		return NULL;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	d->p = *p;
-	d->p.size = sizeof(d->p);
-	if (!d->p.rx_desc)
-		d->p.rx_desc = 1024;
-	if (!d->p.tx_desc)
-		d->p.tx_desc = 1024;
-	if (!d->p.nb_mbufs)
-		d->p.nb_mbufs = 8191;
-	if (!d->p.batch)
-		d->p.batch = 32;
-	if (!d->p.mtu)
-		d->p.mtu = 1500;
-	if (d->p.nb_mbufs <= d->p.rx_desc) {
-		free(d);
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!p || cn__params_copy(&q, sizeof(q), p) < 0 || !q.mpool || q.batch > MAX_BATCH ||
+	    q.mtu > 1500)
+		goto fail;
+	q.size = sizeof(q);
+	q.rx_desc = q.rx_desc ? q.rx_desc : 1024;
+	q.tx_desc = q.tx_desc ? q.tx_desc : 1024;
+	q.nb_mbufs = q.nb_mbufs ? q.nb_mbufs : 8191;
+	q.batch = q.batch ? q.batch : 32;
+	q.mtu = q.mtu ? q.mtu : 1500;
+	if (q.nb_mbufs <= q.rx_desc)
+		goto fail;
+	err = ENODEV;
+	if (!rte_eth_dev_is_valid_port(q.port_id))
+		goto fail;
+	err = ENOMEM;
+	if (!(d = calloc(1, sizeof(*d))))
+		goto fail;
+	d->p = q;
 	d->frame_max = d->p.mtu + ETH_HLEN;
-	rc = rte_eth_dev_info_get(p->port_id, &di);
+	/* A received rte_mbuf names its adapter here, so that the storage's
+	 * free callback counts the frames the stack gave back. */
+	static const struct rte_mbuf_dynfield owner = {
+		.name = "cn_dpdk_owner", .size = sizeof(void *), .align = __alignof__(void *)};
+	owner_off = rte_mbuf_dynfield_register(&owner);
+	if (owner_off < 0)
+		goto fail;
+	rc = rte_eth_dev_info_get(d->p.port_id, &di);
 	if (rc != 0) {
-		free(d);
-		errno = -rc;
-		return NULL;
+		err = -rc;
+		goto fail;
 	}
-	d->info.port_id = p->port_id;
-	d->info.socket_id = rte_eth_dev_socket_id(p->port_id);
+	d->info.port_id = d->p.port_id;
+	d->info.socket_id = rte_eth_dev_socket_id(d->p.port_id);
 	snprintf(d->info.driver, sizeof(d->info.driver), "%s", di.driver_name ? di.driver_name : "?");
 	d->info.iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
 	int sock = d->info.socket_id < 0 ? (int)SOCKET_ID_ANY : d->info.socket_id;
 
 	/* Mempools: names unique per port. RX objects: a 64-byte private
 	 * area (the storage header) and a data room for a whole frame. */
-	snprintf(name, sizeof(name), "cn_rx_%u", p->port_id);
+	snprintf(name, sizeof(name), "cn_rx_%u", d->p.port_id);
 	d->rxpool = rte_pktmbuf_pool_create(name, d->p.nb_mbufs, 256, 64,
 					    RTE_PKTMBUF_HEADROOM + 2048, sock);
-	snprintf(name, sizeof(name), "cn_tx_%u", p->port_id);
+	snprintf(name, sizeof(name), "cn_tx_%u", d->p.port_id);
 	uint32_t ntx = 2u * d->p.tx_desc + 4u * MAX_BATCH * (1 + CN_PKT_PIECES);
 	d->txpool = rte_pktmbuf_pool_create(name, ntx, 256, 0, 0, sock);
-	snprintf(name, sizeof(name), "cn_txc_%u", p->port_id);
+	snprintf(name, sizeof(name), "cn_txc_%u", d->p.port_id);
 	d->ctxpool = rte_mempool_create(name, ntx, sizeof(struct tx_ctx), 256, 0, NULL, NULL, NULL,
 					NULL, sock, 0);
-	if (!d->rxpool || !d->txpool || !d->ctxpool) {
-		pools_free(d);
-		free(d);
-		errno = ENOMEM;
-		return NULL;
+	/* Copy mode: asked for, or the port cannot send a chain (net_af_xdp
+	 * 22.11 sends only the first segment of one). */
+	d->info.tx_copy = d->p.tx_copy || !(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	if (d->info.tx_copy) {
+		snprintf(name, sizeof(name), "cn_txcp_%u", d->p.port_id);
+		d->cpypool = rte_pktmbuf_pool_create(name, ntx, 256, 0,
+						     RTE_PKTMBUF_HEADROOM + d->frame_max, sock);
 	}
+	if (!d->rxpool || !d->txpool || !d->ctxpool || (d->info.tx_copy && !d->cpypool))
+		goto fail_pools;
 
 	memset(&conf, 0, sizeof(conf));
 	uint64_t rx_want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
@@ -241,30 +252,34 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 	}
 	d->info.rx_offloads = conf.rxmode.offloads;
 	d->info.tx_offloads = conf.txmode.offloads;
-	rc = rte_eth_dev_configure(p->port_id, 1, 1, &conf);
+	rc = rte_eth_dev_configure(d->p.port_id, 1, 1, &conf);
 	if (rc == 0) {
 		uint16_t nrx = d->p.rx_desc, ntxd = d->p.tx_desc;
-		rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntxd);
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(d->p.port_id, &nrx, &ntxd);
 		if (rc == 0)
-			rc = rte_eth_rx_queue_setup(p->port_id, 0, nrx, (unsigned)sock, NULL, d->rxpool);
+			rc = rte_eth_rx_queue_setup(d->p.port_id, 0, nrx, (unsigned)sock, NULL, d->rxpool);
 		if (rc == 0) {
 			struct rte_eth_txconf txc = di.default_txconf;
 			txc.offloads = conf.txmode.offloads;
-			rc = rte_eth_tx_queue_setup(p->port_id, 0, ntxd, (unsigned)sock, &txc);
+			rc = rte_eth_tx_queue_setup(d->p.port_id, 0, ntxd, (unsigned)sock, &txc);
 		}
 	}
 	if (rc == 0)
-		rc = rte_eth_dev_start(p->port_id);
+		rc = rte_eth_dev_start(d->p.port_id);
 	if (rc != 0) {
-		rte_eth_dev_close(p->port_id);
-		pools_free(d);
-		free(d);
-		errno = rc < 0 ? -rc : EIO;
-		return NULL;
+		rte_eth_dev_close(d->p.port_id);
+		err = rc < 0 ? -rc : EIO;
+		goto fail_pools;
 	}
 	d->started = 1;
-	rte_eth_promiscuous_enable(p->port_id); /* best effort: vdevs may refuse */
+	rte_eth_promiscuous_enable(d->p.port_id); /* best effort: vdevs may refuse */
 	return d;
+fail_pools:
+	pools_free(d);
+fail:
+	free(d);
+	errno = err;
+	return NULL;
 }
 
 int cn_dpdk_close(struct cn_dpdk *d)
@@ -274,12 +289,21 @@ int cn_dpdk_close(struct cn_dpdk *d)
 	cn_dpdk_flush(d);
 	/* Let the driver free what it still holds (memif and ring copy or
 	 * hand over at tx_burst; real NICs free at a later tx_burst or at
-	 * stop). */
+	 * stop; memif in zero-copy mode frees what its peer has consumed at
+	 * the next tx_burst, an empty one included). */
 	rte_eth_tx_done_cleanup(d->p.port_id, 0, 0);
+	rte_eth_tx_burst(d->p.port_id, 0, d->txq, 0);
 	if (d->started)
 		rte_eth_dev_stop(d->p.port_id);
 	rte_eth_dev_close(d->p.port_id);
-	if (cn_dpdk_mbufs_in_use(d) != 0) {
+	/* A closed port references none of its buffers; a driver may still
+	 * count some RX rte_mbufs as in use (net_af_xdp 22.11 does not give
+	 * back those on its fill ring). The RX pool is busy only while the
+	 * stack holds frames. */
+	uint32_t tx_busy = rte_mempool_in_use_count(d->txpool) +
+			   rte_mempool_in_use_count(d->ctxpool) +
+			   (d->cpypool ? rte_mempool_in_use_count(d->cpypool) : 0);
+	if (tx_busy != 0 || d->st.rx_frames != d->st.rx_freed) {
 		free(d);
 		return -EBUSY;
 	}
@@ -301,7 +325,8 @@ const struct cn_dpdk_stats *cn_dpdk_stats(const struct cn_dpdk *d)
 uint32_t cn_dpdk_mbufs_in_use(const struct cn_dpdk *d)
 {
 	return rte_mempool_in_use_count(d->rxpool) + rte_mempool_in_use_count(d->txpool) +
-	       rte_mempool_in_use_count(d->ctxpool);
+	       rte_mempool_in_use_count(d->ctxpool) +
+	       (d->cpypool ? rte_mempool_in_use_count(d->cpypool) : 0);
 }
 
 /* ------------------------------------------------------------ transmit */
@@ -316,21 +341,52 @@ static void tx_release(void *addr, void *opaque)
 }
 
 /* The L4 checksum a device would fill: the field holds the pseudo-header
- * sum; the L4 header part is even-length, so pieces combine after it. */
-static void l4_csum_sw(struct cn_pkt *p)
+ * sum; the L4 header part is even-length, so pieces combine after it.
+ * With @dst, the frame is copied there in the same pass (cn_csum_copy)
+ * and the checksum stored in the copy. */
+static void l4_csum_sw(struct cn_pkt *p, uint8_t *dst)
 {
-	uint8_t *l4 = p->hdr + p->l4_off;
-	uint32_t at = p->hdr_len - p->l4_off;
-	uint32_t s = cn_csum_partial(l4, at, 0);
+	uint8_t *l4 = (dst ? dst : p->hdr) + p->l4_off;
+	uint32_t at = p->hdr_len - p->l4_off, s;
 
+	if (dst) {
+		memcpy(dst, p->hdr, p->l4_off);
+		s = cn_csum_copy(l4, p->hdr + p->l4_off, at, 0);
+	} else {
+		s = cn_csum_partial(l4, at, 0);
+	}
 	for (uint32_t i = 0; i < p->npieces; i++) {
-		s = cn_csum_combine(s, cn_csum_partial(p->piece[i].base, p->piece[i].len, 0), at);
-		at += p->piece[i].len;
+		const struct cn_sb_piece *pc = &p->piece[i];
+		uint32_t ps = dst ? cn_csum_copy(l4 + at, pc->base, pc->len, 0)
+				  : cn_csum_partial(pc->base, pc->len, 0);
+		s = cn_csum_combine(s, ps, at);
+		at += pc->len;
 	}
 	uint16_t c = (uint16_t)~cn_csum_fold(s);
 	if (c == 0 && (p->ol_flags & CN_PKT_TX_UDP))
 		c = 0xffff;
 	memcpy(l4 + p->csum_off, &c, 2);
+}
+
+/* The L4 checksum the stack left to the device: offloaded (flags on the
+ * head rte_mbuf @h) when the port offers it, else computed here, into
+ * the copy at @dst when there is one. Returns 1 when the frame's bytes
+ * were copied to @dst on the way. */
+static int tx_csum(struct cn_dpdk *d, struct cn_pkt *p, struct rte_mbuf *h, uint8_t *dst)
+{
+	if (!(p->ol_flags & CN_PKT_TX_L4_CSUM))
+		return 0;
+	if (d->info.tx_csum_hw) {
+		h->ol_flags |= RTE_MBUF_F_TX_IPV4 | ((p->ol_flags & CN_PKT_TX_UDP) ?
+			       RTE_MBUF_F_TX_UDP_CKSUM : RTE_MBUF_F_TX_TCP_CKSUM);
+		h->l2_len = p->l3_off;
+		h->l3_len = (uint64_t)(p->l4_off - p->l3_off) & 0x1ff;
+		d->st.tx_csum_hw++;
+		return 0;
+	}
+	l4_csum_sw(p, dst);
+	d->st.tx_csum_sw++;
+	return dst != NULL;
 }
 
 static struct rte_mbuf *seg_attach(struct cn_dpdk *d, struct rte_mbuf *m, const uint8_t *addr,
@@ -343,45 +399,49 @@ static struct rte_mbuf *seg_attach(struct cn_dpdk *d, struct rte_mbuf *m, const 
 	return m;
 }
 
-int cn_dpdk_xmit(struct cn_dpdk *d, struct cn_pkt *p)
+/* Copy mode: the whole frame into one rte_mbuf of the copy pool (the
+ * checksum, when it is ours to compute, in the same pass); the cn_pkt is
+ * released at once. */
+static struct rte_mbuf *xmit_copy(struct cn_dpdk *d, struct cn_pkt *p, uint32_t len)
 {
-	uint64_t t0 = cn_tsc_begin();
-	struct rte_mbuf *seg[1 + CN_PKT_PIECES];
-	unsigned nseg = 1;
-	uint32_t len = cn_pkt_len(p);
-	struct tx_ctx *c;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(d->cpypool);
 
-	if (len > d->frame_max) {
-		d->st.tx_too_long++;
-		d->st.tx_tsc += cn_tsc_end() - t0;
-		return -EMSGSIZE;
-	}
-	for (uint32_t i = 0; i < p->npieces; i++)
-		nseg += p->piece[i].len != 0;
-	if (rte_mempool_get(d->ctxpool, (void **)&c) != 0) {
-		d->st.tx_nobufs++;
-		d->st.tx_tsc += cn_tsc_end() - t0;
-		return -ENOBUFS;
-	}
-	if (rte_pktmbuf_alloc_bulk(d->txpool, seg, nseg) != 0) {
-		rte_mempool_put(d->ctxpool, c);
-		d->st.tx_nobufs++;
-		d->st.tx_tsc += cn_tsc_end() - t0;
-		return -ENOBUFS;
-	}
-	if (p->ol_flags & CN_PKT_TX_L4_CSUM) {
-		if (d->info.tx_csum_hw) {
-			struct rte_mbuf *h = seg[0];
-			h->ol_flags |= RTE_MBUF_F_TX_IPV4 | ((p->ol_flags & CN_PKT_TX_UDP) ?
-				       RTE_MBUF_F_TX_UDP_CKSUM : RTE_MBUF_F_TX_TCP_CKSUM);
-			h->l2_len = p->l3_off;
-			h->l3_len = (uint64_t)(p->l4_off - p->l3_off) & 0x1ff;
-			d->st.tx_csum_hw++;
-		} else {
-			l4_csum_sw(p);
-			d->st.tx_csum_sw++;
+	if (!m)
+		return NULL;
+	uint8_t *dst = rte_pktmbuf_mtod(m, uint8_t *);
+	if (!tx_csum(d, p, m, dst)) {
+		memcpy(dst, p->hdr, p->hdr_len);
+		uint32_t at = p->hdr_len;
+		for (uint32_t i = 0; i < p->npieces; i++) {
+			memcpy(dst + at, p->piece[i].base, p->piece[i].len);
+			at += p->piece[i].len;
 		}
 	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	d->st.tx_copied++;
+	cn_pkt_free(p);
+	return m;
+}
+
+/* Zero-copy mode: a chain of external-buffer rte_mbufs over the header
+ * room and each payload piece, one context holding the cn_pkt until the
+ * driver frees the last segment. */
+static struct rte_mbuf *xmit_ref(struct cn_dpdk *d, struct cn_pkt *p, uint32_t len)
+{
+	struct rte_mbuf *seg[1 + CN_PKT_PIECES];
+	unsigned nseg = 1;
+	struct tx_ctx *c;
+
+	for (uint32_t i = 0; i < p->npieces; i++)
+		nseg += p->piece[i].len != 0;
+	if (rte_mempool_get(d->ctxpool, (void **)&c) != 0)
+		return NULL;
+	if (rte_pktmbuf_alloc_bulk(d->txpool, seg, nseg) != 0) {
+		rte_mempool_put(d->ctxpool, c);
+		return NULL;
+	}
+	tx_csum(d, p, seg[0], NULL);
 	c->pkt = p;
 	c->d = d;
 	c->shinfo.free_cb = tx_release;
@@ -399,6 +459,26 @@ int cn_dpdk_xmit(struct cn_dpdk *d, struct cn_pkt *p)
 	}
 	head->nb_segs = (uint16_t)nseg;
 	head->pkt_len = len;
+	return head;
+}
+
+int cn_dpdk_xmit(struct cn_dpdk *d, struct cn_pkt *p)
+{
+	uint64_t t0 = cn_tsc_begin();
+	uint32_t len = cn_pkt_len(p);
+	int rc = 0;
+
+	if (len > d->frame_max) {
+		d->st.tx_too_long++;
+		rc = -EMSGSIZE;
+		goto out;
+	}
+	struct rte_mbuf *head = d->info.tx_copy ? xmit_copy(d, p, len) : xmit_ref(d, p, len);
+	if (!head) {
+		d->st.tx_nobufs++;
+		rc = -ENOBUFS;
+		goto out;
+	}
 	d->txq[d->txq_n++] = head;
 	d->st.tx_bytes += len;
 	if (d->txq_n >= d->p.batch) {
@@ -406,8 +486,9 @@ int cn_dpdk_xmit(struct cn_dpdk *d, struct cn_pkt *p)
 		cn_dpdk_flush(d);
 		return 0;
 	}
+out:
 	d->st.tx_tsc += cn_tsc_end() - t0;
-	return 0;
+	return rc;
 }
 
 unsigned cn_dpdk_flush(struct cn_dpdk *d)
@@ -438,8 +519,11 @@ unsigned cn_dpdk_flush(struct cn_dpdk *d)
 
 static void rx_release(void *base, void *opaque)
 {
+	struct rte_mbuf *r = opaque;
 	(void)base;
-	rte_pktmbuf_free((struct rte_mbuf *)opaque);
+	struct cn_dpdk *d = *RTE_MBUF_DYNFIELD(r, owner_off, struct cn_dpdk **);
+	d->st.rx_freed++;
+	rte_pktmbuf_free(r);
 }
 
 static inline uint16_t rx_csum_flags(uint64_t ol)
@@ -489,6 +573,7 @@ unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **out, unsigned n)
 			rte_pktmbuf_free(r);
 			continue;
 		}
+		*RTE_MBUF_DYNFIELD(r, owner_off, struct cn_dpdk **) = d;
 		struct cn_mbuf_shared *sh = rte_mbuf_to_priv(r);
 		cn_mbuf_ext_init(sh, r->buf_addr, r->buf_len, rx_release, r, false);
 		cn_mbuf_attach_ext(m, sh, rte_pktmbuf_mtod(r, uint8_t *), len);

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""cachenet-report's driver: options, the ten sections in order, report.md
+"""cachenet-report's driver: options, the eleven sections in order, report.md
 and report.json, the progress lines."""
 import argparse
 import datetime
@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from . import caches, compare, ilplayout, machine, memkern, net, tap
+from . import caches, compare, devices, ilplayout, machine, memkern, net, tap
 from .util import Ctx, NotMeasured, render
 
 # name, title, function
@@ -25,6 +25,7 @@ SECTIONS = [
     ("ilp", "8. ILP", ilplayout.ilp),
     ("layout", "9. Code layout", ilplayout.layout),
     ("tap", "10. A real peer (TAP)", tap.tap),
+    ("devices", "11. Devices (TAP, AF_XDP)", devices.devices),
 ]
 NAMES = [s[0] for s in SECTIONS]
 ALIASES = {"memory": "kernels", "bench": "kernels"}   # the old section names

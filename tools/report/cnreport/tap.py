@@ -10,29 +10,41 @@ import sys
 from .util import NotMeasured, fmt, table
 
 
-def tap(ctx):
-    drv = ctx.paths.get("interop")
+def driver_paths(ctx, driver):
+    """The test driver ctx.paths[driver] (tests/interop) and cachenet-tapnet,
+    or NotMeasured saying why they cannot run here."""
+    drv = ctx.paths.get(driver)
     tapnet = ctx.paths.get("tapnet")
     if not drv or not os.path.exists(drv):
         raise NotMeasured("the interop driver (tests/interop) is only in the source tree")
     if not tapnet or not os.path.exists(tapnet):
         raise NotMeasured("cachenet-tapnet was not built (it needs OpenSSL's libcrypto, libssl-dev)")
     if os.geteuid() != 0 or not shutil.which("ip"):
-        raise NotMeasured("needs root and iproute2 to create a network namespace and a TAP device")
-    mb = 20 if ctx.args.quick else 100
-    short = 100 if ctx.args.quick else 1000
-    cmd = [sys.executable, drv, "--tapnet", tapnet, "--mb", str(mb), "--short", str(short),
-           "--only", "linux_client,cachenet_client"]
+        raise NotMeasured("needs root and iproute2 to create network namespaces and devices")
+    return drv, tapnet
 
+
+def json_producer(ctx, cmd, name):
+    """produce(path) for ctx.cached_run: run cmd with --out PATH.d, keep
+    the JSON file it writes there (name) at path."""
     def produce(path):
         outdir = path + ".d"
         ctx.run(cmd + ["--out", outdir], timeout=1800)
-        with open(os.path.join(outdir, "summary.json")) as f:
+        with open(os.path.join(outdir, name)) as f:
             d = json.load(f)
         with open(path, "w") as f:
             json.dump(d, f)
         return d
-    d = ctx.cached_run("tap", cmd, [tapnet, drv], produce)
+    return produce
+
+
+def tap(ctx):
+    drv, tapnet = driver_paths(ctx, "interop")
+    mb = 20 if ctx.args.quick else 100
+    short = 100 if ctx.args.quick else 1000
+    cmd = [sys.executable, drv, "--tapnet", tapnet, "--mb", str(mb), "--short", str(short),
+           "--only", "linux_client,cachenet_client"]
+    d = ctx.cached_run("tap", cmd, [tapnet, drv], json_producer(ctx, cmd, "summary.json"))
     res = {r[0]: r for r in d["results"]}
     failed = [r for r in d["results"] if not r[1]]
     rows = []

@@ -1,0 +1,656 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cachenet -> cachenet over net_memif between two processes, one per core.
+ *
+ * The program forks before either side starts its EAL: the parent is the
+ * receiver (memif server, TCP listener), the child the sender (memif
+ * client, TCP client); each runs its own EAL (--no-huge --no-pci, its own
+ * --file-prefix, -l CORE: the EAL pins each main thread to its core), one
+ * cachenet stack on libcachenet-dpdk over its memif port, and the two
+ * share nothing but the memif socket file in a temporary directory and
+ * the memif rings. The sender streams --bytes of xorshift64* bytes in
+ * 1460-byte segments (SHA-256 computed before the clock starts); the
+ * receiver keeps every byte and hashes them after it stops (or hashes
+ * as it reads: --inline-hash). The child
+ * reports to the parent through a pipe: its SHA-256, counters and leak
+ * check. The run passes when both hashes are equal, the byte counts are
+ * exact, no frame was dropped for want of a buffer and every pool and
+ * mempool of both sides is back to 0 in use.
+ *
+ * Busy ticks: the TSC ticks of the loop rounds that moved something
+ * (frames received, bytes sent or read), split into I/O (the adapter's
+ * own counters: rx_burst with the PMD's receive copy, xmit and tx_burst
+ * with the PMD's transmit copy and, memif offering no checksum offload,
+ * the TCP checksum in software) and stack (everything else: cachenet's
+ * TCP, the socket copies). Idle polls are not counted.
+ *
+ * Options: --bytes N[K|M] (default 16M), --cores R,S (default 0,1),
+ *   --zero-copy (zero-copy=yes on the client: the sender's memif end
+ *   uses its own mempools' buffers as the shared memory; the sender's
+ *   adapter then runs in copy mode), --tx-copy (the sender's adapter in
+ *   copy mode: each frame copied into one rte_mbuf, against the default
+ *   chain of external buffers over the stack's own), --rsize LOG2
+ *   (memif ring: 2^LOG2 descriptors, default 10), --batch N (frames per
+ *   burst, default 32), --timeout SECONDS (default 60: both processes
+ *   are killed by SIGALRM after it), --json (a last line with the
+ *   figures as one JSON object: mbit_s, tsc_hz, and per side busy,
+ *   device, stack, app ticks per segment, cpu_s_per_gb), --inline-hash
+ *   (the sender makes and hashes the stream 64 KB at a time as it sends,
+ *   the receiver reads into one reused 64 KB buffer and hashes each read
+ *   at once, both timed apart as the application's, instead of a buffer
+ *   of --bytes on each side hashed before / after the stream: the
+ *   stack's copy-in and copy-out then touch cache-resident memory, as in
+ *   the in-memory NIC benchmark, rather than cold pages).
+ *
+ * Exit: 0 pass, 1 fail, 77 skip (the EAL or the memif PMD is missing).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/sha.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include <cachenet/tsc.h>
+
+#include "dpdk_host.h"
+
+#define IP_SND 0x0a4d0101u /* 10.77.1.1 */
+#define IP_RCV 0x0a4d0102u /* 10.77.1.2 */
+#define PORT 5001
+
+struct opts {
+	uint64_t bytes;
+	int core_rcv, core_snd;
+	bool zero_copy, tx_copy, json, inline_hash;
+	unsigned rsize, batch, timeout;
+	double ghz;             /* TSC ticks per ns */
+	char dir[64];
+};
+
+/* What each side measured, the child's sent to the parent whole. */
+struct side {
+	int ok;                 /* 1: this side passed its own checks */
+	char why[160];          /* else the first failure */
+	uint8_t sha[32];
+	uint64_t bytes;         /* payload bytes sent / received */
+	uint64_t segs;          /* data segments sent / frames received */
+	uint64_t wall_ns;       /* first to last payload byte */
+	uint64_t cpu_ns;        /* process CPU time over the same span */
+	uint64_t busy_tsc, io_tsc, app_tsc;
+	/* busy rounds that kept the CPU throughout: ticks, I/O ticks,
+	 * segments; and how many busy rounds lost it */
+	uint64_t run_tsc, run_io_tsc, run_segs, rounds, preempted;
+	uint64_t tx_frames, rx_frames, tx_full, rx_nobufs, tx_csum_sw, tx_csum_hw;
+	char driver[32];
+};
+
+static void fail(struct side *s, const char *why)
+{
+	if (s->ok) {
+		s->ok = 0;
+		snprintf(s->why, sizeof(s->why), "%s", why);
+	}
+}
+
+static uint64_t parse_size(const char *a)
+{
+	char *end;
+	uint64_t v = strtoull(a, &end, 0);
+	if (*end == 'K' || *end == 'k')
+		v <<= 10;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30;
+	return v;
+}
+
+static int eal_up(const struct opts *o, bool sender)
+{
+	char core[8], prefix[64], vdev[256];
+	snprintf(core, sizeof(core), "%d", sender ? o->core_snd : o->core_rcv);
+	snprintf(prefix, sizeof(prefix), "cn_memif_%d_%s", (int)getpid(), sender ? "snd" : "rcv");
+	snprintf(vdev, sizeof(vdev),
+		 "net_memif0,role=%s,id=0,socket=%s/memif.sock,socket-abstract=no,rsize=%u%s",
+		 sender ? "client" : "server", o->dir, o->rsize,
+		 sender && o->zero_copy ? ",zero-copy=yes" : "");
+	/* memif's zero-copy shares the client's memory as one file */
+	char *argv[] = {"memif_stream", "--no-huge", "--no-pci", "-l", core, "-m", "256",
+			"--file-prefix", prefix, "--vdev", vdev, "--log-level", "lib.eal:error",
+			"--single-file-segments", NULL};
+	int argc = (int)(sizeof(argv) / sizeof(argv[0])) - 1 - !(sender && o->zero_copy);
+	return rte_eal_init(argc, argv);
+}
+
+/* One round of the loop's bookkeeping: the round counts as busy when it
+ * moved something. On a shared machine a round may lose the CPU to
+ * another process, and the TSC goes on counting: the thread's CPU clock
+ * read around the round tells (its TSC time exceeds the CPU time the
+ * thread got), and such a round is left out of the per-segment figures
+ * (counted in preempted). */
+struct round {
+	uint64_t cpu0, t0, io0, f0, app0;
+};
+
+/* TSC ticks of the receiver's inline SHA-256 so far (--inline-hash) */
+static uint64_t s_app_tsc;
+
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t io_tsc(const struct dh_host *h)
+{
+	const struct cn_dpdk_stats *st = cn_dpdk_stats(h->dev);
+	return st->rx_tsc + st->tx_tsc;
+}
+
+/* the frames a side counts its segments in: sent (sender), received */
+static uint64_t seg_frames(const struct dh_host *h, bool sender)
+{
+	const struct cn_dpdk_stats *st = cn_dpdk_stats(h->dev);
+	return sender ? st->tx_frames : st->rx_frames;
+}
+
+static void round_begin(struct round *r, const struct dh_host *h, bool sender)
+{
+	r->cpu0 = thread_ns();
+	r->f0 = seg_frames(h, sender);
+	r->io0 = io_tsc(h);
+	r->app0 = s_app_tsc;
+	r->t0 = cn_tsc_begin();
+}
+
+static void round_end(const struct round *r, const struct dh_host *h, bool sender, bool busy,
+		      double ghz, struct side *s)
+{
+	uint64_t t1 = cn_tsc_end();
+	uint64_t io = io_tsc(h) - r->io0, f = seg_frames(h, sender) - r->f0;
+	uint64_t cpu = thread_ns() - r->cpu0;
+	/* the application's hashing inside the round is not the stack's */
+	uint64_t span = t1 - r->t0, work = span - (s_app_tsc - r->app0);
+
+	if (!busy)
+		return;
+	s->busy_tsc += work;
+	s->io_tsc += io;
+	/* 1 us of slack: the CPU clock's own reads */
+	if ((double)span / ghz > (double)cpu + 1000.0) {
+		s->preempted++;
+		return;
+	}
+	s->run_tsc += work;
+	s->run_io_tsc += io;
+	s->run_segs += f;
+	s->rounds++;
+}
+
+static void side_counters(struct side *s, const struct dh_host *h)
+{
+	const struct cn_dpdk_stats *st = cn_dpdk_stats(h->dev);
+	s->tx_frames = st->tx_frames;
+	s->rx_frames = st->rx_frames;
+	s->tx_full = st->tx_full;
+	s->rx_nobufs = st->rx_nobufs + st->rx_bad_len;
+	s->tx_csum_sw = st->tx_csum_sw;
+	s->tx_csum_hw = st->tx_csum_hw;
+	snprintf(s->driver, sizeof(s->driver), "%s", cn_dpdk_info(h->dev)->driver);
+}
+
+/* Let the FIN exchange and the last ACKs finish. */
+static void linger(struct dh_host *h, uint64_t ms)
+{
+	for (uint64_t end = dh_now_ms() + ms; dh_now_ms() < end;) {
+		uint64_t now = dh_now_ms();
+		dh_poll(h, now);
+		cn_conn_poll(h->conn, now);
+	}
+}
+
+/* The stream's bytes: xorshift64*, 8 at a time (@n a multiple of 8, but
+ * for the stream's last piece). */
+static void gen_fill(uint64_t *x, uint8_t *buf, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i += 8) {
+		*x ^= *x >> 12, *x ^= *x << 25, *x ^= *x >> 27;
+		uint64_t v = *x * 0x2545f4914f6cdd1dull;
+		memcpy(buf + i, &v, n - i < 8 ? n - i : 8);
+	}
+}
+
+#define CHUNK 65536u
+
+static void run_sender(const struct opts *o, uint16_t port, struct side *s)
+{
+	struct dh_host h;
+	uint8_t *buf = malloc(o->inline_hash ? CHUNK : o->bytes);
+	uint64_t x = 0x243f6a8885a308d3ull, made = 0; /* bytes generated */
+	uint32_t cpos = 0, clen = 0;                  /* --inline-hash: the chunk */
+	SHA256_CTX md;
+
+	if (!buf) {
+		fail(s, "no memory for the data");
+		return;
+	}
+	SHA256_Init(&md);
+	if (!o->inline_hash) {
+		gen_fill(&x, buf, o->bytes);
+		SHA256(buf, o->bytes, s->sha);
+	}
+	/* memif's zero-copy finds a frame's bytes only in DPDK memory: the
+	 * adapter's copy mode puts them there (the header room and the
+	 * clusters of a chain are not all in it) */
+	struct cn_dpdk_params dp = {.batch = o->batch, .tx_copy = o->tx_copy || o->zero_copy};
+	if (dh_host_up(&h, port, IP_SND, 1, &dp, NULL) != 0) {
+		fail(s, "sender: host up");
+		free(buf);
+		return;
+	}
+	if (dh_wait_link(port, 1) != 0) {
+		fail(s, "sender: memif link not up");
+		goto down;
+	}
+	uint64_t now = dh_now_ms();
+	struct cn_sock *c = cn_sock_connect(h.conn, cn_htobe32(IP_RCV), cn_htobe16(PORT), now);
+	if (!c) {
+		fail(s, "sender: connect");
+		goto down;
+	}
+	uint64_t deadline = now + 1000ull * o->timeout;
+	while (cn_sock_state(c) != CN_SOCK_ESTABLISHED && cn_sock_state(c) != CN_SOCK_CLOSED &&
+	       now < deadline) {
+		now = dh_now_ms();
+		dh_poll(&h, now);
+		cn_conn_poll(h.conn, now);
+	}
+	if (cn_sock_state(c) != CN_SOCK_ESTABLISHED) {
+		fail(s, "sender: not established");
+		goto down;
+	}
+	uint64_t sent = 0, t0 = dh_now_ns(), p0 = dh_cpu_ns(), last = 0;
+	s->busy_tsc = s->io_tsc = s->run_tsc = s->run_io_tsc = s->run_segs = 0;
+	s->rounds = s->preempted = 0;
+	const struct cn_dpdk_stats *st = cn_dpdk_stats(h.dev);
+	uint64_t f0 = st->tx_frames;
+	bool shut = false;
+	enum cn_sock_state state;
+	uint64_t t1 = 0, p1 = 0;
+	while ((state = cn_sock_state(c)) != CN_SOCK_TIME_WAIT && state != CN_SOCK_CLOSED &&
+	       now < deadline) {
+		if (!t1 && state == CN_SOCK_FIN_WAIT_2) {
+			/* every byte and our FIN acknowledged */
+			t1 = dh_now_ns();
+			p1 = dh_cpu_ns();
+		}
+		struct round r;
+		round_begin(&r, &h, true);
+		now = dh_now_ms();
+		unsigned got = dh_poll(&h, now);
+		int n = 0;
+		if (sent < o->bytes && o->inline_hash) {
+			if (cpos == clen) {
+				/* the next chunk, made and hashed apart */
+				uint64_t h0 = cn_tsc_begin();
+				clen = o->bytes - made < CHUNK ? (uint32_t)(o->bytes - made) : CHUNK;
+				gen_fill(&x, buf, clen);
+				SHA256_Update(&md, buf, clen);
+				made += clen;
+				cpos = 0;
+				s_app_tsc += cn_tsc_end() - h0;
+			}
+			n = cn_sock_send(c, buf + cpos, clen - cpos, now);
+			if (n > 0)
+				cpos += (uint32_t)n;
+		} else if (sent < o->bytes) {
+			uint64_t left = o->bytes - sent;
+			n = cn_sock_send(c, buf + sent, left > (1u << 30) ? 1u << 30 : (uint32_t)left,
+					 now);
+		} else if (!shut) {
+			cn_sock_shutdown(c, now);
+			shut = true;
+		}
+		if (n < 0) {
+			fail(s, "sender: send failed");
+			break;
+		}
+		sent += (uint64_t)n;
+		if (now != last) {
+			cn_conn_poll(h.conn, now);
+			last = now;
+		}
+		cn_dpdk_flush(h.dev);
+		round_end(&r, &h, true, got || n > 0, o->ghz, s);
+	}
+	if (!t1) {
+		t1 = dh_now_ns();
+		p1 = dh_cpu_ns();
+	}
+	s->wall_ns = t1 - t0;
+	s->cpu_ns = p1 - p0;
+	s->bytes = sent;
+	s->app_tsc = s_app_tsc;
+	if (o->inline_hash)
+		SHA256_Final(s->sha, &md);
+	s->segs = st->tx_frames - f0;
+	if (state != CN_SOCK_TIME_WAIT && state != CN_SOCK_CLOSED)
+		fail(s, "sender: the stream did not finish in time");
+	if (cn_sock_error(c))
+		fail(s, "sender: connection error");
+	cn_sock_close(c, now);
+	linger(&h, 200);
+	side_counters(s, &h);
+down:
+	/* the client closes first; the server waits for its link to drop */
+	if (dh_host_down(&h) != 0)
+		fail(s, "sender: leak at teardown (see stderr)");
+	free(buf);
+}
+
+static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
+{
+	struct dh_host h;
+	size_t room = o->inline_hash ? 65536 : o->bytes + 65536;
+	uint8_t *buf = malloc(room);
+	SHA256_CTX md;
+
+	if (!buf) {
+		fail(s, "no memory for the data");
+		return;
+	}
+	/* every page touched before the clock starts */
+	memset(buf, 0, room);
+	SHA256_Init(&md);
+	struct cn_dpdk_params dp = {.batch = o->batch};
+	if (dh_host_up(&h, port, IP_RCV, 2, &dp, NULL) != 0) {
+		fail(s, "receiver: host up");
+		free(buf);
+		return;
+	}
+	struct cn_sock *ls = cn_sock_listen(h.conn, cn_htobe16(PORT), 4), *a = NULL;
+	if (!ls) {
+		fail(s, "receiver: listen");
+		goto down;
+	}
+	uint64_t now = dh_now_ms(), deadline = now + 1000ull * o->timeout, last = 0;
+	while (!a && now < deadline) {
+		now = dh_now_ms();
+		dh_poll(&h, now);
+		cn_conn_poll(h.conn, now);
+		a = cn_sock_accept(ls);
+	}
+	if (!a) {
+		fail(s, "receiver: no connection");
+		goto down;
+	}
+	uint64_t rcvd = 0, t0 = 0, p0 = 0, t1 = 0, p1 = 0;
+	const struct cn_dpdk_stats *st = cn_dpdk_stats(h.dev);
+	uint64_t f0 = 0;
+	bool eof = false;
+	while (!eof && now < deadline) {
+		struct round r;
+		round_begin(&r, &h, false);
+		now = dh_now_ms();
+		unsigned got = dh_poll(&h, now);
+		int n, moved = 0;
+		while ((n = cn_sock_recv(a, o->inline_hash ? buf : buf + rcvd, 65536, now)) > 0) {
+			if (rcvd == 0) {
+				t0 = dh_now_ns();
+				p0 = dh_cpu_ns();
+				f0 = st->rx_frames - got;
+			}
+			if (o->inline_hash) {
+				uint64_t h0 = cn_tsc_begin();
+				SHA256_Update(&md, buf, (size_t)n);
+				s_app_tsc += cn_tsc_end() - h0;
+			}
+			rcvd += (uint64_t)n;
+			moved += n;
+			if (rcvd > o->bytes)
+				break;
+		}
+		if (n == 0) {
+			eof = true;
+			t1 = dh_now_ns();
+			p1 = dh_cpu_ns();
+		} else if (n < 0 && n != -EAGAIN) {
+			fail(s, "receiver: recv failed");
+			break;
+		}
+		if (rcvd > o->bytes) {
+			fail(s, "receiver: more bytes than were sent");
+			break;
+		}
+		if (now != last) {
+			cn_conn_poll(h.conn, now);
+			last = now;
+		}
+		cn_dpdk_flush(h.dev);
+		round_end(&r, &h, false, got || moved, o->ghz, s);
+	}
+	s->wall_ns = t1 - t0;
+	s->cpu_ns = p1 - p0;
+	s->bytes = rcvd;
+	s->segs = st->rx_frames - f0;
+	if (!eof)
+		fail(s, "receiver: no end of stream in time");
+	uint64_t h0 = cn_tsc_begin();
+	if (o->inline_hash)
+		SHA256_Final(s->sha, &md);
+	else
+		SHA256(buf, rcvd, s->sha);
+	s->app_tsc = s_app_tsc + cn_tsc_end() - h0;
+	cn_sock_close(a, now);
+	cn_sock_close(ls, now);
+	linger(&h, 200);
+	side_counters(s, &h);
+	if (dh_wait_link(port, 0) != 0)
+		fail(s, "receiver: the sender's memif end did not close");
+down:
+	if (dh_host_down(&h) != 0)
+		fail(s, "receiver: leak at teardown (see stderr)");
+	free(buf);
+}
+
+/* Run one side in this process; 77 when the EAL or memif is missing. */
+static int run_side(const struct opts *o, bool sender, struct side *s)
+{
+	uint16_t port;
+
+	memset(s, 0, sizeof(*s));
+	s->ok = 1;
+	alarm(o->timeout + 30);
+	if (eal_up(o, sender) < 0) {
+		snprintf(s->why, sizeof(s->why), "rte_eal_init failed (%s)", rte_strerror(rte_errno));
+		s->ok = 0;
+		return 77;
+	}
+	if (rte_eth_dev_get_port_by_name("net_memif0", &port) != 0) {
+		/* the PMD is missing, or it refused its arguments (logged
+		 * above): a skip only for the default ones */
+		snprintf(s->why, sizeof(s->why),
+			 "net_memif0 not probed: the net_memif PMD is missing (librte-net-memif23)%s",
+			 o->zero_copy ? " or refused zero-copy=yes" : "");
+		s->ok = 0;
+		dh_eal_cleanup();
+		return o->zero_copy ? 1 : 77;
+	}
+	if (sender)
+		run_sender(o, port, s);
+	else
+		run_receiver(o, port, s);
+	dh_eal_cleanup();
+	return s->ok ? 0 : 1;
+}
+
+static void print_side(const char *name, const struct side *s, double ghz)
+{
+	double segs = s->segs ? (double)s->segs : 1.0, rs = s->run_segs ? (double)s->run_segs : 1.0;
+	printf("  %s (%s): %" PRIu64 " bytes, %" PRIu64 " %s in %.1f ms wall, %.1f ms CPU (%.0f%%); "
+	       "tx %" PRIu64 " frames (%" PRIu64 " sw csum, %" PRIu64 " hw), rx %" PRIu64
+	       ", tx_full %" PRIu64 ", rx dropped %" PRIu64 "\n",
+	       name, s->driver, s->bytes, s->segs, name[0] == 's' ? "data segments" : "frames",
+	       (double)s->wall_ns / 1e6, (double)s->cpu_ns / 1e6,
+	       s->wall_ns ? 100.0 * (double)s->cpu_ns / (double)s->wall_ns : 0.0, s->tx_frames,
+	       s->tx_csum_sw, s->tx_csum_hw, s->rx_frames, s->tx_full, s->rx_nobufs);
+	printf("    busy rounds that kept the CPU (%" PRIu64 " of %" PRIu64 ", %.0f%% of the "
+	       "segments): %.0f ticks/segment = I/O %.0f + stack %.0f (%.0f ns/segment: %.1f "
+	       "Gbit/s for one core); all busy rounds: %.0f ticks/segment; app (SHA-256 after "
+	       "the stream) %.0f\n",
+	       s->rounds, s->rounds + s->preempted, 100.0 * (double)s->run_segs / segs,
+	       (double)s->run_tsc / rs, (double)s->run_io_tsc / rs,
+	       (double)(s->run_tsc - s->run_io_tsc) / rs, (double)s->run_tsc / rs / ghz,
+	       s->run_tsc ? 1460.0 * 8.0 * rs * ghz / (double)s->run_tsc : 0.0,
+	       (double)s->busy_tsc / segs, (double)s->app_tsc / segs);
+}
+
+/* The report's form: per side, busy ticks per segment (rounds that kept
+ * the CPU) split into device I/O, stack and the application, and CPU
+ * seconds per GB moved. */
+static void json_side(const char *name, const struct side *s)
+{
+	double rs = s->run_segs ? (double)s->run_segs : 1.0, segs = s->segs ? (double)s->segs : 1.0;
+	printf(",\"%s\":{\"segs\":%" PRIu64 ",\"busy\":%.0f,\"device\":%.0f,\"stack\":%.0f,"
+	       "\"app\":%.0f,\"kept_cpu\":%.3f,\"wall_s\":%.4f,\"cpu_s\":%.4f,"
+	       "\"cpu_s_per_gb\":%.3f,\"ok\":%d}",
+	       name, s->segs, (double)s->run_tsc / rs, (double)s->run_io_tsc / rs,
+	       (double)(s->run_tsc - s->run_io_tsc) / rs, (double)s->app_tsc / segs,
+	       (double)s->run_segs / segs, (double)s->wall_ns / 1e9, (double)s->cpu_ns / 1e9,
+	       s->bytes ? (double)s->cpu_ns / (double)s->bytes : 0.0, s->ok);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {.bytes = 16u << 20, .core_rcv = 0, .core_snd = 1, .rsize = 10,
+			 .batch = 32, .timeout = 60};
+	static const struct option lo[] = {
+		{"bytes", 1, 0, 'b'}, {"cores", 1, 0, 'c'}, {"zero-copy", 0, 0, 'z'},
+		{"tx-copy", 0, 0, 'C'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
+		{"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'}, {0, 0, 0, 0}};
+	int ch;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'b': o.bytes = parse_size(optarg); break;
+		case 'c':
+			if (sscanf(optarg, "%d,%d", &o.core_rcv, &o.core_snd) != 2) {
+				fprintf(stderr, "--cores R,S\n");
+				return 1;
+			}
+			break;
+		case 'z': o.zero_copy = true; break;
+		case 'C': o.tx_copy = true; break;
+		case 'j': o.json = true; break;
+		case 'H': o.inline_hash = true; break;
+		case 'r': o.rsize = (unsigned)atoi(optarg); break;
+		case 'B': o.batch = (unsigned)atoi(optarg); break;
+		case 't': o.timeout = (unsigned)atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: memif_stream [--bytes N[K|M|G]] [--cores R,S] "
+					"[--zero-copy] [--tx-copy] [--rsize LOG2] [--batch N] "
+					"[--timeout S] [--json] [--inline-hash]\n");
+			return 1;
+		}
+	}
+	if (o.bytes == 0 || o.batch == 0 || o.batch > 256 || o.rsize < 4 || o.rsize > 14) {
+		fprintf(stderr, "memif_stream: bad --bytes, --batch or --rsize\n");
+		return 1;
+	}
+	snprintf(o.dir, sizeof(o.dir), "/tmp/cn_memif_XXXXXX");
+	if (!mkdtemp(o.dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	/* the TSC's rate, to read ticks as time */
+	uint64_t n0 = dh_now_ns(), c0 = cn_tsc_begin();
+	usleep(50000);
+	double tsc_ghz = (double)(cn_tsc_end() - c0) / (double)(dh_now_ns() - n0);
+	o.ghz = tsc_ghz;
+	int pfd[2];
+	if (pipe(pfd) != 0) {
+		perror("pipe");
+		return 1;
+	}
+	struct side rcv, snd;
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		int rc = run_side(&o, true, &snd);
+		ssize_t w = write(pfd[1], &snd, sizeof(snd));
+		_exit(w == (ssize_t)sizeof(snd) ? rc : 1);
+	}
+	close(pfd[1]);
+	int rc = run_side(&o, false, &rcv);
+	ssize_t r = read(pfd[0], &snd, sizeof(snd));
+	int status = 0;
+	waitpid(pid, &status, 0);
+	char sock[128];
+	snprintf(sock, sizeof(sock), "%s/memif.sock", o.dir);
+	unlink(sock);
+	rmdir(o.dir);
+	if (r != (ssize_t)sizeof(snd)) {
+		printf("FAIL: the sender reported nothing (wait status 0x%x)\n", status);
+		return 1;
+	}
+	if (rc == 77 || (WIFEXITED(status) && WEXITSTATUS(status) == 77)) {
+		printf("SKIP: %s\n", rc == 77 ? rcv.why : snd.why);
+		return 77;
+	}
+	double gbps = rcv.wall_ns ? (double)rcv.bytes * 8.0 / (double)rcv.wall_ns : 0.0;
+	printf("memif_stream: %" PRIu64 " bytes cachenet -> cachenet over net_memif%s, sender TX "
+	       "%s, ring 2^%u, burst %u, receiver on core %d, sender on core %d: %.2f Gbit/s "
+	       "(first to last byte at the receiver); SHA-256 %s\n",
+	       o.bytes, o.zero_copy ? " (client zero-copy)" : "",
+	       o.tx_copy || o.zero_copy ? "copied (copy mode)" : "by reference (chains)", o.rsize,
+	       o.batch, o.core_rcv,
+	       o.core_snd, gbps, memcmp(rcv.sha, snd.sha, 32) == 0 ? "equal" : "DIFFERENT");
+	print_side("sender", &snd, tsc_ghz);
+	print_side("receiver", &rcv, tsc_ghz);
+	if (o.json) {
+		printf("{\"bytes\":%" PRIu64 ",\"mbit_s\":%.1f,\"tsc_hz\":%.0f,\"zero_copy\":%d,"
+		       "\"tx_copy\":%d,\"inline_hash\":%d,\"sha_equal\":%d",
+		       o.bytes, gbps * 1e3, tsc_ghz * 1e9, o.zero_copy, o.tx_copy || o.zero_copy,
+		       o.inline_hash,
+		       memcmp(rcv.sha, snd.sha, 32) == 0);
+		json_side("sender", &snd);
+		json_side("receiver", &rcv);
+		printf("}\n");
+	}
+	int ok = rcv.ok && snd.ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (!rcv.ok)
+		printf("FAIL: %s\n", rcv.why);
+	if (!snd.ok)
+		printf("FAIL: %s\n", snd.why);
+	if (rcv.bytes != o.bytes || snd.bytes != o.bytes) {
+		printf("FAIL: %" PRIu64 " bytes sent, %" PRIu64 " received, %" PRIu64 " wanted\n",
+		       snd.bytes, rcv.bytes, o.bytes);
+		ok = 0;
+	}
+	if (memcmp(rcv.sha, snd.sha, 32) != 0) {
+		printf("FAIL: SHA-256 of the bytes received differs from the bytes sent\n");
+		ok = 0;
+	}
+	if (rcv.rx_nobufs || snd.rx_nobufs) {
+		printf("FAIL: frames dropped for want of a buffer or as malformed\n");
+		ok = 0;
+	}
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Study 11: real devices. Linux's TCP streaming into and out of cachenet
+over TAP and over AF_XDP on a veth pair, beside Linux's own TCP over the
+same veth and a bare AF_XDP receive loop (the device path's ceiling), in
+one run: throughput, cachenet's busy TSC ticks per frame split into the
+device's I/O and the stack, and CPU time per GB. Measured by
+tests/interop/stream.py."""
+import os
+import sys
+
+from .tap import driver_paths, json_producer
+from .util import NotMeasured, fmt, table
+
+# stream.py's modes, in the order the table shows them
+TCP_ROWS = [
+    ("tcp-tap", "Linux → cachenet", "TAP"),
+    ("tcp-afxdp", "Linux → cachenet", "AF_XDP (veth)"),
+    ("tcp-linux", "Linux → Linux", "veth, no XDP"),
+    ("tcp-tap-tx", "cachenet → Linux", "TAP"),
+    ("tcp-afxdp-tx", "cachenet → Linux", "AF_XDP (veth)"),
+    ("tcp-linux-tx", "Linux → Linux", "veth, no XDP"),
+]
+UDP_ROWS = [
+    ("udp-bare", "bare AF_XDP loop (RX ring → count → fill ring; no stack)"),
+    ("udp-afxdp", "cachenet's UDP sink over AF_XDP"),
+]
+MODES = ",".join([k for k, _, _ in TCP_ROWS] + [k for k, _ in UDP_ROWS])
+
+
+def measure(ctx):
+    drv, tapnet = driver_paths(ctx, "stream")
+    bare = ctx.paths.get("xsk_bare")
+    blast = ctx.paths.get("udpblast")
+    if not bare or not os.path.exists(bare):
+        raise NotMeasured("cachenet-xsk-bare was not built (no AF_XDP backend: libxdp-dev, libbpf-dev)")
+    quick = ctx.args.quick
+    cmd = [sys.executable, drv, "--tapnet", tapnet, "--xsk-bare", bare,
+           "--mb", "50" if quick else "200", "--reps", "1" if quick else "3",
+           "--udp-s", "1.5" if quick else "3", "--modes", MODES]
+    if blast and os.path.exists(blast):
+        cmd += ["--blast", blast]
+    return ctx.cached_run("devices", cmd, [tapnet, bare, drv], json_producer(ctx, cmd, "stream.json"))
+
+
+def render(ctx, d):
+    med = d.get("medians", {})
+    hz = d.get("tsc_hz")
+    rows = []
+    for key, way, path in TCP_ROWS:
+        m = med.get(key)
+        if not m:
+            continue
+        ours = key.startswith(("tcp-tap", "tcp-afxdp"))
+        rows.append([way, path, fmt(m["mbit_s"], 4),
+                     fmt(m["busy"], 4) if ours else "—",
+                     fmt(m["device"], 4) if ours else "—",
+                     fmt(m["stack"], 4) if ours else "—",
+                     fmt(m["app"], 4) if ours else "—",
+                     fmt(m["cpu_total"], 3), fmt(m["ours_s_gb"], 3) if ours else "—",
+                     fmt(m["cpu_p_sys"], 3), fmt(m["cpu_ksoftirqd"], 3), fmt(m["cpu_m_softirq"], 3)])
+        ctx.metric("%s/mbit_s" % key, m["mbit_s"])
+        ctx.metric("%s/cpu_s_per_gb" % key, m["cpu_total"])
+        if ours:
+            ctx.metric("%s/busy_tsc_per_frame" % key, m["busy"])
+    urows = []
+    for key, what in UDP_ROWS:
+        m = med.get(key)
+        if not m:
+            continue
+        urows.append([what, fmt(m["sent_pps"], 4), fmt(m["rx_pps"], 4), fmt(m["mbit_s"], 4),
+                      fmt(m["busy_per_frame"], 4), "%.0f%%" % (100 * m["cpu_share"]),
+                      fmt(m["ours_s_gb"], 3), fmt(m["cpu_total"], 3)])
+        ctx.metric("%s/rx_pps" % key, m["rx_pps"])
+    md = ["## 11. Devices: TAP and AF_XDP against Linux's own TCP", "",
+          "`tests/interop/stream.py` in network namespaces it creates and deletes: a TAP `cn0` "
+          "for the TAP runs; a veth pair `cn0` ↔ `cnx` across two namespaces for the others, "
+          "the kernel's end with TX checksum offload off (MSS-sized frames with whole "
+          "checksums). cachenet (`cachenet-tapnet`, discard or source service) runs pinned to "
+          "CPU 1, the Linux peer (a Python socket program) to CPU 0; Linux → Linux puts a Linux "
+          "socket in cachenet's place. %d MB per TCP stream, %d repetition(s), modes "
+          "interleaved, medians. AF_XDP here is in copy mode (veth refuses zero-copy): the "
+          "kernel copies each frame into the UMEM, in the sender's softirq." % (
+              d.get("mb", 0), d.get("reps", 0)), ""]
+    if rows:
+        md += [table(["direction", "path", "Mbit/s", "busy TSC/frame", "device I/O", "stack",
+                      "app (SHA-256)", "CPU s/GB (run)", "of which cachenet",
+                      "processes' system", "ksoftirqd", "machine-wide softirq"], rows), ""]
+    if urows:
+        md += ["The device path's ceiling: a Linux UDP sender (`udpblast`, 1472-byte datagrams, "
+               "frames of the TCP stream's size) for %s s into the bare AF_XDP receive loop "
+               "(`cachenet-xsk-bare`) and into cachenet's UDP sink, same sender. A raw receiver "
+               "sends no ACKs, so no TCP sender can stream into it; the UDP sender's rate is "
+               "what the sending kernel and the veth deliver without TCP's sender work, an "
+               "upper bound for a TCP stream." % fmt(d.get("udp_s", 0)), "",
+               table(["receiver", "sent pps", "received pps", "Mbit/s", "busy TSC/frame",
+                      "receiver's CPU share", "receiver CPU s/GB", "CPU s/GB (run)"], urows), ""]
+        b, s = med.get("udp-bare"), med.get("udp-afxdp")
+        if b and s and b["rx_pps"]:
+            md += ["cachenet's UDP sink / bare loop frame rate: **%s**." % fmt(s["rx_pps"] / b["rx_pps"], 3),
+                   ""]
+    md += ["*busy* = TSC ticks of cachenet's event loop outside `poll(2)` per frame either way "
+           "(they include time the process was preempted); *device I/O* = ticks in the TAP's "
+           "`read`/`write` or the AF_XDP rings, refills and wake-ups; *stack* = the rest but the "
+           "application's SHA-256. *CPU s/GB (run)* = CPU seconds per GB moved, of the run's "
+           "processes (rusage: their user and system time, which holds the kernel's work in "
+           "their system calls and the softirqs that ran in their context) plus the ksoftirqd "
+           "threads; *machine-wide softirq* from `/proc/stat`, which on a shared machine "
+           "includes other work. TSC at %s GHz, measured here; load average at the end of the "
+           "run %s." % (fmt(hz / 1e9, 4) if hz else "?",
+                        ", ".join("%.1f" % x for x in d.get("load_avg", [])) or "not recorded"), ""]
+    return "\n".join(md)
+
+
+def devices(ctx):
+    return render(ctx, measure(ctx))
