@@ -75,87 +75,106 @@ uint64_t pool_gets()
 	return a.gets + b.gets + c.gets;
 }
 
-// A packet in flight: what an ACK releases, and the sequence it acks.
-template <class P> struct Flight {
-	P pkt;
-	uint32_t ack;
+// A benchmark of one operation per iteration: @p op, inlined into the
+// timed loop (the peers' get/free, prepend and copy-by-reference).
+template <class Op> void per_op(benchmark::State &st, Op op)
+{
+	cnbench::Measure m(st, 0);
+	for (auto _ : st)
+		op();
+	m.finish();
+}
+
+// The packets in flight, oldest first, at most @p window of them: send()
+// adds one and, once more than the window are out, hands the oldest to
+// @p acked with the sequence its ACK acknowledges (what the ACK releases).
+template <class P> class InFlight {
+public:
+	explicit InFlight(uint32_t window) : fl_(window + 1) {}
+
+	template <class Acked> void send(P pkt, uint32_t ack, Acked acked)
+	{
+		fl_[(head_ + n_) % fl_.size()] = {pkt, ack};
+		if (++n_ < fl_.size())
+			return;
+		Flight &o = fl_[head_];
+		head_ = (head_ + 1) % fl_.size();
+		n_--;
+		acked(o.pkt, o.ack);
+	}
+
+	// Each packet still out, oldest first, to @p f; then none are.
+	template <class F> void drain(F f)
+	{
+		for (uint32_t i = 0; i < n_; i++)
+			f(fl_[(head_ + i) % fl_.size()].pkt);
+		n_ = 0;
+	}
+
+private:
+	struct Flight {
+		P pkt;
+		uint32_t ack;
+	};
+	std::vector<Flight> fl_;
+	uint32_t head_ = 0, n_ = 0;
 };
 
 // ---------------------------------------------------------------- mbuf/
 
-void bm_cn_get_free(benchmark::State &st)
+// The same operation timed on every peer: @p get one buffer and @p put
+// it back (both inlined).
+template <class B, B (*get)(), void (*put)(B)> void bm_get_free(benchmark::State &st)
 {
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
-		struct cn_mbuf *b = cn_mbuf_get(g_mp);
+	per_op(st, [] {
+		B b = get();
 		benchmark::DoNotOptimize(b);
-		cn_mbuf_free(b);
-	}
-	m.finish();
+		put(b);
+	});
 }
 
-void bm_cn_bulk(benchmark::State &st)
+// 32 buffers at a time from the pool *@p pool: @p get_bulk (0 or an
+// error) and @p put_bulk.
+template <class Pool, class B, Pool **pool, int (*get_bulk)(Pool *, B **, unsigned),
+	  void (*put_bulk)(B **, unsigned)>
+void bm_bulk(benchmark::State &st)
 {
-	struct cn_mbuf *b[32];
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
-		if (cn_mbuf_get_bulk(g_mp, b, 32) != 0)
-			st.SkipWithError("get_bulk failed");
+	B *b[32];
+	per_op(st, [&] {
+		if (get_bulk(*pool, b, 32) != 0)
+			st.SkipWithError("bulk get failed");
 		benchmark::DoNotOptimize(b[0]);
-		cn_mbuf_free_bulk(b, 32);
-	}
-	m.finish();
+		put_bulk(b, 32);
+	});
 }
 
-void bm_cn_get_cluster_free(benchmark::State &st)
-{
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
-		struct cn_mbuf *b = cn_mbuf_get_cluster(g_mp, g_cp);
-		benchmark::DoNotOptimize(b);
-		cn_mbuf_free(b);
-	}
-	m.finish();
-}
+struct cn_mbuf *cn_small_get() { return cn_mbuf_get(g_mp); }
+struct cn_mbuf *cn_cluster_get() { return cn_mbuf_get_cluster(g_mp, g_cp); }
+void cn_put(struct cn_mbuf *m) { cn_mbuf_free(m); }
+// malloc of an mbuf's size: the allocator the pools replace
+void *glibc_get() { return malloc(sizeof(struct cn_mbuf) + CN_MBUF_SMALL_DATA); }
 
 void bm_cn_prepend(benchmark::State &st)
 {
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
+	per_op(st, [] {
 		struct cn_mbuf *b = cn_mbuf_get(g_mp);
 		b = cn_mbuf_prepend(b, HDR);
 		memcpy(b->data, g_hdr, HDR);
 		benchmark::DoNotOptimize(b->data);
 		cn_mbuf_free(b);
-	}
-	m.finish();
+	});
 }
 
 void bm_cn_copyref(benchmark::State &st)
 {
 	struct cn_mbuf *p = cn_mbuf_get_cluster(g_mp, g_cp);
 	memcpy(cn_mbuf_append(p, MSS), g_payload, MSS);
-	{
-		cnbench::Measure m(st, 0);
-		for (auto _ : st) {
-			struct cn_mbuf *r = cn_mbuf_copy_ref(p, 0, MSS);
-			benchmark::DoNotOptimize(r);
-			cn_mbuf_free(r);
-		}
-		m.finish();
-	}
+	per_op(st, [&] {
+		struct cn_mbuf *r = cn_mbuf_copy_ref(p, 0, MSS);
+		benchmark::DoNotOptimize(r);
+		cn_mbuf_free(r);
+	});
 	cn_mbuf_free(p);
-}
-
-void bm_glibc_get_free(benchmark::State &st)
-{
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
-		void *b = malloc(sizeof(struct cn_mbuf) + CN_MBUF_SMALL_DATA);
-		benchmark::DoNotOptimize(b);
-		free(b);
-	}
-	m.finish();
 }
 
 // ---------------------------------------------------------------- txbuf/
@@ -167,8 +186,8 @@ void bm_tx_contig(benchmark::State &st, uint32_t window)
 		size <<= 1;
 	struct cn_sbring_params p = {0, size, MSS, CN_SBRING_COPY_PLAIN, window + 1, 128, 1000, nullptr, 0, 0};
 	struct cn_sbring *sb = cn_sbring_create(&p);
-	std::vector<Flight<struct cn_sb_anchor *>> fl(window + 1);
-	uint32_t head = 0, n = 0, snd = 0;
+	InFlight<struct cn_sb_anchor *> fl(window);
+	uint32_t snd = 0;
 	uint64_t pkts = 0, gets0 = pool_gets();
 	struct cn_sb_piece pc[2];
 	{
@@ -186,16 +205,11 @@ void bm_tx_contig(benchmark::State &st, uint32_t window)
 			memcpy(a->hdr, g_hdr, HDR);
 			benchmark::DoNotOptimize(a->piece[0]);
 			snd += a->len;
-			fl[(head + n) % (window + 1)] = {a, a->seq + a->len};
-			n++;
 			pkts++;
-			if (n > window) {
-				auto &o = fl[head];
-				head = (head + 1) % (window + 1);
-				n--;
-				cn_sbring_anchor_put(sb, o.pkt);
-				snd -= (uint32_t)cn_sbring_release_seq(sb, o.ack);
-			}
+			fl.send(a, a->seq + a->len, [&](struct cn_sb_anchor *o, uint32_t ack) {
+				cn_sbring_anchor_put(sb, o);
+				snd -= (uint32_t)cn_sbring_release_seq(sb, ack);
+			});
 		}
 		m.finish();
 	}
@@ -211,8 +225,8 @@ template <class Data, class Pkt>
 void tx_chain(benchmark::State &st, uint32_t window, struct cn_mbuf_pool *cpool, Data data, Pkt pkt)
 {
 	struct cn_sbchain sb;
-	std::vector<Flight<struct cn_mbuf *>> fl(window + 1);
-	uint32_t head = 0, n = 0, snd = 0;
+	InFlight<struct cn_mbuf *> fl(window);
+	uint32_t snd = 0;
 	uint64_t pkts = 0, gets0 = pool_gets();
 	cn_sbchain_init(&sb, g_mp, cpool);
 	{
@@ -229,22 +243,16 @@ void tx_chain(benchmark::State &st, uint32_t window, struct cn_mbuf_pool *cpool,
 			}
 			struct cn_mbuf *h = pkt(&sb, snd);
 			snd += MSS;
-			fl[(head + n) % (window + 1)] = {h, 0};
-			n++;
 			pkts++;
-			if (n > window) {
-				auto &o = fl[head];
-				head = (head + 1) % (window + 1);
-				n--;
-				cn_mbuf_free_chain(o.pkt);
+			fl.send(h, 0, [&](struct cn_mbuf *o, uint32_t) {
+				cn_mbuf_free_chain(o);
 				cn_sbchain_drop(&sb, MSS);
 				snd -= MSS;
-			}
+			});
 		}
 		m.finish();
 	}
-	for (uint32_t i = 0; i < n; i++)
-		cn_mbuf_free_chain(fl[(head + i) % (window + 1)].pkt);
+	fl.drain(cn_mbuf_free_chain);
 	cn_sbchain_flush(&sb);
 	st.counters["allocs_per_seg"] = (double)(pool_gets() - gets0) / (double)pkts;
 }
@@ -348,29 +356,25 @@ void bm_sb_ring(benchmark::State &st, uint32_t q, SbOp op)
 	struct cn_sb_seg s;
 	cn_sbring_reserve(sb, pc);
 	cn_sbring_commit(sb, q * MSS, false);
-	{
-		cnbench::Measure m(st, 0);
-		for (auto _ : st) {
-			switch (op) {
-			case SbOp::append: // zero-copy append of one segment, drop one
-				cn_sbring_reserve(sb, pc);
-				cn_sbring_commit(sb, MSS, false);
-				cn_sockbuf_drop(cn_sbring_sockbuf(sb), MSS);
-				break;
-			case SbOp::seg:
-				cn_sbring_seg(sb, (q - 1) * MSS, MSS, &s);
-				benchmark::DoNotOptimize(s.piece[0].base);
-				break;
-			case SbOp::mcopy: {
-				struct cn_sb_anchor *a = cn_sbring_anchor_get(sb, (q - 1) * MSS, MSS, HDR);
-				benchmark::DoNotOptimize(a);
-				cn_sbring_anchor_put(sb, a);
-				break;
-			}
-			}
+	per_op(st, [&] {
+		switch (op) {
+		case SbOp::append: // zero-copy append of one segment, drop one
+			cn_sbring_reserve(sb, pc);
+			cn_sbring_commit(sb, MSS, false);
+			cn_sockbuf_drop(cn_sbring_sockbuf(sb), MSS);
+			break;
+		case SbOp::seg:
+			cn_sbring_seg(sb, (q - 1) * MSS, MSS, &s);
+			benchmark::DoNotOptimize(s.piece[0].base);
+			break;
+		case SbOp::mcopy: {
+			struct cn_sb_anchor *a = cn_sbring_anchor_get(sb, (q - 1) * MSS, MSS, HDR);
+			benchmark::DoNotOptimize(a);
+			cn_sbring_anchor_put(sb, a);
+			break;
 		}
-		m.finish();
-	}
+		}
+	});
 	cn_sbring_destroy(sb);
 }
 
@@ -378,6 +382,8 @@ void bm_sb_ring(benchmark::State &st, uint32_t q, SbOp op)
 
 #ifdef CN_HAVE_DPDK
 struct rte_mempool *g_dmp;
+
+struct rte_mbuf *dpdk_get() { return rte_pktmbuf_alloc(g_dmp); }
 
 bool dpdk_init()
 {
@@ -410,56 +416,26 @@ bool dpdk_init()
 	return true;
 }
 
-void bm_d_get_free(benchmark::State &st)
-{
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
-		struct rte_mbuf *b = rte_pktmbuf_alloc(g_dmp);
-		benchmark::DoNotOptimize(b);
-		rte_pktmbuf_free(b);
-	}
-	m.finish();
-}
-
-void bm_d_bulk(benchmark::State &st)
-{
-	struct rte_mbuf *b[32];
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
-		if (rte_pktmbuf_alloc_bulk(g_dmp, b, 32) != 0)
-			st.SkipWithError("alloc_bulk failed");
-		benchmark::DoNotOptimize(b[0]);
-		rte_pktmbuf_free_bulk(b, 32);
-	}
-	m.finish();
-}
-
 void bm_d_prepend(benchmark::State &st)
 {
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
+	per_op(st, [] {
 		struct rte_mbuf *b = rte_pktmbuf_alloc(g_dmp);
 		char *h = rte_pktmbuf_prepend(b, HDR);
 		memcpy(h, g_hdr, HDR);
 		benchmark::DoNotOptimize(h);
 		rte_pktmbuf_free(b);
-	}
-	m.finish();
+	});
 }
 
 void bm_d_clone(benchmark::State &st)
 {
 	struct rte_mbuf *p = rte_pktmbuf_alloc(g_dmp);
 	memcpy(rte_pktmbuf_append(p, MSS), g_payload, MSS);
-	{
-		cnbench::Measure m(st, 0);
-		for (auto _ : st) {
-			struct rte_mbuf *c = rte_pktmbuf_clone(p, g_dmp);
-			benchmark::DoNotOptimize(c);
-			rte_pktmbuf_free(c);
-		}
-		m.finish();
-	}
+	per_op(st, [&] {
+		struct rte_mbuf *c = rte_pktmbuf_clone(p, g_dmp);
+		benchmark::DoNotOptimize(c);
+		rte_pktmbuf_free(c);
+	});
 	rte_pktmbuf_free(p);
 }
 
@@ -469,8 +445,7 @@ void bm_d_clone(benchmark::State &st)
 void bm_tx_dpdk(benchmark::State &st, uint32_t window)
 {
 	std::deque<struct rte_mbuf *> sockbuf;
-	std::vector<Flight<struct rte_mbuf *>> fl(window + 1);
-	uint32_t head = 0, n = 0;
+	InFlight<struct rte_mbuf *> fl(window);
 	size_t snd = 0;
 	{
 		cnbench::Measure m(st, 0);
@@ -489,22 +464,16 @@ void bm_tx_dpdk(benchmark::State &st, uint32_t window)
 			memcpy(hp, g_hdr, HDR);
 			struct rte_mbuf *c = rte_pktmbuf_clone(sockbuf[snd++], g_dmp);
 			rte_pktmbuf_chain(h, c);
-			fl[(head + n) % (window + 1)] = {h, 0};
-			n++;
-			if (n > window) {
-				auto &o = fl[head];
-				head = (head + 1) % (window + 1);
-				n--;
-				rte_pktmbuf_free(o.pkt);
+			fl.send(h, 0, [&](struct rte_mbuf *o, uint32_t) {
+				rte_pktmbuf_free(o);
 				rte_pktmbuf_free(sockbuf.front());
 				sockbuf.pop_front();
 				snd--;
-			}
+			});
 		}
 		m.finish();
 	}
-	for (uint32_t i = 0; i < n; i++)
-		rte_pktmbuf_free(fl[(head + i) % (window + 1)].pkt);
+	fl.drain(rte_pktmbuf_free);
 	for (auto *d : sockbuf)
 		rte_pktmbuf_free(d);
 }
@@ -513,59 +482,52 @@ void bm_tx_dpdk(benchmark::State &st, uint32_t window)
 // ---------------------------------------------------------------- lwIP
 
 #ifdef CN_HAVE_LWIP
-void bm_l_get_free(benchmark::State &st)
-{
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
-		struct pbuf *p = pbuf_alloc(PBUF_RAW, HDR, PBUF_RAM);
-		benchmark::DoNotOptimize(p);
-		pbuf_free(p);
-	}
-	m.finish();
-}
+struct pbuf *lwip_get() { return pbuf_alloc(PBUF_RAW, HDR, PBUF_RAM); }
+void lwip_put(struct pbuf *p) { pbuf_free(p); }
 
 void bm_l_copyref(benchmark::State &st)
 {
-	cnbench::Measure m(st, 0);
-	for (auto _ : st) {
+	per_op(st, [] {
 		struct pbuf *p = pbuf_alloc(PBUF_RAW, MSS, PBUF_REF);
 		p->payload = g_payload;
 		benchmark::DoNotOptimize(p);
 		pbuf_free(p);
-	}
-	m.finish();
+	});
 }
 
 // lwIP's own TCP keeps unacked data in pbufs; the TX buffer work is a
 // header pbuf (PBUF_RAM) chained to a PBUF_REF pointing at the payload.
 void bm_tx_lwip(benchmark::State &st, uint32_t window)
 {
-	std::vector<Flight<struct pbuf *>> fl(window + 1);
-	uint32_t head = 0, n = 0, off = 0;
-	{
-		cnbench::Measure m(st, 0);
-		for (auto _ : st) {
-			struct pbuf *h = pbuf_alloc(PBUF_RAW, HDR, PBUF_RAM);
-			memcpy(h->payload, g_hdr, HDR);
-			struct pbuf *r = pbuf_alloc(PBUF_RAW, MSS, PBUF_REF);
-			r->payload = g_payload + (off % REFILL) * MSS;
-			off++;
-			pbuf_cat(h, r);
-			fl[(head + n) % (window + 1)] = {h, 0};
-			n++;
-			if (n > window) {
-				auto &o = fl[head];
-				head = (head + 1) % (window + 1);
-				n--;
-				pbuf_free(o.pkt);
-			}
-		}
-		m.finish();
-	}
-	for (uint32_t i = 0; i < n; i++)
-		pbuf_free(fl[(head + i) % (window + 1)].pkt);
+	InFlight<struct pbuf *> fl(window);
+	uint32_t off = 0;
+	per_op(st, [&] {
+		struct pbuf *h = pbuf_alloc(PBUF_RAW, HDR, PBUF_RAM);
+		memcpy(h->payload, g_hdr, HDR);
+		struct pbuf *r = pbuf_alloc(PBUF_RAW, MSS, PBUF_REF);
+		r->payload = g_payload + (off % REFILL) * MSS;
+		off++;
+		pbuf_cat(h, r);
+		fl.send(h, 0, [](struct pbuf *o, uint32_t) { pbuf_free(o); });
+	});
+	fl.drain(pbuf_free);
 }
 #endif
+
+// The TX benchmarks' windows: packets in flight.
+const uint32_t WINDOWS[] = {1, 64, 1024};
+
+// A peer's mbuf/<peer>/<op> benchmarks, then its txbuf/<peer>/window<w>.
+[[maybe_unused]] void add_peer(const std::string &peer,
+			       std::initializer_list<std::pair<const char *, void (*)(benchmark::State &)>> ops,
+			       void (*tx)(benchmark::State &, uint32_t))
+{
+	for (auto &o : ops)
+		cnbench::add("mbuf/" + peer + "/" + o.first, o.second);
+	for (uint32_t w : WINDOWS)
+		cnbench::add("txbuf/" + peer + "/window" + std::to_string(w),
+			     [tx, w](benchmark::State &st) { tx(st, w); });
+}
 
 void register_all()
 {
@@ -598,15 +560,16 @@ void register_all()
 		g_payload[i] = (uint8_t)(i * 13);
 
 	using S = benchmark::State;
-	cnbench::add("mbuf/cachenet/get-free", bm_cn_get_free);
-	cnbench::add("mbuf/cachenet/bulk32", bm_cn_bulk);
-	cnbench::add("mbuf/cachenet/get-cluster-free", bm_cn_get_cluster_free);
+	cnbench::add("mbuf/cachenet/get-free", bm_get_free<struct cn_mbuf *, cn_small_get, cn_put>);
+	cnbench::add("mbuf/cachenet/bulk32",
+		     bm_bulk<struct cn_mbuf_pool, struct cn_mbuf, &g_mp, cn_mbuf_get_bulk, cn_mbuf_free_bulk>);
+	cnbench::add("mbuf/cachenet/get-cluster-free",
+		     bm_get_free<struct cn_mbuf *, cn_cluster_get, cn_put>);
 	cnbench::add("mbuf/cachenet/prepend", bm_cn_prepend);
 	cnbench::add("mbuf/cachenet/copyref-free", bm_cn_copyref);
-	cnbench::add("mbuf/glibc/get-free", bm_glibc_get_free);
+	cnbench::add("mbuf/glibc/get-free", bm_get_free<void *, glibc_get, free>);
 
-	const uint32_t windows[] = {1, 64, 1024};
-	for (uint32_t w : windows) {
+	for (uint32_t w : WINDOWS) {
 		std::string ws = "window" + std::to_string(w);
 		cnbench::add("txbuf/contig/" + ws, [w](S &st) { bm_tx_contig(st, w); });
 		cnbench::add("txbuf/mbuf/" + ws, [w](S &st) { bm_tx_mbuf(st, w); });
@@ -626,12 +589,10 @@ void register_all()
 
 #ifdef CN_HAVE_DPDK
 	if (dpdk_init()) {
-		cnbench::add("mbuf/dpdk/get-free", bm_d_get_free);
-		cnbench::add("mbuf/dpdk/bulk32", bm_d_bulk);
-		cnbench::add("mbuf/dpdk/prepend", bm_d_prepend);
-		cnbench::add("mbuf/dpdk/copyref-free", bm_d_clone);
-		for (uint32_t w : windows)
-			cnbench::add("txbuf/dpdk/window" + std::to_string(w), [w](S &st) { bm_tx_dpdk(st, w); });
+		add_peer("dpdk", {{"get-free", bm_get_free<struct rte_mbuf *, dpdk_get, rte_pktmbuf_free>},
+				  {"bulk32", bm_bulk<struct rte_mempool, struct rte_mbuf, &g_dmp,
+						     rte_pktmbuf_alloc_bulk, rte_pktmbuf_free_bulk>},
+				  {"prepend", bm_d_prepend}, {"copyref-free", bm_d_clone}}, bm_tx_dpdk);
 	}
 #else
 	fprintf(stderr, "dpdk: not found at build time (libdpdk-dev); DPDK benchmarks not built\n");
@@ -640,10 +601,7 @@ void register_all()
 	lwip_init();
 	fprintf(stderr, "lwip %s: Debian's liblwip allocates pbufs with malloc (MEMP_MEM_MALLOC) "
 			"under a mutex (SYS_LIGHTWEIGHT_PROT): expect malloc-like costs\n", LWIP_VERSION_STRING);
-	cnbench::add("mbuf/lwip/get-free", bm_l_get_free);
-	cnbench::add("mbuf/lwip/copyref-free", bm_l_copyref);
-	for (uint32_t w : windows)
-		cnbench::add("txbuf/lwip/window" + std::to_string(w), [w](S &st) { bm_tx_lwip(st, w); });
+	add_peer("lwip", {{"get-free", bm_get_free<struct pbuf *, lwip_get, lwip_put>}, {"copyref-free", bm_l_copyref}}, bm_tx_lwip);
 #else
 	fprintf(stderr, "lwip: not found at build time (liblwip-dev); lwIP benchmarks not built\n");
 #endif

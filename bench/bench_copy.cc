@@ -99,32 +99,23 @@ void ref_pes(void *d, const void *s, size_t n)
 		o[k] = k < whole ? (unsigned char)((i[k] | i[k ^ 4]) & 0xF0) : i[k];
 }
 
-// The "compiler" peers: straightforward loops a user would write.
-void loop_bswap32(void *d, const void *s, size_t n)
-{
-	auto *o = static_cast<unsigned char *>(d);
-	auto *i = static_cast<const unsigned char *>(s);
-	size_t k = 0;
-	for (; k + 4 <= n; k += 4) {
-		uint32_t w;
-		std::memcpy(&w, i + k, 4);
-		w = __builtin_bswap32(w);
-		std::memcpy(o + k, &w, 4);
-	}
-	for (; k < n; k++)
-		o[k] = i[k];
-}
+// The "compiler" peers: straightforward loops a user would write. The
+// byte swaps: a word W at a time through @p swap (inlined), the tail
+// copied.
+inline uint32_t swap32(uint32_t w) { return __builtin_bswap32(w); }
+inline uint16_t swap16(uint16_t w) { return __builtin_bswap16(w); }
 
-void loop_bswap16(void *d, const void *s, size_t n)
+template <typename W, W (*swap)(W)>
+void loop_bswap(void *d, const void *s, size_t n)
 {
 	auto *o = static_cast<unsigned char *>(d);
 	auto *i = static_cast<const unsigned char *>(s);
 	size_t k = 0;
-	for (; k + 2 <= n; k += 2) {
-		uint16_t w;
-		std::memcpy(&w, i + k, 2);
-		w = __builtin_bswap16(w);
-		std::memcpy(o + k, &w, 2);
+	for (; k + sizeof(W) <= n; k += sizeof(W)) {
+		W w;
+		std::memcpy(&w, i + k, sizeof(W));
+		w = swap(w);
+		std::memcpy(o + k, &w, sizeof(W));
 	}
 	for (; k < n; k++)
 		o[k] = i[k];
@@ -158,12 +149,8 @@ void timed(benchmark::State &st, Kernel fn, void *dst, const void *src, size_t n
 {
 	cnbench::Measure m(st, n);
 	for (auto _ : st) {
-		if (cold) {
-			m.pause();
-			cn_cache_flush_range(src, n);
-			cn_cache_flush_range(dst, n);
-			m.resume();
-		}
+		if (cold)
+			m.flush(src, n, dst, n);
 		fn(dst, src, n);
 		benchmark::ClobberMemory();
 	}
@@ -257,8 +244,8 @@ void register_all()
 	size_t np = cn_pes_impls(pi, 8);
 	for (size_t i = 0; i < np && i < 8; i++)
 		add("pes", std::string("cachenet-") + pi[i]->name, pi[i]->pes, ref_pes);
-	add("bswap32", "compiler", loop_bswap32, ref_bswap32);
-	add("bswap16", "compiler", loop_bswap16, ref_bswap16);
+	add("bswap32", "compiler", loop_bswap<uint32_t, swap32>, ref_bswap32);
+	add("bswap16", "compiler", loop_bswap<uint16_t, swap16>, ref_bswap16);
 	add("pes", "compiler", loop_pes, ref_pes);
 	add("copy", "glibc", glibc_copy, glibc_copy);
 #if defined(__x86_64__)

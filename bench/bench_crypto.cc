@@ -103,12 +103,8 @@ void bm(benchmark::State &st, F fn, size_t n, bool cold, bool aes)
 	{
 		cnbench::Measure m(st, n);
 		for (auto _ : st) {
-			if (cold) {
-				m.pause();
-				cn_cache_flush_range(b.src, n);
-				cn_cache_flush_range(b.dst, n);
-				m.resume();
-			}
+			if (cold)
+				m.flush(b.src, n, b.dst, n);
 			fn(b.src, b.dst, n);
 			benchmark::ClobberMemory();
 		}

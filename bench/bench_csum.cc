@@ -222,11 +222,8 @@ void bm_sum(benchmark::State &st, F fn, bool checks, size_t n, size_t offset, bo
 	{
 		cnbench::Measure m(st, n);
 		for (auto _ : st) {
-			if (cold) {
-				m.pause();
-				cn_cache_flush_range(buf, n);
-				m.resume();
-			}
+			if (cold)
+				m.flush(buf, n);
 			uint16_t s = fn(buf, n);
 			benchmark::DoNotOptimize(s);
 		}
@@ -248,12 +245,8 @@ void bm_copy(benchmark::State &st, F fn, bool checks, size_t n, size_t offset, b
 	} else {
 		cnbench::Measure m(st, n);
 		for (auto _ : st) {
-			if (cold) {
-				m.pause();
-				cn_cache_flush_range(src, n);
-				cn_cache_flush_range(dst, n);
-				m.resume();
-			}
+			if (cold)
+				m.flush(src, n, dst, n);
 			uint16_t s = fn(dst, src, n);
 			benchmark::DoNotOptimize(s);
 			benchmark::ClobberMemory();

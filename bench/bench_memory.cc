@@ -38,12 +38,8 @@ void bm_memcpy(benchmark::State &st, size_t n, bool flushed)
 	{
 		cnbench::Measure m(st, n);
 		for (auto _ : st) {
-			if (flushed) {
-				m.pause();
-				cn_cache_flush_range(src, n);
-				cn_cache_flush_range(dst, n);
-				m.resume();
-			}
+			if (flushed)
+				m.flush(src, n, dst, n);
 			std::memcpy(dst, src, n);
 			benchmark::ClobberMemory();
 		}
@@ -61,11 +57,8 @@ void bm_load(benchmark::State &st, size_t n, bool flushed)
 	{
 		cnbench::Measure m(st, n);
 		for (auto _ : st) {
-			if (flushed) {
-				m.pause();
-				cn_cache_flush_range(buf, n);
-				m.resume();
-			}
+			if (flushed)
+				m.flush(buf, n);
 			uint64_t s = load_loop(buf, n / sizeof(uint64_t));
 			benchmark::DoNotOptimize(s);
 		}

@@ -269,6 +269,21 @@ struct Env {
 		return p;
 	}
 
+	// init() and a TCP connection to a sink peer (the TX and ACK
+	// benchmarks); false, the benchmark skipped, if any part fails.
+	bool tcp_to_sink(benchmark::State &st, enum cn_tcp_csum csum, bool ring)
+	{
+		if (init(st, CN_DCA_INJECT, 4096, 0)) {
+			struct cn_tcp_params tp = tcp(csum, ring);
+			tcb = cn_tcp_open(net, &tp);
+			struct cn_peer_params pp = peer_params(CN_PEER_TCP_SINK);
+			peer = cn_peer_create(dev, &pp);
+		}
+		if (!tcb || !peer)
+			st.SkipWithError("setup failed");
+		return tcb && peer;
+	}
+
 	struct cn_peer_params peer_params(enum cn_peer_kind kind) const
 	{
 		struct cn_peer_params p = {};
@@ -328,16 +343,10 @@ void bm_tcp_tx(benchmark::State &st, enum cn_tcp_csum csum, bool ring, uint32_t 
 {
 	const bool proto = count != TX_ALL;
 	Env e;
-	if (!e.init(st, CN_DCA_INJECT, 4096, 0)) {
-		st.SkipWithError("setup failed");
+	if (!e.tcp_to_sink(st, csum, ring))
 		return;
-	}
-	struct cn_tcp_params tp = e.tcp(csum, ring);
-	e.tcb = cn_tcp_open(e.net, &tp);
-	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SINK);
-	e.peer = cn_peer_create(e.dev, &pp);
 	uint8_t *app = (uint8_t *)cnbench::alloc_buffer(payload);
-	if (!e.tcb || !e.peer || !app) {
+	if (!app) {
 		st.SkipWithError("setup failed");
 		return;
 	}
@@ -531,19 +540,9 @@ void bm_tcp_rx(benchmark::State &st, enum rx_csum csum, bool contig, enum cn_dca
 void bm_tcp_ack(benchmark::State &st)
 {
 	Env e;
-	if (!e.init(st, CN_DCA_INJECT, 4096, 0)) {
-		st.SkipWithError("setup failed");
-		return;
-	}
-	struct cn_tcp_params tp = e.tcp(CN_TCP_CSUM_OFFLOAD, true);
-	e.tcb = cn_tcp_open(e.net, &tp);
-	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SINK);
-	e.peer = cn_peer_create(e.dev, &pp);
 	static uint8_t chunk[512 * MSS];
-	if (!e.tcb || !e.peer) {
-		st.SkipWithError("setup failed");
+	if (!e.tcp_to_sink(st, CN_TCP_CSUM_OFFLOAD, true))
 		return;
-	}
 	uint64_t now = 1, hp0 = cn_tcp_stats(e.tcb)->hp_ack;
 	struct cn_mbuf *mb[64];
 	unsigned n = 0, i = 0;
@@ -1023,6 +1022,21 @@ void lw_close(struct tcp_pcb *pcb)
 	cn_netdev_tx_reap(g_lw.dev);
 }
 
+// Env, lwIP and a connection of lwIP's to a sink peer (the lwIP TX and
+// ACK benchmarks); nullptr, the benchmark skipped, if any part fails.
+struct tcp_pcb *lw_to_sink(benchmark::State &st, Env &e)
+{
+	struct tcp_pcb *pcb = nullptr;
+	if (e.init(st, CN_DCA_INJECT, 4096, 0) && lw_setup(e)) {
+		struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SINK);
+		e.peer = cn_peer_create(e.dev, &pp);
+		pcb = e.peer ? lw_open(pp.window, pp.wscale) : nullptr;
+	}
+	if (!pcb)
+		st.SkipWithError("setup failed");
+	return pcb;
+}
+
 // tcp_tx/lwip/<payload>: tcp_write (copy, checksum on copy) + tcp_output
 // per application write; the NIC step and the peer's ACK (every other
 // segment) paused as in tcp_tx; the driver's receive of the ACKs, lwIP's
@@ -1030,15 +1044,11 @@ void lw_close(struct tcp_pcb *pcb)
 void bm_tcp_tx_lwip(benchmark::State &st, uint32_t payload)
 {
 	Env e;
-	if (!e.init(st, CN_DCA_INJECT, 4096, 0) || !lw_setup(e)) {
-		st.SkipWithError("setup failed");
+	struct tcp_pcb *pcb = lw_to_sink(st, e);
+	if (!pcb)
 		return;
-	}
-	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SINK);
-	e.peer = cn_peer_create(e.dev, &pp);
-	struct tcp_pcb *pcb = lw_open(pp.window, pp.wscale);
 	uint8_t *app = (uint8_t *)cnbench::alloc_buffer(payload);
-	if (!e.peer || !pcb || !app) {
+	if (!app) {
 		st.SkipWithError("setup failed");
 		return;
 	}
@@ -1174,18 +1184,10 @@ void bm_tcp_rx_lwip(benchmark::State &st, enum cn_dca dca, uint32_t payload)
 void bm_tcp_ack_lwip(benchmark::State &st)
 {
 	Env e;
-	if (!e.init(st, CN_DCA_INJECT, 4096, 0) || !lw_setup(e)) {
-		st.SkipWithError("setup failed");
-		return;
-	}
-	struct cn_peer_params pp = e.peer_params(CN_PEER_TCP_SINK);
-	e.peer = cn_peer_create(e.dev, &pp);
-	struct tcp_pcb *pcb = lw_open(pp.window, pp.wscale);
 	static uint8_t chunk[64 * 1024];
-	if (!e.peer || !pcb) {
-		st.SkipWithError("setup failed");
+	struct tcp_pcb *pcb = lw_to_sink(st, e);
+	if (!pcb)
 		return;
-	}
 	struct pbuf *pb[64];
 	unsigned n = 0, i = 0;
 	uint32_t una = pcb->lastack;

@@ -32,15 +32,10 @@ def echo(data):
         s.shutdown(socket.SHUT_WR)
     t = threading.Thread(target=send)
     t.start()
-    got = bytearray()
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        got += b
+    got = b"".join(iter(lambda: s.recv(65536), b""))  # until EOF
     t.join()
     s.close()
-    if bytes(got) != data:
+    if got != data:
         raise SystemExit("echo differs: sent %d bytes, got %d" % (len(data), len(got)))
     print("echoed %d bytes intact" % len(data))
 echo(os.urandom(1 << 20))

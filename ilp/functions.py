@@ -75,23 +75,24 @@ and initial counter block; every call starts from them.
 """
 
 from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
 
 
+@dataclass(eq=False)  # compared and hashed by identity, as before
 class Fn:
-    def __init__(self, name, block, writes, state, consts, decl, result,
-                 forms, tail, doc, cipher=None, zero_pad=False):
-        self.name = name
-        self.block = block
-        self.writes = writes
-        self.state = state
-        self.consts = consts
-        self.decl = decl
-        self.result = result
-        self.forms = forms
-        self.tail = tail
-        self.doc = doc
-        self.cipher = cipher
-        self.zero_pad = zero_pad
+    name: str
+    block: int
+    writes: bool
+    state: int
+    consts: int
+    decl: str
+    result: Any
+    forms: dict
+    tail: str
+    doc: str
+    cipher: Any = None
+    zero_pad: bool = False
 
 
 FUNCS = OrderedDict()
@@ -113,6 +114,17 @@ _add(Fn('copy', block=1, writes=True, state=0, consts=0, decl='', result=None,
         tail='',  # the generator copies the tail before any function's tail
         doc='copy source to destination (load + store only)', zero_pad=True))
 
+def _shuffle_forms(idx, shuf):
+    """The AVX2 and AVX-512 forms of a byte permutation within each 16
+    bytes: one vpshufb by the pattern SHUF, broadcast into constant IDX."""
+    return {
+        'avx2': dict(decl='const __m256i %s = _mm256_broadcastsi128_si256(_mm_setr_epi8(%s));' % (idx, shuf),
+                     step='{x} = _mm256_shuffle_epi8({x}, %s);' % idx, ops=1),
+        'avx512': dict(decl='const __m512i %s = _mm512_broadcast_i32x4(_mm_setr_epi8(%s));' % (idx, shuf),
+                       step='{x} = _mm512_shuffle_epi8({x}, %s);' % idx, ops=1),
+    }
+
+
 # bswap32: reverse the bytes of each 32-bit word (cn_bswap32_step).
 _SHUF32 = ('3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12')
 _add(Fn('bswap32', block=4, writes=True, state=0, consts=0, decl='', result=None,
@@ -121,10 +133,7 @@ _add(Fn('bswap32', block=4, writes=True, state=0, consts=0, decl='', result=None
             # words back in place, each reversed. Two instructions.
             'scalar': dict(step='{x} = __builtin_bswap64({x}); {x} = ({x} >> 32) | ({x} << 32);',
                            ops=2),
-            'avx2': dict(decl='const __m256i bswap32_idx = _mm256_broadcastsi128_si256(_mm_setr_epi8(%s));' % _SHUF32,
-                         step='{x} = _mm256_shuffle_epi8({x}, bswap32_idx);', ops=1),
-            'avx512': dict(decl='const __m512i bswap32_idx = _mm512_broadcast_i32x4(_mm_setr_epi8(%s));' % _SHUF32,
-                           step='{x} = _mm512_shuffle_epi8({x}, bswap32_idx);', ops=1),
+            **_shuffle_forms('bswap32_idx', _SHUF32),
         },
         tail='for (size_t k = 0; k + 4 <= n; k += 4) {\n'
              '\tuint32_t w;\n'
@@ -142,10 +151,7 @@ _add(Fn('bswap16', block=2, writes=True, state=0, consts=1, decl='', result=None
             'scalar': dict(decl='const uint64_t bswap16_m = 0x00FF00FF00FF00FFull;',
                            step='{x} = (({x} & bswap16_m) << 8) | (({x} >> 8) & bswap16_m);',
                            ops=5),
-            'avx2': dict(decl='const __m256i bswap16_idx = _mm256_broadcastsi128_si256(_mm_setr_epi8(%s));' % _SHUF16,
-                         step='{x} = _mm256_shuffle_epi8({x}, bswap16_idx);', ops=1),
-            'avx512': dict(decl='const __m512i bswap16_idx = _mm512_broadcast_i32x4(_mm_setr_epi8(%s));' % _SHUF16,
-                           step='{x} = _mm512_shuffle_epi8({x}, bswap16_idx);', ops=1),
+            **_shuffle_forms('bswap16_idx', _SHUF16),
         },
         tail='for (size_t k = 0; k + 2 <= n; k += 2) {\n'
              '\tunsigned char t = p[k];\n'

@@ -102,6 +102,17 @@ public:
 	~Measure();
 	void pause();
 	void resume();
+	/** Flush [@p a, +@p an) and, if @p b, [@p b, +@p bn) from every cache
+	 *  level, paused: the cold-cache set-up of an iteration (inline, so
+	 *  that the counted region sees only the pause and resume). */
+	void flush(const void *a, size_t an, const void *b = nullptr, size_t bn = 0)
+	{
+		pause();
+		cn_cache_flush_range(a, an);
+		if (b)
+			cn_cache_flush_range(b, bn);
+		resume();
+	}
 	void finish();
 	/** pause() calls that stopped a running measurement so far: under
 	 *  --cn_sim each pause + resume pair executes instructions inside

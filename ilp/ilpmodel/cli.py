@@ -34,6 +34,43 @@ def inputs_of(a):
     a.objdump = dumps + (a.objdump or []) if dumps or a.objdump else None
 
 
+# The model's on/off switches (store_true options) and what each does.
+SWITCHES = (
+    ('--cold-probe',
+     'flushed buffers at probe.py\'s flushed rate at the buffer\'s size '
+     '(cold_read/copy_S) instead of memsig\'s DRAM stream rate (64 MB) plus '
+     'one DRAM latency per stream; off by default: it matched fewer rows '
+     '(README.md)'),
+    ('--no-warm',
+     'loops reading and writing at L2 at memsig\'s read and write rates '
+     'added, not probe.py\'s warm in-place / copy rate at the buffer\'s '
+     'size (warm_rmw_S, warm_copy_S; README.md)'),
+    ('--no-window',
+     'leave out the out-of-order window term'),
+    ('--no-inflight',
+     'leave out the flushed-source lines-in-flight term (probe cold_lat)'),
+    ('--dataflow-only',
+     'dataflow() replaces the window term too (by default the window '
+     'term stays beside it: README.md)'),
+    ('--retire',
+     'dataflow()\'s core with an in-order window R beside the scheduler Q, '
+     'both fitted to the window loops (README.md)'),
+    ('--no-path',
+     'dataflow() runs the main loops alone, with the remainder added '
+     'outside, not the kernel\'s whole path (objdump_paths(); README.md)'),
+    ('--no-call',
+     'the AVX-512 issue term counts the compiled main loops\' instructions '
+     'only, not the rest of the call (walk_call(): set-up, remainder, byte '
+     'tail, fold; README.md)'),
+    ('--no-loop-overlap',
+     'a sequential call\'s first loop alone, even where it fits in the '
+     'window and its memory stream could run under the later loops'),
+    ('--no-loops',
+     'AVX-512 counts and chains from the spec, not from --objdump\'s '
+     'compiled main loops'),
+)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description='the ILP model against measurement')
     ap.add_argument('--inputs', metavar='DIR',
@@ -43,45 +80,19 @@ def main(argv=None):
     ap.add_argument('--memsig', help='memsig --json output')
     ap.add_argument('--bench', action='append', default=[],
                     help='bench_ilp JSON (timed); may be repeated')
-    ap.add_argument('--sim', help='bench_ilp --cn_sim JSON (callgrind)')
-    ap.add_argument('--probe', help='ilp/probe.py JSON: enables the overlap form')
     ap.add_argument('--objdump', action='append',
                     help='libcn_ilp_avx512.a (or its objdump -d text): R for AVX-512 from the '
                          'synthetic sweep\'s spills, and the compiled main loops (AVX-512: '
                          'counts and chains; scalar, libcn_ilp_scalar.a: chains, callgrind '
                          'counting the rest); may be repeated')
+    ap.add_argument('--sim', help='bench_ilp --cn_sim JSON (callgrind)')
+    ap.add_argument('--probe', help='ilp/probe.py JSON: enables the overlap form')
     ap.add_argument('--key', default='tsc_per_byte_med')
     ap.add_argument('--R', help='override R, e.g. scalar=12,avx512=28')
-    ap.add_argument('--cold-probe', action='store_true',
-                    help='flushed buffers at probe.py\'s flushed rate at the buffer\'s size '
-                         '(cold_read/copy_S) instead of memsig\'s DRAM stream rate (64 MB) plus '
-                         'one DRAM latency per stream; off by default: it matched fewer rows '
-                         '(README.md)')
-    ap.add_argument('--no-warm', action='store_true',
-                    help='loops reading and writing at L2 at memsig\'s read and write rates '
-                         'added, not probe.py\'s warm in-place / copy rate at the buffer\'s '
-                         'size (warm_rmw_S, warm_copy_S; README.md)')
-    ap.add_argument('--no-window', action='store_true',
-                    help='leave out the out-of-order window term')
-    ap.add_argument('--no-inflight', action='store_true',
-                    help='leave out the flushed-source lines-in-flight term (probe cold_lat)')
     ap.add_argument('--no-dataflow', default='',
                     help='comma list of isas (scalar,avx2,avx512) whose chain and window terms stay '
                          'per loop in latency-1 instructions instead of dataflow()\'s simulation '
                          'of the compiled loops; "all" for every one')
-    ap.add_argument('--dataflow-only', action='store_true',
-                    help='dataflow() replaces the window term too (by default the window '
-                         'term stays beside it: README.md)')
-    ap.add_argument('--retire', action='store_true',
-                    help='dataflow()\'s core with an in-order window R beside the scheduler Q, '
-                         'both fitted to the window loops (README.md)')
-    ap.add_argument('--no-path', action='store_true',
-                    help='dataflow() runs the main loops alone, with the remainder added '
-                         'outside, not the kernel\'s whole path (objdump_paths(); README.md)')
-    ap.add_argument('--no-call', action='store_true',
-                    help='the AVX-512 issue term counts the compiled main loops\' instructions '
-                         'only, not the rest of the call (walk_call(): set-up, remainder, byte '
-                         'tail, fold; README.md)')
     ap.add_argument('--later-passes', choices=('rmw', 'all', 'none'), default=LATER_PASSES,
                     help='a flushed sequential call\'s later in-place passes (probe.py '
                          'cold_pass*_S, where the probe has them): charge those that store '
@@ -90,12 +101,8 @@ def main(argv=None):
                     help='for each row whose "pipeline form isa size cache" matches REGEX, '
                          'print every loop\'s terms (TSC ticks per byte; the largest is the '
                          'loop\'s) and what the call adds outside its loops')
-    ap.add_argument('--no-loop-overlap', action='store_true',
-                    help='a sequential call\'s first loop alone, even where it fits in the '
-                         'window and its memory stream could run under the later loops')
-    ap.add_argument('--no-loops', action='store_true',
-                    help='AVX-512 counts and chains from the spec, not from --objdump\'s '
-                         'compiled main loops')
+    for name, text in SWITCHES:
+        ap.add_argument(name, action='store_true', help=text)
     a = ap.parse_args(argv)
     if a.inputs:
         inputs_of(a)

@@ -40,6 +40,7 @@
 #include "cachenet/pcap.h"
 #include "cachenet/tsc.h"
 #include "cn_internal.h"
+#include "dev_wait.h"
 #include "impair.h"
 #include "xsk_prog.h"
 
@@ -580,39 +581,9 @@ static void impaired_tx_out(void *arg, const uint8_t *frame, uint32_t len)
 	tx_post(q, m, idx, len);
 }
 
-int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p)
-{
-	uint64_t t0 = cn_tsc_begin();
-	uint32_t len = cn_pkt_len(p), idx;
-	struct cn_mbuf *m;
-	int rc = 0;
-
-	if (len > q->x->frame_max) {
-		q->st.tx_too_long++;
-		rc = -EMSGSIZE;
-		goto out;
-	}
-	if (q->imp) {
-		len = cn_pkt_gather(p, q->imp->scratch);
-		cn__impair_frame(&q->imp->im_tx, &q->imp->dir_tx, q->imp->scratch, len,
-				 impaired_tx_out, q);
-		cn_pkt_free(p);
-		goto out;
-	}
-	m = tx_slot(q, &idx);
-	if (!m) {
-		rc = -ENOBUFS;
-		goto out;
-	}
-	len = cn_pkt_gather(p, m->buf);
-	tx_post(q, m, idx, len);
-	cn_pkt_free(p);
-out:
-	q->st.tx_tsc += cn_tsc_end() - t0;
-	return rc;
-}
-
-int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t len)
+/* Transmit one frame: the packet @p p (gathered, then completed) or, when
+ * @p p is NULL, the @p len bytes at @p frame. */
+static int tx_one(struct cn_afxdp_queue *q, struct cn_pkt *p, const void *frame, uint32_t len)
 {
 	uint64_t t0 = cn_tsc_begin();
 	struct cn_mbuf *m;
@@ -625,19 +596,39 @@ int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t l
 		goto out;
 	}
 	if (q->imp) {
+		if (p) {
+			len = cn_pkt_gather(p, q->imp->scratch);
+			frame = q->imp->scratch;
+		}
 		cn__impair_frame(&q->imp->im_tx, &q->imp->dir_tx, frame, len, impaired_tx_out, q);
-		goto out;
+		goto done;
 	}
 	m = tx_slot(q, &idx);
 	if (!m) {
 		rc = -ENOBUFS;
 		goto out;
 	}
-	memcpy(m->buf, frame, len);
+	if (p)
+		len = cn_pkt_gather(p, m->buf);
+	else
+		memcpy(m->buf, frame, len);
 	tx_post(q, m, idx, len);
+done:
+	if (p)
+		cn_pkt_free(p);
 out:
 	q->st.tx_tsc += cn_tsc_end() - t0;
 	return rc;
+}
+
+int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p)
+{
+	return tx_one(q, p, NULL, cn_pkt_len(p));
+}
+
+int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t len)
+{
+	return tx_one(q, NULL, frame, len);
 }
 
 static void impaired_rx_out(void *arg, const uint8_t *frame, uint32_t len);
@@ -678,21 +669,10 @@ static void impaired_rx_out(void *arg, const uint8_t *frame, uint32_t len)
 {
 	struct cn_afxdp_queue *q = arg;
 	struct impair_q *im = q->imp;
-	struct cn_mbuf *m;
 
-	if (im->rxq_tail - im->rxq_head >= RXQ) {
+	if (cn__impair_rx_queue(q->x->p.mpool, q->x->cpool, XDP_PACKET_HEADROOM, frame, len, im->rxq,
+				RXQ, im->rxq_head, &im->rxq_tail) < 0)
 		q->st.rx_nobufs++;
-		return;
-	}
-	m = cn_mbuf_get_cluster(q->x->p.mpool, q->x->cpool);
-	if (!m) {
-		q->st.rx_nobufs++;
-		return;
-	}
-	m->data = m->buf + XDP_PACKET_HEADROOM;
-	memcpy(m->data, frame, len);
-	m->len = m->pkt_len = len;
-	im->rxq[im->rxq_tail++ % RXQ] = m;
 }
 
 static void rx_hand(struct cn_afxdp_queue *q, struct cn_mbuf *m)
@@ -812,17 +792,7 @@ unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t no
 
 int cn_afxdp_wait(struct cn_afxdp_queue *q, int timeout_ms)
 {
-	struct pollfd pfd = {.fd = q->fd, .events = POLLIN};
-	int rc;
-
 	if (xsk_cons_nb_avail(&q->rx, 1) || (q->imp && q->imp->rxq_head != q->imp->rxq_tail))
 		return 1;
-	rc = poll(&pfd, 1, timeout_ms);
-	if (rc < 0)
-		return -errno;
-	if (rc == 0)
-		return 0;
-	if (pfd.revents & POLLIN)
-		return 1;
-	return -EIO;
+	return cn__dev_wait_fd(q->fd, timeout_ms);
 }

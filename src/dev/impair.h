@@ -147,4 +147,28 @@ static CN__UNUSED void cn__impair_frame(struct cn__impair *im, struct cn__impair
 	cn__impair_flush(d, out, arg);
 }
 
+/* The RX side of a device: a frame leaving the engine is copied into a
+ * fresh cluster at @p off and appended to the device's queue @p q of
+ * @p qsize (a power of two) with free-running @p head and @p *tail.
+ * @return 0, or -1 when the queue is full or no cluster is free (the
+ * caller counts the loss; the bytes are dropped). */
+static CN__UNUSED int cn__impair_rx_queue(struct cn_mbuf_pool *mp, struct cn_mbuf_pool *cp,
+					  uint32_t off, const uint8_t *frame, uint32_t len,
+					  struct cn_mbuf **q, uint32_t qsize, uint32_t head,
+					  uint32_t *tail)
+{
+	struct cn_mbuf *m;
+
+	if (*tail - head >= qsize)
+		return -1;
+	m = cn_mbuf_get_cluster(mp, cp);
+	if (!m)
+		return -1;
+	m->data = m->buf + off;
+	memcpy(m->data, frame, len);
+	m->len = m->pkt_len = len;
+	q[(*tail)++ % qsize] = m;
+	return 0;
+}
+
 #endif

@@ -27,6 +27,7 @@
 #include "cachenet/tsc.h"
 #include "cachenet/tap.h"
 #include "cn_internal.h"
+#include "dev_wait.h"
 #include "impair.h"
 
 #define ETH_HDR 14
@@ -334,24 +335,13 @@ int cn_tap_write_frame(struct cn_tap *t, const void *frame, uint32_t len)
 static void impaired_rx_out(void *arg, const uint8_t *frame, uint32_t len)
 {
 	struct cn_tap *t = arg;
-	struct cn_mbuf *m;
 
 	/* cannot overflow: the queue is drained before each read, and one
 	 * read yields at most three frames; a flush adds one more only
 	 * when there is room (cn_tap_flush) */
-	if (t->rxq_tail - t->rxq_head >= RXQ) {
+	if (cn__impair_rx_queue(t->p.mpool, t->p.cpool, RX_OFF, frame, len, t->rxq, RXQ,
+				t->rxq_head, &t->rxq_tail) < 0)
 		t->st.rx_nobufs++;
-		return;
-	}
-	m = cn_mbuf_get_cluster(t->p.mpool, t->p.cpool);
-	if (!m) {
-		t->st.rx_nobufs++;
-		return;
-	}
-	m->data = m->buf + RX_OFF;
-	memcpy(m->data, frame, len);
-	m->len = m->pkt_len = len;
-	t->rxq[t->rxq_tail++ % RXQ] = m;
 }
 
 /* Read one frame into the scratch buffer. @return its length, 0 when
@@ -485,19 +475,9 @@ unsigned cn_tap_poll(struct cn_tap *t, struct cn_net *net, uint64_t now)
 
 int cn_tap_wait(struct cn_tap *t, int timeout_ms)
 {
-	struct pollfd pfd = {.fd = t->fd, .events = POLLIN};
-	int rc;
-
 	if (t->rxq_head != t->rxq_tail)
 		return 1;
-	rc = poll(&pfd, 1, timeout_ms);
-	if (rc < 0)
-		return -errno;
-	if (rc == 0)
-		return 0;
-	if (pfd.revents & POLLIN)
-		return 1;
-	return -EIO; /* POLLERR, POLLHUP, POLLNVAL */
+	return cn__dev_wait_fd(t->fd, timeout_ms);
 }
 
 void cn_tap_flush(struct cn_tap *t)

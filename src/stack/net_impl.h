@@ -95,6 +95,20 @@ static inline struct cn_pkt *cn__pkt_get(struct cn_net *net)
 	return p;
 }
 
+/* An Ethernet + IPv4 (no options) frame's offsets and its offload
+ * request: ol_flags, l3_off, l4_off and csum_off, adjacent, in one
+ * store. */
+static inline void cn__pkt_set_offs(struct cn_pkt *p, uint16_t ol_flags, uint16_t csum_off)
+{
+	const uint16_t v[4] = {ol_flags, CN_ETH_HLEN, CN_ETH_HLEN + CN_IPV4_HLEN, csum_off};
+
+	_Static_assert(offsetof(struct cn_pkt, l3_off) == offsetof(struct cn_pkt, ol_flags) + 2 &&
+			       offsetof(struct cn_pkt, l4_off) == offsetof(struct cn_pkt, ol_flags) + 4 &&
+			       offsetof(struct cn_pkt, csum_off) == offsetof(struct cn_pkt, ol_flags) + 6,
+		       "ol_flags, l3_off, l4_off, csum_off adjacent");
+	memcpy((uint8_t *)p + offsetof(struct cn_pkt, ol_flags), v, sizeof(v));
+}
+
 /* The name of @p i in a table of @p n names (the drop reasons'), "?"
  * past its end. */
 static inline const char *cn__name_of(const char *const *names, unsigned n, unsigned i)

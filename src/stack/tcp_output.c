@@ -205,8 +205,6 @@ send_segment_inline(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin, ui
 		memcpy(h, tcb->tmpl, CN_ETH_HLEN + CN_IPV4_HLEN + CN_TCP_HLEN);
 	p->hdr = h;
 	p->hdr_len = (uint16_t)hl;
-	p->l3_off = CN_ETH_HLEN;
-	p->l4_off = CN_ETH_HLEN + CN_IPV4_HLEN;
 
 	if (len) {
 		if (CN_LIKELY(tcb->sb_kind == CN_SOCKBUF_RING &&
@@ -252,9 +250,9 @@ send_segment_inline(struct cn_tcb *tcb, uint32_t off, uint32_t len, bool fin, ui
 			/* The NIC sums header and payload; it wants the
 			 * pseudo-header sum, folded, not complemented. */
 			th->csum = cn__csum_fold16(tcb->ph_sum0 + cn__csum_be16(l4len));
-			p->ol_flags = CN_PKT_TX_L4_CSUM;
-			p->csum_off = 16;
+			cn__pkt_set_offs(p, CN_PKT_TX_L4_CSUM, 16);
 		} else {
+			cn__pkt_set_offs(p, 0, 0);
 			/* The template's constant words are in tcp_sum0; the
 			 * words patched above are added here (zero TS words
 			 * when off). The FIN bit sits in the flags byte, one

@@ -134,6 +134,13 @@ def canonical_edges(prof_path, binary):
     return {(a[0], a[1], b[0], b[1]): n for (a, b), n in p.edges.items()}
 
 
+def same_edges(what, got, want):
+    """Exit with the difference unless the WHAT profile's edges GOT are WANT."""
+    if got != want:
+        raise SystemExit(f'{what} edges differ:\n  extra {set(got.items()) - set(want.items())}'
+                         f'\n  missing {set(want.items()) - set(got.items())}')
+
+
 def mode_profile(d):
     need('valgrind', 'readelf', 'ar')
     base = link(os.path.join(d, 'base'), compile_objects(d, ['-ffunction-sections']))
@@ -141,10 +148,7 @@ def mode_profile(d):
     want = expected_edges(n)
     cg = os.path.join(d, 'cg.prof')
     run(CORD + ['record', '-o', cg, '--', base, PACKETS])
-    got = canonical_edges(cg, base)
-    if got != want:
-        raise SystemExit(f'callgrind edges differ:\n  extra {set(got.items()) - set(want.items())}'
-                         f'\n  missing {set(want.items()) - set(got.items())}')
+    same_edges('callgrind', canonical_edges(cg, base), want)
     print(f'callgrind: all {len(want)} edges exact, the two statics `step` apart')
 
     idir = os.path.join(d, 'instr')
@@ -158,10 +162,7 @@ def mode_profile(d):
     run([ibin, PACKETS], env=dict(os.environ, CORD_PROFILE_OUT=raw))
     ip = os.path.join(idir, 'instr.prof')
     run(CORD + ['profile', '--instrument', raw, '--binary', ibin, '-o', ip])
-    got = canonical_edges(ip, ibin)
-    if got != want:
-        raise SystemExit(f'instrument edges differ:\n  extra {set(got.items()) - set(want.items())}'
-                         f'\n  missing {set(want.items()) - set(got.items())}')
+    same_edges('instrument', canonical_edges(ip, ibin), want)
     print(f'-finstrument-functions: the same {len(want)} edges')
 
     # Weighted merge of the two: every edge counts 1x + 2x = 3x.

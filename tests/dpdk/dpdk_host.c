@@ -86,12 +86,14 @@ int dh_host_down(struct dh_host *h)
 	return 0;
 }
 
+unsigned dh_link_wait_s = 5;
+
 int dh_wait_link(uint16_t port, int up)
 {
 	struct rte_eth_link l;
 	uint16_t want = up ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
 
-	for (int i = 0; i < 500; i++) {
+	for (unsigned i = 0; i < 100 * dh_link_wait_s; i++) {
 		memset(&l, 0, sizeof(l));
 		rte_eth_link_get_nowait(port, &l);
 		if (l.link_status == want) {
@@ -101,7 +103,7 @@ int dh_wait_link(uint16_t port, int up)
 		}
 		usleep(10000);
 	}
-	FAIL("port %u: link not %s after 5 s", port, up ? "up" : "down");
+	FAIL("port %u: link not %s after %u s", port, up ? "up" : "down", dh_link_wait_s);
 }
 
 unsigned dh_poll(struct dh_host *h, uint64_t now)

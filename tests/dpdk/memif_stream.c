@@ -473,6 +473,7 @@ static int run_side(const struct opts *o, bool sender, struct side *s)
 	memset(s, 0, sizeof(*s));
 	s->ok = 1;
 	alarm(o->timeout + 30);
+	dh_link_wait_s = o->timeout;
 	if (eal_up(o, sender) < 0) {
 		snprintf(s->why, sizeof(s->why), "rte_eal_init failed (%s)", rte_strerror(rte_errno));
 		s->ok = 0;

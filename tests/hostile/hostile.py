@@ -17,7 +17,6 @@ socket, TX descriptor, mbuf, cluster or reassembly entry is left.
 Exit 77 (skip) only when namespaces or TAP devices cannot be created.
 """
 import argparse
-import json
 import os
 import signal
 import sys
@@ -25,46 +24,26 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "interop"))
-import interop  # noqa: E402  (Namespace, Tapnet, Skip, Fail)
-from interop import C_ADDR, K_ADDR, Fail, Skip  # noqa: E402
+import interop  # noqa: E402  (Suite, Tapnet, suite_main)
+from interop import C_ADDR, K_ADDR  # noqa: E402
 
 RAWPEER = os.path.join(HERE, "rawpeer.py")
 PEER = os.path.join(HERE, "..", "interop", "peer.py")
 
 
-class Tests:
+class Tests(interop.Suite):
     def __init__(self, args):
-        self.tapnet = os.path.abspath(args.tapnet)
-        self.out = os.path.abspath(args.out)
-        self.only = set(args.only.split(",")) if args.only else None
+        super().__init__(args)
         self.slow = args.slow
-        self.afxdp = args.afxdp
-        self.results = []
-        self.summaries = []
-        os.makedirs(self.out, exist_ok=True)
 
     def raw(self, *a, timeout=300):
-        r = self.ns.run([sys.executable, RAWPEER] + [str(x) for x in a], check=False, timeout=timeout)
-        js = interop.lines_json(r.stdout)
-        if r.returncode != 0 or not js:
-            raise Fail("rawpeer.py %s: exit %d: %s" % (" ".join(map(str, a)), r.returncode,
-                                                          r.stderr.strip()[-800:]))
-        return js[-1]
+        return self.script(RAWPEER, a, timeout)
 
     def peer(self, *a, timeout=120):
-        r = self.ns.run([sys.executable, PEER] + [str(x) for x in a], check=False, timeout=timeout)
-        js = interop.lines_json(r.stdout)
-        if r.returncode != 0 or not js:
-            raise Fail("peer.py %s: exit %d: %s" % (" ".join(map(str, a)), r.returncode,
-                                                       r.stderr.strip()[-800:]))
-        return js[-1]
+        return self.script(PEER, a, timeout)
 
     def raw_bg(self, *a):
         return self.ns.popen([sys.executable, RAWPEER] + [str(x) for x in a])
-
-    def check(self, cond, what):
-        if not cond:
-            raise Fail(what)
 
     def tapnet_run(self, name, args):
         return interop.Tapnet(self, name, args)
@@ -287,47 +266,17 @@ class Tests:
         return "window scale 14, 15, 255: handshakes done, echo exact, 2 clamped to 14"
 
     def run(self):
-        tests = [("fragments", self.t_fragments), ("frag_flood", self.t_frag_flood),
-                 ("arp", self.t_arp), ("wscale", self.t_wscale), ("syn_flood", self.t_syn_flood),
-                 ("sack_impaired", self.t_sack_impaired)]
-        with interop.Namespace(self.afxdp) as ns:
-            self.ns = ns
-            for name, fn in tests:
-                if self.only and name not in self.only:
-                    continue
-                t0 = time.time()
-                print("== %s" % name, flush=True)
-                try:
-                    msg = fn()
-                    self.results.append((name, True, msg))
-                    print("ok %s (%.1f s): %s" % (name, time.time() - t0, msg), flush=True)
-                except Fail as e:
-                    self.results.append((name, False, str(e)))
-                    print("FAIL %s (%.1f s): %s" % (name, time.time() - t0, e), flush=True)
-        with open(os.path.join(self.out, "summary.json"), "w") as f:
-            json.dump({"results": self.results, "summaries": self.summaries}, f, indent=1)
-        bad = [r for r in self.results if not r[1]]
-        print("%d passed, %d failed" % (len(self.results) - len(bad), len(bad)))
-        return 1 if bad else 0
+        return self.run_tests([("fragments", self.t_fragments), ("frag_flood", self.t_frag_flood),
+                               ("arp", self.t_arp), ("wscale", self.t_wscale),
+                               ("syn_flood", self.t_syn_flood),
+                               ("sack_impaired", self.t_sack_impaired)])
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tapnet", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--only", default="")
-    ap.add_argument("--afxdp", action="store_true", help="cachenet on AF_XDP (veth) instead of TAP")
     ap.add_argument("--slow", action="store_true",
                     help="a sanitizer or -O0 build: time goals are not judged, only correctness")
-    args = ap.parse_args()
-    if not os.path.exists(args.tapnet):
-        print("SKIP: %s not built (needs OpenSSL's libcrypto, libssl-dev)" % args.tapnet)
-        return 77
-    try:
-        return Tests(args).run()
-    except Skip as e:
-        print("SKIP: " + str(e))
-        return 77
+    return interop.suite_main(Tests, ap)
 
 
 if __name__ == "__main__":

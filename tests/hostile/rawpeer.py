@@ -22,7 +22,6 @@ prints one JSON line with what it saw.
                                        host, echo of 1,000 bytes, RST
 """
 import hashlib
-import json
 import os
 import random
 import select
@@ -32,21 +31,12 @@ import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop"))
+import interop  # noqa: E402  (command_main)
+from interop import csum, out, udp_echo  # noqa: E402
+
 IFACE = "cn0"
 ETH_P_ALL = 0x0003
-
-
-def out(**kw):
-    print(json.dumps(kw), flush=True)
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
 
 
 def ip_aton(a):
@@ -165,16 +155,9 @@ def udp(dst, port, sizes):
     res = []
     for size in sizes:
         data = rnd.randbytes(size)
-        ok = False
-        for attempt in range(3):
-            s.sendto(data, (dst, port))
-            try:
-                back, src = s.recvfrom(70000)
-            except socket.timeout:
-                continue
-            ok = back == data and src == (dst, port)
-            break
-        res.append({"size": size, "ok": ok, "attempts": attempt + 1,
+        back, src, attempts = udp_echo(s, data, (dst, port), 70000)
+        ok = back == data and src == (dst, port)
+        res.append({"size": size, "ok": ok, "attempts": attempts,
                     "sha256": hashlib.sha256(data).hexdigest()})
     out(cmd="udp", results=res, ok=all(r["ok"] for r in res))
 
@@ -350,30 +333,15 @@ def wscale(dst, port, ws):
     out(cmd="wscale", ws=ws, ok=got == data, synack_ws=sa["ws"], echoed=len(got))
 
 
-def main(argv):
-    if len(argv) < 2:
-        print(__doc__)
-        return 2
-    cmd, a = argv[1], argv[2:]
-    if cmd == "ping":
-        ping(a[0], [int(x) for x in a[1:]])
-    elif cmd == "udp":
-        udp(a[0], int(a[1]), [int(x) for x in a[2:]])
-    elif cmd == "frags":
-        frags(a[0], a[1])
-    elif cmd == "frag-flood":
-        frag_flood(a[0], int(a[1]), float(a[2]))
-    elif cmd == "syn-flood":
-        syn_flood(a[0], int(a[1]), int(a[2]))
-    elif cmd == "arp-spoof":
-        arp_spoof(a[0], a[1], int(a[2]))
-    elif cmd == "wscale":
-        wscale(a[0], int(a[1]), int(a[2]))
-    else:
-        print(__doc__)
-        return 2
-    return 0
-
+COMMANDS = {
+    "ping": lambda a: ping(a[0], [int(x) for x in a[1:]]),
+    "udp": lambda a: udp(a[0], int(a[1]), [int(x) for x in a[2:]]),
+    "frags": lambda a: frags(a[0], a[1]),
+    "frag-flood": lambda a: frag_flood(a[0], int(a[1]), float(a[2])),
+    "syn-flood": lambda a: syn_flood(a[0], int(a[1]), int(a[2])),
+    "arp-spoof": lambda a: arp_spoof(a[0], a[1], int(a[2])),
+    "wscale": lambda a: wscale(a[0], int(a[1]), int(a[2])),
+}
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(interop.command_main(__doc__, COMMANDS, sys.argv))

@@ -32,6 +32,8 @@ import json
 import os
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -223,29 +225,128 @@ class Tapnet:
         return self
 
 
-class Tests:
+class Suite:
+    """What the interop and hostile suites share: their options, a helper
+    script run in the namespace for its last JSON line, the checks, and the
+    loop that runs the named tests and writes summary.json."""
+
     def __init__(self, args):
         self.tapnet = os.path.abspath(args.tapnet)
         self.out = os.path.abspath(args.out)
-        self.nbytes = int(args.mb * 1_000_000)
-        self.short = args.short
         self.only = set(args.only.split(",")) if args.only else None
         self.afxdp = args.afxdp
         self.results = []
         self.summaries = []
         os.makedirs(self.out, exist_ok=True)
 
-    def peer(self, *a, timeout=900):
-        r = self.ns.run([sys.executable, PEER] + [str(x) for x in a], check=False, timeout=timeout)
+    def script(self, path, a, timeout):
+        """Run python3 PATH A... in the namespace; its last JSON line."""
+        r = self.ns.run([sys.executable, path] + [str(x) for x in a], check=False, timeout=timeout)
         js = lines_json(r.stdout)
         if r.returncode != 0 or not js:
-            raise Fail("peer.py %s: exit %d: %s" % (" ".join(map(str, a)), r.returncode,
-                                                       r.stderr.strip()[-800:]))
+            raise Fail("%s %s: exit %d: %s" % (os.path.basename(path), " ".join(map(str, a)),
+                                               r.returncode, r.stderr.strip()[-800:]))
         return js[-1]
+
+    def peer(self, *a, timeout=900):
+        return self.script(PEER, a, timeout)
 
     def check(self, cond, what):
         if not cond:
             raise Fail(what)
+
+    def run_tests(self, tests, report=None):
+        """Run each (name, fn) of TESTS not left out by --only in one
+        namespace; fn returns a message or raises Fail. REPORT() prints
+        after the tests; returns the exit status (1 if any failed)."""
+        with Namespace(self.afxdp) as ns:
+            self.ns = ns
+            for name, fn in tests:
+                if self.only and name not in self.only:
+                    continue
+                t0 = time.time()
+                print("== %s" % name, flush=True)
+                try:
+                    msg = fn()
+                    self.results.append((name, True, msg))
+                    print("ok %s (%.1f s): %s" % (name, time.time() - t0, msg), flush=True)
+                except Fail as e:
+                    self.results.append((name, False, str(e)))
+                    print("FAIL %s (%.1f s): %s" % (name, time.time() - t0, e), flush=True)
+        if report:
+            report()
+        with open(os.path.join(self.out, "summary.json"), "w") as f:
+            json.dump({"results": self.results, "summaries": self.summaries}, f, indent=1)
+        bad = [r for r in self.results if not r[1]]
+        print("%d passed, %d failed" % (len(self.results) - len(bad), len(bad)))
+        return 1 if bad else 0
+
+
+def out(**kw):
+    """One JSON line on stdout: a helper script's record for the test."""
+    print(json.dumps(kw), flush=True)
+
+
+def csum(b):
+    """The Internet checksum (RFC 1071) of the bytes B."""
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def udp_echo(s, data, addr, bufsize, tries=3):
+    """Send DATA from the UDP socket S (with a timeout) to ADDR until an
+    answer comes, at most TRIES times: (answer, its source, the sends), or
+    (None, None, TRIES) when none came."""
+    for attempt in range(1, tries + 1):
+        s.sendto(data, addr)
+        try:
+            back, src = s.recvfrom(bufsize)
+        except socket.timeout:
+            continue
+        return back, src, attempt
+    return None, None, tries
+
+
+def command_main(doc, commands, argv):
+    """main() of a helper script (peer.py, rawpeer.py): run
+    COMMANDS[argv[1]](argv[2:]) and return 0; print DOC and return 2 for
+    a missing or unknown command."""
+    if len(argv) < 2 or argv[1] not in commands:
+        print(doc)
+        return 2
+    commands[argv[1]](argv[2:])
+    return 0
+
+
+def suite_main(suite, ap):
+    """main() of a suite: --tapnet, --out, --only and --afxdp beside AP's
+    own options; exit 77 (skip) without cachenet-tapnet or where the
+    namespace cannot be made."""
+    ap.add_argument("--tapnet", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--only", default="", help="comma list of the tests to run")
+    ap.add_argument("--afxdp", action="store_true",
+                    help="run cachenet over AF_XDP on a veth pair instead of a TAP")
+    args = ap.parse_args()
+    if not os.path.exists(args.tapnet):
+        print("SKIP: %s not built (needs OpenSSL's libcrypto, libssl-dev)" % args.tapnet)
+        return 77
+    try:
+        return suite(args).run()
+    except Skip as e:
+        print("SKIP: " + str(e))
+        return 77
+
+
+class Tests(Suite):
+    def __init__(self, args):
+        super().__init__(args)
+        self.nbytes = int(args.mb * 1_000_000)
+        self.short = args.short
 
     def conn_line(self, tn, role):
         c = [x for x in tn.conns if x["role"] == role]
@@ -378,22 +479,11 @@ class Tests:
                 "tx %s rx %s" % (how, n / 1e6, e["mbit_s"], it[1:], ir[1:]))
 
     def run(self):
-        tests = [("linux_client", self.t_linux_client), ("cachenet_client", self.t_cachenet_client),
-                 ("impaired", self.t_impaired)]
-        with Namespace(self.afxdp) as ns:
-            self.ns = ns
-            for name, fn in tests:
-                if self.only and name not in self.only:
-                    continue
-                t0 = time.time()
-                print("== %s" % name, flush=True)
-                try:
-                    msg = fn()
-                    self.results.append((name, True, msg))
-                    print("ok %s (%.1f s): %s" % (name, time.time() - t0, msg), flush=True)
-                except Fail as e:
-                    self.results.append((name, False, str(e)))
-                    print("FAIL %s (%.1f s): %s" % (name, time.time() - t0, e), flush=True)
+        return self.run_tests([("linux_client", self.t_linux_client),
+                               ("cachenet_client", self.t_cachenet_client),
+                               ("impaired", self.t_impaired)], self.print_costs)
+
+    def print_costs(self):
         print("\nTSC ticks per frame (either direction) on this path: busy = the event loop "
               "outside poll(2);\ndevice = inside the TAP's read/write, or AF_XDP's RX burst and "
               "TX path (rings, refill, gather, sendto);\napp = the test program's SHA-256 and "
@@ -411,31 +501,13 @@ class Tests:
                 name, frames, s["busy_tsc"] / frames, sysc / frames, s["app_tsc"] / frames,
                 (s["busy_tsc"] - sysc - s["app_tsc"]) / frames, s["rx_reads"], s["tx_writes"],
                 s["cpu_user_s"] * 1e6 / frames, s["cpu_sys_s"] * 1e6 / frames))
-        with open(os.path.join(self.out, "summary.json"), "w") as f:
-            json.dump({"results": self.results, "summaries": self.summaries}, f, indent=1)
-        bad = [r for r in self.results if not r[1]]
-        print("%d passed, %d failed" % (len(self.results) - len(bad), len(bad)))
-        return 1 if bad else 0
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tapnet", required=True)
-    ap.add_argument("--out", required=True)
     ap.add_argument("--mb", type=float, default=float(os.environ.get("CN_INTEROP_MB", "100")))
     ap.add_argument("--short", type=int, default=1000)
-    ap.add_argument("--only", default="")
-    ap.add_argument("--afxdp", action="store_true",
-                    help="run cachenet over AF_XDP on a veth pair instead of a TAP")
-    args = ap.parse_args()
-    if not os.path.exists(args.tapnet):
-        print("SKIP: %s not built (needs OpenSSL's libcrypto, libssl-dev)" % args.tapnet)
-        return 77
-    try:
-        return Tests(args).run()
-    except Skip as e:
-        print("SKIP: " + str(e))
-        return 77
+    return suite_main(Tests, ap)
 
 
 if __name__ == "__main__":

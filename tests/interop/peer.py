@@ -15,7 +15,6 @@ direction) so the test can compare them with what cachenet-tapnet reports.
   peer.py server KIND PORT [BYTES]        KIND echo|sink|source; runs until killed
 """
 import hashlib
-import json
 import os
 import random
 import socket
@@ -24,11 +23,10 @@ import sys
 import threading
 import time
 
+import interop  # command_main
+from interop import csum, out, udp_echo
+
 CHUNK = 1 << 16
-
-
-def out(**kw):
-    print(json.dumps(kw), flush=True)
 
 
 def gen_chunks(total, seed):
@@ -114,14 +112,9 @@ def short(host, port, count, size):
         s = connect(host, port)
         s.sendall(data)
         s.shutdown(socket.SHUT_WR)
-        back = bytearray()
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            back += b
+        back = b"".join(iter(lambda: s.recv(65536), b""))  # until EOF
         s.close()
-        if bytes(back) == data:
+        if back == data:
             ok += 1
         else:
             bad += 1
@@ -136,30 +129,14 @@ def udp(host, port, count):
     for i in range(count):
         size = [0, 1, 17, 512, 1000, 1472][i % 6] if i < 12 else rnd.randrange(0, 1473)
         data = struct.pack("!I", i)[:size] + rnd.randbytes(max(0, size - 4))
-        for attempt in range(3):
-            s.sendto(data, (host, port))
-            try:
-                back, src = s.recvfrom(65536)
-            except socket.timeout:
-                continue
-            break
-        else:
+        back, src, _ = udp_echo(s, data, (host, port), 65536)
+        if back is None:
             lost += 1
-            continue
-        if back == data and src == (host, port):
+        elif back == data and src == (host, port):
             ok += 1
         else:
             bad += 1
     out(cmd="udp", ok=ok, lost=lost, bad=bad)
-
-
-def icmp_csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
 
 
 def ping(host, count):
@@ -171,7 +148,7 @@ def ping(host, count):
     for seq in range(count):
         payload = bytes(range(56))
         hdr = struct.pack("!BBHHH", 8, 0, 0, ident, seq)
-        c = icmp_csum(hdr + payload)
+        c = csum(hdr + payload)
         pkt = struct.pack("!BBHHH", 8, 0, c, ident, seq) + payload
         t0 = time.time()
         s.sendto(pkt, (host, 0))
@@ -186,7 +163,7 @@ def ping(host, count):
             if len(icmp) < 8 or src[0] != host:
                 continue
             t, code, _, rid, rseq = struct.unpack("!BBHHH", icmp[:8])
-            if t == 0 and rid == ident and rseq == seq and icmp[8:] == payload and icmp_csum(icmp) == 0:
+            if t == 0 and rid == ident and rseq == seq and icmp[8:] == payload and csum(icmp) == 0:
                 ok += 1
                 rtts.append((time.time() - t0) * 1e3)
                 break
@@ -244,30 +221,15 @@ def server(kind, port, total=0):
         threading.Thread(target=handle, args=(c, 100 + n_conn), daemon=True).start()
 
 
-def main(argv):
-    if len(argv) < 2:
-        print(__doc__)
-        return 2
-    cmd, a = argv[1], argv[2:]
-    if cmd == "echo-client":
-        echo_client(a[0], int(a[1]), int(a[2]))
-    elif cmd == "send":
-        send(a[0], int(a[1]), int(a[2]))
-    elif cmd == "recv":
-        recv(a[0], int(a[1]))
-    elif cmd == "short":
-        short(a[0], int(a[1]), int(a[2]), int(a[3]))
-    elif cmd == "udp":
-        udp(a[0], int(a[1]), int(a[2]))
-    elif cmd == "ping":
-        ping(a[0], int(a[1]))
-    elif cmd == "server":
-        server(a[0], int(a[1]), int(a[2]) if len(a) > 2 else 0)
-    else:
-        print(__doc__)
-        return 2
-    return 0
-
+COMMANDS = {
+    "echo-client": lambda a: echo_client(a[0], int(a[1]), int(a[2])),
+    "send": lambda a: send(a[0], int(a[1]), int(a[2])),
+    "recv": lambda a: recv(a[0], int(a[1])),
+    "short": lambda a: short(a[0], int(a[1]), int(a[2]), int(a[3])),
+    "udp": lambda a: udp(a[0], int(a[1]), int(a[2])),
+    "ping": lambda a: ping(a[0], int(a[1])),
+    "server": lambda a: server(a[0], int(a[1]), int(a[2]) if len(a) > 2 else 0),
+}
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(interop.command_main(__doc__, COMMANDS, sys.argv))

@@ -200,6 +200,15 @@ def check_dca_recovery():
     check("was not run" in "\n".join(net.readahead_rows(MetricCtx(), {})), "sweep not run")
 
 
+def check_goal_rows(what, md, want):
+    """Each goal of WANT {goal: (value, verdict)} has exactly one row in the
+    Markdown MD, ending in its value and verdict."""
+    for goal, (value, verdict) in want.items():
+        row = [l for l in md.splitlines() if l.startswith("| " + goal + " |")]
+        check(len(row) == 1 and row[0].endswith("| %s | %s |" % (value, verdict)),
+              "%s goal %r: want %s %s, row %s" % (what, goal, value, verdict, row))
+
+
 def check_ilp_goals():
     """The integrated loops' target table on constructed medians: the verdicts, and each
     ratio printed to three decimals (1.103 is not "1.1" beside NOT met)."""
@@ -251,10 +260,7 @@ def check_ilp_goals():
             "copy+aes128ctr+csum-int, 65536 hot": ("1.103", "NOT met"),
             "copy+aes128ctr+csum-int, 65536 l2": ("1.100", "met"),
             "copy+chacha20+csum-int, 1460 hot": ("1.050", "met")}
-    for goal, (value, verdict) in want.items():
-        row = [l for l in md.splitlines() if l.startswith("| " + goal + " |")]
-        check(len(row) == 1 and row[0].endswith("| %s | %s |" % (value, verdict)),
-              "ILP goal %r: want %s %s, row %s" % (goal, value, verdict, row))
+    check_goal_rows("ILP", md, want)
     check(abs(ctx.metrics["goal/aes128ctr/65536-hot/int_over_alone"] - 1.103) < 1e-9,
           "cipher goal metric")
     check(not [l for l in md.splitlines() if "-avx2" in l], "AVX-512 goals name AVX2 rows")
@@ -276,10 +282,7 @@ def check_ilp_goals():
             "copy+aes128ctr+csum-int-avx2, 1460 hot": ("1.250", "NOT met"),
             "copy+aes128ctr+csum-int-avx2, 65536 l2": ("1.100", "met"),
             "copy+chacha20+csum-int-avx2, 1460 hot": ("1.250", "NOT met")}
-    for goal, (value, verdict) in want.items():
-        row = [l for l in md.splitlines() if l.startswith("| " + goal + " |")]
-        check(len(row) == 1 and row[0].endswith("| %s | %s |" % (value, verdict)),
-              "AVX2 goal %r: want %s %s, row %s" % (goal, value, verdict, row))
+    check_goal_rows("AVX2", md, want)
     rows = [l for l in md.splitlines() if l.startswith("| copy+")]
     check(len(rows) == 3 + 6 and all("-avx2, " in l for l in rows),
           "AVX2 goal rows: only the AVX2 targets %s" % rows)

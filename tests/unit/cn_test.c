@@ -2,7 +2,10 @@
 /* Helpers shared by the cmocka test programs (declared in cn_test.h). */
 #include "cn_test.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +74,138 @@ int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen
 	close(fd[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return status;
+}
+
+void cn_test_rerun_expect(const char *disable, const char *arg, const char *want)
+{
+	char out[256];
+	int status = cn_test_rerun(disable, arg, out, sizeof(out));
+
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (want && strcmp(out, want) != 0)
+		fail_msg("CACHENET_CPU_DISABLE=%s: got \"%s\", want \"%s\"", disable, out, want);
+}
+
+unsigned char *cn_test_sweep_buf(size_t max_len, int byte, uint64_t seed)
+{
+	size_t n = max_len + 64 + 64;
+	void *p = NULL;
+
+	assert_int_equal(posix_memalign(&p, 64, n), 0);
+	if (byte < 0) {
+		cn_test_seed(seed);
+		cn_test_fill_rand(p, n);
+	} else {
+		memset(p, byte, n);
+	}
+	return p;
+}
+
+void cn_test_sweep_run(void **state)
+{
+	const struct cn_test_sweep *sw = *state;
+	unsigned char *buf = cn_test_sweep_buf(sw->max_len, sw->byte, sw->seed);
+
+	sw->check(buf, sw->max_len);
+	free(buf);
+}
+
+const char *cn_test_choice(uint64_t f, const struct cn_test_rung *ladder)
+{
+	for (; ladder->need; ladder++)
+		if ((f & ladder->need) == ladder->need)
+			return ladder->name;
+	return "generic";
+}
+
+void cn_test_tmpfile(char *path)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+int cn_test_sh(const char *cmd)
+{
+	int rc = system(cmd);
+	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+static volatile sig_atomic_t netns_child;
+
+static void netns_on_signal(int sig)
+{
+	(void)sig;
+	if (netns_child > 0)
+		kill((pid_t)netns_child, SIGKILL); /* then the parent deletes the namespace */
+}
+
+int cn_test_netns_main(const char *prog, const char *ns_prefix, int argc, char **argv,
+		       int (*inside)(void))
+{
+	char ns[32], cmd[128], self[PATH_MAX];
+	int status, rc;
+
+	if (argc > 1 && strcmp(argv[1], "--inside") == 0)
+		return inside();
+
+	/* may we make a network namespace at all? */
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWNET) == 0 ? 0 : errno == EPERM ? 77 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		printf("SKIP: creating a network namespace is not allowed (needs CAP_SYS_ADMIN)\n");
+		return 77;
+	}
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "%s: /proc/self/exe: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	self[n] = '\0';
+
+	snprintf(ns, sizeof(ns), "%s-%d", ns_prefix, (int)getpid());
+	snprintf(cmd, sizeof(cmd), "ip netns add %s", ns);
+	if (cn_test_sh(cmd) != 0) {
+		fprintf(stderr, "%s: '%s' failed (is iproute2 installed?)\n", prog, cmd);
+		return 1;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = netns_on_signal; /* no SA_RESTART: waitpid returns */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+
+	pid = fork();
+	if (pid == 0) {
+		execlp("ip", "ip", "netns", "exec", ns, self, "--inside", (char *)NULL);
+		_exit(127);
+	}
+	netns_child = pid;
+	alarm(120); /* a hung inside part still gets its namespace deleted */
+	rc = 1;
+	if (pid > 0) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (WIFEXITED(status))
+			rc = WEXITSTATUS(status);
+		else
+			fprintf(stderr, "%s: the inside part died of signal %d\n", prog, WTERMSIG(status));
+	}
+	alarm(0);
+	/* deleting the namespace deletes its interfaces and any program on them */
+	snprintf(cmd, sizeof(cmd), "ip netns del %s", ns);
+	if (cn_test_sh(cmd) != 0) {
+		fprintf(stderr, "%s: '%s' failed\n", prog, cmd);
+		rc = rc ? rc : 1;
+	}
+	return rc;
 }
 
 int cn_test_tx_csum_off(const char *ifname)

@@ -29,6 +29,111 @@
  */
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen);
 
+/* cn_test_rerun(@disable, @arg), then require that the child exited 0 and,
+ * unless @want is NULL, printed exactly @want (at most 255 bytes). */
+void cn_test_rerun_expect(const char *disable, const char *arg, const char *want);
+
+/*
+ * The buffer of an every-length, every-alignment sweep up to @max_len:
+ * @max_len + 64 (alignments 0..63) + 64 bytes, 64-byte aligned, every byte
+ * @byte, or (@byte < 0) random after cn_test_seed(@seed). Fails the test if
+ * it cannot be allocated; free() it.
+ */
+unsigned char *cn_test_sweep_buf(size_t max_len, int byte, uint64_t seed);
+
+/*
+ * A sweep as a test of its own: CN_SWEEP(name, max_len, byte, seed, check)
+ * in a test table runs @check(buf, @max_len) on cn_test_sweep_buf(@max_len,
+ * @byte, @seed) under the name @name.
+ */
+struct cn_test_sweep {
+	size_t max_len;
+	int byte;
+	uint64_t seed;
+	void (*check)(const unsigned char *buf, size_t max_len);
+};
+void cn_test_sweep_run(void **state);
+#define CN_SWEEP(test, ...)                                                              \
+	{                                                                                \
+		.name = #test, .test_func = cn_test_sweep_run,                           \
+		.initial_state = &(struct cn_test_sweep){__VA_ARGS__}                    \
+	}
+
+/* The variant a dispatcher picks for CPU features @f: the name of the
+ * first rung of @ladder (ended by need 0) whose features @f has all of,
+ * "generic" if none. */
+struct cn_test_rung {
+	uint64_t need;
+	const char *name;
+};
+const char *cn_test_choice(uint64_t f, const struct cn_test_rung *ladder);
+
+/* mkstemp(@path) (a template ending in XXXXXX), closed again: @path names
+ * a new empty file that the test removes. Fails the test if it cannot. */
+void cn_test_tmpfile(char *path);
+
+/* system(@cmd): its exit status, 128 if a signal ended it, -1 if it could
+ * not run. */
+int cn_test_sh(const char *cmd);
+
+/*
+ * main() of a test that runs inside a network namespace of its own: with
+ * the argument "--inside" returns @inside(); otherwise creates the
+ * namespace "<ns_prefix>-<pid>", runs this program again inside it with
+ * "--inside" (at most 120 s; SIGTERM/SIGINT kill the child), deletes the
+ * namespace and returns the child's exit status (77, skip, where creating
+ * a namespace is not allowed; 1 on a setup failure, named on stderr
+ * after @prog).
+ */
+int cn_test_netns_main(const char *prog, const char *ns_prefix, int argc, char **argv,
+		       int (*inside)(void));
+
+/*
+ * The fixtures' buffer pools (tests/unit/cn_test_lib.c, only in programs
+ * that link libcachenet): a small pool of @nsmall mbufs with per-thread
+ * caches of @cache, a cluster pool of @nclusters clusters of @cluster_size
+ * bytes (0 = CN_MBUF_CLUSTER_SIZE) with caches of @cache / 2. Returns 0, or
+ * -1 if either could not be made (the other may be).
+ */
+struct cn_mbuf_pool;
+int cn_test_pools(struct cn_mbuf_pool **mp, struct cn_mbuf_pool **cp, uint32_t nsmall,
+		  uint32_t nclusters, uint32_t cache, uint32_t cluster_size);
+/* The mbufs (*m) and clusters (*c) in use in the two pools. */
+void cn_test_pools_in_use(struct cn_mbuf_pool *mp, struct cn_mbuf_pool *cp, uint32_t *m,
+			  uint32_t *c);
+/* Fails the test unless exactly @m0 mbufs and @c0 clusters are in use (what
+ * was in use before the test: 0, or what the fixture's stacks keep; with 0
+ * and 0, also unless every object got was put back), then destroys both
+ * pools, requiring that each destroy succeeds. */
+void cn_test_pools_free(struct cn_mbuf_pool *mp, struct cn_mbuf_pool *cp, uint32_t m0,
+			uint32_t c0);
+
+/* A fixture that is the two pools alone (*state), and the setup() and
+ * teardown() that make and check it: CN_TEST_POOLS_FIXTURE(n, n, cache). */
+struct cn_test_pools_fx {
+	struct cn_mbuf_pool *mp, *cp;
+};
+int cn_test_pools_fx_setup(void **state, uint32_t nsmall, uint32_t nclusters, uint32_t cache);
+int cn_test_pools_fx_teardown(void **state);
+#define CN_TEST_POOLS_FIXTURE(nsmall, nclusters, cache)                          \
+	static int setup(void **state)                                           \
+	{                                                                        \
+		return cn_test_pools_fx_setup(state, nsmall, nclusters, cache);  \
+	}                                                                        \
+	static int teardown(void **state)                                        \
+	{                                                                        \
+		return cn_test_pools_fx_teardown(state);                         \
+	}
+
+/* A capture into a new file named after the template @path (XXXXXX at its
+ * end), open (cn_pcap_open, no snap length); fails the test if it cannot. */
+struct cn_pcap;
+struct cn_pcap *cn_test_pcap_open(char *path);
+
+/* A test run with the program's setup() and teardown(); one without. */
+#define CN_FX(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
+#define CN_T(test) cmocka_unit_test(test)
+
 /*
  * @regions read-write regions of @len bytes each (a whole number of pages),
  * each between two PROT_NONE pages, for tests that a kernel reads and writes
@@ -68,12 +173,18 @@ static inline void cn_test_seed(uint64_t seed)
 	cn_test_rs = seed ? seed : 1;
 }
 
-static inline uint32_t cn_test_rnd(void)
+static inline uint64_t cn_test_rnd64(void)
 {
 	cn_test_rs ^= cn_test_rs >> 12;
 	cn_test_rs ^= cn_test_rs << 25;
 	cn_test_rs ^= cn_test_rs >> 27;
-	return (uint32_t)((cn_test_rs * 2685821657736338717ull) >> 32);
+	return cn_test_rs * 2685821657736338717ull;
+}
+
+/* The upper half of cn_test_rnd64(). */
+static inline uint32_t cn_test_rnd(void)
+{
+	return (uint32_t)(cn_test_rnd64() >> 32);
 }
 
 /* Uniform-ish in [0, n); 0 when n is 0. */

@@ -76,12 +76,6 @@ static const uint8_t KMAC[6] = {2, 0, 0, 0, 0, 1}, OURMAC[6] = {2, 0, 0, 0, 0, 2
 #define OUR_PORT 7777
 #define K_PORT 9000
 
-static int sh(const char *cmd)
-{
-	int rc = system(cmd);
-	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 /* ------------------------------------------------------------ fixture */
 
 struct fx {
@@ -93,29 +87,19 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 8192};
-	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 256};
-	f->mp = cn_mbuf_pool_create(&mp);
-	f->cp = cn_mbuf_pool_create(&cp);
 	f->ks = -1;
 	*state = f;
-	return f->mp && f->cp ? 0 : -1;
+	return cn_test_pools(&f->mp, &f->cp, 8192, 256, 0, 0);
 }
 
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	struct cn_mbuf_pool_stats a, b;
 	int rc = cn_afxdp_close(f->x);
 	if (f->ks >= 0)
 		close(f->ks);
 	assert_int_equal(rc, 0);
-	cn_mbuf_pool_stats(f->mp, &a);
-	cn_mbuf_pool_stats(f->cp, &b);
-	if (a.in_use || b.in_use)
-		fail_msg("leak: mbufs %u clusters %u", a.in_use, b.in_use);
-	cn_mbuf_pool_destroy(f->mp);
-	cn_mbuf_pool_destroy(f->cp);
+	cn_test_pools_free(f->mp, f->cp, 0, 0);
 	free(f);
 	return 0;
 }
@@ -368,22 +352,21 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 	f->ks = -1;
 }
 
-static void udp_native(void **state)
+static void udp_mode(struct fx *f, enum cn_afxdp_attach mode)
 {
-	struct fx *f = *state;
-	struct cn_afxdp *x = open_mode(f, CN_AFXDP_ATTACH_AUTO);
-	udp_both_ways(f, x);
+	udp_both_ways(f, open_mode(f, mode));
 	assert_int_equal(close_x(f), 0);
 	expect_no_prog();
 }
 
+static void udp_native(void **state)
+{
+	udp_mode(*state, CN_AFXDP_ATTACH_AUTO);
+}
+
 static void udp_generic(void **state)
 {
-	struct fx *f = *state;
-	struct cn_afxdp *x = open_mode(f, CN_AFXDP_ATTACH_GENERIC);
-	udp_both_ways(f, x);
-	assert_int_equal(close_x(f), 0);
-	expect_no_prog();
+	udp_mode(*state, CN_AFXDP_ATTACH_GENERIC);
 }
 
 /* A frame longer than our MTU is dropped and counted; the next one of
@@ -620,8 +603,8 @@ static int run_inside(void)
 		return 77;
 	}
 	close(s);
-	if (sh("ip link add " KIF " type veth peer name " XIF) != 0 ||
-	    sh("ip link add " KIF2 " numtxqueues 2 numrxqueues 2 type veth peer name " XIF2
+	if (cn_test_sh("ip link add " KIF " type veth peer name " XIF) != 0 ||
+	    cn_test_sh("ip link add " KIF2 " numtxqueues 2 numrxqueues 2 type veth peer name " XIF2
 	       " numtxqueues 2 numrxqueues 2") != 0) {
 		printf("SKIP: cannot create a veth pair\n");
 		return 77;
@@ -636,7 +619,7 @@ static int run_inside(void)
 		 "ip link set " KIF2 " up && ip link set " XIF2 " up && "
 		 "ip addr add 10.77.1.1/24 dev " KIF2 " && "
 		 "ip neigh add 10.77.1.2 lladdr 02:00:00:00:01:02 dev " KIF2 " nud permanent");
-	if (sh(cmd) != 0) {
+	if (cn_test_sh(cmd) != 0) {
 		fprintf(stderr, "test_afxdp: '%s' failed\n", cmd);
 		return 1;
 	}
@@ -645,87 +628,14 @@ static int run_inside(void)
 		return 1;
 	}
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(open_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(udp_native, setup, teardown),
-		cmocka_unit_test_setup_teardown(udp_generic, setup, teardown),
-		cmocka_unit_test_setup_teardown(rx_mtu, setup, teardown),
-		cmocka_unit_test_setup_teardown(stale_program, setup, teardown),
-		cmocka_unit_test_setup_teardown(foreign_program, setup, teardown),
-		cmocka_unit_test_setup_teardown(two_queues, setup, teardown),
-		cmocka_unit_test_setup_teardown(impairment, setup, teardown),
+		CN_FX(open_errors), CN_FX(udp_native), CN_FX(udp_generic), CN_FX(rx_mtu),
+		CN_FX(stale_program), CN_FX(foreign_program), CN_FX(two_queues), CN_FX(impairment),
 	};
 	return cmocka_run_group_tests_name("afxdp", tests, NULL, NULL);
 }
 
-static volatile sig_atomic_t child_pid;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	if (child_pid > 0)
-		kill((pid_t)child_pid, SIGKILL); /* then main deletes the namespace */
-}
-
 int main(int argc, char **argv)
 {
-	char ns[32], cmd[128], self[PATH_MAX];
-	int status, rc;
-
-	if (argc > 1 && strcmp(argv[1], "--inside") == 0)
-		return run_inside();
-
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWNET) == 0 ? 0 : errno == EPERM ? 77 : 1);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-		perror("test_afxdp: fork");
-		return 1;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
-		printf("SKIP: creating a network namespace is not allowed (needs CAP_SYS_ADMIN)\n");
-		return 77;
-	}
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		perror("test_afxdp: /proc/self/exe");
-		return 1;
-	}
-	self[n] = '\0';
-	snprintf(ns, sizeof(ns), "cnxdp-%d", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "ip netns add %s", ns);
-	if (sh(cmd) != 0) {
-		fprintf(stderr, "test_afxdp: '%s' failed (is iproute2 installed?)\n", cmd);
-		return 1;
-	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: waitpid returns */
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGALRM, &sa, NULL);
-	pid = fork();
-	if (pid == 0) {
-		execlp("ip", "ip", "netns", "exec", ns, self, "--inside", (char *)NULL);
-		_exit(127);
-	}
-	child_pid = pid;
-	alarm(120); /* a hung inside part still gets its namespace deleted */
-	rc = 1;
-	if (pid > 0) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (WIFEXITED(status))
-			rc = WEXITSTATUS(status);
-		else
-			fprintf(stderr, "test_afxdp: the inside part died of signal %d\n", WTERMSIG(status));
-	}
-	alarm(0);
-	/* deleting the namespace deletes the veth pair and any program on it */
-	snprintf(cmd, sizeof(cmd), "ip netns del %s", ns);
-	if (sh(cmd) != 0) {
-		fprintf(stderr, "test_afxdp: '%s' failed\n", cmd);
-		rc = rc ? rc : 1;
-	}
-	return rc;
+	return cn_test_netns_main("test_afxdp", "cnxdp", argc, argv, run_inside);
 }
 #endif

@@ -69,28 +69,6 @@ static void collect_variants(void)
 	variants[F_PES][n_variants[F_PES]++] = (struct variant){ "dispatch", cn_pes };
 }
 
-/* xorshift64*: fixed seeds, reproducible everywhere. */
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s)
-{
-	rng_state = s ? s : 0x9e3779b97f4a7c15ull;
-}
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static void fill_random(unsigned char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(rng() >> 56);
-}
-
 static void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
@@ -195,18 +173,6 @@ static void check_all(const unsigned char *src_base, size_t max)
 	free(ibuf);
 }
 
-static void test_all_lengths_random(void **state)
-{
-	size_t n = SMALL_MAX_LEN + ALIGNS + 64;
-	unsigned char *buf = xmalloc(n);
-
-	(void)state;
-	rng_seed(1);
-	fill_random(buf, n);
-	check_all(buf, SMALL_MAX_LEN);
-	free(buf);
-}
-
 /* Patterns where a wrong lane or byte order shows at once. */
 static void test_all_lengths_counting(void **state)
 {
@@ -228,12 +194,12 @@ static void test_random_long(void **state)
 	unsigned char *dst = xmalloc(max + ALIGNS);
 
 	(void)state;
-	rng_seed(2);
-	fill_random(src, max + ALIGNS);
+	cn_test_seed(2);
+	cn_test_fill_rand(src, max + ALIGNS);
 	for (int iter = 0; iter < 40; iter++) {
 		size_t n = iter < 4 ? (size_t[]){ 65535, 65536, 65537, 70000 - 1 }[iter]
-				    : (size_t)(rng() % 65536);
-		size_t a = (size_t)(rng() % ALIGNS), da = (size_t)(rng() % ALIGNS);
+				    : (size_t)(cn_test_rnd64() % 65536);
+		size_t a = (size_t)(cn_test_rnd64() % ALIGNS), da = (size_t)(cn_test_rnd64() % ALIGNS);
 		for (size_t f = 0; f < N_FUNCS; f++) {
 			refs[f](want, src + a, n);
 			for (size_t v = 0; v < n_variants[f]; v++) {
@@ -315,8 +281,8 @@ static void test_pes_properties(void **state)
 	unsigned char *src = xmalloc(n), *once = xmalloc(n), *twice = xmalloc(n);
 
 	(void)state;
-	rng_seed(3);
-	fill_random(src, n);
+	cn_test_seed(3);
+	cn_test_fill_rand(src, n);
 	for (size_t v = 0; v < n_variants[F_PES]; v++) {
 		variants[F_PES][v].fn(once, src, n);
 		for (size_t i = 0; i < n; i += 8) {
@@ -341,9 +307,9 @@ static void test_pes_word_state(void **state)
 	size_t k = 0;
 
 	(void)state;
-	rng_seed(4);
+	cn_test_seed(4);
 	for (size_t i = 0; i < 33; i++)
-		in[i] = (uint32_t)rng();
+		in[i] = (uint32_t)cn_test_rnd64();
 	cn_pes(want, in, sizeof(in));
 	for (size_t i = 0; i < 33; i++)
 		k += cn_pes_word(&st, in[i], &got[k]);
@@ -362,8 +328,8 @@ static void test_composed_loop(void **state)
 	uint64_t acc = 0;
 
 	(void)state;
-	rng_seed(5);
-	fill_random(src, n);
+	cn_test_seed(5);
+	cn_test_fill_rand(src, n);
 	cn_bswap32(seq, src, n);
 	cn_pes(seq, seq, n);
 	uint16_t want = cn_csum_fold(cn_csum_partial(seq, n, 0));
@@ -402,8 +368,8 @@ static void test_guard_pages(void **state)
 	unsigned char *d_lo = g.lo[1], *d_hi = g.hi[1];
 	unsigned char want[600];
 
-	rng_seed(6);
-	fill_random(s_lo, 2 * pg);
+	cn_test_seed(6);
+	cn_test_fill_rand(s_lo, 2 * pg);
 	for (size_t n = 0; n <= 520; n++) {
 		for (size_t f = 0; f < N_FUNCS; f++) {
 			for (size_t v = 0; v < n_variants[f]; v++) {
@@ -458,13 +424,8 @@ static void test_impl_lists(void **state)
 	assert_null(cn_pes_impl_find("no-such-variant"));
 }
 
-/* Run this program again with CACHENET_CPU_DISABLE=@p disable; the child
- * prints the dispatched variants and self-checks the dispatched calls. */
-static void run_child(const char *disable, char *out, size_t outlen, int *status)
-{
-	*status = cn_test_rerun(disable, "--bswap-child", out, outlen);
-}
-
+/* The child part of test_dispatch_fallback (cn_test_rerun_expect): prints
+ * the dispatched variants and self-checks the dispatched calls. */
 static int child_main(void)
 {
 	unsigned char *buf = malloc(5000), *dst = malloc(5000), *want = malloc(5000);
@@ -474,8 +435,8 @@ static int child_main(void)
 	if (!buf || !dst || !want)
 		return 2;
 	printf("%s %s\n", cn_bswap_impl_name(), cn_pes_impl_name());
-	rng_seed(7);
-	fill_random(buf, 5000);
+	cn_test_seed(7);
+	cn_test_fill_rand(buf, 5000);
 	for (size_t len = 0; len < 4990; len += 13) {
 		for (size_t f = 0; f < N_FUNCS; f++) {
 			refs[f](want, buf + 1, len);
@@ -492,31 +453,16 @@ static int child_main(void)
 
 static void test_dispatch_fallback(void **state)
 {
-	char out[256];
-	int status;
 	uint64_t det = cn_cpu_features_detected();
 
 	(void)state;
-	run_child("all", out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_string_equal(out, "generic generic\n");
-
-	run_child("avx512", out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if ((det & AVX2_NEED) == AVX2_NEED)
-		assert_string_equal(out, "avx2 avx2\n");
-	else
-		assert_string_equal(out, "generic generic\n");
-
+	cn_test_rerun_expect("all", "--bswap-child", "generic generic\n");
+	cn_test_rerun_expect("avx512", "--bswap-child",
+			     (det & AVX2_NEED) == AVX2_NEED ? "avx2 avx2\n" : "generic generic\n");
 	/* The AVX-512 list is compiled with -mavx2 as well. */
-	run_child("avx2", out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_string_equal(out, "generic generic\n");
-
-	run_child("vaes", out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if ((det & AVX512_NEED) == AVX512_NEED)
-		assert_string_equal(out, "avx512 avx512\n");
+	cn_test_rerun_expect("avx2", "--bswap-child", "generic generic\n");
+	cn_test_rerun_expect("vaes", "--bswap-child",
+			     (det & AVX512_NEED) == AVX512_NEED ? "avx512 avx512\n" : NULL);
 }
 
 int main(int argc, char **argv)
@@ -530,17 +476,11 @@ int main(int argc, char **argv)
 	fprintf(stderr, " (dispatch -> %s, pes -> %s)\n", cn_bswap_impl_name(), cn_pes_impl_name());
 
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vectors),
-		cmocka_unit_test(test_pes_paper_vector),
-		cmocka_unit_test(test_pes_properties),
-		cmocka_unit_test(test_pes_word_state),
-		cmocka_unit_test(test_composed_loop),
-		cmocka_unit_test(test_all_lengths_random),
-		cmocka_unit_test(test_all_lengths_counting),
-		cmocka_unit_test(test_random_long),
-		cmocka_unit_test(test_guard_pages),
-		cmocka_unit_test(test_impl_lists),
-		cmocka_unit_test(test_dispatch_fallback),
+		CN_T(test_vectors), CN_T(test_pes_paper_vector), CN_T(test_pes_properties),
+		CN_T(test_pes_word_state), CN_T(test_composed_loop),
+		CN_SWEEP(test_all_lengths_random, SMALL_MAX_LEN, -1, 1, check_all),
+		CN_T(test_all_lengths_counting), CN_T(test_random_long), CN_T(test_guard_pages),
+		CN_T(test_impl_lists), CN_T(test_dispatch_fallback),
 	};
 	int rc = cmocka_run_group_tests_name("bswap", tests, NULL, NULL);
 	return rc;

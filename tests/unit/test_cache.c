@@ -273,11 +273,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(geometry_is_plausible),
-		cmocka_unit_test(cpuid_agrees_with_sysfs),
-		cmocka_unit_test(flush_and_warm_move_lines),
-		cmocka_unit_test(icache_evict_runs),
-		cmocka_unit_test(placement_hits_colours),
+		CN_T(geometry_is_plausible), CN_T(cpuid_agrees_with_sysfs),
+		CN_T(flush_and_warm_move_lines), CN_T(icache_evict_runs),
+		CN_T(placement_hits_colours),
 	};
 	return cmocka_run_group_tests_name("cache", tests, NULL, NULL);
 }

@@ -46,7 +46,7 @@ typedef bool (*filter_fn)(struct fx *f, int from, const uint8_t *frame, uint32_t
 
 struct fx {
 	struct cn_mbuf_pool *mp, *cp;
-	struct cn_mbuf_pool_stats st0_m, st0_c;
+	uint32_t m0, c0; /* mbufs and clusters in use after setup */
 	struct host a, b;
 	uint64_t now;
 	filter_fn filter;
@@ -157,17 +157,10 @@ static void hosts_down(struct fx *f)
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 8192};
-	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 4096};
 
-	if (!f)
+	if (!f || cn_test_pools(&f->mp, &f->cp, 8192, 4096, 0, 0) != 0)
 		return -1;
-	f->mp = cn_mbuf_pool_create(&mp);
-	f->cp = cn_mbuf_pool_create(&cp);
-	if (!f->mp || !f->cp)
-		return -1;
-	cn_mbuf_pool_stats(f->mp, &f->st0_m);
-	cn_mbuf_pool_stats(f->cp, &f->st0_c);
+	cn_test_pools_in_use(f->mp, f->cp, &f->m0, &f->c0);
 	*state = f;
 	return 0;
 }
@@ -175,14 +168,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	struct cn_mbuf_pool_stats a, b;
 
-	cn_mbuf_pool_stats(f->mp, &a);
-	cn_mbuf_pool_stats(f->cp, &b);
-	if (a.in_use != f->st0_m.in_use || b.in_use != f->st0_c.in_use)
-		fail_msg("leak: mbufs in use %u, clusters in use %u", a.in_use, b.in_use);
-	assert_int_equal(cn_mbuf_pool_destroy(f->mp), 0);
-	assert_int_equal(cn_mbuf_pool_destroy(f->cp), 0);
+	cn_test_pools_free(f->mp, f->cp, f->m0, f->c0);
 	free(f);
 	return 0;
 }
@@ -211,6 +198,41 @@ static void run(struct fx *f, unsigned ticks)
 		cn_conn_poll(f->b.conn, f->now);
 	}
 	pump(f);
+}
+
+/* Close the sockets in @ap (NULL-ended) at f->now, run the pair @ticks
+ * (if not 0), require (@b_empty) that B holds no socket then, and take
+ * both hosts down. */
+static void close_down_ap(struct fx *f, unsigned ticks, bool b_empty, va_list ap)
+{
+	struct cn_sock *s;
+
+	while ((s = va_arg(ap, struct cn_sock *)) != NULL)
+		cn_sock_close(s, f->now);
+	if (ticks)
+		run(f, ticks);
+	if (b_empty)
+		assert_int_equal(cn_conn_socks(f->b.conn), 0);
+	hosts_down(f);
+}
+
+static void close_down(struct fx *f, unsigned ticks, ...)
+{
+	va_list ap;
+
+	va_start(ap, ticks);
+	close_down_ap(f, ticks, false, ap);
+	va_end(ap);
+}
+
+/* close_down(), and B's sockets all gone once the pair has run. */
+static void close_down_empty(struct fx *f, unsigned ticks, ...)
+{
+	va_list ap;
+
+	va_start(ap, ticks);
+	close_down_ap(f, ticks, true, ap);
+	va_end(ap);
 }
 
 /* ---------------------------------------------------------------- frames */
@@ -267,6 +289,14 @@ static uint32_t mk_tcp(uint8_t *fr, const uint8_t *smac, const uint8_t *dmac, cn
 static void inject(struct host *h, const uint8_t *fr, uint32_t len)
 {
 	assert_int_equal(cn_netdev_nic_rx(h->dev, fr, len), 0);
+}
+
+/* The 42-byte ARP frame @arp into @fr, zero-padded to Ethernet's minimum
+ * of 60 bytes. */
+static void arp_frame(uint8_t *fr, const uint8_t *arp)
+{
+	memcpy(fr, arp, 42);
+	memset(fr + 42, 0, 18);
 }
 
 /* The i-th most recent captured frame (0 = newest) sent by @p from that
@@ -415,10 +445,7 @@ static void test_arp_resolution(void **state)
 	assert_int_equal(cn_conn_arp_add(f->a.conn, IP_X, MAC_X), 0);
 	assert_int_equal(cn_conn_arp_add(f->a.conn, CN_BE32(0), MAC_X), -EINVAL);
 	cn_sock_abort(c, f->now);
-	cn_sock_close(srv, f->now);
-	cn_sock_close(l, f->now);
-	run(f, 5);
-	hosts_down(f);
+	close_down(f, 5, srv, l, NULL);
 }
 
 /* Hand-built ARP frames: a request for us (reply checked), a request for
@@ -431,12 +458,11 @@ static void test_arp_edge(void **state)
 
 	hosts_up(f, NULL, NULL);
 	sb = cn_conn_stats(f->b.conn);
-	uint8_t req[42] = {
+	static const uint8_t req[42] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0xc, 0x08, 0x06,
 		0, 1, 0x08, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 0xc, 10, 0, 0, 3,
 		0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
-	memcpy(fr, req, 42);
-	memset(fr + 42, 0, 18);
+	arp_frame(fr, req);
 	inject(&f->b, fr, 60);
 	pump(f);
 	assert_int_equal(sb->arp_req_in, 1);
@@ -452,29 +478,19 @@ static void test_arp_edge(void **state)
 	assert_memory_equal(mac, MAC_X, 6);
 
 	unsigned before = f->ncap;
-	/* for another address */
-	memcpy(fr, req, 42);
-	fr[41] = 9;
-	inject(&f->b, fr, 60);
-	/* truncated */
+	/* The request with one byte changed: for another address, hardware
+	 * type 6 (IEEE 802), a broadcast sender address, op 3 (RARP
+	 * request), a reply to us; then cut short. */
+	static const struct {
+		uint8_t off, v;
+	} bad[] = {{41, 9}, {15, 6}, {22, 0xff}, {21, 3}, {21, 2}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memcpy(fr, req, 42);
+		fr[bad[i].off] = bad[i].v;
+		inject(&f->b, fr, 60);
+	}
 	memcpy(fr, req, 42);
 	inject(&f->b, fr, 30);
-	/* hardware type 6 (IEEE 802) */
-	memcpy(fr, req, 42);
-	fr[15] = 6;
-	inject(&f->b, fr, 60);
-	/* broadcast sender address */
-	memcpy(fr, req, 42);
-	fr[22] = 0xff;
-	inject(&f->b, fr, 60);
-	/* op 3 (RARP request) */
-	memcpy(fr, req, 42);
-	fr[21] = 3;
-	inject(&f->b, fr, 60);
-	/* a reply to us */
-	memcpy(fr, req, 42);
-	fr[21] = 2;
-	inject(&f->b, fr, 60);
 	pump(f);
 	assert_int_equal(f->ncap, before); /* nothing answered */
 	assert_int_equal(sb->drop[CN_CONN_DROP_ARP_NOT_US], 1);
@@ -622,11 +638,7 @@ static void test_open_negotiation(void **state)
 				assert_int_equal(pi.has_ts, ts);
 		assert_int_equal(cn_conn_stats(f->a.conn)->active_opens, 1);
 		assert_int_equal(cn_conn_stats(f->b.conn)->passive_opens, 1);
-		cn_sock_close(cl, f->now);
-		cn_sock_close(srv, f->now);
-		cn_sock_close(l, f->now);
-		run(f, 100);
-		hosts_down(f);
+		close_down(f, 100, cl, srv, l, NULL);
 	}
 }
 
@@ -701,10 +713,7 @@ static void test_simultaneous_close(void **state)
 	assert_null(cn_sock_tcb(cl));
 	assert_int_equal(cn_sock_recv(cl, (uint8_t[1]){0}, 1, f->now), 0);
 	assert_int_equal(cn_sock_send(cl, "x", 1, f->now), -EPIPE);
-	cn_sock_close(cl, f->now);
-	cn_sock_close(srv, f->now);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, cl, srv, l, NULL);
 }
 
 /* A connect to a port nobody listens on is refused by a RST (RFC 9293
@@ -735,8 +744,7 @@ static void test_refused(void **state)
 	assert_int_equal(cn_conn_stats(f->a.conn)->refused, 1);
 	assert_int_equal(cn_conn_stats(f->b.conn)->drop[CN_CONN_DROP_TCP_CLOSED], 1);
 	assert_int_equal(cn_conn_stats(f->b.conn)->rst_out, 1);
-	cn_sock_close(c, f->now);
-	hosts_down(f);
+	close_down(f, 0, c, NULL);
 }
 
 /* Reset of an established connection: abort on one side, ECONNRESET on
@@ -834,9 +842,7 @@ static void test_reset(void **state)
 	assert_non_null(last_tcp(f, 0, 0, &pi));
 	assert_int_equal(pi.tcp_flags, CN_TCP_RST | CN_TCP_ACK);
 	assert_int_equal(count_frames(f, 1), nb);
-	cn_sock_close(srv, f->now);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, srv, l, NULL);
 }
 
 static bool drop_first_syn(struct fx *f, int from, const uint8_t *fr, uint32_t len)
@@ -932,8 +938,7 @@ static void test_handshake_loss(void **state)
 		cn_sock_close(cl, f->now);
 		cn_sock_close(srv, f->now);
 		run(f, 50);
-		cn_sock_close(l, f->now);
-		hosts_down(f);
+		close_down(f, 0, l, NULL);
 	}
 }
 
@@ -982,8 +987,7 @@ static void test_timeouts(void **state)
 	assert_int_equal(cn_conn_stats(f->b.conn)->syn_timeouts, 1);
 	assert_null(cn_sock_accept(l));
 	assert_int_equal(errno, EAGAIN);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, l, NULL);
 }
 
 /* Backlog 1: a second SYN is dropped while the first connection waits
@@ -1022,9 +1026,7 @@ static void test_backlog_and_listener_close(void **state)
 	cn_sock_close(s1, f->now);
 	run(f, 1);
 	assert_int_equal(cn_sock_error(c1), ECONNRESET);
-	cn_sock_close(c1, f->now);
-	cn_sock_close(c2, f->now);
-	hosts_down(f);
+	close_down(f, 0, c1, c2, NULL);
 }
 
 /* SYNs with odd options, hand-built: SACK-permitted, an unknown kind, a
@@ -1123,8 +1125,7 @@ static void test_syn_options(void **state)
 	assert_non_null(last_tcp(f, 1, 0, &pi));
 	assert_int_equal(pi.pay_len, 64 - 12);
 	cn_sock_abort(s, f->now);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, l, NULL);
 }
 
 /* A window scale above 14 (RFC 7323 2.3: "use 14") from a hand-built
@@ -1164,8 +1165,7 @@ static void test_wscale_clamp(void **state)
 		cn_sock_abort(s, f->now);
 	}
 	assert_int_equal(sb->wscale_clamped, 2);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, l, NULL);
 }
 
 /* A SYN from X to B's port 80 (MSS, and optionally WS 7, SACK-permitted,
@@ -1297,10 +1297,7 @@ static void test_syn_cookies(void **state)
 		cn_sock_abort(s, f->now);
 	/* the half-open children gave up after synack_retries (1) */
 	assert_int_equal(sb->syn_timeouts, 2);
-	cn_sock_close(l, f->now);
-	run(f, 5);
-	assert_int_equal(cn_conn_socks(f->b.conn), 0);
-	hosts_down(f);
+	close_down_empty(f, 5, l, NULL);
 }
 
 /* The syncache's bounds: overall (the oldest half-open connection of any
@@ -1342,11 +1339,7 @@ static void test_syncache_bounds(void **state)
 	}
 	assert_int_equal(sb->syncache_evicted, 2);
 	assert_int_equal(cn_conn_socks(f->b.conn), 2 + 3);
-	cn_sock_close(l, f->now);
-	cn_sock_close(l2, f->now);
-	run(f, 2);
-	assert_int_equal(cn_conn_socks(f->b.conn), 0);
-	hosts_down(f);
+	close_down_empty(f, 2, l, l2, NULL);
 }
 
 /* ARP replies nobody asked for are not learned (counted); replies to our
@@ -1362,12 +1355,11 @@ static void test_arp_unsolicited(void **state)
 	hosts_up(f, NULL, NULL);
 	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
 	/* op, sender MAC/IP, target IP */
-	uint8_t arp[42] = {
+	const uint8_t arp[42] = {
 		2, 0, 0, 0, 0, 0xb, 2, 0, 0, 0, 0, 0xd, 0x08, 0x06,
 		0, 1, 0x08, 0, 6, 4, 0, 2, 2, 0, 0, 0, 0, 0xd, 10, 0, 0, 4,
 		2, 0, 0, 0, 0, 0xb, 10, 0, 0, 2};
-	memcpy(fr, arp, 42);
-	memset(fr + 42, 0, 18);
+	arp_frame(fr, arp);
 	/* a reply to us, never asked: dropped, not learned */
 	inject(&f->b, fr, 60);
 	pump(f);
@@ -1636,8 +1628,7 @@ static void test_thousand_cycles(void **state)
 	assert_int_equal(sa->tw_expired + sb->tw_expired, 1000);
 	assert_int_equal(sa->resets + sb->resets, 0);
 	assert_int_equal(cn_net_drops(f->a.net) + cn_net_drops(f->b.net), 0);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, l, NULL);
 }
 
 /* Simultaneous open (RFC 9293 figure 7): both sides connect to each other
@@ -1731,9 +1722,7 @@ static void test_api(void **state)
 	transfer(f, cl, srv, 3000, 3);
 	cn_sock_abort(cl, f->now);
 	cn_sock_abort(srv, f->now);
-	cn_sock_close(lb, f->now);
-	run(f, 3);
-	hosts_down(f);
+	close_down(f, 3, lb, NULL);
 }
 
 /* The server closes first and sits in TIME_WAIT; a new SYN from the same
@@ -1743,10 +1732,10 @@ static void test_api(void **state)
 static void test_time_wait_reuse(void **state)
 {
 	struct fx *f = *state;
-	struct cn_conn_params pb = conn_params();
 	struct cn_pkt_info pi;
-	struct cn_tcp_info ti;
 	uint8_t fr[128];
+	struct cn_tcp_info ti;
+	struct cn_conn_params pb = conn_params();
 	uint32_t len;
 	uint16_t cport;
 
@@ -1794,8 +1783,7 @@ static void test_time_wait_reuse(void **state)
 	assert_int_equal(pi.tcp_flags, CN_TCP_RST);
 	assert_int_equal(pi.seq, ti.rcv_nxt + 100001);
 	assert_int_equal(cn_conn_socks(f->b.conn), 1);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, l, NULL);
 }
 
 /* A closed socket whose peer never sends its FIN is reset after
@@ -1818,9 +1806,7 @@ static void test_orphan_timeout(void **state)
 	assert_int_equal(cn_conn_stats(f->b.conn)->orphan_timeouts, 1);
 	assert_int_equal(cn_sock_state(cl), CN_SOCK_CLOSED);
 	assert_int_equal(cn_sock_error(cl), ECONNRESET);
-	cn_sock_close(cl, f->now);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, cl, l, NULL);
 }
 
 /* Readiness as poll(2) would say it, through a connection's life. */
@@ -1862,11 +1848,7 @@ static void test_events(void **state)
 	assert_int_equal(lp, 80);
 	assert_true(cn_be32_eq(ra, IP_A));
 	assert_true(rp >= 49152);
-	cn_sock_close(cl, f->now);
-	cn_sock_close(srv, f->now);
-	cn_sock_close(l, f->now);
-	run(f, 40);
-	hosts_down(f);
+	close_down(f, 40, cl, srv, l, NULL);
 }
 
 /* Random loss (4%) and duplication (2%) of every kind of frame, fixed
@@ -1954,8 +1936,7 @@ static void test_lossy_cycles(void **state)
 	assert_int_equal(cn_conn_socks(f->a.conn), 0);
 	assert_int_equal(cn_conn_socks(f->b.conn), 1);
 	assert_true(f->lost > 0);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, l, NULL);
 }
 
 /* Bytes that arrived before the end of a connection stay readable while
@@ -1987,8 +1968,7 @@ static void test_unread_after_close(void **state)
 	assert_int_equal(cn_sock_shutdown(cl, f->now), -ENOTCONN);
 	cn_sock_close(cl, f->now);
 	run(f, 40);
-	cn_sock_close(l, f->now);
-	hosts_down(f);
+	close_down(f, 0, l, NULL);
 }
 
 /* Random segments (any flags, sequence numbers near and far from the live
@@ -2042,8 +2022,7 @@ static void test_random_frames(void **state)
 				0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0xc, 0x08, 0x06,
 				0, 1, 0x08, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 0xc, 10, 0, 0, 3,
 				0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
-			memcpy(fr, req, 42);
-			memset(fr + 42, 0, 18);
+			arp_frame(fr, req);
 			fr[14 + cn_test_rndn(28)] = (uint8_t)cn_test_rnd();
 			len = 14 + cn_test_rndn(47);
 		}
@@ -2069,41 +2048,25 @@ static void test_random_frames(void **state)
 	struct cn_sock *x;
 	while ((x = cn_sock_accept(l)))
 		cn_sock_abort(x, f->now);
-	cn_sock_close(l, f->now);
-	run(f, 300);
-	hosts_down(f);
+	close_down(f, 300, l, NULL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_arp_resolution, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_arp_edge, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ping, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_open_negotiation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_close_either_side, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_simultaneous_close, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_handshake_loss, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_timeouts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_backlog_and_listener_close, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_syn_options, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wscale_clamp, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_arp_unsolicited, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_syn_cookies, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_syncache_bounds, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sack_recovery, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tail_loss_probe, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_simultaneous_open, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_thousand_cycles, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_time_wait_reuse, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_orphan_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unread_after_close, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lossy_cycles, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_random_frames, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_api, setup, teardown),
+		/* ARP and ICMP */
+		CN_FX(test_arp_resolution), CN_FX(test_arp_edge), CN_FX(test_ping),
+		/* opening and closing */
+		CN_FX(test_open_negotiation), CN_FX(test_close_either_side), CN_FX(test_simultaneous_close),
+		CN_FX(test_refused), CN_FX(test_reset), CN_FX(test_handshake_loss), CN_FX(test_timeouts),
+		CN_FX(test_backlog_and_listener_close), CN_FX(test_syn_options), CN_FX(test_wscale_clamp),
+		CN_FX(test_arp_unsolicited), CN_FX(test_syn_cookies), CN_FX(test_syncache_bounds),
+		/* loss recovery */
+		CN_FX(test_sack_recovery), CN_FX(test_tail_loss_probe),
+		/* connection lifetimes */
+		CN_FX(test_simultaneous_open), CN_FX(test_thousand_cycles), CN_FX(test_time_wait_reuse),
+		CN_FX(test_orphan_timeout), CN_FX(test_events), CN_FX(test_unread_after_close),
+		CN_FX(test_lossy_cycles), CN_FX(test_random_frames), CN_FX(test_api),
 	};
 	if (getenv("CN_TEST_FILTER")) /* e.g. CN_TEST_FILTER='*thousand*' */
 		cmocka_set_test_filter(getenv("CN_TEST_FILTER"));

@@ -160,9 +160,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(detection_matches_cpuinfo),
-		cmocka_unit_test(names_parse_and_format),
-		cmocka_unit_test(disable_env_masks_features),
+		CN_T(detection_matches_cpuinfo), CN_T(names_parse_and_format),
+		CN_T(disable_env_masks_features),
 	};
 	return cmocka_run_group_tests_name("cpu", tests, NULL, NULL);
 }

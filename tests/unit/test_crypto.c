@@ -32,25 +32,6 @@
 #define MAX_LEN 2048
 #define GUARD 64
 
-/* xorshift64*: fixed seeds, reproducible everywhere. */
-static uint64_t rng_state;
-static void rng_seed(uint64_t s)
-{
-	rng_state = s ? s : 0x9e3779b97f4a7c15ull;
-}
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-static void fill_random(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(rng() >> 56);
-}
-
 static void *xmalloc(size_t n)
 {
 	void *p = NULL;
@@ -175,7 +156,7 @@ static void check_lengths(const char *name, run_fn run, const void *ctx, const u
 	size_t cap = max + ALIGNS + 2 * GUARD;
 	uint8_t *src = xmalloc(cap), *dst = xmalloc(cap), *inpl = xmalloc(cap), *want = xmalloc(cap);
 
-	fill_random(src, cap);
+	cn_test_fill_rand(src, cap);
 	for (size_t n = 0; n <= max; n++) {
 		for (size_t i = 0; i < n; i++)
 			want[i] = 0;
@@ -283,26 +264,20 @@ static const struct chacha_vec chacha_vecs[] = {
 	  "5af90bbf74a35be6b40b8eedf2785e42874d" },
 	/* A.1: keystream (plaintext zero) */
 	{ "A.1 #1", "00", "00", 0, NULL,
-	  "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
-	  "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586" },
+	  "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586" },
 	{ "A.1 #2", "00", "00", 1, NULL,
-	  "9f07e7be5551387a98ba977c732d080dcb0f29a048e3656912c6533e32ee7aed"
-	  "29b721769ce64e43d57133b074d839d531ed1f28510afb45ace10a1f4b794d6f" },
+	  "9f07e7be5551387a98ba977c732d080dcb0f29a048e3656912c6533e32ee7aed29b721769ce64e43d57133b074d839d531ed1f28510afb45ace10a1f4b794d6f" },
 	{ "A.1 #3", "0000000000000000000000000000000000000000000000000000000000000001", "00", 1,
 	  NULL,
-	  "3aeb5224ecf849929b9d828db1ced4dd832025e8018b8160b82284f3c949aa5a"
-	  "8eca00bbb4a73bdad192b5c42f73f2fd4e273644c8b36125a64addeb006c13a0" },
+	  "3aeb5224ecf849929b9d828db1ced4dd832025e8018b8160b82284f3c949aa5a8eca00bbb4a73bdad192b5c42f73f2fd4e273644c8b36125a64addeb006c13a0" },
 	{ "A.1 #4", "00ff000000000000000000000000000000000000000000000000000000000000", "00", 2,
 	  NULL,
-	  "72d54dfbf12ec44b362692df94137f328fea8da73990265ec1bbbea1ae9af0ca"
-	  "13b25aa26cb4a648cb9b9d1be65b2c0924a66c54d545ec1b7374f4872e99f096" },
+	  "72d54dfbf12ec44b362692df94137f328fea8da73990265ec1bbbea1ae9af0ca13b25aa26cb4a648cb9b9d1be65b2c0924a66c54d545ec1b7374f4872e99f096" },
 	{ "A.1 #5", "00", "000000000000000000000002", 0, NULL,
-	  "c2c64d378cd536374ae204b9ef933fcd1a8b2288b3dfa49672ab765b54ee27c7"
-	  "8a970e0e955c14f3a88e741b97c286f75f8fc299e8148362fa198a39531bed6d" },
+	  "c2c64d378cd536374ae204b9ef933fcd1a8b2288b3dfa49672ab765b54ee27c78a970e0e955c14f3a88e741b97c286f75f8fc299e8148362fa198a39531bed6d" },
 	/* A.2 #1: 64 zero bytes, key 0, nonce 0, counter 0 */
 	{ "A.2 #1", "00", "00", 0, NULL,
-	  "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7"
-	  "da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586" },
+	  "76b8e0ada0f13d90405d6ae55386bd28bdd219b8a08ded1aa836efcc8b770dc7da41597c5157488d7724e03fb8d84a376a43b8f41518a11cc387b669b2ee6586" },
 	/* A.2 #3: the Jabberwocky */
 	{ "A.2 #3", "1c9240a5eb55d38af333888604f6b5f0473917c1402b80099dca5cbc207075c0",
 	  "000000000000000000000002", 42,
@@ -392,12 +367,12 @@ static void test_chacha_all_lengths(void **state)
 	uint8_t *ks = xmalloc(nb * 64);
 
 	(void)state;
-	rng_seed(21);
-	fill_random(key, 32);
-	fill_random(nonce, 12);
+	cn_test_seed(21);
+	cn_test_fill_rand(key, 32);
+	cn_test_fill_rand(nonce, 12);
 	for (size_t v = 0; v < n_cvars; v++) {
 		struct cctx c = { &cvars[v], { { 0 }, 0, { 0 } } };
-		cn_chacha20_init(&c.st, key, nonce, (uint32_t)rng());
+		cn_chacha20_init(&c.st, key, nonce, (uint32_t)cn_test_rnd64());
 		chacha_ref_ks(c.st, ks, nb);
 		/* the dispatcher runs the first variant, tested at every alignment */
 		check_lengths(cvars[v].name, run_chacha, &c, ks, MAX_LEN, align_step(cvars[v].name));
@@ -414,14 +389,14 @@ static void test_chacha_random_long(void **state)
 	uint8_t key[32], nonce[12];
 
 	(void)state;
-	rng_seed(22);
-	fill_random(src, cap);
+	cn_test_seed(22);
+	cn_test_fill_rand(src, cap);
 	for (int it = 0; it < 60; it++) {
-		size_t n = rng() % 65536, a = rng() % 64, da = rng() % 64;
+		size_t n = cn_test_rnd64() % 65536, a = cn_test_rnd64() % 64, da = cn_test_rnd64() % 64;
 		struct cn_chacha20 st;
-		fill_random(key, 32);
-		fill_random(nonce, 12);
-		uint32_t ctr = (it % 4 == 0) ? 0xffffffffu - (uint32_t)(rng() % 40) : (uint32_t)rng();
+		cn_test_fill_rand(key, 32);
+		cn_test_fill_rand(nonce, 12);
+		uint32_t ctr = (it % 4 == 0) ? 0xffffffffu - (uint32_t)(cn_test_rnd64() % 40) : (uint32_t)cn_test_rnd64();
 		cn_chacha20_init(&st, key, nonce, ctr);
 		chacha_ref_ks(st, ks, (n + 63) / 64);
 		for (size_t i = 0; i < n; i++)
@@ -449,9 +424,9 @@ static void test_chacha_counter(void **state)
 
 	(void)state;
 	memset(buf, 0, sizeof(buf));
-	rng_seed(23);
-	fill_random(key, 32);
-	fill_random(nonce, 12);
+	cn_test_seed(23);
+	cn_test_fill_rand(key, 32);
+	cn_test_fill_rand(nonce, 12);
 	assert_int_equal(cn_chacha20_xor(key, nonce, 0xffffffffu, buf, buf, 64), 0);
 	assert_int_equal(cn_chacha20_xor(key, nonce, 0xffffffffu, buf, buf, 65), -EOVERFLOW);
 	assert_int_equal(cn_chacha20_xor(key, nonce, 0xfffffff0u, buf, buf, 1024), 0);
@@ -475,7 +450,7 @@ static void test_chacha_counter(void **state)
 	struct cn_chacha20 s2 = st;
 	memset(buf, 0, sizeof(buf));
 	for (size_t off = 0; off < 2048;) {
-		size_t n = 64 * (1 + rng() % 9);
+		size_t n = 64 * (1 + cn_test_rnd64() % 9);
 		if (off + n > 2048)
 			n = 2048 - off;
 		assert_int_equal(cn_chacha20_stream(&s2, buf + off, buf + off, n), 0);
@@ -609,9 +584,9 @@ static void test_aes_all_lengths(void **state)
 	struct actx c;
 
 	(void)state;
-	rng_seed(31);
-	fill_random(key, 16);
-	fill_random(iv, 16);
+	cn_test_seed(31);
+	cn_test_fill_rand(key, 16);
+	cn_test_fill_rand(iv, 16);
 	cn_aes128_expand_key_generic(&c.k, key);
 	memcpy(c.ctr, iv, 16);
 	aes_ref_ks(&c.k, iv, ks, nb);
@@ -637,9 +612,9 @@ static void test_aes_counter_carry(void **state)
 	struct cn_aes128_key k;
 
 	(void)state;
-	rng_seed(32);
-	fill_random(key, 16);
-	fill_random(src, sizeof(src));
+	cn_test_seed(32);
+	cn_test_fill_rand(key, 16);
+	cn_test_fill_rand(src, sizeof(src));
 	cn_aes128_expand_key_generic(&k, key);
 	for (size_t b = 0; b < 4; b++) {
 		unhex(bases[b], base);
@@ -700,12 +675,12 @@ static void test_aes_low_byte_phases(void **state)
 	assert_non_null(src);
 	assert_non_null(out);
 	assert_non_null(ks);
-	rng_seed(33);
-	fill_random(key, 16);
-	fill_random(src, MAXN);
+	cn_test_seed(33);
+	cn_test_fill_rand(key, 16);
+	cn_test_fill_rand(src, MAXN);
 	cn_aes128_expand_key_generic(&k, key);
 	for (unsigned lb = 0; lb < 256; lb++) {
-		fill_random(iv, 16);
+		cn_test_fill_rand(iv, 16);
 		iv[15] = (uint8_t)lb;
 		/* 8 KB plus 0..4095: all tail shapes, 2-3 wraps of the byte */
 		size_t n = 8192 + (size_t)(lb * 2654435761u % 4096);
@@ -734,15 +709,15 @@ static void test_aes_random_long(void **state)
 	struct cn_aes128_key k;
 
 	(void)state;
-	rng_seed(33);
-	fill_random(src, cap);
-	fill_random(key, 16);
-	fill_random(iv, 16);
+	cn_test_seed(33);
+	cn_test_fill_rand(src, cap);
+	cn_test_fill_rand(key, 16);
+	cn_test_fill_rand(iv, 16);
 	iv[8] = iv[9] = iv[10] = iv[11] = 0xff; /* a carry into bit 32 after ~2^31 */
 	cn_aes128_expand_key(&k, key);
 	aes_ref_ks(&k, iv, ks, 65536 / 16);
 	for (int it = 0; it < 80; it++) {
-		size_t n = rng() % 65536, a = rng() % 64, da = rng() % 64;
+		size_t n = cn_test_rnd64() % 65536, a = cn_test_rnd64() % 64, da = cn_test_rnd64() % 64;
 		for (size_t v = 0; v < n_avars; v++) {
 			if (strcmp(avars[v].name, "generic") == 0 && it >= 4)
 				continue;
@@ -833,9 +808,9 @@ static void test_guard_pages(void **state)
 	cn_test_guarded_map(&g, 2, span); /* input, output */
 	uint8_t *in_lo = g.lo[0], *in_hi = g.hi[0];
 	uint8_t *out_lo = g.lo[1], *out_hi = g.hi[1];
-	rng_seed(41);
-	fill_random(in_lo, span);
-	fill_random(key, 32);
+	cn_test_seed(41);
+	cn_test_fill_rand(in_lo, span);
+	cn_test_fill_rand(key, 32);
 
 	struct cn_chacha20 cst;
 	struct cn_aes128_key ak;
@@ -898,25 +873,10 @@ static void test_impl_list(void **state)
 		assert_ptr_equal(cn_aes128ctr_impl_find(ai[i]->name), ai[i]);
 	assert_null(cn_chacha20_impl_find("nope"));
 	assert_null(cn_aes128ctr_impl_find("nope"));
-	if ((f & AVX512_NEED) == AVX512_NEED)
-		assert_string_equal(ci[0]->name, "avx512");
-	else if ((f & AVX2_NEED) == AVX2_NEED)
-		assert_string_equal(ci[0]->name, "avx2");
-	else
-		assert_string_equal(ci[0]->name, "generic");
-	if ((f & VAES_NEED) == VAES_NEED)
-		assert_string_equal(ai[0]->name, "vaes");
-	else if ((f & VAES256_NEED) == VAES256_NEED)
-		assert_string_equal(ai[0]->name, "vaes256");
-	else if ((f & AESNI_NEED) == AESNI_NEED)
-		assert_string_equal(ai[0]->name, "aesni");
-	else
-		assert_string_equal(ai[0]->name, "generic");
-}
-
-static void run_child(const char *disable, char *out, size_t outlen, int *status)
-{
-	*status = cn_test_rerun(disable, "--crypto-child", out, outlen);
+	assert_string_equal(ci[0]->name, cn_test_choice(f, (const struct cn_test_rung[]){
+		{AVX512_NEED, "avx512"}, {AVX2_NEED, "avx2"}, {0, NULL}}));
+	assert_string_equal(ai[0]->name, cn_test_choice(f, (const struct cn_test_rung[]){
+		{VAES_NEED, "vaes"}, {VAES256_NEED, "vaes256"}, {AESNI_NEED, "aesni"}, {0, NULL}}));
 }
 
 /* Prints "<chacha choice>: <list> / <aes choice>: <list>" and checks the
@@ -962,13 +922,7 @@ static int child_main(void)
 
 static void expect_child(const char *disable, const char *want)
 {
-	char out[256];
-	int status;
-
-	run_child(disable, out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if (want && strcmp(out, want) != 0)
-		fail_msg("CACHENET_CPU_DISABLE=%s: got \"%s\", want \"%s\"", disable, out, want);
+	cn_test_rerun_expect(disable, "--crypto-child", want);
 }
 
 static void test_dispatch_fallback(void **state)
@@ -1017,22 +971,12 @@ int main(int argc, char **argv)
 	fprintf(stderr, " (dispatch -> %s)\n", cn_aes128ctr_impl_name());
 
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_chacha_rfc_232),
-		cmocka_unit_test(test_chacha_vectors),
-		cmocka_unit_test(test_chacha_a22),
-		cmocka_unit_test(test_chacha_all_lengths),
-		cmocka_unit_test(test_chacha_random_long),
-		cmocka_unit_test(test_chacha_counter),
-		cmocka_unit_test(test_aes_fips197),
-		cmocka_unit_test(test_aes_sp800_38a),
-		cmocka_unit_test(test_aes_all_lengths),
-		cmocka_unit_test(test_aes_counter_carry),
-		cmocka_unit_test(test_aes_low_byte_phases),
-		cmocka_unit_test(test_aes_random_long),
-		cmocka_unit_test(test_bad_input),
-		cmocka_unit_test(test_guard_pages),
-		cmocka_unit_test(test_impl_list),
-		cmocka_unit_test(test_dispatch_fallback),
+		CN_T(test_chacha_rfc_232), CN_T(test_chacha_vectors), CN_T(test_chacha_a22),
+		CN_T(test_chacha_all_lengths), CN_T(test_chacha_random_long),
+		CN_T(test_chacha_counter), CN_T(test_aes_fips197), CN_T(test_aes_sp800_38a),
+		CN_T(test_aes_all_lengths), CN_T(test_aes_counter_carry),
+		CN_T(test_aes_low_byte_phases), CN_T(test_aes_random_long), CN_T(test_bad_input),
+		CN_T(test_guard_pages), CN_T(test_impl_list), CN_T(test_dispatch_fallback),
 	};
 	int rc = cmocka_run_group_tests_name("crypto", tests, NULL, NULL);
 	return rc;

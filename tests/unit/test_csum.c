@@ -43,6 +43,7 @@ struct variant {
 static struct variant variants[MAX_IMPLS + 2];
 static size_t n_variants;
 
+/* Every variant, and the dispatched one, into variants[]; named on stderr. */
 static void collect_variants(void)
 {
 	const struct cn_csum_impl *im[MAX_IMPLS];
@@ -54,28 +55,10 @@ static void collect_variants(void)
 	variants[n_variants++] = (struct variant){ "dispatch", cn_csum_partial, cn_csum_copy };
 	variants[n_variants++] = (struct variant){ "dispatch-out-of-line", cn_csum_partial_dispatch,
 						   cn_csum_copy };
-}
-
-/* xorshift64*: fixed seeds, reproducible everywhere. */
-static uint64_t rng_state;
-
-static void rng_seed(uint64_t s)
-{
-	rng_state = s ? s : 0x9e3779b97f4a7c15ull;
-}
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static void fill_random(unsigned char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(rng() >> 56);
+	fprintf(stderr, "csum variants under test:");
+	for (size_t v = 0; v < n_variants; v++)
+		fprintf(stderr, " %s", variants[v].name);
+	fprintf(stderr, " (dispatch -> %s)\n", cn_csum_impl_name());
 }
 
 /* A 16-bit value as stored from its two bytes in memory order. */
@@ -112,12 +95,12 @@ static void check_partial(const unsigned char *p, size_t len, uint32_t s0, int p
 
 /* Compare every variant with the reference over [buf+a, +n) for a = 0..63,
  * n = 0..max, with a few starting sums. */
-static void check_all_lengths(const unsigned char *buf, size_t max, size_t align_step)
+static void check_all_lengths(const unsigned char *buf, size_t max)
 {
 	static const uint32_t starts[] = { 0, 0xffffffffu, 0x0001fffeu };
 
 	for (size_t n = 0; n <= max; n++)
-		for (size_t a = 0; a < ALIGNS; a += align_step)
+		for (size_t a = 0; a < ALIGNS; a++)
 			check_partial(buf + a, n, starts[(n + a) % 3], -1, a);
 }
 
@@ -137,15 +120,15 @@ static void test_fold_and_add(void **state)
 	assert_int_equal(cn_csum_add(0xffffffffu, 0xffffffffu), 0xffffffffu);
 	assert_int_equal(cn_csum_add(0, 0), 0);
 	/* The fast fold against the textbook loop, on random and edge values. */
-	rng_seed(10);
+	cn_test_seed(10);
 	for (int i = 0; i < 1000000; i++) {
-		uint64_t v = rng();
+		uint64_t v = cn_test_rnd64();
 		if (i < 64)
 			v = ~0ull >> i;
 		else if (i < 128)
 			v = 1ull << (i - 64);
 		else if (i & 1)
-			v >>= rng() % 64;
+			v >>= cn_test_rnd64() % 64;
 		uint64_t w = v;
 		while (w >> 16)
 			w = (w & 0xffff) + (w >> 16);
@@ -265,15 +248,15 @@ static void test_real_packets(void **state)
 static void test_pseudo_headers(void **state)
 {
 	(void)state;
-	rng_seed(11);
+	cn_test_seed(11);
 	for (int i = 0; i < 2000; i++) {
 		unsigned char ph4[12], ph6[40];
 		cn_be32_t sa, da;
-		uint8_t proto = (uint8_t)rng();
-		uint16_t len4 = (uint16_t)rng();
-		uint32_t len6 = (i & 1) ? (uint32_t)rng() : (uint16_t)rng();
+		uint8_t proto = (uint8_t)cn_test_rnd64();
+		uint16_t len4 = (uint16_t)cn_test_rnd64();
+		uint32_t len6 = (i & 1) ? (uint32_t)cn_test_rnd64() : (uint16_t)cn_test_rnd64();
 
-		fill_random(ph4, 8);
+		cn_test_fill_rand(ph4, 8);
 		memcpy(&sa, ph4, 4);
 		memcpy(&da, ph4 + 4, 4);
 		ph4[8] = 0;
@@ -283,7 +266,7 @@ static void test_pseudo_headers(void **state)
 		assert_int_equal(cn_csum_fold(cn_csum_pseudo_ipv4(sa, da, proto, len4)),
 				 cn_csum_fold(cn_csum_partial_ref(ph4, 12, 0)));
 
-		fill_random(ph6, 32);
+		cn_test_fill_rand(ph6, 32);
 		ph6[32] = (unsigned char)(len6 >> 24);
 		ph6[33] = (unsigned char)(len6 >> 16);
 		ph6[34] = (unsigned char)(len6 >> 8);
@@ -300,28 +283,16 @@ static void test_ipv4_hdr_options(void **state)
 	unsigned char h[61];
 
 	(void)state;
-	rng_seed(12);
+	cn_test_seed(12);
 	for (size_t ihl = 20; ihl <= 60; ihl += 4) {
 		for (int i = 0; i < 200; i++) {
-			fill_random(h + 1, ihl);
+			cn_test_fill_rand(h + 1, ihl);
 			assert_int_equal(cn_csum_ipv4_hdr(h + 1, ihl),
 					 (uint16_t)~cn_csum_fold(cn_csum_partial_ref(h + 1, ihl, 0)));
 		}
 	}
 }
 
-/* Every variant, every length 0..2048, every alignment 0..63. */
-static void test_random_all_lengths(void **state)
-{
-	size_t n = SMALL_MAX_LEN + ALIGNS + 64;
-	unsigned char *buf = xmalloc(n);
-
-	(void)state;
-	rng_seed(1);
-	fill_random(buf, n);
-	check_all_lengths(buf, SMALL_MAX_LEN, 1);
-	free(buf);
-}
 
 /* Carry storms: all-0xff data makes every add carry. Up to past the
  * AVX-512 kernels' straight-line ranges (block offset + length <= 2047,
@@ -329,12 +300,10 @@ static void test_random_all_lengths(void **state)
 #define ALL_ONES_MAX_LEN 2100
 static void test_all_ones(void **state)
 {
-	size_t n = ALL_ONES_MAX_LEN + ALIGNS + 64;
-	unsigned char *buf = xmalloc(n);
+	unsigned char *buf = cn_test_sweep_buf(ALL_ONES_MAX_LEN, 0xff, 0);
 
 	(void)state;
-	memset(buf, 0xff, n);
-	check_all_lengths(buf, ALL_ONES_MAX_LEN, 1);
+	check_all_lengths(buf, ALL_ONES_MAX_LEN);
 	/* Nonzero data never folds to +0, and all-ones sums to -0. */
 	for (size_t v = 0; v < n_variants; v++)
 		for (size_t len = 2; len <= ALL_ONES_MAX_LEN; len += 2)
@@ -345,11 +314,9 @@ static void test_all_ones(void **state)
 /* Zeros fold to +0 (0x0000), not -0, in every variant. */
 static void test_all_zeros(void **state)
 {
-	size_t n = SMALL_MAX_LEN + ALIGNS + 64;
-	unsigned char *buf = xmalloc(n);
+	unsigned char *buf = cn_test_sweep_buf(SMALL_MAX_LEN, 0, 0);
 
 	(void)state;
-	memset(buf, 0, n);
 	for (size_t v = 0; v < n_variants; v++) {
 		for (size_t len = 0; len <= SMALL_MAX_LEN; len += 7)
 			for (size_t a = 0; a < ALIGNS; a += 5)
@@ -401,10 +368,10 @@ static void test_partial_range_edges(void **state)
 	unsigned char *buf = xmalloc(EDGE_BUF);
 
 	(void)state;
-	rng_seed(13);
+	cn_test_seed(13);
 	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 0)
-			fill_random(buf, EDGE_BUF);
+			cn_test_fill_rand(buf, EDGE_BUF);
 		for (size_t i = 0; pass > 0 && i < EDGE_BUF; i++)
 			buf[i] = pass == 1 || (i / 64) % 2 == 0 ? 0xff : 0x00;
 		for (size_t e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
@@ -435,10 +402,10 @@ static void test_large_lengths(void **state)
 	unsigned char *buf = xmalloc(cap), *dst = xmalloc(cap);
 
 	(void)state;
-	rng_seed(2);
+	cn_test_seed(2);
 	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 0)
-			fill_random(buf, cap);
+			cn_test_fill_rand(buf, cap);
 		else
 			memset(buf, pass == 1 ? 0xff : 0x00, cap);
 		for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
@@ -467,8 +434,8 @@ static void test_combine(void **state)
 	unsigned char *buf = xmalloc(n + 64);
 
 	(void)state;
-	rng_seed(3);
-	fill_random(buf, n + 64);
+	cn_test_seed(3);
+	cn_test_fill_rand(buf, n + 64);
 	for (size_t a = 0; a < 3; a++) {
 		const unsigned char *p = buf + a;
 		for (size_t len = 0; len <= n; len += (len < 300 ? 1 : 97)) {
@@ -538,32 +505,6 @@ static void check_copy(const unsigned char *src_base, size_t max)
 	free(dbuf);
 }
 
-static void test_copy_random(void **state)
-{
-	size_t n = SMALL_MAX_LEN + ALIGNS + 64;
-	unsigned char *buf = xmalloc(n);
-
-	(void)state;
-	rng_seed(4);
-	fill_random(buf, n);
-	check_copy(buf, SMALL_MAX_LEN);
-	free(buf);
-}
-
-/* All-0xff up to past the AVX-512 copy's straight-line range (dst block
- * offset + length <= 2047, csum_avx512.c): its largest groups at their
- * largest lane values. */
-static void test_copy_all_ones(void **state)
-{
-	size_t n = ALL_ONES_MAX_LEN + ALIGNS + 64;
-	unsigned char *buf = xmalloc(n);
-
-	(void)state;
-	memset(buf, 0xff, n);
-	check_copy(buf, ALL_ONES_MAX_LEN);
-	free(buf);
-}
-
 /* Every (src, dst) alignment pair, at lengths around the vector block sizes
  * and the edges of the AVX-512 copy's straight-line range (65..2047 bytes
  * from dst's block start). */
@@ -577,8 +518,8 @@ static void test_copy_alignment_pairs(void **state)
 	unsigned char *src = xmalloc(PAIRS_BUF), *dst = xmalloc(PAIRS_BUF + 2 * GUARD);
 
 	(void)state;
-	rng_seed(5);
-	fill_random(src, PAIRS_BUF);
+	cn_test_seed(5);
+	cn_test_fill_rand(src, PAIRS_BUF);
 	for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
 		size_t n = lens[li];
 		for (size_t a = 0; a < ALIGNS; a++) {
@@ -665,20 +606,20 @@ static void test_update_random(void **state)
 	unsigned char h[60];
 
 	(void)state;
-	rng_seed(6);
+	cn_test_seed(6);
 	for (int it = 0; it < 20000; it++) {
-		size_t len = 20 + 4 * (rng() % 11);
-		fill_random(h, len);
+		size_t len = 20 + 4 * (cn_test_rnd64() % 11);
+		cn_test_fill_rand(h, len);
 		h[0] = 0x45; /* never an all-zero header */
 		h[10] = h[11] = 0;
 		uint16_t hc = cn_csum(h, len);
 		memcpy(h + 10, &hc, 2);
 
-		size_t off = 2 * (rng() % (len / 2));
+		size_t off = 2 * (cn_test_rnd64() % (len / 2));
 		if (off == 10)
 			off = 12;
-		int kind = (int)(rng() % 3);
-		uint16_t nv16 = (uint16_t)rng();
+		int kind = (int)(cn_test_rnd64() % 3);
+		uint16_t nv16 = (uint16_t)cn_test_rnd64();
 		if (it % 7 == 0)
 			nv16 = (it & 8) ? 0xffff : 0x0000;
 		if (kind == 0) { /* 16-bit at even offset */
@@ -694,7 +635,7 @@ static void test_update_random(void **state)
 			hc = cn_csum_update16(hc, ovs, nvs);
 			memcpy(h + off + 1, &nv16, 2);
 		} else if (off + 4 <= len && off != 8 && off != 10) {
-			uint32_t ov, nv = (uint32_t)rng();
+			uint32_t ov, nv = (uint32_t)cn_test_rnd64();
 			if (it % 5 == 0)
 				nv = (it & 16) ? 0xffffffffu : 0;
 			memcpy(&ov, h + off, 4);
@@ -730,8 +671,8 @@ static void test_guard_pages(void **state)
 
 	(void)state;
 	cn_test_guarded_map(&g, 2, span); /* source, destination */
-	rng_seed(43);
-	fill_random(g.lo[0], span);
+	cn_test_seed(43);
+	cn_test_fill_rand(g.lo[0], span);
 	for (size_t i = 0; i <= GUARD_ALL_LEN + sizeof(big) / sizeof(big[0]); i++) {
 		size_t n = i <= GUARD_ALL_LEN ? i : big[i - GUARD_ALL_LEN - 1];
 		if (n > span)
@@ -771,23 +712,31 @@ static void test_impl_list(void **state)
 	assert_null(cn_csum_impl_find("no-such-variant"));
 	/* What the CPU detects decides the first choice. */
 	uint64_t f = cn_cpu_features();
-	if ((f & VNNI_NEED) == VNNI_NEED)
-		assert_string_equal(im[0]->name, "avx512vnni");
-	else if ((f & AVX512_NEED) == AVX512_NEED)
-		assert_string_equal(im[0]->name, "avx512");
-	else if ((f & AVX2_NEED) == AVX2_NEED)
-		assert_string_equal(im[0]->name, "avx2");
-	else
-		assert_string_equal(im[0]->name, "generic");
+	assert_string_equal(im[0]->name, cn_test_choice(f, (const struct cn_test_rung[]){
+		{VNNI_NEED, "avx512vnni"}, {AVX512_NEED, "avx512"}, {AVX2_NEED, "avx2"}, {0, NULL}}));
 }
 
-/* Run this program again with CACHENET_CPU_DISABLE=@p disable; the child
- * prints the dispatched variant and the list, then self-checks. */
-static void run_child(const char *disable, char *out, size_t outlen, int *status)
+static void test_dispatch_fallback(void **state)
 {
-	*status = cn_test_rerun(disable, "--csum-child", out, outlen);
+	uint64_t det = cn_cpu_features_detected();
+	const char *a512 = (det & AVX512_NEED) == AVX512_NEED ? "avx512: avx512 avx2 generic\n" : NULL;
+
+	(void)state;
+	cn_test_rerun_expect("all", "--csum-child", "generic: generic\n");
+	/* The AVX-512 variant is compiled with -mavx2 and may contain AVX2
+	 * instructions, so masking AVX2 off leaves only generic. */
+	cn_test_rerun_expect("avx2", "--csum-child", "generic: generic\n");
+	cn_test_rerun_expect("avx512", "--csum-child",
+			     (det & AVX2_NEED) == AVX2_NEED ? "avx2: avx2 generic\n" : "generic: generic\n");
+	cn_test_rerun_expect("vaes", "--csum-child",
+			     (det & VNNI_NEED) == VNNI_NEED ? "avx512vnni: avx512vnni avx512 avx2 generic\n"
+							    : a512);
+	/* Without VNNI the plain AVX-512 kernel is chosen. */
+	cn_test_rerun_expect("avx512vnni", "--csum-child", a512);
 }
 
+/* The child part of test_dispatch_fallback (cn_test_rerun_expect): prints
+ * the dispatched variant and the list, then self-checks. */
 static int child_main(void)
 {
 	const struct cn_csum_impl *im[MAX_IMPLS];
@@ -799,8 +748,8 @@ static int child_main(void)
 	for (size_t i = 0; i < n; i++)
 		printf(" %s", im[i]->name);
 	printf("\n");
-	rng_seed(7);
-	fill_random(buf, 5000);
+	cn_test_seed(7);
+	cn_test_fill_rand(buf, 5000);
 	for (size_t len = 0; len < 4990; len += 13) {
 		uint16_t want = cn_csum_fold(cn_csum_partial_ref(buf + 1, len, 0));
 		bad |= cn_csum_fold(cn_csum_partial(buf + 1, len, 0)) != want;
@@ -813,75 +762,27 @@ static int child_main(void)
 	return bad ? 3 : 0;
 }
 
-static void test_dispatch_fallback(void **state)
-{
-	char out[256];
-	int status;
-	uint64_t det = cn_cpu_features_detected();
-
-	(void)state;
-	run_child("all", out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_string_equal(out, "generic: generic\n");
-
-	run_child("avx512", out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if ((det & AVX2_NEED) == AVX2_NEED)
-		assert_string_equal(out, "avx2: avx2 generic\n");
-	else
-		assert_string_equal(out, "generic: generic\n");
-
-	/* The AVX-512 variant is compiled with -mavx2 and may contain AVX2
-	 * instructions, so masking AVX2 off leaves only generic. */
-	run_child("avx2", out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_string_equal(out, "generic: generic\n");
-
-	run_child("vaes", out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if ((det & VNNI_NEED) == VNNI_NEED)
-		assert_string_equal(out, "avx512vnni: avx512vnni avx512 avx2 generic\n");
-	else if ((det & AVX512_NEED) == AVX512_NEED)
-		assert_string_equal(out, "avx512: avx512 avx2 generic\n");
-
-	/* Without VNNI the plain AVX-512 kernel is chosen. */
-	run_child("avx512vnni", out, sizeof(out), &status);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if ((det & AVX512_NEED) == AVX512_NEED)
-		assert_string_equal(out, "avx512: avx512 avx2 generic\n");
-}
-
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "--csum-child") == 0)
 		return child_main();
 	collect_variants();
-	fprintf(stderr, "csum variants under test:");
-	for (size_t v = 0; v < n_variants; v++)
-		fprintf(stderr, " %s", variants[v].name);
-	fprintf(stderr, " (dispatch -> %s)\n", cn_csum_impl_name());
 
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fold_and_add),
-		cmocka_unit_test(test_rfc1071_example),
-		cmocka_unit_test(test_real_packets),
-		cmocka_unit_test(test_pseudo_headers),
-		cmocka_unit_test(test_ipv4_hdr_options),
-		cmocka_unit_test(test_random_all_lengths),
-		cmocka_unit_test(test_all_ones),
-		cmocka_unit_test(test_all_zeros),
-		cmocka_unit_test(test_single_byte),
-		cmocka_unit_test(test_partial_range_edges),
-		cmocka_unit_test(test_large_lengths),
-		cmocka_unit_test(test_combine),
-		cmocka_unit_test(test_copy_random),
-		cmocka_unit_test(test_copy_all_ones),
-		cmocka_unit_test(test_copy_alignment_pairs),
-		cmocka_unit_test(test_update_rfc1624),
-		cmocka_unit_test(test_update_random),
-		cmocka_unit_test(test_guard_pages),
-		cmocka_unit_test(test_impl_list),
-		cmocka_unit_test(test_dispatch_fallback),
+		CN_T(test_fold_and_add), CN_T(test_rfc1071_example), CN_T(test_real_packets),
+		CN_T(test_pseudo_headers), CN_T(test_ipv4_hdr_options),
+		/* every variant, every length 0..2048, every alignment 0..63 */
+		CN_SWEEP(test_random_all_lengths, SMALL_MAX_LEN, -1, 1, check_all_lengths),
+		CN_T(test_all_ones), CN_T(test_all_zeros), CN_T(test_single_byte),
+		CN_T(test_partial_range_edges), CN_T(test_large_lengths), CN_T(test_combine),
+		CN_SWEEP(test_copy_random, SMALL_MAX_LEN, -1, 4, check_copy),
+		/* all-0xff up to past the AVX-512 copy's straight-line range (dst
+		 * block offset + length <= 2047, csum_avx512.c): its largest
+		 * groups at their largest lane values */
+		CN_SWEEP(test_copy_all_ones, ALL_ONES_MAX_LEN, 0xff, 0, check_copy),
+		CN_T(test_copy_alignment_pairs), CN_T(test_update_rfc1624),
+		CN_T(test_update_random), CN_T(test_guard_pages), CN_T(test_impl_list),
+		CN_T(test_dispatch_fallback),
 	};
 	int rc = cmocka_run_group_tests_name("csum", tests, NULL, NULL);
 	return rc;

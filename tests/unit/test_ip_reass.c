@@ -82,10 +82,7 @@ static struct cn_net *mk_net(struct fx *f, cn_be32_t addr, uint32_t mtu, uint32_
 static int setup_with(void **state, uint32_t mem, uint32_t mem_src, uint32_t qmax)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 2048};
-	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 1024};
-	f->mp = cn_mbuf_pool_create(&mp);
-	f->cp = cn_mbuf_pool_create(&cp);
+	cn_test_pools(&f->mp, &f->cp, 2048, 1024, 0, 0);
 	f->out = calloc(MAXF + 1, sizeof(*f->out));
 	f->got = malloc(DGRAM_MAX);
 	f->net = mk_net(f, IP_US, 1500, mem, mem_src, qmax);
@@ -104,19 +101,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	struct cn_mbuf_pool_stats a, b;
-
 	cn_net_timer(f->net, UINT64_MAX / 2); /* expire whatever is left */
 	assert_int_equal(cn_net_reass_entries(f->net), 0);
 	assert_int_equal(cn_net_reass_mem(f->net), 0);
 	assert_int_equal(cn_net_destroy(f->net), 0);
 	assert_int_equal(cn_net_destroy(f->peer), 0);
-	cn_mbuf_pool_stats(f->mp, &a);
-	cn_mbuf_pool_stats(f->cp, &b);
-	if (a.in_use || b.in_use)
-		fail_msg("leak: mbufs %u clusters %u", a.in_use, b.in_use);
-	cn_mbuf_pool_destroy(f->mp);
-	cn_mbuf_pool_destroy(f->cp);
+	cn_test_pools_free(f->mp, f->cp, 0, 0);
 	free(f->out);
 	free(f->got);
 	free(f);
@@ -637,15 +627,11 @@ static void test_frag_out_of_descs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_udp_reassembled, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_interleaved, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_overlap_dup, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+		CN_FX(test_udp_reassembled), CN_FX(test_interleaved), CN_FX(test_overlap_dup),
+		CN_FX(test_bad), CN_FX(test_timeout),
 		cmocka_unit_test_setup_teardown(test_flood_bounds, setup_small, teardown),
-		cmocka_unit_test_setup_teardown(test_icmp_echo_fragmented, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_udp_send_fragmented, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_frag_out_of_descs, setup, teardown),
+		CN_FX(test_icmp_echo_fragmented), CN_FX(test_udp_send_fragmented),
+		CN_FX(test_frag_out_of_descs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1282,13 +1282,6 @@ static void do_companion_double_free(struct cn_mbuf_pool *sp)
 	cn_mbuf_free(t);
 }
 
-static void do_seg_double_free(struct cn_mbuf_pool *sp)
-{
-	struct cn_mbuf *m = cn_mbuf_get(sp);
-	cn_mbuf_free(m);
-	cn_mbuf_free(m);
-}
-
 static void do_seg_use_after_free(struct cn_mbuf_pool *sp)
 {
 	struct cn_mbuf *m = cn_mbuf_get(sp);
@@ -1370,7 +1363,7 @@ static void misuse_detected(void **state)
 	st = child_status_msg(do_foreign_free, f->mp, msg, sizeof(msg));
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	assert_non_null(strstr(msg, "not an mbuf of its pool"));
-	st = child_status(do_seg_double_free, f->sp);
+	st = child_status(do_double_free, f->sp);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	st = child_status(do_companion_double_free, f->sp);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
@@ -1387,7 +1380,7 @@ static void debug_checks(void **state)
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	st = child_status(do_companion_double_free, f->sp);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
-	st = child_status(do_seg_double_free, f->sp);
+	st = child_status(do_double_free, f->sp);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
 	st = child_status(do_seg_use_after_free, f->sp);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
@@ -1396,24 +1389,12 @@ static void debug_checks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(get_free_basic, setup, teardown),
-		cmocka_unit_test_setup_teardown(bulk, setup, teardown),
-		cmocka_unit_test(params_zero),
-		cmocka_unit_test(params_rejected),
-		cmocka_unit_test(exhaustion_and_recovery),
-		cmocka_unit_test(get_cluster_exhaustion),
-		cmocka_unit_test_setup_teardown(refcounts_and_sharing, setup, teardown),
-		cmocka_unit_test_setup_teardown(surgery_edges, setup, teardown),
-		cmocka_unit_test_setup_teardown(model_random, setup, teardown),
-		cmocka_unit_test(model_random_tight),
-		cmocka_unit_test_setup_teardown(seg_companion, setup, teardown),
-		cmocka_unit_test(seg_exhaustion),
-		cmocka_unit_test(two_threads),
-		cmocka_unit_test(seg_two_threads),
-		cmocka_unit_test(many_pools),
-		cmocka_unit_test(ext_memory),
-		cmocka_unit_test_setup_teardown(debug_checks, setup, teardown),
-		cmocka_unit_test_setup_teardown(misuse_detected, setup, teardown),
+		CN_FX(get_free_basic), CN_FX(bulk), CN_T(params_zero), CN_T(params_rejected),
+		CN_T(exhaustion_and_recovery), CN_T(get_cluster_exhaustion),
+		CN_FX(refcounts_and_sharing), CN_FX(surgery_edges), CN_FX(model_random),
+		CN_T(model_random_tight), CN_FX(seg_companion), CN_T(seg_exhaustion),
+		CN_T(two_threads), CN_T(seg_two_threads), CN_T(many_pools), CN_T(ext_memory),
+		CN_FX(debug_checks), CN_FX(misuse_detected),
 	};
 	return cmocka_run_group_tests_name("mbuf", tests, NULL, NULL);
 }

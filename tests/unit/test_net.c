@@ -46,10 +46,7 @@ static bool slow(void *arg, struct cn_mbuf *m, enum cn_drop why)
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 1024};
-	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 512};
-	f->mp = cn_mbuf_pool_create(&mp);
-	f->cp = cn_mbuf_pool_create(&cp);
+	cn_test_pools(&f->mp, &f->cp, 1024, 512, 0, 0);
 	struct cn_net_params np = {.addr = IP_US, .mpool = f->mp, .cpool = f->cp,
 				   .xmit = xmit, .xmit_arg = f};
 	f->net = cn_net_create(&np);
@@ -64,15 +61,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	struct cn_mbuf_pool_stats a, b;
 
 	assert_int_equal(cn_net_destroy(f->net), 0);
-	cn_mbuf_pool_stats(f->mp, &a);
-	cn_mbuf_pool_stats(f->cp, &b);
-	if (a.in_use || b.in_use)
-		fail_msg("leak: mbufs in use %u, clusters in use %u", a.in_use, b.in_use);
-	assert_int_equal(cn_mbuf_pool_destroy(f->mp), 0);
-	assert_int_equal(cn_mbuf_pool_destroy(f->cp), 0);
+	cn_test_pools_free(f->mp, f->cp, 0, 0);
 	free(f);
 	return 0;
 }
@@ -350,11 +341,6 @@ static void test_malformed_corpus(void **state)
 	memcpy(b, g, n);
 	b[14] = 0x4f; /* 60 bytes: the frame has them, total length does not */
 	expect(f, b, 14 + 40, CN_DROP_IP_TRUNC);
-	/* Total length below IHL. */
-	memcpy(b, g, n);
-	b[16] = 0, b[17] = 19;
-	fix_ip_csum(b);
-	expect(f, b, n, CN_DROP_IP_LEN);
 	/* Bad IPv4 checksum: every single-bit flip of the header. */
 	for (unsigned bit = 0; bit < 160; bit++) {
 		memcpy(b, g, n);
@@ -363,32 +349,28 @@ static void test_malformed_corpus(void **state)
 		b[14 + bit / 8] ^= (uint8_t)(1u << (bit % 8));
 		expect(f, b, n, CN_DROP_IP_CSUM);
 	}
-	/* Not for us; wrong EtherType; unknown protocol. */
-	memcpy(b, g, n);
-	b[33] = 9;
-	fix_ip_csum(b);
-	expect(f, b, n, CN_DROP_IP_NOT_US);
-	memcpy(b, g, n);
-	b[12] = 0x86, b[13] = 0xdd;
-	expect(f, b, n, CN_DROP_ETH_TYPE);
-	memcpy(b, g, n);
-	b[23] = 47;
-	fix_ip_csum(b);
-	expect(f, b, n, CN_DROP_IP_PROTO);
-	/* Fragments: MF, or an offset; no hook -> dropped. */
-	memcpy(b, g, n);
-	b[20] = 0x20;
-	fix_ip_csum(b);
-	expect(f, b, n, CN_DROP_IP_FRAG);
-	memcpy(b, g, n);
-	b[20] = 0x00, b[21] = 0x10;
-	fix_ip_csum(b);
-	expect(f, b, n, CN_DROP_IP_FRAG);
-	/* TCP: L4 shorter than 20; data offset < 5 or past the datagram. */
-	memcpy(b, g, n);
-	b[16] = 0, b[17] = 20 + 19;
-	fix_ip_csum(b);
-	expect(f, b, 14 + 39, CN_DROP_TCP_TRUNC);
+	/* One or two bytes of the good frame changed (a valid IPv4 checksum
+	 * again), fed whole or cut to @len. */
+	static const struct {
+		uint8_t off, v[2], nv;
+		uint32_t len; /* 0: the whole frame */
+		enum cn_drop want;
+	} patch[] = {
+		{16, {0, 19}, 2, 0, CN_DROP_IP_LEN},             /* total length below IHL */
+		{33, {9}, 1, 0, CN_DROP_IP_NOT_US},              /* not for us */
+		{12, {0x86, 0xdd}, 2, 0, CN_DROP_ETH_TYPE},      /* IPv6 EtherType */
+		{23, {47}, 1, 0, CN_DROP_IP_PROTO},              /* unknown protocol */
+		{20, {0x20}, 1, 0, CN_DROP_IP_FRAG},             /* MF; no hook: dropped */
+		{20, {0x00, 0x10}, 2, 0, CN_DROP_IP_FRAG},       /* an offset */
+		{16, {0, 20 + 19}, 2, 14 + 39, CN_DROP_TCP_TRUNC}, /* L4 shorter than 20 */
+	};
+	for (size_t i = 0; i < sizeof(patch) / sizeof(patch[0]); i++) {
+		memcpy(b, g, n);
+		memcpy(b + patch[i].off, patch[i].v, patch[i].nv);
+		fix_ip_csum(b);
+		expect(f, b, patch[i].len ? patch[i].len : n, patch[i].want);
+	}
+	/* TCP: data offset < 5 or past the datagram. */
 	for (uint8_t doff = 0; doff < 16; doff++) {
 		if (doff >= 5 && doff <= 12)
 			continue; /* 12 words = 48 bytes fits the 48-byte L4 */
@@ -1033,26 +1015,15 @@ static void test_split_chain(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_fields),
-		cmocka_unit_test(test_hdr_build),
-		cmocka_unit_test_setup_teardown(test_malformed_corpus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fast_path, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rx_flags, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fragment_hook, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_chained_frame, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_slow_hook_reasons, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pkt_alloc_xmit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pkt_free_bulk, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed_corpus_chain1, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed_corpus_chain2, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed_corpus_chain3, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fast_path_chain1, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fast_path_chain2, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fast_path_chain3, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_slow_hook_reasons_chain1, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_slow_hook_reasons_chain2, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_slow_hook_reasons_chain3, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_split_chain, setup, teardown),
+		CN_T(test_parse_fields), CN_T(test_hdr_build), CN_FX(test_malformed_corpus),
+		CN_FX(test_fast_path), CN_FX(test_rx_flags), CN_FX(test_fragment_hook),
+		CN_FX(test_chained_frame), CN_FX(test_slow_hook_reasons),
+		CN_FX(test_pkt_alloc_xmit), CN_FX(test_pkt_free_bulk),
+		CN_FX(test_malformed_corpus_chain1), CN_FX(test_malformed_corpus_chain2),
+		CN_FX(test_malformed_corpus_chain3), CN_FX(test_fast_path_chain1),
+		CN_FX(test_fast_path_chain2), CN_FX(test_fast_path_chain3),
+		CN_FX(test_slow_hook_reasons_chain1), CN_FX(test_slow_hook_reasons_chain2),
+		CN_FX(test_slow_hook_reasons_chain3), CN_FX(test_split_chain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,34 +20,7 @@
 #include "cachenet/tcp.h"
 #include "cachenet/udp.h"
 
-struct fx {
-	struct cn_mbuf_pool *mp, *cp;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 16384};
-	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 8192};
-	f->mp = cn_mbuf_pool_create(&mp);
-	f->cp = cn_mbuf_pool_create(&cp);
-	*state = f;
-	return f->mp && f->cp ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	struct cn_mbuf_pool_stats a, b;
-	cn_mbuf_pool_stats(f->mp, &a);
-	cn_mbuf_pool_stats(f->cp, &b);
-	if (a.in_use || b.in_use)
-		fail_msg("leak: mbufs %u clusters %u", a.in_use, b.in_use);
-	cn_mbuf_pool_destroy(f->mp);
-	cn_mbuf_pool_destroy(f->cp);
-	free(f);
-	return 0;
-}
+CN_TEST_POOLS_FIXTURE(16384, 8192, 0)
 
 static const uint8_t MAC_A[6] = {2, 0, 0, 0, 0, 0xa}, MAC_B[6] = {2, 0, 0, 0, 0, 0xb};
 #define IP_A CN_IPV4(10, 0, 0, 1)
@@ -63,7 +36,7 @@ struct host {
 static bool g_split;
 static uint32_t g_pace; /* prefetch_pace of the next host_init */
 
-static void host_init(struct fx *f, struct host *h, const uint8_t *mac, cn_be32_t ip,
+static void host_init(struct cn_test_pools_fx *f, struct host *h, const uint8_t *mac, cn_be32_t ip,
 		      enum cn_dca dca, uint32_t batch, struct cn_pcap *pc)
 {
 	struct cn_netdev_params dp = {.ring_size = 256, .batch = batch, .dca = dca,
@@ -188,7 +161,7 @@ static uint64_t stream(struct host *a, struct host *b, struct cn_link *link, uin
 
 static void test_back_to_back(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	for (int dca = 0; dca < 3; dca++) {
 		struct host a, b;
 		host_init(f, &a, MAC_A, IP_A, (enum cn_dca)dca, 8, NULL);
@@ -213,7 +186,7 @@ static void test_back_to_back(void **state)
 
 static void test_lossy_link(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct host a, b;
 	/* The issue's figure: 1% loss, 1% reorder, 0.1% duplicate, 0.1%
 	 * corrupt, 256 MB delivered intact. */
@@ -242,7 +215,7 @@ static void test_lossy_link(void **state)
 
 static void test_rings(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct cn_netdev_params dp = {.ring_size = 4, .batch = 2, .mpool = f->mp, .cpool = f->cp};
 	struct cn_netdev *d = cn_netdev_create(&dp);
 	uint8_t frame[60] = {0};
@@ -355,7 +328,7 @@ static void receive_source(struct host *h, struct cn_peer *src, uint8_t *rbuf, u
  * stack's ACK count and the stream contents checked. */
 static void test_peers(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct host h;
 	host_init(f, &h, MAC_A, IP_A, CN_DCA_INJECT, 64, NULL);
 	struct cn_tcp_params tp = tcp_params(true, 1000, 2000);
@@ -431,7 +404,7 @@ static void check_param_max(struct cn_netdev_params *dp, uint32_t *field, uint32
  * generator (the prefetches read nothing the stack sees). */
 static void test_prefetch_params(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct cn_netdev_params dp = {.ring_size = 16, .dca = CN_DCA_PREFETCH, .mpool = f->mp,
 				      .cpool = f->cp};
 	struct cn_netdev *d;
@@ -479,7 +452,7 @@ static void test_prefetch_params(void **state)
  * larger frames and a device with copybreak off hand up the cluster. */
 static void test_copybreak(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct cn_netdev_params dp = {.ring_size = 8, .batch = 8, .mpool = f->mp, .cpool = f->cp};
 	struct cn_mbuf_pool_stats c0, c1;
 	struct cn_mbuf *m[8];
@@ -523,7 +496,7 @@ static void test_copybreak(void **state)
  * only the driver is under test. */
 static void test_prefetch_pace_lines(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	static const uint32_t lens[] = {1514, 100, 129, 600, 1514, 60, 1000, 1514, 191, 192};
 	const unsigned n = sizeof(lens) / sizeof(lens[0]);
 	uint8_t frame[1514];
@@ -565,7 +538,7 @@ static void test_prefetch_pace_lines(void **state)
 
 static void test_prefetch_stream(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	static const uint32_t ks[] = {1, 3, 8, 64, 255};
 	static const uint32_t batches[] = {1, 5, 32};
 	static uint8_t rbuf[256 << 10];
@@ -650,7 +623,7 @@ static struct cn_peer *udp_source_pair(struct host *h, cn_udp_rx_fn rx, struct c
 
 static void test_udp_peers(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct host h;
 	host_init(f, &h, MAC_A, IP_A, CN_DCA_FLUSH, 32, NULL);
 	struct cn_peer_params pp;
@@ -685,13 +658,9 @@ static void test_udp_peers(void **state)
  * frames as captured in both directions. */
 static void test_pcap(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	char path[] = "/tmp/cn_test_netdev_XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	struct cn_pcap *pc = cn_pcap_open(path, 0);
-	assert_non_null(pc);
+	struct cn_pcap *pc = cn_test_pcap_open(path);
 	struct host a, b;
 	host_init(f, &a, MAC_A, IP_A, CN_DCA_INJECT, 32, pc);
 	host_init(f, &b, MAC_B, IP_B, CN_DCA_INJECT, 32, NULL);
@@ -738,7 +707,7 @@ static void test_pcap(void **state)
  * pure ACKs whole in the header buffer. */
 static void test_split_back_to_back(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	static const enum cn_tcp_csum csums[] = {CN_TCP_CSUM_OFFLOAD, CN_TCP_CSUM_STORED,
 						 CN_TCP_CSUM_FUSED, CN_TCP_CSUM_SEPARATE};
 	for (unsigned c = 0; c < 4; c++)
@@ -791,7 +760,7 @@ static void test_split_back_to_back(void **state)
  * dropped by a check, reordered ones queued by the full path. */
 static void test_split_lossy_link(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct cn_link_params lp = {.loss = 0.01, .reorder = 0.01, .duplicate = 0.001,
 				    .corrupt = 0.002, .rng_start = 7};
 	uint64_t h[2];
@@ -884,7 +853,7 @@ static uint32_t mk_frame(uint8_t *fr, bool udp, uint32_t iopt, uint32_t topt, ui
  * once in the split counters. */
 static void test_split_frames(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	static uint8_t fr[16][1600];
 	uint32_t len[16], hl[16]; /* hl: header mbuf bytes; 0 = not split */
 	bool hbo[16] = {0};
@@ -920,9 +889,7 @@ static void test_split_frames(void **state)
 	for (int hsz = 0; hsz < 2; hsz++)
 		for (int dca = 0; dca < 3; dca++) {
 			char path[] = "/tmp/cn_test_split_XXXXXX";
-			int fd = mkstemp(path);
-			assert_true(fd >= 0);
-			close(fd);
+			cn_test_tmpfile(path);
 			dp.split_hdr_size = hsz ? 64 : 0; /* 64: 66-byte and longer headers do not fit */
 			dp.dca = (enum cn_dca)dca;
 			dp.pcap = cn_pcap_open(path, 0);
@@ -1041,7 +1008,7 @@ static void udp_split_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info 
 
 static void test_split_peers(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	static uint8_t rbuf[1 << 19];
 
 	/* dca 3: PREFETCH, paced */
@@ -1108,7 +1075,7 @@ static void test_split_peers(void **state)
  * every header and one that is too small for most. */
 static void test_split_malformed(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	static uint8_t base[1600], fr[1600];
 
 	for (int hsz = 0; hsz < 2; hsz++) {
@@ -1205,22 +1172,12 @@ static void test_split_malformed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_rings, setup, teardown),
-		cmocka_unit_test(test_zero_params),
-		cmocka_unit_test_setup_teardown(test_back_to_back, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lossy_link, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_peers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_udp_peers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pcap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prefetch_params, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prefetch_stream, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_prefetch_pace_lines, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_copybreak, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_split_frames, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_split_back_to_back, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_split_lossy_link, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_split_peers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_split_malformed, setup, teardown),
+		CN_FX(test_rings), CN_T(test_zero_params), CN_FX(test_back_to_back),
+		CN_FX(test_lossy_link), CN_FX(test_peers), CN_FX(test_udp_peers), CN_FX(test_pcap),
+		CN_FX(test_prefetch_params), CN_FX(test_prefetch_stream),
+		CN_FX(test_prefetch_pace_lines), CN_FX(test_copybreak), CN_FX(test_split_frames),
+		CN_FX(test_split_back_to_back), CN_FX(test_split_lossy_link),
+		CN_FX(test_split_peers), CN_FX(test_split_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -252,11 +252,9 @@ static void bad_specs_are_rejected(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(tsc_frequency_is_consistent),
-		cmocka_unit_test(default_set_is_honest),
-		cmocka_unit_test(software_events_count_everywhere),
-		cmocka_unit_test(mixed_set_describes_each),
-		cmocka_unit_test(bad_specs_are_rejected),
+		CN_T(tsc_frequency_is_consistent), CN_T(default_set_is_honest),
+		CN_T(software_events_count_everywhere), CN_T(mixed_set_describes_each),
+		CN_T(bad_specs_are_rejected),
 	};
 	return cmocka_run_group_tests_name("perf", tests, NULL, NULL);
 }

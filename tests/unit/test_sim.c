@@ -212,10 +212,8 @@ static void region_counts_match_direct_callgrind(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(geometry_parses),
-		cmocka_unit_test(callgrind_file_parses),
-		cmocka_unit_test(not_active_outside_valgrind),
-		cmocka_unit_test(region_counts_match_direct_callgrind),
+		CN_T(geometry_parses), CN_T(callgrind_file_parses),
+		CN_T(not_active_outside_valgrind), CN_T(region_counts_match_direct_callgrind),
 	};
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

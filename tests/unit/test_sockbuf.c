@@ -15,35 +15,7 @@
 #include "cachenet/lab/sockbuf_naive.h"
 #include "cachenet/sockbuf.h"
 
-struct fx {
-	struct cn_mbuf_pool *mp, *cp;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 4096, .cache_size = 64};
-	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 2048, .cache_size = 32};
-	f->mp = cn_mbuf_pool_create(&mp);
-	f->cp = cn_mbuf_pool_create(&cp);
-	*state = f;
-	return f->mp && f->cp ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	struct cn_mbuf_pool_stats a, b;
-
-	cn_mbuf_pool_stats(f->mp, &a);
-	cn_mbuf_pool_stats(f->cp, &b);
-	if (a.in_use || b.in_use || a.gets != a.puts || b.gets != b.puts)
-		fail_msg("leak: mbufs in use %u, clusters in use %u", a.in_use, b.in_use);
-	assert_int_equal(cn_mbuf_pool_destroy(f->mp), 0);
-	assert_int_equal(cn_mbuf_pool_destroy(f->cp), 0);
-	free(f);
-	return 0;
-}
+CN_TEST_POOLS_FIXTURE(4096, 2048, 64)
 
 
 /* Flat model of a send buffer: bytes [0, n) of b are offsets 0..n-1. */
@@ -67,6 +39,18 @@ static void seg_matches(const struct cn_sb_seg *s, const struct model *x, uint32
 		assert_int_equal(cn_csum_fold(s->csum), cn_csum_fold(cn_csum_partial(x->b + off, s->len, 0)));
 }
 
+static void model_drop(struct model *x, uint32_t k);
+
+/* An ACK of a random number of the @snd bytes sent: drops them from the
+ * buffer and the model; returns how many. */
+static uint32_t ack_some(struct cn_sockbuf *sb, struct model *x, uint32_t snd)
+{
+	uint32_t k = cn_test_rndn(snd + 1);
+	assert_int_equal(cn_sockbuf_drop(sb, k), k);
+	model_drop(x, k);
+	return k;
+}
+
 static void model_drop(struct model *x, uint32_t k)
 {
 	memmove(x->b, x->b + k, x->n - k);
@@ -75,7 +59,7 @@ static void model_drop(struct model *x, uint32_t k)
 
 /* ---------------------------------------------------------------- chain */
 
-static struct cn_mbuf *make_packet(struct fx *f, const uint8_t *src, uint32_t len)
+static struct cn_mbuf *make_packet(struct cn_test_pools_fx *f, const uint8_t *src, uint32_t len)
 {
 	/* Mixed storage: inline, cluster, and a cluster shared with nobody. */
 	struct cn_mbuf *m = cn_mbuf_get(f->mp);
@@ -90,7 +74,7 @@ static struct cn_mbuf *make_packet(struct fx *f, const uint8_t *src, uint32_t le
 
 static void chain_random(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct model x = {malloc(MODEL_MAX), 0};
 	uint8_t *tmp = malloc(65536);
 
@@ -151,10 +135,7 @@ static void chain_random(void **state)
 				break;
 			}
 			case 6: { /* ACK */
-				uint32_t k = cn_test_rndn(snd + 1);
-				assert_int_equal(cn_sockbuf_drop(&sb.sb, k), k);
-				model_drop(&x, k);
-				snd -= k;
+				snd -= ack_some(&sb.sb, &x, snd);
 				break;
 			}
 			case 7: { /* errors */
@@ -188,7 +169,7 @@ static void chain_random(void **state)
  * the naive versions walk in proportion to it. */
 static void chain_send_pointer_is_o1(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct cn_sbchain sb;
 	static uint8_t data[1460];
 	uint32_t snd = 0;
@@ -241,7 +222,7 @@ static uint32_t in_use_of(struct cn_mbuf_pool *p)
  * while a packet still holds it. */
 static void chain_seg_one_get_per_segment(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct cn_mbuf_pool_params spp = {.kind = CN_MBUF_POOL_SEG, .count = 128, .cache_size = 16,
 					  .data_size = CN_MBUF_SMALL_HEADROOM + SEG_MSS, .small = f->mp};
 	struct cn_mbuf_pool *sp = cn_mbuf_pool_create(&spp);
@@ -326,7 +307,7 @@ struct flight {
 
 static void chain_seg_random(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct cn_mbuf_pool_params spp = {.kind = CN_MBUF_POOL_SEG, .count = 1024, .cache_size = 32,
 					  .data_size = CN_MBUF_SMALL_HEADROOM + SEG_MSS, .small = f->mp};
 	struct cn_mbuf_pool *sp = cn_mbuf_pool_create(&spp);
@@ -392,10 +373,7 @@ static void chain_seg_random(void **state)
 				break;
 			}
 			case 4: { /* ACK */
-				uint32_t k = cn_test_rndn(snd + 1);
-				assert_int_equal(cn_sockbuf_drop(&sb.sb, k), k);
-				model_drop(&x, k);
-				snd -= k;
+				snd -= ack_some(&sb.sb, &x, snd);
 				break;
 			}
 			case 5: { /* a TX completion */
@@ -812,7 +790,7 @@ static void ring_full_and_long_stream(void **state)
 /* The common view: the same stream through both kinds gives equal bytes. */
 static void both_kinds_same_view(void **state)
 {
-	struct fx *f = *state;
+	struct cn_test_pools_fx *f = *state;
 	struct cn_sbchain ch;
 	struct cn_sbring_params p = {.bytes = 1 << 16, .mss = 1460, .anchors = 4};
 	struct cn_sbring *rg = cn_sbring_create(&p);
@@ -869,18 +847,14 @@ static void chain_exhaustion(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(chain_random, setup, teardown),
-		cmocka_unit_test_setup_teardown(chain_send_pointer_is_o1, setup, teardown),
-		cmocka_unit_test(chain_exhaustion),
-		cmocka_unit_test_setup_teardown(chain_seg_one_get_per_segment, setup, teardown),
-		cmocka_unit_test_setup_teardown(chain_seg_random, setup, teardown),
-		cmocka_unit_test(ring_params_rejected),
-		cmocka_unit_test(ring_params_zero),
-		cmocka_unit_test(ring_ext_memory),
-		cmocka_unit_test(ring_wrap_every_offset),
-		cmocka_unit_test(ring_random),
-		cmocka_unit_test(ring_full_and_long_stream),
-		cmocka_unit_test_setup_teardown(both_kinds_same_view, setup, teardown),
+		/* the chain */
+		CN_FX(chain_random), CN_FX(chain_send_pointer_is_o1), CN_T(chain_exhaustion),
+		CN_FX(chain_seg_one_get_per_segment), CN_FX(chain_seg_random),
+		/* the ring */
+		CN_T(ring_params_rejected), CN_T(ring_params_zero), CN_T(ring_ext_memory),
+		CN_T(ring_wrap_every_offset), CN_T(ring_random), CN_T(ring_full_and_long_stream),
+		/* both */
+		CN_FX(both_kinds_same_view),
 	};
 	return cmocka_run_group_tests_name("sockbuf", tests, NULL, NULL);
 }

@@ -72,28 +72,18 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 512};
-	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 256};
-	f->mp = cn_mbuf_pool_create(&mp);
-	f->cp = cn_mbuf_pool_create(&cp);
-	f->ks = -1;
 	*state = f;
-	return f->mp && f->cp ? 0 : -1;
+	f->ks = -1; /* no kernel socket yet */
+	return cn_test_pools(&f->mp, &f->cp, 512, 256, 0, 0);
 }
 
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	struct cn_mbuf_pool_stats a, b;
 	cn_tap_close(f->t);
 	if (f->ks >= 0)
 		close(f->ks);
-	cn_mbuf_pool_stats(f->mp, &a);
-	cn_mbuf_pool_stats(f->cp, &b);
-	if (a.in_use || b.in_use)
-		fail_msg("leak: mbufs %u clusters %u", a.in_use, b.in_use);
-	cn_mbuf_pool_destroy(f->mp);
-	cn_mbuf_pool_destroy(f->cp);
+	cn_test_pools_free(f->mp, f->cp, 0, 0);
 	free(f);
 	return 0;
 }
@@ -117,6 +107,23 @@ static void close_tap(struct fx *f)
 {
 	cn_tap_close(f->t);
 	f->t = NULL;
+}
+
+static void check_stats(const struct cn_tap *t, bool impaired);
+
+/* The end of a test on the TAP (and the kernel socket): the counters add
+ * up, then it is closed (both are). */
+static void check_close_tap(struct fx *f, bool impaired)
+{
+	check_stats(f->t, impaired);
+	close_tap(f);
+}
+
+static void check_close(struct fx *f, bool impaired)
+{
+	close(f->ks);
+	f->ks = -1;
+	check_close_tap(f, impaired);
 }
 
 /* Counters add up (tap.h), once nothing is in flight inside the backend. */
@@ -233,6 +240,14 @@ static struct cn_tap *open_ready(struct fx *f, const struct cn_tap_params *p)
 	struct cn_tap *t = open_ok(f, p);
 	settle(t);
 	return t;
+}
+
+/* A TAP opened with the impairment @lp, ready. */
+static struct cn_tap *open_impaired(struct fx *f, const struct cn_link_params *lp)
+{
+	struct cn_tap_params p = tap_params(f);
+	p.impair = lp;
+	return open_ready(f, &p);
 }
 
 /* ------------------------------------------------------------ frames by hand */
@@ -496,8 +511,7 @@ static void test_attach(void **state)
 	t2 = cn_tap_open(&p);
 	assert_null(t2);
 	assert_int_equal(errno, EBUSY);
-	check_stats(t, false);
-	close_tap(f);
+	check_close_tap(f, false);
 	assert_true(if_exists(IFNAME)); /* persistent: created by ip tuntap */
 
 	/* the kernel picks a name; the interface goes with the fd */
@@ -578,11 +592,7 @@ static void test_arp_pcap(void **state)
 {
 	struct fx *f = *state;
 	char path[] = "/tmp/cn_tap_XXXXXX";
-	int pfd = mkstemp(path);
-	assert_true(pfd >= 0);
-	close(pfd);
-	struct cn_pcap *pc = cn_pcap_open(path, 0);
-	assert_non_null(pc);
+	struct cn_pcap *pc = cn_test_pcap_open(path);
 	struct cn_tap_params p = tap_params(f);
 	p.pcap = pc;
 	struct cn_tap *t = open_ready(f, &p);
@@ -659,8 +669,7 @@ static void test_ping(void **state)
 	assert_int_equal(cn_tap_write_frame(t, fr, 1515), -EMSGSIZE);
 	assert_int_equal(cn_tap_stats(t)->tx_too_long, 1);
 	assert_int_equal(cn_tap_stats(t)->tx_writes, writes);
-	check_stats(t, false);
-	close_tap(f);
+	check_close_tap(f, false);
 }
 
 /* cachenet's receive callback: copies the datagram's payload. */
@@ -776,10 +785,7 @@ static void test_rx_trunc(void **state)
 	assert_int_equal(m->len, 14 + 20 + 8 + 100);
 	cn_mbuf_free(m);
 	assert_int_equal(cn_tap_stats(t)->rx_trunc, 1);
-	check_stats(t, false);
-	close(ks);
-	f->ks = -1;
-	close_tap(f);
+	check_close(f, false);
 }
 
 static void test_rx_nobufs(void **state)
@@ -816,10 +822,7 @@ static void test_rx_nobufs(void **state)
 	struct cn_mbuf *m = wait_frame(t, is_udp_to_us, NULL, 3000);
 	assert_non_null(m);
 	cn_mbuf_free(m);
-	check_stats(t, false);
-	close(ks);
-	f->ks = -1;
-	close_tap(f);
+	check_close(f, false);
 	assert_int_equal(cn_mbuf_pool_destroy(few), 0);
 }
 
@@ -827,9 +830,7 @@ static void test_impair_loss(void **state)
 {
 	struct fx *f = *state;
 	struct cn_link_params lp = {.loss = 1.0, .rng_start = 7};
-	struct cn_tap_params p = tap_params(f);
-	p.impair = &lp;
-	struct cn_tap *t = open_ready(f, &p);
+	struct cn_tap *t = open_impaired(f, &lp);
 	int ks = kernel_udp(f);
 	uint8_t req[64];
 	uint32_t len = arp_request(req);
@@ -856,10 +857,7 @@ static void test_impair_loss(void **state)
 	assert_int_equal(s->impair_rx.frames, rx0 + 20);
 	assert_int_equal(s->impair_rx.lost, rx0 + 20);
 	assert_int_equal(s->rx_frames, 0);
-	check_stats(t, true);
-	close(ks);
-	f->ks = -1;
-	close_tap(f);
+	check_close(f, true);
 }
 
 static void test_impair_dup_reorder(void **state)
@@ -871,9 +869,7 @@ static void test_impair_dup_reorder(void **state)
 	 * each, and each answer is received twice */
 	{
 		struct cn_link_params lp = {.duplicate = 1.0, .rng_start = 3};
-		struct cn_tap_params p = tap_params(f);
-		p.impair = &lp;
-		struct cn_tap *t = open_ready(f, &p);
+		struct cn_tap *t = open_impaired(f, &lp);
 		uint8_t req[64];
 		assert_int_equal(cn_tap_write_frame(t, req, arp_request(req)), 0);
 		const struct cn_tap_stats *s = cn_tap_stats(t);
@@ -889,15 +885,12 @@ static void test_impair_dup_reorder(void **state)
 		}
 		assert_int_equal(replies, 4);
 		assert_int_equal(s->impair_rx.duplicated, s->impair_rx.frames);
-		check_stats(t, true);
-		close_tap(f);
+		check_close_tap(f, true);
 	}
 	/* reorder 1: pairs swap; the odd one out waits for cn_tap_flush */
 	{
 		struct cn_link_params lp = {.reorder = 1.0, .rng_start = 4};
-		struct cn_tap_params p = tap_params(f);
-		p.impair = &lp;
-		struct cn_tap *t = open_ready(f, &p);
+		struct cn_tap *t = open_impaired(f, &lp);
 		uint8_t order[8];
 		unsigned n = 0;
 		uint64_t re0 = cn_tap_stats(t)->impair_rx.reordered;
@@ -939,8 +932,7 @@ static void test_impair_dup_reorder(void **state)
 		drain(t);
 		cn_tap_flush(t);
 		drain(t);
-		check_stats(t, true);
-		close_tap(f);
+		check_close_tap(f, true);
 	}
 	/* corrupt 1: every frame has one byte changed, which one of the
 	 * frame's own checks catches: the Ethernet header is not what the
@@ -949,9 +941,7 @@ static void test_impair_dup_reorder(void **state)
 	 * ones'-complement sum: (b - a) << 0 or << 8 is never 0 mod 0xffff. */
 	{
 		struct cn_link_params lp = {.corrupt = 1.0, .rng_start = 5};
-		struct cn_tap_params p = tap_params(f);
-		p.impair = &lp;
-		struct cn_tap *t = open_ready(f, &p);
+		struct cn_tap *t = open_impaired(f, &lp);
 		uint64_t rx0 = cn_tap_stats(t)->impair_rx.frames;
 		assert_int_equal(cn_tap_stats(t)->impair_rx.corrupted, rx0);
 		kernel_send(ks, 8, 300);
@@ -982,20 +972,13 @@ static void test_impair_dup_reorder(void **state)
 		}
 		assert_int_equal(got, 8);
 		assert_int_equal(cn_tap_stats(t)->impair_rx.corrupted, rx0 + 8);
-		check_stats(t, true);
-		close_tap(f);
+		check_close_tap(f, true);
 	}
 	close(ks);
 	f->ks = -1;
 }
 
 /* ------------------------------------------------------------ namespace */
-
-static int sh(const char *cmd)
-{
-	int rc = system(cmd);
-	return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
 
 /* Inside the namespace: the kernel's end of the link, then the tests. */
 static int run_inside(void)
@@ -1006,7 +989,7 @@ static int run_inside(void)
 		"(echo 1 > /proc/sys/net/ipv6/conf/" IFNAME "/disable_ipv6 || true) && "
 		"ip link set " IFNAME " up && ip addr add 10.77.0.1/24 dev " IFNAME " && "
 		"ip neigh replace 10.77.0.2 lladdr 02:00:00:00:00:02 dev " IFNAME " nud permanent";
-	if (sh(cmd) != 0) {
+	if (cn_test_sh(cmd) != 0) {
 		fprintf(stderr, "test_tap: setting up %s in the namespace failed\n", IFNAME);
 		return 1;
 	}
@@ -1028,93 +1011,18 @@ static int run_inside(void)
 	close(fd);
 
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_attach, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_arp_pcap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ping, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_udp_stack, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rx_trunc, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rx_nobufs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_impair_loss, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_impair_dup_reorder, setup, teardown),
+		CN_FX(test_open_errors), CN_FX(test_attach), CN_FX(test_arp_pcap), CN_FX(test_ping),
+		CN_FX(test_udp_stack), CN_FX(test_rx_trunc), CN_FX(test_rx_nobufs),
+		CN_FX(test_impair_loss), CN_FX(test_impair_dup_reorder),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
 
-static volatile sig_atomic_t child_pid;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	if (child_pid > 0)
-		kill((pid_t)child_pid, SIGKILL); /* then main deletes the namespace */
-}
-
 int main(int argc, char **argv)
 {
-	char ns[32], cmd[128], self[PATH_MAX];
-	int status, rc;
-
-	if (argc > 1 && strcmp(argv[1], "--inside") == 0)
-		return run_inside();
-
 	if (access("/dev/net/tun", R_OK | W_OK) != 0) {
 		printf("SKIP: /dev/net/tun: %s\n", strerror(errno));
 		return 77;
 	}
-	/* may we make a network namespace at all? */
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWNET) == 0 ? 0 : errno == EPERM ? 77 : 1);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-		perror("test_tap: fork");
-		return 1;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
-		printf("SKIP: creating a network namespace is not allowed (needs CAP_SYS_ADMIN)\n");
-		return 77;
-	}
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		perror("test_tap: /proc/self/exe");
-		return 1;
-	}
-	self[n] = '\0';
-
-	snprintf(ns, sizeof(ns), "cntap-%d", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "ip netns add %s", ns);
-	if (sh(cmd) != 0) {
-		fprintf(stderr, "test_tap: '%s' failed (is iproute2 installed?)\n", cmd);
-		return 1;
-	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: waitpid returns */
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGALRM, &sa, NULL);
-
-	pid = fork();
-	if (pid == 0) {
-		execlp("ip", "ip", "netns", "exec", ns, self, "--inside", (char *)NULL);
-		_exit(127);
-	}
-	child_pid = pid;
-	alarm(120); /* a hung inside part still gets its namespace deleted */
-	rc = 1;
-	if (pid > 0) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (WIFEXITED(status))
-			rc = WEXITSTATUS(status);
-		else
-			fprintf(stderr, "test_tap: the inside part died of signal %d\n", WTERMSIG(status));
-	}
-	alarm(0);
-	snprintf(cmd, sizeof(cmd), "ip netns del %s", ns);
-	if (sh(cmd) != 0) {
-		fprintf(stderr, "test_tap: '%s' failed\n", cmd);
-		rc = rc ? rc : 1;
-	}
-	return rc;
+	return cn_test_netns_main("test_tap", "cntap", argc, argv, run_inside);
 }

@@ -66,21 +66,16 @@ static struct cn_net *mk_net(struct fx *f, struct side *s, const uint8_t *mac, c
 	return cn_net_create(&np);
 }
 
-static struct cn_mbuf_pool_stats st0_m, st0_c;
+static uint32_t m0, c0; /* mbufs and clusters in use after setup */
 
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 16384, .cache_size = 0};
-	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 8192, .cache_size = 0};
-	f->mp = cn_mbuf_pool_create(&mp);
-	f->cp = cn_mbuf_pool_create(&cp);
-	if (!f->mp || !f->cp)
+	if (cn_test_pools(&f->mp, &f->cp, 16384, 8192, 0, 0) != 0)
 		return -1;
 	f->a.net = mk_net(f, &f->a, MAC_A, IP_A);
 	f->b.net = mk_net(f, &f->b, MAC_B, IP_B);
-	cn_mbuf_pool_stats(f->mp, &st0_m);
-	cn_mbuf_pool_stats(f->cp, &st0_c);
+	cn_test_pools_in_use(f->mp, f->cp, &m0, &c0);
 	*state = f;
 	return f->a.net && f->b.net ? 0 : -1;
 }
@@ -95,7 +90,6 @@ static void drain_queue(struct side *s)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	struct cn_mbuf_pool_stats a, b;
 
 	drain_queue(&f->a);
 	drain_queue(&f->b);
@@ -103,12 +97,7 @@ static int teardown(void **state)
 	assert_int_equal(cn_net_pkts_out(f->b.net), 0);
 	assert_int_equal(cn_net_destroy(f->a.net), 0);
 	assert_int_equal(cn_net_destroy(f->b.net), 0);
-	cn_mbuf_pool_stats(f->mp, &a);
-	cn_mbuf_pool_stats(f->cp, &b);
-	if (a.in_use != st0_m.in_use || b.in_use != st0_c.in_use)
-		fail_msg("leak: mbufs in use %u, clusters in use %u", a.in_use, b.in_use);
-	assert_int_equal(cn_mbuf_pool_destroy(f->mp), 0);
-	assert_int_equal(cn_mbuf_pool_destroy(f->cp), 0);
+	cn_test_pools_free(f->mp, f->cp, m0, c0);
 	free(f);
 	return 0;
 }
@@ -314,28 +303,22 @@ static void close_pair(struct fx *f)
 static void test_open_errors(void **state)
 {
 	struct fx *f = *state;
-	struct cn_tcp_params p = base_params(true, 1, 2);
+	struct cn_tcp_params p, bad[7];
 
-	/* mss 0 is the default (536); 1..12 leave no payload with timestamps */
-	p.mss = 12;
-	errno = 0;
-	assert_null(cn_tcp_open(f->a.net, &p));
-	assert_int_equal(errno, EINVAL);
-	p = base_params(true, 1, 2);
-	p.mss = CN_TCP_MSS_MAX + 1;
-	errno = 0;
-	assert_null(cn_tcp_open(f->a.net, &p));
-	assert_int_equal(errno, EINVAL);
-	p = base_params(true, 1, 2);
-	p.snd_wscale = CN_TCP_WSCALE_MAX + 1;
-	errno = 0;
-	assert_null(cn_tcp_open(f->a.net, &p));
-	assert_int_equal(errno, EINVAL);
-	p = base_params(true, 1, 2);
-	p.ooo_max = CN_TCP_OOO_MAX + 1;
-	errno = 0;
-	assert_null(cn_tcp_open(f->a.net, &p));
-	assert_int_equal(errno, EINVAL);
+	for (size_t i = 0; i < 7; i++)
+		bad[i] = base_params(true, 1, 2);
+	bad[0].mss = 12; /* 0 is the default (536); 1..12 leave no payload with timestamps */
+	bad[1].mss = CN_TCP_MSS_MAX + 1;
+	bad[2].snd_wscale = CN_TCP_WSCALE_MAX + 1;
+	bad[3].ooo_max = CN_TCP_OOO_MAX + 1;
+	bad[4].size = 2;
+	bad[5].csum = CN_TCP_CSUM_STORED; /* needs a CSUM ring */
+	bad[6].rx_readahead = CN_TCP_RX_READAHEAD_MAX + 1;
+	for (size_t i = 0; i < 7; i++) {
+		errno = 0;
+		assert_null(cn_tcp_open(f->a.net, &bad[i]));
+		assert_int_equal(errno, EINVAL);
+	}
 	/* A newer caller's larger struct: accepted only with zeros past ours. */
 	struct {
 		struct cn_tcp_params p;
@@ -350,20 +333,6 @@ static void test_open_errors(void **state)
 	assert_non_null(f->ta);
 	cn_tcp_close(f->ta);
 	f->ta = NULL;
-	p = base_params(true, 1, 2);
-	p.size = 2;
-	errno = 0;
-	assert_null(cn_tcp_open(f->a.net, &p));
-	assert_int_equal(errno, EINVAL);
-	p = base_params(true, 1, 2);
-	p.csum = CN_TCP_CSUM_STORED; /* needs a CSUM ring */
-	assert_null(cn_tcp_open(f->a.net, &p));
-	assert_int_equal(errno, EINVAL);
-	p = base_params(true, 1, 2);
-	p.rx_readahead = CN_TCP_RX_READAHEAD_MAX + 1;
-	errno = 0;
-	assert_null(cn_tcp_open(f->a.net, &p));
-	assert_int_equal(errno, EINVAL);
 	p = base_params(true, 1, 2);
 	f->ta = cn_tcp_open(f->a.net, &p);
 	assert_non_null(f->ta);
@@ -617,17 +586,24 @@ static bool lose_some(struct fx *f, struct side *from, const uint8_t *frame, uin
 	return rnd() % 50 != 0; /* 2% */
 }
 
-static bool lose_once(struct fx *f, struct side *from, const uint8_t *frame, uint32_t len)
+/* The filters' verdict: drop a frame that is @doomed while f->drop_left
+ * says more are to go, counting it; pass every other. */
+static bool pass_unless(struct fx *f, bool doomed)
 {
-	struct cn_tcp_hdr th;
-	if (from != &f->a || len <= 66 || f->drop_left <= 0)
-		return true;
-	memcpy(&th, frame + 34, sizeof(th));
-	if (cn_ntoh32(th.seq) == f->drop_seq) {
+	if (doomed && f->drop_left > 0) {
 		f->drop_left--;
 		return false;
 	}
 	return true;
+}
+
+static bool lose_once(struct fx *f, struct side *from, const uint8_t *frame, uint32_t len)
+{
+	struct cn_tcp_hdr th;
+	if (from != &f->a || len <= 66)
+		return true;
+	memcpy(&th, frame + 34, sizeof(th));
+	return pass_unless(f, cn_ntoh32(th.seq) == f->drop_seq);
 }
 
 static void test_fast_retransmit(void **state)
@@ -759,33 +735,33 @@ static void test_recv_readahead(void **state)
 
 	for (unsigned i = 0; i < TOTAL; i++)
 		src[i] = (uint8_t)rnd();
-	for (int split = 0; split < 2; split++)
-		for (int post = 0; post < 4; post++) {
-			struct cn_tcp_params pa = base_params(true, rnd(), rnd());
-			struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
-			/* post 2 and 3: the same reads with the read-ahead off */
-			pb.no_rx_readahead = post >= 2;
-			uint32_t got = 0;
-			f->split = split;
-			open_pair(f, &pa, &pb);
-			memset(dst, 0, sizeof(dst));
-			queue_all(f, src, TOTAL);
-			for (unsigned c = 0; got < TOTAL; c++) {
-				uint32_t want = cuts[c % (sizeof(cuts) / sizeof(cuts[0]))];
-				if (want > TOTAL - got)
-					want = TOTAL - got;
-				read_exact(f, dst + got, want, post & 1);
-				got += want;
-			}
-			assert_memory_equal(src, dst, TOTAL);
-			/* each queued byte read ahead once (no segment here is
-			 * small enough for sbcompress), or never */
-			assert_int_equal(cn_tcp_stats(f->tb)->rcv_readahead,
-					 pb.no_rx_readahead ? 0 : TOTAL);
-			run(f, 1000);
-			f->split = 0;
-			close_pair(f);
+	for (int mode = 0; mode < 8; mode++) {
+		int split = mode >> 2, post = mode & 3;
+		struct cn_tcp_params pa = base_params(true, rnd(), rnd());
+		struct cn_tcp_params pb = base_params(false, pa.iss, pa.irs);
+		/* post 2 and 3: the same reads with the read-ahead off */
+		pb.no_rx_readahead = post >= 2;
+		uint32_t got = 0;
+		f->split = split;
+		open_pair(f, &pa, &pb);
+		memset(dst, 0, sizeof(dst));
+		queue_all(f, src, TOTAL);
+		for (unsigned c = 0; got < TOTAL; c++) {
+			uint32_t want = cuts[c % (sizeof(cuts) / sizeof(cuts[0]))];
+			if (want > TOTAL - got)
+				want = TOTAL - got;
+			read_exact(f, dst + got, want, post & 1);
+			got += want;
 		}
+		assert_memory_equal(src, dst, TOTAL);
+		/* each queued byte read ahead once (no segment here is
+		 * small enough for sbcompress), or never */
+		assert_int_equal(cn_tcp_stats(f->tb)->rcv_readahead,
+				 pb.no_rx_readahead ? 0 : TOTAL);
+		run(f, 1000);
+		f->split = 0;
+		close_pair(f);
+	}
 }
 
 /* The read-ahead with short queues: 1 to 3 segments arrive between reads
@@ -911,11 +887,7 @@ static bool count_fins(struct fx *f, struct side *from, const uint8_t *frame, ui
 static bool lose_first_fin(struct fx *f, struct side *from, const uint8_t *frame, uint32_t len)
 {
 	(void)len;
-	if (from == &f->a && (frame[14 + 20 + 13] & CN_TCP_FIN) && f->drop_left > 0) {
-		f->drop_left--;
-		return false;
-	}
-	return true;
+	return pass_unless(f, from == &f->a && (frame[14 + 20 + 13] & CN_TCP_FIN));
 }
 
 static void recv_all(struct fx *f, struct cn_tcb *t, uint8_t *buf, uint32_t len)
@@ -1100,11 +1072,7 @@ static void test_fin_after_rto(void **state)
 static bool lose_tail(struct fx *f, struct side *from, const uint8_t *frame, uint32_t len)
 {
 	(void)frame;
-	if (from == &f->a && len == 66 + 500 && f->drop_left > 0) {
-		f->drop_left--;
-		return false;
-	}
-	return true;
+	return pass_unless(f, from == &f->a && len == 66 + 500);
 }
 
 /* Nagle holds back a new runt while data is in flight, never the
@@ -1135,25 +1103,14 @@ static void test_nagle_retransmit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_template_golden, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_header_prediction, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_delayed_ack, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_transfer_modes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_seq_wrap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fast_retransmit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fast_retransmit_stats, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lossy_transfer, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_zero_window, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_post_partial, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_readahead, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_readahead_short, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_readahead_distance, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fin_both_ways, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fin_piggyback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fin_lost, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fin_after_rto, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nagle_retransmit, setup, teardown),
+		CN_FX(test_template_golden), CN_FX(test_open_errors), CN_FX(test_header_prediction),
+		CN_FX(test_delayed_ack), CN_FX(test_transfer_modes), CN_FX(test_seq_wrap),
+		CN_FX(test_fast_retransmit), CN_FX(test_fast_retransmit_stats),
+		CN_FX(test_lossy_transfer), CN_FX(test_zero_window), CN_FX(test_post_partial),
+		CN_FX(test_recv_readahead), CN_FX(test_recv_readahead_short),
+		CN_FX(test_recv_readahead_distance), CN_FX(test_fin_both_ways),
+		CN_FX(test_fin_piggyback), CN_FX(test_fin_lost), CN_FX(test_fin_after_rto),
+		CN_FX(test_nagle_retransmit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,11 +37,7 @@ static int xmit(void *arg, struct cn_pkt *p)
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct cn_mbuf_pool_params mp = {.kind = CN_MBUF_POOL_SMALL, .count = 256};
-	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 64,
-					 .data_size = CN_MBUF_JUMBO_SIZE};
-	f->mp = cn_mbuf_pool_create(&mp);
-	f->cp = cn_mbuf_pool_create(&cp);
+	cn_test_pools(&f->mp, &f->cp, 256, 64, 0, CN_MBUF_JUMBO_SIZE);
 	struct cn_net_params na = {.mac = {2, 0, 0, 0, 0, 0xa}, .addr = IP_A, .mpool = f->mp,
 				   .xmit = xmit, .xmit_arg = f};
 	struct cn_net_params nb = na;
@@ -55,17 +51,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	struct cn_mbuf_pool_stats a, b;
 	for (unsigned i = 0; i < f->nq; i++)
 		cn_pkt_free(f->q[i]);
 	assert_int_equal(cn_net_destroy(f->a), 0);
 	assert_int_equal(cn_net_destroy(f->b), 0);
-	cn_mbuf_pool_stats(f->mp, &a);
-	cn_mbuf_pool_stats(f->cp, &b);
-	if (a.in_use || b.in_use)
-		fail_msg("leak: mbufs %u clusters %u", a.in_use, b.in_use);
-	cn_mbuf_pool_destroy(f->mp);
-	cn_mbuf_pool_destroy(f->cp);
+	cn_test_pools_free(f->mp, f->cp, 0, 0);
 	free(f);
 	return 0;
 }
@@ -286,10 +276,8 @@ static void test_udp_sendto(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_udp_sendto, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_udp_modes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_udp_zero_params, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_udp_golden, setup, teardown),
+		CN_FX(test_udp_sendto), CN_FX(test_udp_modes), CN_FX(test_udp_zero_params),
+		CN_FX(test_udp_golden),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -542,20 +542,47 @@ def add_run_options(p):
 
 # -------------------------------------------------------------------- main
 
+# verify's on/off switches and what each does.
+VERIFY_SWITCHES = (
+    ('--by-name', 'the order was applied by name (lld symbol-ordering, gold): '
+     'same-named statics share a rank'),
+    ('--run', 'run both programs under callgrind with the arguments after -- '
+     'and require equal instruction counts and output'),
+    ('--simulate', 'compare simulated I1 misses with the baseline on --icache; '
+     'warn when the new layout is worse'),
+    ('--strict', 'exit 2 (not 0) when --simulate warns'),
+)
+
+
+def subcommand(sub, name, fn, text, output=True):
+    """The parser of subcommand NAME, run by FN; with OUTPUT its -o."""
+    p = sub.add_parser(name, help=text)
+    p.set_defaults(fn=fn)
+    if output:
+        p.add_argument('-o', '--output', required=True)
+    return p
+
+
+def add_profiles(p):
+    """The profiles a command combines, and how (merge, order)."""
+    p.add_argument('profiles', nargs='+')
+    p.add_argument('--weights')
+    p.add_argument('--normalize', action='store_true',
+                   help='scale each profile to the same total first')
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog='cord', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest='cmd', required=True)
 
-    p = sub.add_parser('record', help='run a program under callgrind, write a profile')
-    p.add_argument('-o', '--output', required=True)
+    p = subcommand(sub, 'record', cmd_record, 'run a program under callgrind, write a profile')
     p.add_argument('--object', action='append', default=[],
                    help='keep only functions of this ELF object (basename; repeatable)')
     p.add_argument('--keep', help='also keep the raw callgrind.out here')
     add_run_options(p)
-    p.set_defaults(fn=cmd_record)
 
-    p = sub.add_parser('profile', help='convert a callgrind/instrument/perf run')
+    p = subcommand(sub, 'profile', cmd_profile, 'convert a callgrind/instrument/perf run')
     p.add_argument('--callgrind')
     p.add_argument('--instrument')
     p.add_argument('--perf', help='`perf script` output of a perf record -g run')
@@ -563,21 +590,12 @@ def main(argv=None):
                    help='ELF files to resolve --instrument addresses with')
     p.add_argument('--object', action='append', default=[],
                    help='callgrind ob= / perf DSO basenames to keep (repeatable)')
-    p.add_argument('-o', '--output', required=True)
-    p.set_defaults(fn=cmd_profile)
 
-    p = sub.add_parser('merge', help='weighted sum of profiles')
-    p.add_argument('profiles', nargs='+')
-    p.add_argument('--weights')
-    p.add_argument('--normalize', action='store_true',
-                   help='scale each profile to the same total first')
-    p.add_argument('-o', '--output', required=True)
-    p.set_defaults(fn=cmd_merge)
+    p = subcommand(sub, 'merge', cmd_merge, 'weighted sum of profiles')
+    add_profiles(p)
 
-    p = sub.add_parser('order', help='compute a function order')
-    p.add_argument('profiles', nargs='+')
-    p.add_argument('--weights')
-    p.add_argument('--normalize', action='store_true')
+    p = subcommand(sub, 'order', cmd_order, 'compute a function order')
+    add_profiles(p)
     p.add_argument('--binary', help='the profiled program: sizes and static identities')
     p.add_argument('--algo', choices=sorted(ordermod.ALGORITHMS), default='c3')
     p.add_argument('--coverage', type=float, default=0.999)
@@ -592,10 +610,8 @@ def main(argv=None):
     p.add_argument('--lto', choices=['refuse', 'drop', 'place'], default='refuse',
                    help='an LTO build: refuse (default), drop its LTO-private '
                         'functions, or place everything by section name')
-    p.add_argument('-o', '--output', required=True)
-    p.set_defaults(fn=cmd_order)
 
-    p = sub.add_parser('emit', help='write the order for a linker')
+    p = subcommand(sub, 'emit', cmd_emit, 'write the order for a linker')
     p.add_argument('order')
     p.add_argument('--format', choices=['ld', 'lld', 'gold'], default='ld')
     p.add_argument('--objects', nargs='+',
@@ -604,37 +620,25 @@ def main(argv=None):
     p.add_argument('--object-name', default='{src}.o',
                    help='without --objects, the object of source {src} ({stem} = '
                         'without extension); default {src}.o as meson and cmake name them')
-    p.add_argument('-o', '--output', required=True)
-    p.set_defaults(fn=cmd_emit)
 
-    p = sub.add_parser('verify', help='check that an order applied')
+    p = subcommand(sub, 'verify', cmd_verify, 'check that an order applied', output=False)
     p.add_argument('order')
     p.add_argument('--binary', required=True, help='the relinked program')
     p.add_argument('--baseline', help='the program before (footprint, instructions, output)')
-    p.add_argument('--by-name', action='store_true',
-                   help='the order was applied by name (lld symbol-ordering, gold): '
-                        'same-named statics share a rank')
-    p.add_argument('--run', action='store_true',
-                   help='run both programs under callgrind with the arguments after -- '
-                        'and require equal instruction counts and output')
-    p.add_argument('--simulate', action='store_true',
-                   help='compare simulated I1 misses with the baseline on --icache; '
-                        'warn when the new layout is worse')
+    for name, text in VERIFY_SWITCHES:
+        p.add_argument(name, action='store_true', help=text)
     p.add_argument('--icache', default='16384,1,64', help='size,assoc,line for --simulate')
     p.add_argument('--tolerance', type=float, default=5.0,
                    help='percent more I1 misses --simulate lets pass without a warning')
     p.add_argument('--min-misses', type=int, default=100,
                    help='absolute increase --simulate ignores (a few misses in noise)')
-    p.add_argument('--strict', action='store_true',
-                   help='exit 2 (not 0) when --simulate warns')
     p.add_argument('--toggle', help='count only inside this function (--simulate)')
     p.add_argument('--functions', type=int, default=0, metavar='N',
                    help='with --simulate: the N functions with the most I1 misses, '
                         'before and after')
     add_run_options(p)
-    p.set_defaults(fn=cmd_verify)
 
-    p = sub.add_parser('simulate', help='simulated I1 misses, before vs after')
+    p = subcommand(sub, 'simulate', cmd_simulate, 'simulated I1 misses, before vs after', output=False)
     p.add_argument('--binary', dest='binaries', action='append', required=True,
                    help='program to run (repeat: before, after)')
     p.add_argument('--i1', action='append', help='size,assoc,line (repeatable); default '
@@ -645,7 +649,6 @@ def main(argv=None):
     p.add_argument('--functions', type=int, default=0, metavar='N',
                    help='also the N functions with the most I1 misses, per binary')
     add_run_options(p)
-    p.set_defaults(fn=cmd_simulate)
 
     # Everything after the first `--` is the program's command line; split it
     # off ourselves, as argparse's REMAINDER does not mix with options.

@@ -70,6 +70,8 @@ def locate():
 
 if __name__ == "__main__":
     pkgdir, paths = locate()
-    sys.path.insert(0, pkgdir)
+    # cnreport, and cord's cordlib beside it (the callgrind.out reader)
+    sys.path[:0] = [pkgdir, os.path.join(SOURCE_ROOT, "tools", "cord") if paths["root"]
+                    else os.path.join(DATADIR, "cord")]
     from cnreport import main as cnmain  # noqa: E402
     sys.exit(cnmain.main(sys.argv[1:], {"version": VERSION, "paths": paths, "doc": __doc__}))

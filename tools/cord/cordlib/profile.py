@@ -106,22 +106,12 @@ class Profile:
             if a2 == b2 and a != b:
                 continue          # two keys folded into one: not a real self-call
             out.add_edge(a2, b2, n)
-        for k, n in self.cost.items():
-            k2 = fn(k)
-            if k2 is not None:
-                out.add_cost(k2, n)
-        for k, n in self.size.items():
-            k2 = fn(k)
-            if k2 is not None:
-                out.size[k2] = n
-        for k, a in self.addr.items():
-            k2 = fn(k)
-            if k2 is not None:
-                out.add_addr(k2, a)
-        for k, b in self.hot.items():
-            k2 = fn(k)
-            if k2 is not None:
-                out.add_hot(k2, b)
+        for per_key, add in ((self.cost, out.add_cost), (self.size, out.size.__setitem__),
+                             (self.addr, out.add_addr), (self.hot, out.add_hot)):
+            for k, v in per_key.items():
+                k2 = fn(k)
+                if k2 is not None:
+                    add(k2, v)
         return out
 
     def scaled(self, w):

@@ -111,16 +111,22 @@ def callgrind(cmd, i1=None, toggle=None, cwd=None, extra=(), stdin=None, functio
         if r.returncode != 0 or not os.path.exists(out):
             raise RuntimeError(f'callgrind failed on {" ".join(cmd)}: '
                                + r.stderr.decode(errors='replace')[-2000:])
-        events, totals = [], None
-        with open(out) as f:
-            for line in f:
-                if line.startswith('events:'):
-                    events = line.split()[1:]
-                elif line.startswith(('summary:', 'totals:')):
-                    totals = [int(x) for x in line.split()[1:]]
-        ev = dict(zip(events, totals or []))
+        ev = callgrind_totals(out)
         per = function_events(out) if functions else None
         return ev, r.stdout, r.returncode, per
+
+
+def callgrind_totals(path):
+    """{event: total} of a callgrind.out file ({} if it has no totals).
+    Also the report's (cnreport/caches.py)."""
+    events, totals = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith('events:'):
+                events = line.split()[1:]
+            elif line.startswith(('summary:', 'totals:')):
+                totals = [int(x) for x in line.split()[1:]]
+    return dict(zip(events, totals or []))
 
 
 def function_events(path):

@@ -76,19 +76,15 @@ def simulate(ctx, exe, path, packets, mode, geom):
     shown = vg + ["--callgrind-out-file=OUT"] + cmd
 
     def produce(store):
+        # cord's package, beside cnreport on sys.path (cachenet-report)
+        from cordlib.verify import callgrind_totals
         with tempfile.TemporaryDirectory(prefix="cn-caches-") as tmp:
             out = os.path.join(tmp, "cg.out")
             env = dict(os.environ, CN_SIM_GEOMETRY="I1=%s:D1=%s:LL=%s" % (
                 geom["I1"], geom["D1"], geom["LL"]))
             ctx.run(vg + ["--callgrind-out-file=" + out] + cmd, timeout=900, env=env)
-            ev, tot = [], None
-            with open(out) as f:
-                for line in f:
-                    if line.startswith("events:"):
-                        ev = line.split()[1:]
-                    elif line.startswith(("summary:", "totals:")):
-                        tot = [int(x) for x in line.split()[1:]]
-        d = {k: v / packets for k, v in zip(ev, tot or [])}
+            totals = callgrind_totals(out)
+        d = {k: v / packets for k, v in totals.items()}
         ctx.save(store, d)
         return d
     return ctx.cached_run("caches-sim-%s-%s" % (path, mode), shown, [exe], produce)

@@ -31,13 +31,19 @@ NAMES = [s[0] for s in SECTIONS]
 ALIASES = {"memory": "kernels", "bench": "kernels"}   # the old section names
 
 
+# The report's on/off switches and what each does.
+SWITCHES = (
+    ("--quick", "fewer sizes and configurations, no repetitions (about 2 min on 2 cores; "
+     "the default run about 8)"),
+    ("--no-sim", "skip the callgrind simulations (miss tables then say so)"),
+    ("--fresh", "measure everything again instead of reusing DIR/runs"),
+)
+
+
 def parse(argv, cfg):
     ap = argparse.ArgumentParser(
         prog="cachenet-report", description=cfg["doc"],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help="fewer sizes and configurations, no repetitions (about 2 min on 2 cores; "
-                         "the default run about 8)")
     ap.add_argument("--out", default="cachenet-report",
                     help="directory for report.md, report.json, figure JSON and PNG "
                          "(default ./cachenet-report); measurements are cached in DIR/runs")
@@ -46,10 +52,8 @@ def parse(argv, cfg):
                          + ",".join(NAMES))
     ap.add_argument("--cpu", type=int, default=None,
                     help="pin every run to this CPU with taskset (default: the last CPU)")
-    ap.add_argument("--no-sim", action="store_true",
-                    help="skip the callgrind simulations (miss tables then say so)")
-    ap.add_argument("--fresh", action="store_true",
-                    help="measure everything again instead of reusing DIR/runs")
+    for name, text in SWITCHES:
+        ap.add_argument(name, action="store_true", help=text)
     ap.add_argument("--filter", default=None, metavar="REGEX",
                     help="kernels: replace the benchmark filter (tests use it)")
     ap.add_argument("--version", action="version", version="cachenet-report " + cfg["version"])

@@ -293,6 +293,19 @@ def kernels(ctx):
 
 # ------------------------------------------------------------ 3 buffers
 
+def peer_cells(ctx, res, kind, case, impls, field="tsc_per_op", metric=False):
+    """A table row's cells: FIELD of result KIND/impl/CASE for each impl of
+    IMPLS (None where it did not run); with METRIC each one's TSC per op is
+    recorded as a metric too."""
+    cells = []
+    for i in impls:
+        b = res.get("%s/%s/%s" % (kind, i, case))
+        cells.append(b.get(field) if b else None)
+        if b and metric:
+            ctx.metric("%s/%s/%s" % (kind, i, case), b.get("tsc_per_op"))
+    return cells
+
+
 def buffers(ctx):
     d = ctx.bench("buf", ["--benchmark_filter=^(mbuf|txbuf|sockbuf)/"] + ctx.timed_args(0.01, 0.03),
                   "buffers")
@@ -307,13 +320,7 @@ def buffers(ctx):
     impls = ["cachenet", "dpdk", "lwip", "glibc"]
     rows = []
     for op in ops:
-        row = [op]
-        for i in impls:
-            b = res.get("mbuf/%s/%s" % (i, op))
-            row.append(b.get("tsc_per_op") if b else None)
-            if b:
-                ctx.metric("mbuf/%s/%s" % (i, op), b.get("tsc_per_op"))
-        rows.append(row)
+        rows.append([op] + peer_cells(ctx, res, "mbuf", op, impls, metric=True))
     md += ["**Per-buffer operations** (Ang's Table 5: MGET 290-380, MGETHDR 300-400, "
            "MCLGET 400, MFREE 360 i960 clocks at 100 MHz, i.e. ~3-4 µs per get+free pair):", "",
            table(["op"] + ["%s TSC/op" % i for i in impls], rows), ""]
@@ -322,16 +329,8 @@ def buffers(ctx):
     cases = sorted({split(n)[2] for n in res if n.startswith("txbuf/")}, key=lambda c: int(c.replace("window", "")) if c.replace("window", "").isdigit() else 0)
     timp = ["contig", "mbuf", "mbuf4", "dpdk", "lwip"]
     for c in cases:
-        row = [c]
-        for i in timp:
-            b = res.get("txbuf/%s/%s" % (i, c))
-            row.append(b.get("tsc_per_op") if b else None)
-        for i in timp:
-            b = res.get("txbuf/%s/%s" % (i, c))
-            row.append(b.get("allocs_per_seg") if b else None)
-            if b:
-                ctx.metric("txbuf/%s/%s" % (i, c), b.get("tsc_per_op"))
-        rows.append(row)
+        rows.append([c] + peer_cells(ctx, res, "txbuf", c, timp) +
+                    peer_cells(ctx, res, "txbuf", c, timp, "allocs_per_seg", metric=True))
     md += ["**Buffers per transmitted segment** (Ang, Sec. 3.4.1, counts ~5 mbuf-type "
            "allocations per packet of a large message):", "",
            table(["window"] + ["%s TSC/seg" % i for i in timp] + ["%s allocs/seg" % i for i in timp], rows), ""]

@@ -232,6 +232,19 @@ def geometry(size_kb, assoc, ll="1048576,16,64"):
     return "I1=%s:D1=%s:LL=%s" % (g, g, ll)
 
 
+def geometry_row(s, label, paper, rows, fi, fd):
+    """One cache geometry's table row into ROWS: LABEL, the simulated L1 I,
+    L1 D and LL miss rates of S (None: not run) and the paper's (PAPER, or
+    none); the L1 I and D rates in percent into the figure's FI and FD.
+    Returns the three rates."""
+    r = rates(s) if s else (None, None, None)
+    rows.append([label, pct(r[0]), pct(r[1]), pct(r[2]),
+                 " / ".join(pct(x) for x in paper) if paper else "—"])
+    fi.append(r[0] * 100 if r[0] is not None else None)
+    fd.append(r[1] * 100 if r[1] is not None else None)
+    return r
+
+
 def sensitivity(ctx):
     need_sim(ctx)
     if ctx.exe("tcp"):
@@ -267,13 +280,8 @@ def sensitivity(ctx):
     for b in benches:
         rows, fi, fd = [], [], []
         for sz in sizes:
-            s = runs[(sz, 1)].get(b)
-            r = rates(s) if s else (None, None, None)
             p = papers.NAHUM_T6.get(sz) if prog == "tcp" and "offload" in b else None
-            rows.append(["%d KB" % sz, pct(r[0]), pct(r[1]), pct(r[2]),
-                         " / ".join(pct(x) for x in p) if p else "—"])
-            fi.append(r[0] * 100 if r[0] is not None else None)
-            fd.append(r[1] * 100 if r[1] is not None else None)
+            r = geometry_row(runs[(sz, 1)].get(b), "%d KB" % sz, p, rows, fi, fd)
             ctx.metric("%s/%dk-1way/i1_rate" % (b, sz), r[0])
             ctx.metric("%s/%dk-1way/d1_rate" % (b, sz), r[1])
         md += ["**`%s` vs L1 size, direct-mapped** (Table 6):" % b, "",
@@ -289,13 +297,8 @@ def sensitivity(ctx):
                            if prog == "tcp" and "offload" in b else [])), ""]
         rows, fi, fd = [], [], []
         for a in assocs:
-            s = runs[(16, a)].get(b)
-            r = rates(s) if s else (None, None, None)
             p = papers.NAHUM_T7.get(a) if prog == "tcp" and "offload" in b else None
-            rows.append(["%d-way" % a, pct(r[0]), pct(r[1]), pct(r[2]),
-                         " / ".join(pct(x) for x in p) if p else "—"])
-            fi.append(r[0] * 100 if r[0] is not None else None)
-            fd.append(r[1] * 100 if r[1] is not None else None)
+            r = geometry_row(runs[(16, a)].get(b), "%d-way" % a, p, rows, fi, fd)
             ctx.metric("%s/16k-%dway/i1_rate" % (b, a), r[0])
         md += ["**`%s` vs associativity, 16 KB** (Table 7):" % b, "",
                table(["associativity", "L1 I", "L1 D", "LL", "paper I / D / L2"], rows), ""]
