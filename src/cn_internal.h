@@ -42,6 +42,12 @@
 	} while (0)
 #endif
 
+/* Little-endian aarch64, where the Advanced SIMD (NEON) variants are built
+ * (the public headers spell the same condition out). */
+#if defined(__aarch64__) && defined(__AARCH64EL__)
+#define CN_NEON 1
+#endif
+
 /* The cache line of every CPU the library targets (x86-64 and the Arm
  * cores it is built for): the unit of the hot structs' layout and of
  * aligned allocations. */

@@ -122,7 +122,7 @@ typedef void (*cn_bswap_fn)(void *dst, const void *src, size_t len);
 
 /** One implementation of the byte swaps. */
 struct cn_bswap_impl {
-	const char *name;   /**< "avx512", "avx2", "generic" */
+	const char *name;   /**< "avx512", "avx2", "neon", "generic" */
 	uint64_t features;  /**< CN_CPU_* bits it needs (0 = none) */
 	cn_bswap_fn bswap16; /**< its 16-bit swap */
 	cn_bswap_fn bswap32; /**< its 32-bit swap */
@@ -155,6 +155,14 @@ void cn_bswap16_avx2(void *dst, const void *src, size_t len);
 void cn_bswap32_avx2(void *dst, const void *src, size_t len);
 void cn_bswap16_avx512(void *dst, const void *src, size_t len);
 void cn_bswap32_avx512(void *dst, const void *src, size_t len);
+#endif
+#if defined(__aarch64__) && defined(__AARCH64EL__)
+/** aarch64 Advanced SIMD 16-bit swap, REV16 on 64 bytes a step
+ *  (cn_bswap16's contract; requires CN_CPU_NEON). */
+void cn_bswap16_neon(void *dst, const void *src, size_t len);
+/** aarch64 Advanced SIMD 32-bit swap, REV32 on 64 bytes a step
+ *  (cn_bswap32's contract; requires CN_CPU_NEON). */
+void cn_bswap32_neon(void *dst, const void *src, size_t len);
 #endif
 
 #ifdef __cplusplus

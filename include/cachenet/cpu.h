@@ -3,6 +3,10 @@
  * @file cpu.h
  * Run-time CPU feature detection shared by every cachenet kernel.
  *
+ * On x86 it reads CPUID and XCR0, as below. On aarch64 it reads the
+ * kernel's hardware capabilities (getauxval(AT_HWCAP)), which already
+ * account for what the OS enables: Advanced SIMD (NEON) is CN_CPU_NEON.
+ *
  * Every kernel that has ISA variants (csum, bswap, crypto, ...) asks this
  * module once which features the CPU *and the operating system* support, and
  * picks its best variant from a best-first table. A feature is reported only
@@ -61,6 +65,7 @@ enum cn_cpu_feature {
 	CN_CPU_INVARIANT_TSC = 1ull << 21, /**< TSC ticks at a constant rate in all P/C states */
 	CN_CPU_HYPERVISOR  = 1ull << 22, /**< running under a hypervisor (CPUID.1:ECX[31]) */
 	CN_CPU_AVX512VNNI  = 1ull << 23, /**< VPDPWSSD/VPDPBUSD on 512-bit vectors */
+	CN_CPU_NEON        = 1ull << 30, /**< aarch64 Advanced SIMD (HWCAP_ASIMD) */
 };
 
 /** All AVX-512 subsets cachenet knows, for masks. */
@@ -69,7 +74,7 @@ enum cn_cpu_feature {
 
 /**
  * Features usable now: detected, OS-enabled, minus CACHENET_CPU_DISABLE.
- * On a non-x86 build this returns 0.
+ * On a build for neither x86 nor aarch64 this returns 0.
  */
 uint64_t cn_cpu_features(void);
 
@@ -97,10 +102,12 @@ int cn_cpu_features_parse(const char *list, uint64_t *mask, char *err, size_t er
  */
 size_t cn_cpu_features_format(uint64_t mask, char *buf, size_t len);
 
-/** CPU vendor string ("GenuineIntel", "AuthenticAMD"), "" if unknown. */
+/** CPU vendor string ("GenuineIntel", "AuthenticAMD"), "" if unknown (on
+ *  aarch64 always). */
 const char *cn_cpu_vendor(void);
 
-/** CPU brand string from CPUID 0x80000002-4, trimmed; "" if unknown. */
+/** CPU brand string from CPUID 0x80000002-4, trimmed; "" if unknown (on
+ *  aarch64 always). */
 const char *cn_cpu_brand(void);
 
 #ifdef __cplusplus

@@ -475,7 +475,7 @@ typedef uint32_t (*cn_csum_copy_fn)(void *CN__CSUM_RESTRICT dst, const void *CN_
 
 /** One implementation of the kernels. */
 struct cn_csum_impl {
-	const char *name;          /**< "avx512vnni", "avx512", "avx2", "generic" */
+	const char *name;          /**< "avx512vnni", "avx512", "avx2", "neon", "generic" */
 	uint64_t features;         /**< CN_CPU_* bits it needs (0 = none) */
 	cn_csum_partial_fn partial; /**< its partial-sum kernel */
 	cn_csum_copy_fn copy;       /**< its copy+checksum kernel */
@@ -529,6 +529,16 @@ uint32_t cn_csum_copy_avx512(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_R
  * Faster on data that comes from memory, slower on L1-resident data; the
  * "avx512vnni" variant's copy is cn_csum_copy_avx512. */
 uint32_t cn_csum_partial_avx512vnni(const void *buf, size_t len, uint32_t sum);
+#endif
+#if defined(__aarch64__) && defined(__AARCH64EL__)
+/** aarch64 Advanced SIMD partial sum: UADALP into four 32-bit-lane
+ *  accumulators, 64 bytes a step (cn_csum_partial's contract; requires
+ *  CN_CPU_NEON). */
+uint32_t cn_csum_partial_neon(const void *buf, size_t len, uint32_t sum);
+/** aarch64 Advanced SIMD copy+checksum: each 64 bytes loaded once, stored
+ *  and summed (cn_csum_copy's contract; requires CN_CPU_NEON). */
+uint32_t cn_csum_copy_neon(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_RESTRICT src,
+			   size_t len, uint32_t sum);
 #endif
 
 /**

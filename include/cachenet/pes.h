@@ -120,7 +120,7 @@ typedef void (*cn_pes_fn)(void *dst, const void *src, size_t len);
 
 /** One implementation of PES. */
 struct cn_pes_impl {
-	const char *name;   /**< "avx512", "avx2", "generic" */
+	const char *name;   /**< "avx512", "avx2", "neon", "generic" */
 	uint64_t features;  /**< CN_CPU_* bits it needs (0 = none) */
 	cn_pes_fn pes;      /**< its kernel */
 };
@@ -138,6 +138,11 @@ void cn_pes_generic(void *dst, const void *src, size_t len);
 #if defined(__x86_64__)
 void cn_pes_avx2(void *dst, const void *src, size_t len);
 void cn_pes_avx512(void *dst, const void *src, size_t len);
+#endif
+#if defined(__aarch64__) && defined(__AARCH64EL__)
+/** aarch64 Advanced SIMD PES, 64 bytes a step (cn_pes's contract;
+ *  requires CN_CPU_NEON). */
+void cn_pes_neon(void *dst, const void *src, size_t len);
 #endif
 
 #ifdef __cplusplus

@@ -8,9 +8,12 @@
  * a core cycle. Its frequency and a calibration are the laboratory's
  * (cachenet/lab/perf.h: cn_tsc_hz, cn_tsc_source).
  *
- * On x86 both reads are inline RDTSC/RDTSCP instructions; elsewhere a
- * monotonic nanosecond clock (CLOCK_MONOTONIC_RAW) stands in, and the
- * laboratory's cn_tsc_hz() returns 1e9 there.
+ * On x86 both reads are inline RDTSC/RDTSCP instructions. On aarch64 they
+ * read the generic timer's virtual count (CNTVCT_EL0), which ticks at the
+ * constant CNTFRQ_EL0 (tens of MHz: one tick is many cycles); the
+ * laboratory's cn_tsc_hz() returns that frequency. Elsewhere a monotonic
+ * nanosecond clock (CLOCK_MONOTONIC_RAW) stands in, and cn_tsc_hz()
+ * returns 1e9.
  *
  * Thread safety: none needed (no state).
  */
@@ -19,7 +22,7 @@
 
 #include <stdint.h>
 
-#if !defined(__x86_64__) && !defined(__i386__)
+#if !defined(__x86_64__) && !defined(__i386__) && !defined(__aarch64__)
 #include <time.h>
 #endif
 
@@ -56,6 +59,33 @@ static inline uint64_t cn_tsc_end(void)
 
 	__asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
 	return ((uint64_t)hi << 32) | lo;
+}
+#elif defined(__aarch64__)
+/**
+ * Read the generic timer at the start of a region: ISB first, so the read
+ * is not taken before earlier instructions (Arm ARM, "Reading the generic
+ * timer": CNTVCT_EL0 reads may otherwise be speculated early).
+ * @return the virtual count. Cost: tens of cycles.
+ */
+static inline uint64_t cn_tsc_begin(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+}
+
+/**
+ * Read the generic timer at the end of a region: ISB before it (earlier
+ * instructions done) and after it (later ones not started before it).
+ * @return the virtual count. Cost: tens of cycles.
+ */
+static inline uint64_t cn_tsc_end(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) :: "memory");
+	return v;
 }
 #else
 /** Not x86: CLOCK_MONOTONIC_RAW in nanoseconds. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CPU feature detection: CPUID for what the silicon has, XCR0 for what the
- * operating system saves on a context switch. Detected once, on first use,
+ * operating system saves on a context switch (x86); the kernel's hardware
+ * capabilities, which say both at once (aarch64). Detected once, on first use,
  * and published with a release store; a racing second detection computes
  * the same value, so no lock is needed.
  */
@@ -16,6 +17,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define CN_X86 1
+#elif defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#define CN_ARM64 1
 #endif
 
 static const struct {
@@ -34,6 +39,7 @@ static const struct {
 	{ CN_CPU_CLFLUSHOPT, "clflushopt" }, { CN_CPU_CLWB, "clwb" },
 	{ CN_CPU_RDTSCP, "rdtscp" },     { CN_CPU_INVARIANT_TSC, "invariant_tsc" },
 	{ CN_CPU_HYPERVISOR, "hypervisor" }, { CN_CPU_AVX512VNNI, "avx512vnni" },
+	{ CN_CPU_NEON, "neon" },
 };
 
 #define N_FEATURES (sizeof(feature_names) / sizeof(feature_names[0]))
@@ -140,6 +146,19 @@ static uint64_t detect(void)
 		}
 	}
 	detect_strings();
+	return f | DETECTED;
+}
+#elif defined(CN_ARM64)
+/* Linux sets HWCAP_ASIMD only where the CPU has Advanced SIMD and the
+ * kernel saves its registers; there is no user-space view of the ID
+ * registers to cross-check without HWCAP_CPUID's trap-and-emulate. */
+static uint64_t detect(void)
+{
+	unsigned long hw = getauxval(AT_HWCAP);
+	uint64_t f = 0;
+
+	if (hw & HWCAP_ASIMD)
+		f |= CN_CPU_NEON;
 	return f | DETECTED;
 }
 #else

@@ -57,6 +57,9 @@ static const struct cn_csum_impl impl_table[] = {
 	  cn_csum_partial_avx512, cn_csum_copy_avx512, 95, 47, 0 },
 	{ "avx2", CN_CPU_AVX2 | CN_CPU_BMI1 | CN_CPU_BMI2,
 	  cn_csum_partial_avx2, cn_csum_copy_avx2, 223, 159, 0 },
+#elif defined(CN_NEON)
+	/* No thresholds: nothing measured on ARM (csum_neon.c). */
+	{ "neon", CN_CPU_NEON, cn_csum_partial_neon, cn_csum_copy_neon, 0, 0, 0 },
 #endif
 	{ "generic", 0, cn_csum_partial_generic, cn_csum_copy_generic, 0, 0, 0 },
 };

@@ -32,6 +32,8 @@ static const struct cn_bswap_impl bswap_table[] = {
 #if defined(__x86_64__)
 	{ "avx512", NEED_AVX512, cn_bswap16_avx512, cn_bswap32_avx512 },
 	{ "avx2", NEED_AVX2, cn_bswap16_avx2, cn_bswap32_avx2 },
+#elif defined(CN_NEON)
+	{ "neon", CN_CPU_NEON, cn_bswap16_neon, cn_bswap32_neon },
 #endif
 	{ "generic", 0, cn_bswap16_generic, cn_bswap32_generic },
 };
@@ -40,6 +42,8 @@ static const struct cn_pes_impl pes_table[] = {
 #if defined(__x86_64__)
 	{ "avx512", NEED_AVX512, cn_pes_avx512 },
 	{ "avx2", NEED_AVX2, cn_pes_avx2 },
+#elif defined(CN_NEON)
+	{ "neon", CN_CPU_NEON, cn_pes_neon },
 #endif
 	{ "generic", 0, cn_pes_generic },
 };

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <spawn.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 void cn_test_guarded_map(struct cn_test_guarded *g, unsigned regions, size_t len)
 {
@@ -42,6 +45,20 @@ void cn_test_guarded_free(struct cn_test_guarded *g)
 	g->map = NULL;
 }
 
+void cn_test_skip_emulated(const char *what)
+{
+	if (getenv("CN_TEST_WRAPPER")) {
+		fprintf(stderr, "skipped under emulation: %s\n", what);
+		skip();
+	}
+}
+
+pid_t cn_test_fork(void)
+{
+	cn_test_skip_emulated("fork without exec");
+	return fork();
+}
+
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen)
 {
 	char self[PATH_MAX];
@@ -52,17 +69,51 @@ int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen
 	assert_true(n > 0);
 	self[n] = '\0';
 	assert_true(outlen > 0);
-	assert_int_equal(pipe(fd), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(fd[1], STDOUT_FILENO);
-		close(fd[0]);
-		close(fd[1]);
-		setenv("CACHENET_CPU_DISABLE", disable, 1);
-		execl(self, self, arg, (char *)NULL);
-		_exit(127);
+
+	/* argv: the wrapper's words ("qemu-aarch64 -L /usr/aarch64-linux-gnu"),
+	 * then self and arg */
+	char *argv[16], *sp = NULL;
+	char *wrap = getenv("CN_TEST_WRAPPER");
+	size_t na = 0;
+	wrap = wrap ? strdup(wrap) : NULL;
+	for (char *w = wrap ? strtok_r(wrap, " ", &sp) : NULL; w; w = strtok_r(NULL, " ", &sp)) {
+		assert_true(na < 13);
+		argv[na++] = w;
 	}
+	argv[na++] = self;
+	argv[na++] = (char *)arg;
+	argv[na] = NULL;
+
+	/* the environment with CACHENET_CPU_DISABLE replaced */
+	size_t ne = 0;
+	while (environ[ne])
+		ne++;
+	char **envp = calloc(ne + 2, sizeof(*envp));
+	char *var = malloc(strlen(disable) + sizeof("CACHENET_CPU_DISABLE="));
+	assert_non_null(envp);
+	assert_non_null(var);
+	strcpy(var, "CACHENET_CPU_DISABLE=");
+	strcat(var, disable);
+	ne = 0;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "CACHENET_CPU_DISABLE=", 21) != 0)
+			envp[ne++] = *e;
+	envp[ne++] = var;
+
+	/* posix_spawn, not fork + exec: qemu-user (7.2) hung in the child of a
+	 * fork, while glibc's posix_spawn (a vfork-style clone) runs there. */
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	assert_int_equal(pipe(fd), 0);
+	assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
+	assert_int_equal(posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO), 0);
+	assert_int_equal(posix_spawn_file_actions_addclose(&fa, fd[0]), 0);
+	assert_int_equal(posix_spawn_file_actions_addclose(&fa, fd[1]), 0);
+	assert_int_equal(posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	free(envp);
+	free(var);
+	free(wrap);
 	close(fd[1]);
 	for (;;) {
 		ssize_t r = read(fd[0], out + got, outlen - 1 - got);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 /* Sanitizer builds cannot run under valgrind. */
@@ -25,6 +26,9 @@
  * its child part), capture the child's stdout into @out (NUL terminated,
  * truncated to @outlen - 1 bytes) and return its wait status. A variant
  * table is chosen once per process, so a forced fallback needs a new one.
+ * Under an emulator the program cannot execute itself directly (the host
+ * kernel cannot run its ELF): the words of CN_TEST_WRAPPER, when set
+ * (tests/meson.build), are run with the program and @arg after them.
  * (tests/unit/cn_test.c, linked into every unit test program.)
  */
 int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen);
@@ -133,6 +137,18 @@ struct cn_pcap *cn_test_pcap_open(char *path);
 /* A test run with the program's setup() and teardown(); one without. */
 #define CN_FX(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 #define CN_T(test) cmocka_unit_test(test)
+
+/*
+ * skip() the running test under an emulator (CN_TEST_WRAPPER set), saying
+ * on stderr that @what is why: on this project's machines qemu-user 7.2
+ * hung in every forked child and in every pthread_create(), even in a
+ * program that does nothing else (posix_spawn works there).
+ */
+void cn_test_skip_emulated(const char *what);
+
+/* fork() for a test whose child runs on without exec (to watch it abort);
+ * cn_test_skip_emulated() first. */
+pid_t cn_test_fork(void);
 
 /*
  * @regions read-write regions of @len bytes each (a whole number of pages),

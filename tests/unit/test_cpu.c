@@ -12,8 +12,9 @@
 
 #include "cachenet/cpu.h"
 
-/* The "flags" line of the first CPU in /proc/cpuinfo, or NULL. */
-static char *cpuinfo_flags(void)
+/* The line of the first CPU in /proc/cpuinfo that starts with @p key
+ * ("flags" on x86, "Features" on ARM), from its ':', or NULL. */
+static char *cpuinfo_flags(const char *key)
 {
 	static char line[8192];
 	FILE *f = fopen("/proc/cpuinfo", "r");
@@ -21,7 +22,7 @@ static char *cpuinfo_flags(void)
 		return NULL;
 	char *found = NULL;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "flags", 5) == 0) {
+		if (strncmp(line, key, strlen(key)) == 0) {
 			found = strchr(line, ':');
 			break;
 		}
@@ -43,7 +44,7 @@ static void detection_matches_cpuinfo(void **state)
 {
 	(void)state;
 #if defined(__x86_64__)
-	const char *flags = cpuinfo_flags();
+	const char *flags = cpuinfo_flags("flags");
 	if (!flags)
 		skip();
 	/* The kernel clears AVX flags when it does not enable the state, so
@@ -76,6 +77,15 @@ static void detection_matches_cpuinfo(void **state)
 		assert_true(det & CN_CPU_AVX512F);
 	assert_true(det & CN_CPU_SSE2); /* x86-64 baseline */
 	assert_true(strlen(cn_cpu_vendor()) == 12);
+#elif defined(__aarch64__)
+	uint64_t det = cn_cpu_features_detected();
+	/* Advanced SIMD is part of ARMv8-A, and Linux reports it. */
+	assert_true(det & CN_CPU_NEON);
+	/* Under qemu-user /proc/cpuinfo is the host's, without the line. */
+	const char *flags = cpuinfo_flags("Features");
+	if (!flags)
+		skip();
+	assert_int_equal((det & CN_CPU_NEON) != 0, has_flag(flags, "asimd"));
 #else
 	skip();
 #endif
@@ -121,14 +131,16 @@ static void names_parse_and_format(void **state)
 static void disable_env_masks_features(void **state)
 {
 	(void)state;
-	/* The mask is read once per process: look at fresh ones. */
+	/* The mask is read once per process: look at fresh ones (started
+	 * through the emulator in a cross build: CN_TEST_WRAPPER, empty in a
+	 * native one). */
 	char self[4096], cmd[8400];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	assert_true(len > 0);
 	self[len] = '\0';
 	snprintf(cmd, sizeof(cmd),
-		 "CACHENET_CPU_DISABLE=avx2,avx512,aes '%s' --print-features 2>&1; "
-		 "CACHENET_CPU_DISABLE=bogus '%s' --print-features 2>&1", self, self);
+		 "CACHENET_CPU_DISABLE=avx2,avx512,aes $CN_TEST_WRAPPER '%s' --print-features 2>&1; "
+		 "CACHENET_CPU_DISABLE=bogus $CN_TEST_WRAPPER '%s' --print-features 2>&1", self, self);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
 	char out[1024] = "";

@@ -50,8 +50,9 @@ extern "C" {
 /**
  * TSC frequency in ticks per second. The first call determines it: from
  * CPUID leaf 0x15 (crystal ratio) when the CPU reports it, else by timing the
- * TSC against CLOCK_MONOTONIC_RAW for ~20 ms (median of 3). Later calls are
- * one load. Never 0.
+ * TSC against CLOCK_MONOTONIC_RAW for ~20 ms (median of 3); on aarch64 the
+ * generic timer's CNTFRQ_EL0 (timed likewise if firmware left it 0). Later
+ * calls are one load. Never 0.
  */
 double cn_tsc_hz(void);
 

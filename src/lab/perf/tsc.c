@@ -3,7 +3,9 @@
  * TSC frequency. CPUID leaf 0x15 gives it exactly on recent Intel parts
  * (crystal frequency x TSC/crystal ratio); AMD and most hypervisors leave
  * the leaf empty, so the fallback times the TSC against CLOCK_MONOTONIC_RAW
- * (not NTP-slewed) over 3 x 20 ms and keeps the median.
+ * (not NTP-slewed) over 3 x 20 ms and keeps the median. On aarch64 the
+ * counter cn_tsc_begin() reads (CNTVCT_EL0) states its own frequency in
+ * CNTFRQ_EL0, which firmware sets and user space may read.
  */
 #include "cachenet/lab/perf.h"
 
@@ -21,6 +23,8 @@ static double tsc_hz_cache;
 static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
 static char tsc_src[96];
 
+/* The calibration: where the counter's rate is not stated. */
+#if defined(CN_X86) || defined(__aarch64__)
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -46,6 +50,19 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static double calibrate(void)
+{
+	double r[3];
+
+	for (int i = 0; i < 3; i++)
+		r[i] = calibrate_once(20 * 1000 * 1000);
+	qsort(r, 3, sizeof(r[0]), cmp_double);
+	snprintf(tsc_src, sizeof(tsc_src),
+		 "calibrated against CLOCK_MONOTONIC_RAW (median of 3 x 20 ms)");
+	return r[1];
+}
+#endif
+
 static double determine(void)
 {
 #ifdef CN_X86
@@ -59,13 +76,16 @@ static double determine(void)
 			return (double)c * b / a;
 		}
 	}
-	double r[3];
-	for (int i = 0; i < 3; i++)
-		r[i] = calibrate_once(20 * 1000 * 1000);
-	qsort(r, 3, sizeof(r[0]), cmp_double);
-	snprintf(tsc_src, sizeof(tsc_src),
-		 "calibrated against CLOCK_MONOTONIC_RAW (median of 3 x 20 ms)");
-	return r[1];
+	return calibrate();
+#elif defined(__aarch64__)
+	uint64_t f;
+
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
+	if (f == 0) /* firmware that did not set it */
+		return calibrate();
+	snprintf(tsc_src, sizeof(tsc_src), "aarch64 generic timer, CNTFRQ_EL0 = %llu Hz",
+		 (unsigned long long)f);
+	return (double)f;
 #else
 	snprintf(tsc_src, sizeof(tsc_src), "no TSC on this architecture: CLOCK_MONOTONIC_RAW ns");
 	return 1e9;
