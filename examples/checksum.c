@@ -27,9 +27,9 @@ int main(void)
 	/* Ethernet and IPv4 headers; the IPv4 checksum covers the header. */
 	memcpy(eth->dst, (const uint8_t[]){2, 0, 0, 0, 0, 2}, CN_ETH_ALEN);
 	memcpy(eth->src, (const uint8_t[]){2, 0, 0, 0, 0, 1}, CN_ETH_ALEN);
-	eth->type = cn_htobe16(CN_ETH_TYPE_IPV4);
+	eth->type = cn_hton16(CN_ETH_TYPE_IPV4);
 	ip->ver_ihl = 0x45;
-	ip->total_len = cn_htobe16(CN_IPV4_HLEN + l4_len);
+	ip->total_len = cn_hton16(CN_IPV4_HLEN + l4_len);
 	ip->ttl = 64;
 	ip->proto = CN_IPV4_PROTO_UDP;
 	ip->src = CN_IPV4(10, 0, 0, 1);
@@ -46,7 +46,7 @@ int main(void)
 	uint32_t sum = cn_csum_copy(payload, app, PAYLOAD, 0);
 	udp->sport = cn_htobe16(5353);
 	udp->dport = cn_htobe16(53);
-	udp->len = cn_htobe16(l4_len);
+	udp->len = cn_hton16(l4_len);
 	udp->csum = 0;
 	sum = cn_csum_combine(cn_csum_partial(udp, CN_UDP_HLEN, 0), sum, CN_UDP_HLEN);
 	sum = cn_csum_add(sum, cn_csum_pseudo_ipv4(ip->src, ip->dst, CN_IPV4_PROTO_UDP, l4_len));

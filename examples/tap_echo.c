@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 		perror("cannot open the TAP device");
 		return 1;
 	}
-	struct cn_net_params np = {.addr = ip.s_addr, .mpool = small, .cpool = clusters,
+	struct cn_net_params np = {.addr = CN_BE32_FROM_RAW(ip.s_addr), .mpool = small, .cpool = clusters,
 				   .xmit = cn_tap_xmit_hook, .xmit_arg = tap};
 	for (int i = 0; i < CN_ETH_ALEN; i++)
 		np.mac[i] = (uint8_t)(i == 0 ? 0x02 : i == 5 ? 0x02 : 0); /* locally administered */

@@ -401,7 +401,8 @@ static inline uint16_t cn__csum_be16(uint16_t v)
 static inline uint32_t cn_csum_pseudo_ipv4(cn_be32_t saddr, cn_be32_t daddr,
 					   uint8_t proto, uint16_t l4_len)
 {
-	uint64_t s = (uint64_t)saddr + daddr + cn__csum_be16(proto) + cn__csum_be16(l4_len);
+	uint64_t s = (uint64_t)CN_BE32_RAW(saddr) + CN_BE32_RAW(daddr) + cn__csum_be16(proto) +
+		     cn__csum_be16(l4_len);
 
 	return cn__csum_fold32(s);
 }

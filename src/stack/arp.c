@@ -59,8 +59,9 @@ void cn__arp_learn(struct cn_conn *c, uint32_t ip, const uint8_t *mac, bool crea
 	cn__tcpc_arp_resolved(c, ip, mac);
 }
 
-int cn_conn_arp_add(struct cn_conn *c, cn_be32_t ip, const uint8_t mac[6])
+int cn_conn_arp_add(struct cn_conn *c, cn_be32_t ip_be, const uint8_t mac[6])
 {
+	uint32_t ip = CN_BE32_RAW(ip_be);
 	struct cn_arp_entry *e;
 
 	if (!ip || ip == 0xffffffffu)
@@ -75,8 +76,9 @@ int cn_conn_arp_add(struct cn_conn *c, cn_be32_t ip, const uint8_t mac[6])
 	return 0;
 }
 
-bool cn_conn_arp_lookup(const struct cn_conn *c, cn_be32_t ip, uint8_t mac[6])
+bool cn_conn_arp_lookup(const struct cn_conn *c, cn_be32_t ip_be, uint8_t mac[6])
 {
+	uint32_t ip = CN_BE32_RAW(ip_be);
 	const struct cn_arp_entry *e;
 
 	if (!ip)
@@ -149,8 +151,9 @@ static bool arp_asked_take(struct cn_conn *c, uint32_t ip)
 	return false;
 }
 
-int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now)
+int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip_be, uint64_t now)
 {
+	uint32_t ip = CN_BE32_RAW(ip_be);
 	static const uint8_t bcast[CN_ETH_ALEN] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 	static const uint8_t zero[CN_ETH_ALEN];
 	int rc;

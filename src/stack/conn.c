@@ -437,7 +437,7 @@ struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *
 		c->p.synack_retries = c->p.syn_retries;
 	if (!c->p.cookie_rotate)
 		c->p.cookie_rotate = 60000;
-	c->addr = cn_net_addr(net);
+	c->addr = CN_BE32_RAW(cn_net_addr(net));
 	memcpy(c->mac, cn_net_mac(net), CN_ETH_ALEN);
 	c->sip_k0 = q.isn_secret;
 	c->sip_k1 = q.isn_secret * 0x9e3779b97f4a7c15ull ^ 0x2545f4914f6cdd1dull;
@@ -548,12 +548,13 @@ struct cn_sock *cn_sock_accept(struct cn_sock *l)
 static bool port_free(struct cn_conn *c, uint32_t raddr, uint16_t rport, uint16_t lport)
 {
 	return !cn__sock_listener(c, lport) && !cn__sock_find(c, raddr, rport, lport) &&
-	       !cn_tcp_lookup(c->net, raddr, cn_htobe16(rport), cn_htobe16(lport));
+	       !cn_tcp_lookup(c->net, CN_BE32_FROM_RAW(raddr), cn_htobe16(rport), cn_htobe16(lport));
 }
 
-struct cn_sock *cn_sock_connect(struct cn_conn *c, cn_be32_t raddr, cn_be16_t rport_be,
+struct cn_sock *cn_sock_connect(struct cn_conn *c, cn_be32_t raddr_be, cn_be16_t rport_be,
 				uint64_t now)
 {
+	uint32_t raddr = CN_BE32_RAW(raddr_be);
 	uint16_t rport = cn_be16toh(rport_be);
 	struct cn_sock *s;
 	uint32_t i;
@@ -585,12 +586,12 @@ struct cn_sock *cn_sock_connect(struct cn_conn *c, cn_be32_t raddr, cn_be16_t rp
 	s->lport = lport;
 	cn__tcpc_connect(s, now);
 	cn__sock_hash_add(s);
-	if (cn_conn_arp_lookup(c, raddr, s->rmac)) {
+	if (cn_conn_arp_lookup(c, raddr_be, s->rmac)) {
 		(void)cn__tcpc_send_syn(s, false);
 		s->rtx_at = now + c->p.syn_rto;
 	} else {
 		s->arp_wait = true;
-		(void)cn_conn_arp_request(c, raddr, now);
+		(void)cn_conn_arp_request(c, raddr_be, now);
 		s->rtx_at = now + c->p.arp_retry;
 	}
 	return s;
@@ -782,11 +783,11 @@ void cn_sock_addrs(const struct cn_sock *s, cn_be32_t *laddr, cn_be16_t *lport, 
 		   cn_be16_t *rport)
 {
 	if (laddr)
-		*laddr = s->laddr;
+		*laddr = CN_BE32_FROM_RAW(s->laddr);
 	if (lport)
 		*lport = cn_htobe16(s->lport);
 	if (raddr)
-		*raddr = s->raddr;
+		*raddr = CN_BE32_FROM_RAW(s->raddr);
 	if (rport)
 		*rport = cn_htobe16(s->rport);
 }

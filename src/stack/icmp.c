@@ -25,7 +25,7 @@ void cn__icmp_input(struct cn_conn *c, struct cn_mbuf *m, const struct cn_pkt_in
 	uint8_t *h, *r;
 	uint16_t csum;
 
-	if (pi->daddr != c->addr) { /* broadcast and multicast pings too */
+	if (CN_BE32_RAW(pi->daddr) != c->addr) { /* broadcast and multicast pings too */
 		cn__conn_drop(c, CN_CONN_DROP_IP_NOT_US);
 		goto drop;
 	}
@@ -51,7 +51,7 @@ void cn__icmp_input(struct cn_conn *c, struct cn_mbuf *m, const struct cn_pkt_in
 	r = cn_net_hdr_build(h, &(const struct cn_net_hdr_spec){
 		.dmac = f + 6, /* back to the request's sender */
 		.smac = c->mac,
-		.saddr = c->addr,
+		.saddr = CN_BE32_FROM_RAW(c->addr),
 		.daddr = pi->saddr,
 		.proto = CN_IPV4_PROTO_ICMP,
 		.no_df = 1,

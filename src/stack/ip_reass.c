@@ -191,7 +191,7 @@ static void q_release(struct cn_net *net, struct cn_reass *r, struct reass_q *q,
 static struct reass_q *q_new(struct cn_reass *r, const struct cn_ipv4_hdr *ip, uint64_t now)
 {
 	struct reass_q *q = r->free;
-	struct reass_src *s = src_find(r, ip->src);
+	struct reass_src *s = src_find(r, CN_BE32_RAW(ip->src));
 	uint32_t b;
 
 	r->free = q->newer;
@@ -201,14 +201,14 @@ static struct reass_q *q_new(struct cn_reass *r, const struct cn_ipv4_hdr *ip, u
 		s = r->src_free;
 		r->src_free = s->hnext;
 		memset(s, 0, sizeof(*s));
-		s->saddr = ip->src;
-		b = hash32(ip->src) & r->hmask;
+		s->saddr = CN_BE32_RAW(ip->src);
+		b = hash32(s->saddr) & r->hmask;
 		s->hnext = r->shash[b];
 		r->shash[b] = s;
 	}
 	q->src = s;
-	q->saddr = ip->src;
-	q->daddr = ip->dst;
+	q->saddr = CN_BE32_RAW(ip->src);
+	q->daddr = CN_BE32_RAW(ip->dst);
 	q->id = ip->id;
 	q->proto = ip->proto;
 	q->expire = now + r->timeout;
@@ -224,9 +224,10 @@ static struct reass_q *q_new(struct cn_reass *r, const struct cn_ipv4_hdr *ip, u
 
 static struct reass_q *q_find(const struct cn_reass *r, const struct cn_ipv4_hdr *ip)
 {
-	struct reass_q *q = r->qhash[q_bucket(r, ip->src, ip->id, ip->proto)];
+	struct reass_q *q = r->qhash[q_bucket(r, CN_BE32_RAW(ip->src), ip->id, ip->proto)];
 
-	while (q && !(q->id == ip->id && q->saddr == ip->src && q->daddr == ip->dst &&
+	while (q && !(q->id == ip->id && q->saddr == CN_BE32_RAW(ip->src) &&
+		      q->daddr == CN_BE32_RAW(ip->dst) &&
 		      q->proto == ip->proto))
 		q = q->hnext;
 	return q;
@@ -344,7 +345,7 @@ enum cn_drop cn__ip_reass_input(struct cn_net *net, struct cn_mbuf *m, uint64_t 
 
 	*done = NULL;
 	cn__ip_reass_timer(net, now);
-	if (ip->dst != net->p.addr)
+	if (!cn_be32_eq(ip->dst, net->p.addr))
 		return drop_frag(net, m, CN_DROP_IP_NOT_US);
 	/* Wrong on its own: empty, past the largest datagram, or a middle
 	 * piece whose end would leave the next one misaligned. */

@@ -535,13 +535,13 @@ enum cn_drop cn__net_rx_parse(struct cn_net *net, struct cn_mbuf **mp, struct cn
 		r = parse(m->data, m->len, m->len, rxf, pi, false);
 	}
 	if (r != CN_DROP_NONE) {
-		if (r == CN_DROP_IP_PROTO && pi->daddr != net->p.addr)
+		if (r == CN_DROP_IP_PROTO && !cn_be32_eq(pi->daddr, net->p.addr))
 			r = CN_DROP_IP_NOT_US;
 		else if (r == CN_DROP_ETH_TYPE || r == CN_DROP_IP_FRAG || r == CN_DROP_IP_PROTO)
 			goto slow;
 		goto drop;
 	}
-	if (pi->daddr != net->p.addr) {
+	if (!cn_be32_eq(pi->daddr, net->p.addr)) {
 		r = CN_DROP_IP_NOT_US;
 		goto drop;
 	}

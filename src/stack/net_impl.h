@@ -142,7 +142,7 @@ static inline __attribute__((always_inline)) uint32_t cn__l4_hdr_sum(const struc
 {
 	const uint8_t *h = pi->frame + pi->l4_off;
 	uint32_t hl = (uint32_t)(pi->pay_off - pi->l4_off);
-	uint64_t s = (uint64_t)pi->saddr + pi->daddr + cn__csum_be16(pi->proto) +
+	uint64_t s = (uint64_t)CN_BE32_RAW(pi->saddr) + CN_BE32_RAW(pi->daddr) + cn__csum_be16(pi->proto) +
 		     cn__csum_be16(pi->l4_len);
 
 	if (CN_LIKELY(hl == 20 || hl == 32)) {
@@ -226,11 +226,11 @@ cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags
 	pi->l4_len = (uint16_t)(tot - CN_IPV4_HLEN);
 	pi->pay_off = (uint16_t)(CN_ETH_HLEN + CN_IPV4_HLEN + doff);
 	pi->pay_len = tot - CN_IPV4_HLEN - doff;
-	pi->saddr = src;
-	pi->daddr = dst;
+	pi->saddr = CN_BE32_FROM_RAW(src);
+	pi->daddr = CN_BE32_FROM_RAW(dst);
 	pi->proto = CN_IPV4_PROTO_TCP;
-	pi->sport = cn__ld16(th);
-	pi->dport = cn__ld16(th + 2);
+	pi->sport = CN_BE16_FROM_RAW(cn__ld16(th));
+	pi->dport = CN_BE16_FROM_RAW(cn__ld16(th + 2));
 	pi->seq = cn_ntoh32(cn__ld32(th + 4));
 	pi->ack = cn_ntoh32(cn__ld32(th + 8));
 	pi->tcp_flags = th[13];

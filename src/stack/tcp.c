@@ -10,8 +10,11 @@ struct cn_tcb *cn__tcp_lookup_hash(struct cn_net *net, const struct cn_pkt_info 
 {
 	struct cn_tcb *t;
 
-	for (t = net->hash[cn__hash_4tuple(pi->saddr, pi->sport, pi->dport)]; t; t = t->hnext)
-		if (t->raddr == pi->saddr && t->rport_n == pi->sport && t->lport_n == pi->dport) {
+	uint32_t raddr = CN_BE32_RAW(pi->saddr);
+	uint16_t rport = CN_BE16_RAW(pi->sport), lport = CN_BE16_RAW(pi->dport);
+
+	for (t = net->hash[cn__hash_4tuple(raddr, rport, lport)]; t; t = t->hnext)
+		if (t->raddr == raddr && t->rport_n == rport && t->lport_n == lport) {
 			net->last = t;
 			return t;
 		}
@@ -98,10 +101,10 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	}
 	memset(tcb, 0, sizeof(*tcb));
 	tcb->net = net;
-	tcb->raddr = p->raddr;
-	tcb->laddr = p->laddr;
-	tcb->rport_n = p->rport;
-	tcb->lport_n = p->lport;
+	tcb->raddr = CN_BE32_RAW(p->raddr);
+	tcb->laddr = CN_BE32_RAW(p->laddr);
+	tcb->rport_n = CN_BE16_RAW(p->rport);
+	tcb->lport_n = CN_BE16_RAW(p->lport);
 	tcb->snd_una = tcb->snd_nxt = tcb->snd_max = p->iss + 1; /* SYN consumed one */
 	tcb->rcv_nxt = p->irs + 1;
 	tcb->snd_wl1 = p->irs;

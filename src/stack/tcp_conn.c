@@ -65,14 +65,14 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 	th = (struct cn_tcp_hdr *)cn_net_hdr_build(h, &(const struct cn_net_hdr_spec){
 		.dmac = dmac,
 		.smac = c->mac,
-		.saddr = c->addr,
-		.daddr = raddr,
+		.saddr = CN_BE32_FROM_RAW(c->addr),
+		.daddr = CN_BE32_FROM_RAW(raddr),
 		.proto = CN_IPV4_PROTO_TCP,
 		.id = c->ip_id++,
 		.l4_len = (uint16_t)thl,
 	});
-	th->sport = cn_hton16(lport);
-	th->dport = cn_hton16(rport);
+	th->sport = cn_htobe16(lport);
+	th->dport = cn_htobe16(rport);
 	th->seq = cn_hton32(seq);
 	th->ack = cn_hton32(ack);
 	th->off = (uint8_t)((thl / 4) << 4);
@@ -81,7 +81,8 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 	if (optlen)
 		memcpy((uint8_t *)th + CN_TCP_HLEN, opt, optlen);
 	th->csum = (uint16_t)~cn_csum_fold(
-		cn_csum_partial(th, thl, cn_csum_pseudo_ipv4(c->addr, raddr, CN_IPV4_PROTO_TCP,
+		cn_csum_partial(th, thl, cn_csum_pseudo_ipv4(CN_BE32_FROM_RAW(c->addr),
+								 CN_BE32_FROM_RAW(raddr), CN_IPV4_PROTO_TCP,
 								 (uint16_t)thl)));
 	rc = cn__conn_xmit(c, p, h, fl, CN_ETH_HLEN + CN_IPV4_HLEN);
 	if (rc < 0)
@@ -97,16 +98,16 @@ static int tcp_xmit(struct cn_conn *c, const uint8_t *dmac, uint32_t raddr, uint
 static void rst_reply(struct cn_conn *c, const struct cn_pkt_info *pi)
 {
 	const uint8_t *smac = pi->frame + 6;
-	uint16_t lport = cn_ntoh16(pi->dport), rport = cn_ntoh16(pi->sport);
+	uint16_t lport = cn_be16toh(pi->dport), rport = cn_be16toh(pi->sport);
 	uint8_t fl = pi->tcp_flags;
 
 	if (fl & CN_TCP_RST)
 		return;
 	if (fl & CN_TCP_ACK) {
-		(void)tcp_xmit(c, smac, pi->saddr, lport, rport, pi->ack, 0, CN_TCP_RST, 0, NULL, 0);
+		(void)tcp_xmit(c, smac, CN_BE32_RAW(pi->saddr), lport, rport, pi->ack, 0, CN_TCP_RST, 0, NULL, 0);
 	} else {
 		uint32_t seglen = pi->pay_len + !!(fl & CN_TCP_SYN) + !!(fl & CN_TCP_FIN);
-		(void)tcp_xmit(c, smac, pi->saddr, lport, rport, 0, pi->seq + seglen,
+		(void)tcp_xmit(c, smac, CN_BE32_RAW(pi->saddr), lport, rport, 0, pi->seq + seglen,
 			       CN_TCP_RST | CN_TCP_ACK, 0, NULL, 0);
 	}
 }
@@ -214,8 +215,8 @@ static struct cn_tcb *open_tcb(struct cn_sock *s, uint16_t win, bool win_scaled)
 		mss = c->p.mss;
 	if (mss < CN_CONN_MIN_MSS)
 		mss = CN_CONN_MIN_MSS;
-	tp.laddr = s->laddr;
-	tp.raddr = s->raddr;
+	tp.laddr = CN_BE32_FROM_RAW(s->laddr);
+	tp.raddr = CN_BE32_FROM_RAW(s->raddr);
 	tp.lport = cn_htobe16(s->lport);
 	tp.rport = cn_htobe16(s->rport);
 	memcpy(tp.rmac, s->rmac, CN_ETH_ALEN);
@@ -293,8 +294,8 @@ static void cookie_synack(struct cn_conn *c, struct cn_sock *l, const struct cn_
 
 	memset(&t, 0, sizeof(t));
 	t.c = c;
-	t.raddr = pi->saddr;
-	t.rport = cn_ntoh16(pi->sport);
+	t.raddr = CN_BE32_RAW(pi->saddr);
+	t.rport = cn_be16toh(pi->sport);
 	t.lport = l->lport;
 	memcpy(t.rmac, pi->frame + 6, CN_ETH_ALEN);
 	take_syn_opts(&t, pi);
@@ -329,14 +330,14 @@ static int cookie_ack(struct cn_conn *c, struct cn_sock *l, struct cn_mbuf *m,
 		      const struct cn_pkt_info *pi)
 {
 	uint32_t iss = pi->ack - 1, irs = pi->seq - 1;
-	uint16_t lport = l->lport, rport = cn_ntoh16(pi->sport);
+	uint16_t lport = l->lport, rport = cn_be16toh(pi->sport);
 	unsigned parity = (iss >> 3) & 1;
 	struct cn_sock *s;
 
 	/* Only while cookies are out (they live two generations at most). */
 	if (!c->ck_sent || c->now > c->ck_sent_at + 2ull * c->p.cookie_rotate)
 		return 0;
-	if ((iss & ~0xfu) != cookie_hash(c, parity, pi->saddr, lport, rport, irs)) {
+	if ((iss & ~0xfu) != cookie_hash(c, parity, CN_BE32_RAW(pi->saddr), lport, rport, irs)) {
 		c->st.syncookies_failed++;
 		cn__conn_drop(c, CN_CONN_DROP_COOKIE);
 		return 0;
@@ -352,7 +353,7 @@ static int cookie_ack(struct cn_conn *c, struct cn_sock *l, struct cn_mbuf *m,
 		return 1;
 	}
 	s->st = CN_SOCK_SYN_RCVD;
-	s->raddr = pi->saddr;
+	s->raddr = CN_BE32_RAW(pi->saddr);
 	s->rport = rport;
 	s->lport = lport;
 	memcpy(s->rmac, pi->frame + 6, CN_ETH_ALEN);
@@ -416,8 +417,8 @@ static void passive_syn(struct cn_conn *c, struct cn_sock *l, const struct cn_pk
 		return;
 	}
 	s->st = CN_SOCK_SYN_RCVD;
-	s->raddr = pi->saddr;
-	s->rport = cn_ntoh16(pi->sport);
+	s->raddr = CN_BE32_RAW(pi->saddr);
+	s->rport = cn_be16toh(pi->sport);
 	s->lport = l->lport;
 	memcpy(s->rmac, pi->frame + 6, CN_ETH_ALEN);
 	s->parent = l;
@@ -602,10 +603,10 @@ static void sync_input(struct cn_conn *c, struct cn_sock *s, const struct cn_pkt
 void cn__tcpc_input(struct cn_conn *c, struct cn_mbuf *m, struct cn_pkt_info *pi)
 {
 	uint8_t fl = pi->tcp_flags;
-	uint16_t lport = cn_ntoh16(pi->dport), rport = cn_ntoh16(pi->sport);
+	uint16_t lport = cn_be16toh(pi->dport), rport = cn_be16toh(pi->sport);
 	struct cn_sock *s, *l;
 
-	if (pi->daddr != c->addr) {
+	if (CN_BE32_RAW(pi->daddr) != c->addr) {
 		cn__conn_drop(c, CN_CONN_DROP_IP_NOT_US);
 		goto out;
 	}
@@ -621,7 +622,7 @@ void cn__tcpc_input(struct cn_conn *c, struct cn_mbuf *m, struct cn_pkt_info *pi
 		else
 			c->st.syn_in++;
 	}
-	s = cn__sock_find(c, pi->saddr, rport, lport);
+	s = cn__sock_find(c, CN_BE32_RAW(pi->saddr), rport, lport);
 	if (s && s->tcb)
 		s = cn__sock_update(s, c->now); /* FINs seen since the last poll */
 	if (s && s->st == CN_SOCK_TIME_WAIT && (fl & (CN_TCP_SYN | CN_TCP_ACK | CN_TCP_RST)) ==
@@ -707,7 +708,7 @@ void cn__tcpc_timers(struct cn_sock *s, uint64_t now)
 	}
 	s->retries++;
 	if (s->arp_wait) {
-		(void)cn_conn_arp_request(c, s->raddr, now);
+		(void)cn_conn_arp_request(c, CN_BE32_FROM_RAW(s->raddr), now);
 		s->rtx_at = now + c->p.arp_retry;
 		return;
 	}

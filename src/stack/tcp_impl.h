@@ -155,8 +155,8 @@ static inline struct cn_tcb *cn__tcp_find(struct cn_net *net, const struct cn_pk
 {
 	struct cn_tcb *t = net->last;
 
-	if (CN_LIKELY(t && t->raddr == pi->saddr && t->rport_n == pi->sport &&
-			  t->lport_n == pi->dport))
+	if (CN_LIKELY(t && t->raddr == CN_BE32_RAW(pi->saddr) &&
+			  t->rport_n == CN_BE16_RAW(pi->sport) && t->lport_n == CN_BE16_RAW(pi->dport)))
 		return t;
 	return cn__tcp_lookup_hash(net, pi);
 }

@@ -650,7 +650,7 @@ tcp_input_fast(struct cn_net *net, struct cn_mbuf *m, uint64_t now, const bool c
 		     cn__chain_pay(m, &pi);
 	else
 		ok = cn__parse_fast(m->data, m->len, cn__rx_flags(net, m), &pi);
-	if (CN_UNLIKELY(!ok || pi.daddr != net->p.addr))
+	if (CN_UNLIKELY(!ok || !cn_be32_eq(pi.daddr, net->p.addr)))
 		return tcp_input_general(net, m, now);
 	tcb = cn__tcp_find(net, &pi);
 	if (CN_UNLIKELY(tcb == NULL))

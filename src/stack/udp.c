@@ -20,23 +20,23 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 		errno = EINVAL;
 		return NULL;
 	}
-	if (q.lport == 0) {
+	if (CN_BE16_RAW(q.lport) == 0) {
 		/* the first free ephemeral port */
-		for (uint32_t port = 49152; port <= 65535 && q.lport == 0; port++) {
+		for (uint32_t port = 49152; port <= 65535 && CN_BE16_RAW(q.lport) == 0; port++) {
 			q.lport = cn_htobe16((uint16_t)port);
 			for (uint32_t i = 0; i < net->nudp; i++)
-				if (net->udp[i]->p.lport == q.lport) {
-					q.lport = 0;
+				if (cn_be16_eq(net->udp[i]->p.lport, q.lport)) {
+					q.lport = CN_BE16(0);
 					break;
 				}
 		}
-		if (q.lport == 0) {
+		if (CN_BE16_RAW(q.lport) == 0) {
 			errno = EADDRINUSE;
 			return NULL;
 		}
 	}
 	for (uint32_t i = 0; i < net->nudp; i++)
-		if (net->udp[i]->p.lport == p->lport) {
+		if (cn_be16_eq(net->udp[i]->p.lport, p->lport)) {
 			errno = EADDRINUSE;
 			return NULL;
 		}
@@ -51,7 +51,7 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 	}
 	s->net = net;
 	s->p = *p;
-	s->lport_n = p->lport;
+	s->lport_n = CN_BE16_RAW(p->lport);
 	uh = (struct cn_udp_hdr *)cn_net_hdr_build(s->tmpl, &(const struct cn_net_hdr_spec){
 		.dmac = p->rmac,
 		.smac = net->p.mac,
@@ -59,7 +59,7 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 		.daddr = p->raddr,
 		.proto = CN_IPV4_PROTO_UDP,
 	});
-	uh->sport = s->lport_n;
+	uh->sport = p->lport;
 	uh->dport = p->rport;
 	s->ip_sum0 = cn_csum_partial(s->tmpl + CN_ETH_HLEN, CN_IPV4_HLEN, 0);
 	s->udp_sum0 = cn_csum_partial(uh, CN_UDP_HLEN,
@@ -91,8 +91,8 @@ void cn__udp_free_all(struct cn_net *net)
 
 /* Where a datagram goes when it is not the socket's connected peer. */
 struct udp_dest {
-	uint32_t raddr;            /* network order */
-	uint16_t rport_n;          /* network order */
+	cn_be32_t raddr;
+	cn_be16_t rport_n;
 	const uint8_t *rmac;
 };
 
@@ -105,7 +105,8 @@ static int udp_xmit(struct cn_udp_sock *s, const struct udp_dest *d, const void 
 	struct cn_ipv4_hdr *ip;
 	struct cn_udp_hdr *uh;
 	uint16_t l4len, tot, id;
-	uint32_t ip_sum0 = s->ip_sum0, udp_sum0 = s->udp_sum0, raddr = s->p.raddr;
+	uint32_t ip_sum0 = s->ip_sum0, udp_sum0 = s->udp_sum0;
+	cn_be32_t raddr = s->p.raddr;
 	bool frag;
 	int rc;
 
@@ -189,7 +190,7 @@ int cn_udp_sendto(struct cn_udp_sock *s, cn_be32_t raddr, cn_be16_t rport, const
 {
 	struct udp_dest d = {.raddr = raddr, .rport_n = rport, .rmac = rmac};
 
-	if (rport == 0 || !rmac)
+	if (CN_BE16_RAW(rport) == 0 || !rmac)
 		return -EINVAL;
 	return udp_xmit(s, &d, buf, len, done, arg);
 }
@@ -199,7 +200,7 @@ enum cn_drop cn__udp_input(struct cn_net *net, struct cn_mbuf *m, struct cn_pkt_
 	struct cn_udp_sock *s = NULL;
 
 	for (uint32_t i = 0; i < net->nudp; i++)
-		if (net->udp[i]->lport_n == pi->dport) {
+		if (net->udp[i]->lport_n == CN_BE16_RAW(pi->dport)) {
 			s = net->udp[i];
 			break;
 		}

@@ -81,7 +81,7 @@ void fz_fix_csums(uint8_t *f, uint32_t len)
 	uint32_t off = ip[9] == 6 ? 16 : ip[9] == 17 ? 6 : ip[9] == 1 ? 2 : 0;
 	if (!off || l4 < off + 2)
 		return;
-	uint32_t sa, da;
+	cn_be32_t sa, da;
 	memcpy(&sa, ip + 12, 4);
 	memcpy(&da, ip + 16, 4);
 	ip[ihl + off] = ip[ihl + off + 1] = 0;

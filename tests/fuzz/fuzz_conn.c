@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1 || size > 1 << 16)
 		return 0;
-	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
 				   .tx_descs = 64, .max_conns = MAXS + 4};
 	struct cn_net *net = fz_net(&np, 4096, 1024);
 	fz_begin();
@@ -59,10 +59,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint8_t peer_mac[6] = {2, 0, 0, 0, 0, 2};
 	uint64_t now = 1;
 	cn_conn_poll(c, now);
-	if (cn_conn_arp_add(c, cn_hton32(0xc0a80002), peer_mac) != 0)
+	if (cn_conn_arp_add(c, CN_IPV4(192, 168, 0, 2), peer_mac) != 0)
 		abort();
 	struct cn_sock *l = cn_sock_listen(c, CN_BE16(80), 8);
-	struct cn_sock *cl = cn_sock_connect(c, cn_hton32(0xc0a80002), CN_BE16(5555), now);
+	struct cn_sock *cl = cn_sock_connect(c, CN_IPV4(192, 168, 0, 2), CN_BE16(5555), now);
 	if (!l || !cl)
 		abort();
 

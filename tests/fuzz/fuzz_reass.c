@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || size > 1 << 16)
 		return 0;
-	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
 				   .xmit = xmit, .tx_descs = 256, .max_conns = 2, .max_udp = 1,
 				   .mtu = 576, .reass_mem = REASS_MEM, .reass_mem_src = REASS_MEM / 2,
 				   .reass_max = 6, .reass_timeout = 100};

@@ -41,13 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1 || size > 1 << 16)
 		return 0;
-	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = cn_hton32(0xc0a80001),
+	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = CN_IPV4(192, 168, 0, 1),
 				   .tx_descs = 64};
 	struct cn_net *net = fz_net(&np, 4096, 1024);
 	fz_begin();
 
 	uint8_t fl = data[0];
-	struct cn_tcp_params tp = {.laddr = cn_hton32(0xc0a80001), .raddr = cn_hton32(0xc0a80002), .lport = CN_BE16(80),
+	struct cn_tcp_params tp = {.laddr = CN_IPV4(192, 168, 0, 1), .raddr = CN_IPV4(192, 168, 0, 2), .lport = CN_BE16(80),
 				   .rport = CN_BE16(5555), .iss = 1000, .irs = 2000, .mss = 1460,
 				   .snd_wnd = 65535, .rcvbuf_size = 32768, .ts = (fl & 2) != 0,
 				   .ooo_max = (fl & 4) ? 8 : 0, .sack = (fl & 4) != 0,

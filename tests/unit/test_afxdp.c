@@ -289,7 +289,7 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 {
 	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
 	static struct rx_log log;
-	struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
+	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
 				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
 	memcpy(np.mac, OURMAC, 6);
 	struct cn_net *net = cn_net_create(&np);
@@ -330,7 +330,7 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 		for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			uint8_t b[2048], r[2048];
 			fill(b, sizes[i], 100 + i);
-			assert_int_equal(cn_udp_sendto(us, htonl(KIP_H), CN_BE16(K_PORT), KMAC, b, (uint32_t)sizes[i],
+			assert_int_equal(cn_udp_sendto(us, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, b, (uint32_t)sizes[i],
 						       NULL, NULL), 0);
 			cn_afxdp_flush(q);
 			ssize_t n = recv(f->ks, r, sizeof(r), 0);
@@ -544,7 +544,7 @@ static void impairment(void **state)
 		}
 		struct cn_afxdp *x = open_ok(f, &p);
 		struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
-		struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
+		struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
 					   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
 		memcpy(np.mac, OURMAC, 6);
 		struct cn_net *net = cn_net_create(&np);
@@ -555,7 +555,7 @@ static void impairment(void **state)
 			kernel_send(f->ks, b, sizeof(b));
 		unsigned got = drain_rx(q, b, sizeof(b), 300);
 		for (int i = 0; i < 3; i++)
-			assert_int_equal(cn_udp_sendto(us, htonl(KIP_H), CN_BE16(K_PORT), KMAC, b, sizeof(b), NULL, NULL), 0);
+			assert_int_equal(cn_udp_sendto(us, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, b, sizeof(b), NULL, NULL), 0);
 		cn_afxdp_flush(q);
 		usleep(100000);
 		unsigned kgot = 0;

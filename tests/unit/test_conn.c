@@ -31,7 +31,7 @@ struct host {
 	struct cn_net *net;
 	struct cn_conn *conn;
 	const uint8_t *mac;
-	uint32_t ip;
+	cn_be32_t ip;
 	int id; /* 0 = A, 1 = B */
 };
 
@@ -58,10 +58,10 @@ struct fx {
 
 static const uint8_t MAC_A[6] = {2, 0, 0, 0, 0, 0xa}, MAC_B[6] = {2, 0, 0, 0, 0, 0xb};
 static const uint8_t MAC_X[6] = {2, 0, 0, 0, 0, 0xc}; /* a hand-built third host */
-#define IP_A cn_hton32(0x0a000001)
-#define IP_B cn_hton32(0x0a000002)
-#define IP_X cn_hton32(0x0a000003)
-#define IP_NOBODY cn_hton32(0x0a000063)
+#define IP_A CN_IPV4(10, 0, 0, 1)
+#define IP_B CN_IPV4(10, 0, 0, 2)
+#define IP_X CN_IPV4(10, 0, 0, 3)
+#define IP_NOBODY CN_IPV4(10, 0, 0, 99)
 
 static struct cn_conn_params conn_params(void)
 {
@@ -237,8 +237,8 @@ static void close_down_empty(struct fx *f, unsigned ticks, ...)
 
 /* ---------------------------------------------------------------- frames */
 
-static uint32_t mk_ipv4(uint8_t *fr, const uint8_t *smac, const uint8_t *dmac, uint32_t saddr,
-			uint32_t daddr, uint8_t proto, uint32_t l4len)
+static uint32_t mk_ipv4(uint8_t *fr, const uint8_t *smac, const uint8_t *dmac, cn_be32_t saddr,
+			cn_be32_t daddr, uint8_t proto, uint32_t l4len)
 {
 	struct cn_ipv4_hdr *ip = (struct cn_ipv4_hdr *)(fr + 14);
 
@@ -257,8 +257,8 @@ static uint32_t mk_ipv4(uint8_t *fr, const uint8_t *smac, const uint8_t *dmac, u
 }
 
 /* A TCP segment from X (or anyone) to a host, checksums right. */
-static uint32_t mk_tcp(uint8_t *fr, const uint8_t *smac, const uint8_t *dmac, uint32_t saddr,
-		       uint32_t daddr, uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack,
+static uint32_t mk_tcp(uint8_t *fr, const uint8_t *smac, const uint8_t *dmac, cn_be32_t saddr,
+		       cn_be32_t daddr, uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack,
 		       uint8_t flags, uint16_t win, const uint8_t *opt, uint32_t optlen,
 		       const void *pay, uint32_t plen)
 {
@@ -443,7 +443,7 @@ static void test_arp_resolution(void **state)
 	assert_memory_equal(rq->buf, want, 42);
 	/* a static entry is not overwritten by the wire */
 	assert_int_equal(cn_conn_arp_add(f->a.conn, IP_X, MAC_X), 0);
-	assert_int_equal(cn_conn_arp_add(f->a.conn, 0, MAC_X), -EINVAL);
+	assert_int_equal(cn_conn_arp_add(f->a.conn, CN_BE32(0), MAC_X), -EINVAL);
 	cn_sock_abort(c, f->now);
 	close_down(f, 5, srv, l, NULL);
 }
@@ -507,7 +507,7 @@ static void test_arp_edge(void **state)
 	hosts_down(f);
 }
 
-static uint32_t mk_echo(uint8_t *fr, uint8_t type, uint32_t plen, uint32_t daddr)
+static uint32_t mk_echo(uint8_t *fr, uint8_t type, uint32_t plen, cn_be32_t daddr)
 {
 	uint8_t *ic = fr + 34;
 	uint16_t c;
@@ -766,8 +766,9 @@ static void test_reset(void **state)
 	transfer(f, cl, srv, 2000, 9);
 	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
 	uint16_t cport;
-	cn_sock_addrs(cl, NULL, &cport, NULL, NULL);
-	cport = cn_be16toh(cport);
+	cn_be16_t cport_be;
+	cn_sock_addrs(cl, NULL, &cport_be, NULL, NULL);
+	cport = cn_be16toh(cport_be);
 	cn_tcp_get_info(cn_sock_tcb(srv), &ti);
 
 	/* in-window RST, 100 past RCV.NXT: challenge ACK */
@@ -820,7 +821,7 @@ static void test_reset(void **state)
 	assert_non_null(last_tcp(f, 1, 0, &pi));
 	assert_int_equal(pi.tcp_flags, CN_TCP_RST);
 	assert_int_equal(pi.seq, 777);
-	assert_int_equal(cn_ntoh16(pi.dport), 5555);
+	assert_int_equal(cn_be16toh(pi.dport), 5555);
 
 	/* abort: A sends <SEQ=SND.NXT><ACK=RCV.NXT><RST,ACK>, B resets */
 	transfer(f, cl, srv, 500, 7);
@@ -1349,7 +1350,7 @@ static void test_arp_unsolicited(void **state)
 	struct fx *f = *state;
 	uint8_t fr[64], mac[6];
 	const uint8_t MAC_Y[6] = {2, 0, 0, 0, 0, 0xd}, MAC_Y2[6] = {2, 0, 0, 0, 0, 0xe};
-	const uint32_t IP_Y = cn_hton32(0x0a000004);
+	const cn_be32_t IP_Y = CN_IPV4(10, 0, 0, 4);
 
 	hosts_up(f, NULL, NULL);
 	const struct cn_conn_stats *sb = cn_conn_stats(f->b.conn);
@@ -1401,7 +1402,7 @@ static void test_arp_unsolicited(void **state)
 	assert_memory_equal(mac, MAC_Y, 6);
 	/* a request for an address whose reply comes after the span (4 x 10
 	 * ticks here): unsolicited by then */
-	const uint32_t IP_Z = cn_hton32(0x0a000005);
+	const cn_be32_t IP_Z = CN_IPV4(10, 0, 0, 0x05);
 	assert_int_equal(cn_conn_arp_request(f->b.conn, IP_Z, f->now), 0);
 	run(f, 41);
 	memcpy(fr, arp, 42);
@@ -1647,7 +1648,7 @@ static void test_simultaneous_open(void **state)
 	pump(f);
 	assert_non_null(last_tcp(f, 0, 0, &pi));
 	uint32_t iss = pi.seq;
-	uint16_t lport = cn_ntoh16(pi.sport);
+	uint16_t lport = cn_be16toh(pi.sport);
 	len = mk_tcp(fr, MAC_X, MAC_A, IP_X, IP_A, 5000, lport, 900, 0, CN_TCP_SYN, 4000,
 		     (const uint8_t[]){2, 4, 5, 180}, 4, NULL, 0);
 	inject(&f->a, fr, len);
@@ -1684,7 +1685,7 @@ static void test_api(void **state)
 	assert_null(cn_conn_create(f->a.net, &p));
 	assert_int_equal(errno, EINVAL);
 	assert_null(cn_sock_listen(f->a.conn, CN_BE16(0), 1));
-	assert_null(cn_sock_connect(f->a.conn, 0, CN_BE16(80), f->now));
+	assert_null(cn_sock_connect(f->a.conn, CN_BE32(0), CN_BE16(80), f->now));
 	assert_null(cn_sock_connect(f->a.conn, IP_A, CN_BE16(80), f->now)); /* no loopback */
 	assert_int_equal(errno, EINVAL);
 	struct cn_sock *l = cn_sock_listen(f->a.conn, CN_BE16(1), 1);
@@ -1742,8 +1743,9 @@ static void test_time_wait_reuse(void **state)
 	hosts_up(f, NULL, &pb);
 	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 4), *srv;
 	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
-	cn_sock_addrs(cl, NULL, &cport, NULL, NULL);
-	cport = cn_be16toh(cport);
+	cn_be16_t cport_be;
+	cn_sock_addrs(cl, NULL, &cport_be, NULL, NULL);
+	cport = cn_be16toh(cport_be);
 	cn_sock_close(srv, f->now);
 	run(f, 1);
 	drain_to_eof(f, cl);
@@ -1838,14 +1840,13 @@ static void test_events(void **state)
 	assert_int_equal(cn_sock_shutdown(srv, f->now), 0);
 	run(f, 1);
 	assert_int_equal(cn_sock_events(cl), CN_SOCK_IN | CN_SOCK_HUP);
-	uint32_t la, ra;
-	uint16_t lp, rp;
-	cn_sock_addrs(srv, &la, &lp, &ra, &rp);
-	lp = cn_be16toh(lp);
-	rp = cn_be16toh(rp);
-	assert_int_equal(la, IP_B);
+	cn_be32_t la, ra;
+	cn_be16_t lp_be, rp_be;
+	cn_sock_addrs(srv, &la, &lp_be, &ra, &rp_be);
+	uint16_t lp = cn_be16toh(lp_be), rp = cn_be16toh(rp_be);
+	assert_true(cn_be32_eq(la, IP_B));
 	assert_int_equal(lp, 80);
-	assert_int_equal(ra, IP_A);
+	assert_true(cn_be32_eq(ra, IP_A));
 	assert_true(rp >= 49152);
 	close_down(f, 40, cl, srv, l, NULL);
 }
@@ -1987,8 +1988,9 @@ static void test_random_frames(void **state)
 	struct cn_sock *l = cn_sock_listen(f->b.conn, CN_BE16(80), 8), *srv;
 	struct cn_sock *cl = connect_pair(f, l, 80, &srv);
 	uint16_t cport;
-	cn_sock_addrs(cl, NULL, &cport, NULL, NULL);
-	cport = cn_be16toh(cport);
+	cn_be16_t cport_be;
+	cn_sock_addrs(cl, NULL, &cport_be, NULL, NULL);
+	cport = cn_be16toh(cport_be);
 	cn_test_fill_rand(pay, sizeof(pay));
 	for (int i = 0; i < 20000; i++) {
 		uint32_t kind = cn_test_rndn(10), len;
@@ -1996,20 +1998,20 @@ static void test_random_frames(void **state)
 			uint8_t opt[40];
 			uint32_t optlen = 4 * cn_test_rndn(11), seq, ack;
 			uint16_t sport, dport;
-			uint32_t saddr = cn_test_rndn(4) ? IP_X : IP_A;
+			cn_be32_t saddr = cn_test_rndn(4) ? IP_X : IP_A;
 			cn_test_fill_rand(opt, optlen);
 			if (cn_test_rndn(2) && optlen >= 4) { /* a well-formed start */
 				opt[0] = 2, opt[1] = 4;
 			}
-			sport = (uint16_t)(saddr == IP_A ? cport : 1000 + cn_test_rndn(4));
+			sport = (uint16_t)(cn_be32_eq(saddr, IP_A) ? cport : 1000 + cn_test_rndn(4));
 			dport = (uint16_t)(cn_test_rndn(4) ? 80 : 81);
 			seq = cn_test_rnd(), ack = cn_test_rnd();
-			if (cn_sock_tcb(srv) && saddr == IP_A && cn_test_rndn(2)) {
+			if (cn_sock_tcb(srv) && cn_be32_eq(saddr, IP_A) && cn_test_rndn(2)) {
 				cn_tcp_get_info(cn_sock_tcb(srv), &ti);
 				seq = ti.rcv_nxt + cn_test_rndn(3) - 1;
 				ack = ti.snd_una + cn_test_rndn(3) - 1;
 			}
-			len = mk_tcp(fr, saddr == IP_A ? MAC_A : MAC_X, MAC_B, saddr, IP_B, sport, dport,
+			len = mk_tcp(fr, cn_be32_eq(saddr, IP_A) ? MAC_A : MAC_X, MAC_B, saddr, IP_B, sport, dport,
 				     seq, ack, (uint8_t)cn_test_rnd(), (uint16_t)cn_test_rnd(), opt,
 				     optlen, pay, cn_test_rndn(4) ? 0 : cn_test_rndn(1200));
 		} else if (kind < 8) {

@@ -251,7 +251,7 @@ static void test_pseudo_headers(void **state)
 	cn_test_seed(11);
 	for (int i = 0; i < 2000; i++) {
 		unsigned char ph4[12], ph6[40];
-		uint32_t sa, da;
+		cn_be32_t sa, da;
 		uint8_t proto = (uint8_t)cn_test_rnd64();
 		uint16_t len4 = (uint16_t)cn_test_rnd64();
 		uint32_t len6 = (i & 1) ? (uint32_t)cn_test_rnd64() : (uint16_t)cn_test_rnd64();

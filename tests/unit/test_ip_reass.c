@@ -20,8 +20,8 @@
 #include "cachenet/csum.h"
 #include "cachenet/udp.h"
 
-#define IP_US cn_hton32(0x0a000001)
-#define IP_PEER cn_hton32(0x0a000002)
+#define IP_US CN_IPV4(10, 0, 0, 1)
+#define IP_PEER CN_IPV4(10, 0, 0, 2)
 #define MAXF 256        /* frames a test's wire holds */
 #define DGRAM_MAX 65535
 
@@ -69,7 +69,7 @@ static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 	cn_mbuf_free_chain(m);
 }
 
-static struct cn_net *mk_net(struct fx *f, uint32_t addr, uint32_t mtu, uint32_t mem,
+static struct cn_net *mk_net(struct fx *f, cn_be32_t addr, uint32_t mtu, uint32_t mem,
 			     uint32_t mem_src, uint32_t qmax)
 {
 	struct cn_net_params np = {.mac = {2, 0, 0, 0, 0, 1}, .addr = addr, .mpool = f->mp,
@@ -151,7 +151,7 @@ static uint32_t ref_udp(uint8_t *d, const uint8_t *pay, uint32_t plen, uint16_t 
 
 /* One fragment: Ethernet + IPv4 (RFC 791 layout) carrying bytes
  * [off, off + len) of the datagram payload @p d, MF as asked. */
-static uint32_t ref_frag(uint8_t *b, uint32_t saddr, uint16_t id, uint8_t proto,
+static uint32_t ref_frag(uint8_t *b, cn_be32_t saddr, uint16_t id, uint8_t proto,
 			 const uint8_t *d, uint32_t off, uint32_t len, bool mf)
 {
 	uint32_t tot = 20 + len;
@@ -188,7 +188,7 @@ static enum cn_drop feed(struct fx *f, struct cn_net *net, const uint8_t *b, uin
 /* Cut datagram @p d of @p dlen bytes into fragments of @p fsz payload
  * bytes (a multiple of 8) and feed them in @p order: 0 in order, 1
  * reversed, 2 shuffled. Returns the number of fragments. */
-static unsigned feed_dgram(struct fx *f, struct cn_net *net, uint32_t saddr, uint16_t id,
+static unsigned feed_dgram(struct fx *f, struct cn_net *net, cn_be32_t saddr, uint16_t id,
 			   uint8_t proto, const uint8_t *d, uint32_t dlen, uint32_t fsz, int order,
 			   uint64_t now)
 {
@@ -256,7 +256,8 @@ static void test_interleaved(void **state)
 	struct fx *f = *state;
 	static uint8_t pa[4000], pb[4000], pc[4000], da[4100], db[4100], dc[4100];
 	uint8_t b[2048];
-	uint32_t la, lb, lc, peer3 = cn_hton32(0x0a000003);
+	uint32_t la, lb, lc;
+	cn_be32_t peer3 = CN_IPV4(10, 0, 0, 3);
 
 	cn_test_seed(12);
 	cn_test_fill_rand(pa, sizeof(pa));
@@ -417,7 +418,7 @@ static void test_flood_bounds(void **state)
 	assert_int_equal(st->drop[CN_DROP_FRAG_MEM], st->reass_evict);
 	/* many sources: the overall bound and the count bound hold */
 	for (unsigned i = 0; i < 5000; i++) {
-		uint32_t src = cn_hton32(0x0a010000 + i % 1000);
+		cn_be32_t src = cn_htobe32(0x0a010000 + i % 1000);
 		assert_int_equal(feed(f, f->net, b, ref_frag(b, src, (uint16_t)i, 17, d, 0, 1480, true), 1), 0);
 		uint32_t mem = cn_net_reass_mem(f->net);
 		maxmem = mem > maxmem ? mem : maxmem;

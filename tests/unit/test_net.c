@@ -40,8 +40,8 @@ static bool slow(void *arg, struct cn_mbuf *m, enum cn_drop why)
 	return true;
 }
 
-#define IP_US cn_hton32(0xc0a80001)   /* 192.168.0.1 */
-#define IP_PEER cn_hton32(0xc0a80002) /* 192.168.0.2 */
+#define IP_US CN_IPV4(192, 168, 0, 1)   /* 192.168.0.1 */
+#define IP_PEER CN_IPV4(192, 168, 0, 2) /* 192.168.0.2 */
 
 static int setup(void **state)
 {
@@ -133,7 +133,8 @@ static void fix_tcp_csum(uint8_t *g, uint32_t len)
 	uint32_t l4 = tot - ihl;
 	(void)len;
 	th[16] = th[17] = 0;
-	uint32_t s = cn_csum_pseudo_ipv4(cn__ld32_test(ip + 12), cn__ld32_test(ip + 16), 6, (uint16_t)l4);
+	uint32_t s = cn_csum_pseudo_ipv4(CN_BE32_FROM_RAW(cn__ld32_test(ip + 12)),
+					 CN_BE32_FROM_RAW(cn__ld32_test(ip + 16)), 6, (uint16_t)l4);
 	s = cn_csum_partial_ref(th, l4, s);
 	uint16_t c = (uint16_t)~cn_csum_fold(s);
 	memcpy(th + 16, &c, 2);
@@ -226,10 +227,10 @@ static void test_parse_fields(void **state)
 	assert_int_equal(pi.pay_len, 5);
 	assert_int_equal(pi.l4_len, 37);
 	assert_int_equal(pi.proto, 6);
-	assert_int_equal(pi.saddr, IP_PEER);
-	assert_int_equal(pi.daddr, IP_US);
-	assert_int_equal(cn_ntoh16(pi.sport), 5555);
-	assert_int_equal(cn_ntoh16(pi.dport), 80);
+	assert_true(cn_be32_eq(pi.saddr, IP_PEER));
+	assert_true(cn_be32_eq(pi.daddr, IP_US));
+	assert_int_equal(cn_be16toh(pi.sport), 5555);
+	assert_int_equal(cn_be16toh(pi.dport), 80);
 	assert_int_equal(pi.seq, 0x01020304);
 	assert_int_equal(pi.ack, 0xa0b0c0d0);
 	assert_int_equal(pi.tcp_flags, CN_TCP_ACK | CN_TCP_PSH);
@@ -289,8 +290,8 @@ static void test_hdr_build(void **state)
 	assert_memory_equal(f + 12, ip, sizeof(ip));
 	assert_int_equal(cn_csum_ipv4_hdr(f + CN_ETH_HLEN, CN_IPV4_HLEN), 0);
 	assert_int_equal(cn_net_parse(f, 46, 0, &pi), CN_DROP_NONE);
-	assert_int_equal(pi.saddr, IP_US);
-	assert_int_equal(pi.daddr, IP_PEER);
+	assert_true(cn_be32_eq(pi.saddr, IP_US));
+	assert_true(cn_be32_eq(pi.daddr, IP_PEER));
 	assert_int_equal(pi.proto, CN_IPV4_PROTO_UDP);
 	assert_int_equal(pi.l4_len, 12);
 	assert_int_equal(pi.pay_len, 4);

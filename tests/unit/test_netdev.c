@@ -23,8 +23,8 @@
 CN_TEST_POOLS_FIXTURE(16384, 8192, 0)
 
 static const uint8_t MAC_A[6] = {2, 0, 0, 0, 0, 0xa}, MAC_B[6] = {2, 0, 0, 0, 0, 0xb};
-#define IP_A cn_hton32(0x0a000001)
-#define IP_B cn_hton32(0x0a000002)
+#define IP_A CN_IPV4(10, 0, 0, 1)
+#define IP_B CN_IPV4(10, 0, 0, 2)
 
 struct host {
 	struct cn_netdev *dev;
@@ -36,7 +36,7 @@ struct host {
 static bool g_split;
 static uint32_t g_pace; /* prefetch_pace of the next host_init */
 
-static void host_init(struct cn_test_pools_fx *f, struct host *h, const uint8_t *mac, uint32_t ip,
+static void host_init(struct cn_test_pools_fx *f, struct host *h, const uint8_t *mac, cn_be32_t ip,
 		      enum cn_dca dca, uint32_t batch, struct cn_pcap *pc)
 {
 	struct cn_netdev_params dp = {.ring_size = 256, .batch = batch, .dca = dca,
@@ -810,7 +810,7 @@ static uint32_t mk_frame(uint8_t *fr, bool udp, uint32_t iopt, uint32_t topt, ui
 	ip[6] = 0x40; /* DF */
 	ip[8] = 64;
 	ip[9] = udp ? CN_IPV4_PROTO_UDP : CN_IPV4_PROTO_TCP;
-	uint32_t sa = IP_B, da = IP_A;
+	cn_be32_t sa = IP_B, da = IP_A;
 	memcpy(ip + 12, &sa, 4);
 	memcpy(ip + 16, &da, 4);
 	for (uint32_t i = 20; i < ihl; i++)

@@ -682,8 +682,8 @@ struct got {
 static void udp_rx(void *arg, struct cn_mbuf *m, const struct cn_pkt_info *pi)
 {
 	struct got *g = arg;
-	assert_int_equal(pi->saddr, htonl(KIP_H));
-	assert_int_equal(pi->sport, htons(K_PORT));
+	assert_true(cn_be32_eq(pi->saddr, cn_htobe32(KIP_H)));
+	assert_true(cn_be16_eq(pi->sport, cn_htobe16(K_PORT)));
 	g->len = m->pkt_len;
 	assert_true(g->len <= sizeof(g->buf));
 	assert_int_equal(cn_mbuf_copy_out(m, 0, g->len, g->buf), 0);
@@ -696,7 +696,7 @@ static void test_udp_stack(void **state)
 	struct fx *f = *state;
 	struct cn_tap_params tp = tap_params(f);
 	struct cn_tap *t = open_ready(f, &tp);
-	struct cn_net_params np = {.addr = htonl(OURIP_H), .mpool = f->mp, .cpool = f->cp,
+	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
 				   .tx_descs = 64, .xmit = cn_tap_xmit_hook, .xmit_arg = t};
 	memcpy(np.mac, OURMAC, 6);
 	struct cn_net *net = cn_net_create(&np);

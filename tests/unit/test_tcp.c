@@ -45,8 +45,8 @@ struct fx {
 
 static const uint8_t MAC_A[6] = {0x02, 0, 0, 0, 0, 0xa};
 static const uint8_t MAC_B[6] = {0x02, 0, 0, 0, 0, 0xb};
-#define IP_A cn_hton32(0x0a000001)
-#define IP_B cn_hton32(0x0a000002)
+#define IP_A CN_IPV4(10, 0, 0, 1)
+#define IP_B CN_IPV4(10, 0, 0, 2)
 
 static int xmit(void *arg, struct cn_pkt *p)
 {
@@ -57,7 +57,7 @@ static int xmit(void *arg, struct cn_pkt *p)
 	return 0;
 }
 
-static struct cn_net *mk_net(struct fx *f, struct side *s, const uint8_t *mac, uint32_t ip)
+static struct cn_net *mk_net(struct fx *f, struct side *s, const uint8_t *mac, cn_be32_t ip)
 {
 	struct cn_net_params np = {.addr = ip, .mpool = f->mp, .cpool = f->cp,
 				   .xmit = xmit, .xmit_arg = s, .tx_descs = 4096};

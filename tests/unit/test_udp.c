@@ -22,8 +22,8 @@ struct fx {
 	unsigned ngot, ndone;
 };
 
-#define IP_A cn_hton32(0x0a000001)
-#define IP_B cn_hton32(0x0a000002)
+#define IP_A CN_IPV4(10, 0, 0, 1)
+#define IP_B CN_IPV4(10, 0, 0, 2)
 
 static int xmit(void *arg, struct cn_pkt *p)
 {
@@ -262,7 +262,7 @@ static void test_udp_sendto(void **state)
 				   .rmac = {2, 0, 0, 0, 0, 0xb}, .tx_csum = true};
 	struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
 	uint8_t out[64], g[64];
-	assert_int_equal(cn_udp_sendto(s, cn_hton32(0x0a000003), CN_BE16(0x9abc), mac_c, "abcd", 4, NULL, NULL), 0);
+	assert_int_equal(cn_udp_sendto(s, CN_IPV4(10, 0, 0, 3), CN_BE16(0x9abc), mac_c, "abcd", 4, NULL, NULL), 0);
 	assert_int_equal(cn_pkt_gather(f->q[0], out), 46);
 	cn_pkt_free(f->q[0]);
 	f->nq = 0;

@@ -60,8 +60,8 @@
 #define MSS 1460
 
 static const uint8_t mac_us[6] = {2, 0, 0, 0, 0, 1}, mac_peer[6] = {2, 0, 0, 0, 0, 2};
-#define IP_US __builtin_bswap32(0x0a000001)
-#define IP_PEER __builtin_bswap32(0x0a000002)
+#define IP_US CN_IPV4(10, 0, 0, 1)
+#define IP_PEER CN_IPV4(10, 0, 0, 2)
 
 struct env {
 	struct cn_mbuf_pool *mp, *cp;

@@ -228,8 +228,11 @@ static bool app_service(struct app *a, uint64_t now)
 	uint16_t rport = 0;
 	int n, err = 0;
 
-	cn_sock_addrs(s, NULL, NULL, &raddr, &rport);
-	rport = cn_be16toh(rport);
+	cn_be32_t raddr_be;
+	cn_be16_t rport_be;
+	cn_sock_addrs(s, NULL, NULL, &raddr_be, &rport_be);
+	raddr = CN_BE32_RAW(raddr_be);
+	rport = cn_be16toh(rport_be);
 	if (a->role == ROLE_CLIENT && cn_sock_state(s) == CN_SOCK_SYN_SENT)
 		return false;
 	if (cn_sock_tcb(s)) {
@@ -808,7 +811,7 @@ static int host_init(struct host *h, struct cn_mbuf_pool *mp, struct cn_mbuf_poo
 	/* IPv4 reassembly (4 MB of fragment buffers, 1 MB per source) and
 	 * fragmentation at the link's MTU: pings and UDP datagrams up to
 	 * 65,507 bytes are answered. */
-	struct cn_net_params np = {.addr = o->addr, .mpool = mp, .cpool = cp, .tx_descs = 4096,
+	struct cn_net_params np = {.addr = CN_BE32_FROM_RAW(o->addr), .mpool = mp, .cpool = cp, .tx_descs = 4096,
 				   .max_conns = 1024, .mtu = 1500, .reass_mem = 4u << 20,
 				   .reass_max = 2048, .reass_timeout = o->reass_timeout};
 #ifdef CN_HAVE_AFXDP
@@ -920,7 +923,7 @@ static void host_accept(struct host *h, uint64_t now, uint64_t t_start)
 	}
 	while (o->connect_port >= 0 && h->started < o->count && h->live < o->parallel &&
 	       now - t_start >= o->connect_after) {
-		struct cn_sock *s = cn_sock_connect(h->conn, o->connect_addr,
+		struct cn_sock *s = cn_sock_connect(h->conn, CN_BE32_FROM_RAW(o->connect_addr),
 						    CN_BE16((uint16_t)o->connect_port), now);
 		struct app *a;
 		if (!s) {
@@ -1001,13 +1004,12 @@ static void *host_run(void *arg)
 	}
 	h->wall_tsc = cn_tsc_end() - tsc0;
 	for (struct app *a = h->apps, *n; a; a = n) {
-		uint32_t ra = 0;
-		uint16_t rp = 0;
+		cn_be32_t ra = CN_BE32(0);
+		cn_be16_t rp = CN_BE16(0);
 		n = a->next;
 		cn_sock_addrs(a->s, NULL, NULL, &ra, &rp);
-		rp = cn_be16toh(rp);
 		cn_sock_abort(a->s, now_ms());
-		app_report(a, "aborted at exit", 0, now_ms(), ra, rp);
+		app_report(a, "aborted at exit", 0, now_ms(), CN_BE32_RAW(ra), cn_be16toh(rp));
 		free(a);
 	}
 	h->apps = NULL;

@@ -54,7 +54,7 @@ struct cn_link *cn_link_create(struct cn_netdev *a, struct cn_netdev *b,
 		errno = ENOMEM;
 		return NULL;
 	}
-	cn__impair_init(&l->im, &q, &l->st);
+	cn__impair_init(&l->im, p, &l->st);
 	l->d[0].l = l->d[1].l = l;
 	l->d[0].to = b;
 	l->d[1].to = a;
