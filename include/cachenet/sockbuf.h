@@ -287,7 +287,7 @@ struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *p);
 void cn_sbring_destroy(struct cn_sbring *sb);
 
 /** The generic sockbuf header of @p sb (for cn_sockbuf_seg/drop). */
-struct cn_sockbuf *cn_sbring_sockbuf(struct cn_sbring *sb);
+struct cn_sockbuf *cn_sbring_sockbuf(struct cn_sbring *sb) CN_NONNULL_ALL;
 
 /**
  * The I/O address of ring byte @p addr (a payload piece of an anchor or a
@@ -300,10 +300,10 @@ struct cn_sockbuf *cn_sbring_sockbuf(struct cn_sbring *sb);
 uint64_t cn_sbring_iova(const struct cn_sbring *sb, const void *addr) CN_NONNULL(1);
 
 /** Free bytes (size - cc). */
-uint32_t cn_sbring_space(const struct cn_sbring *sb);
+uint32_t cn_sbring_space(const struct cn_sbring *sb) CN_NONNULL_ALL;
 
 /** Sequence number of offset 0 (the first unreleased byte). */
-uint32_t cn_sbring_seq(const struct cn_sbring *sb);
+uint32_t cn_sbring_seq(const struct cn_sbring *sb) CN_NONNULL_ALL;
 
 /**
  * The ring's layout, fixed for its life: the byte of sequence number s
@@ -312,7 +312,8 @@ uint32_t cn_sbring_seq(const struct cn_sbring *sb);
  * range to ring bytes without a call per segment; valid only while the
  * caller's idea of offset 0's sequence number is cn_sbring_seq()'s.
  */
-void cn_sbring_layout(const struct cn_sbring *sb, uint8_t **base, uint32_t *size, uint32_t *seq0);
+void cn_sbring_layout(const struct cn_sbring *sb, uint8_t **base, uint32_t *size, uint32_t *seq0)
+	CN_NONNULL_ALL;
 
 /**
  * Copy up to @p len bytes in (fewer if the ring has less space), in the
@@ -320,14 +321,14 @@ void cn_sbring_layout(const struct cn_sbring *sb, uint8_t **base, uint32_t *size
  * extended with the bytes copied (odd offsets inside a chunk handled).
  * @return bytes copied (0 when full). Touches each byte once.
  */
-uint32_t cn_sbring_write(struct cn_sbring *sb, const void *src, uint32_t len);
+uint32_t cn_sbring_write(struct cn_sbring *sb, const void *src, uint32_t len) CN_NONNULL(1);
 
 /**
  * Zero-copy copy-in, step 1: the free space as up to two pieces (the
  * second when it wraps). Write into them, then commit.
  * @return free bytes described.
  */
-uint32_t cn_sbring_reserve(struct cn_sbring *sb, struct cn_sb_piece piece[2]);
+uint32_t cn_sbring_reserve(struct cn_sbring *sb, struct cn_sb_piece piece[2]) CN_NONNULL_ALL;
 
 /**
  * Step 2: the first @p len reserved bytes now hold data. In CSUM mode
@@ -335,10 +336,11 @@ uint32_t cn_sbring_reserve(struct cn_sbring *sb, struct cn_sb_piece piece[2]);
  * writer did not sum them).
  * @return 0; -EINVAL when len exceeds the free space.
  */
-int cn_sbring_commit(struct cn_sbring *sb, uint32_t len, bool sum);
+int cn_sbring_commit(struct cn_sbring *sb, uint32_t len, bool sum) CN_NONNULL_ALL;
 
 /** Ring form of cn_sockbuf_seg(): 1 piece, 2 across the ring's end. */
-int cn_sbring_seg(struct cn_sbring *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg);
+int cn_sbring_seg(struct cn_sbring *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg)
+	CN_NONNULL_ALL;
 
 /**
  * Release bytes acknowledged up to (not including) sequence number
@@ -348,7 +350,7 @@ int cn_sbring_seg(struct cn_sbring *sb, uint32_t off, uint32_t max, struct cn_sb
  * Anchors referencing released bytes must not be used for new
  * transmissions: the bytes may be overwritten by later writes.
  */
-int64_t cn_sbring_release_seq(struct cn_sbring *sb, uint32_t ack);
+int64_t cn_sbring_release_seq(struct cn_sbring *sb, uint32_t ack) CN_NONNULL_ALL;
 
 /**
  * Take an anchor describing payload [off, off + len) (len shortened to
@@ -359,13 +361,13 @@ int64_t cn_sbring_release_seq(struct cn_sbring *sb, uint32_t ack);
  * Cost: O(1); writes the anchor's descriptor line only.
  */
 struct cn_sb_anchor *cn_sbring_anchor_get(struct cn_sbring *sb, uint32_t off, uint32_t len,
-					  uint16_t hdr_len);
+					  uint16_t hdr_len) CN_NONNULL_ALL;
 
 /** Return an anchor (e.g. at TX completion). O(1); does not read it. */
-void cn_sbring_anchor_put(struct cn_sbring *sb, struct cn_sb_anchor *a);
+void cn_sbring_anchor_put(struct cn_sbring *sb, struct cn_sb_anchor *a) CN_NONNULL_ALL;
 
 /** Anchors currently out. */
-uint32_t cn_sbring_anchors_out(const struct cn_sbring *sb);
+uint32_t cn_sbring_anchors_out(const struct cn_sbring *sb) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }
