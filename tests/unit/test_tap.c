@@ -711,7 +711,7 @@ static void test_udp_stack(void **state)
 	 * and computed by the stack; the kernel drops a datagram whose
 	 * checksum is wrong, so its arrival proves the sum */
 	for (int off = 0; off < 2; off++) {
-		struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .raddr = htonl(KIP_H), .rport = CN_BE16(K_PORT),
+		struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .raddr = cn_htobe32(KIP_H), .rport = CN_BE16(K_PORT),
 					   .tx_csum = true, .tx_offload = off == 0, .rx_csum = true,
 					   .rx = udp_rx, .rx_arg = &g};
 		memcpy(up.rmac, KMAC, 6);

@@ -231,7 +231,7 @@ static void test_udp_sendto(void **state)
 	for (unsigned i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)(i * 13 + 1);
 	for (int mode = 0; mode < 3; mode++) {
-		struct cn_udp_params sp = {.lport = CN_BE16(1000), .raddr = cn_hton32(0x0a000009), .rport = CN_BE16(53),
+		struct cn_udp_params sp = {.lport = CN_BE16(1000), .raddr = CN_IPV4(10, 0, 0, 9), .rport = CN_BE16(53),
 					   .rmac = {2, 0, 0, 0, 0, 9}, .tx_csum = mode != 0,
 					   .tx_offload = mode == 2};
 		struct cn_udp_sock *s = cn_udp_open(f->a, &sp);
