@@ -1179,14 +1179,15 @@ int main(int argc, char **argv)
 		if (!o.threads)
 			continue;
 		uint64_t qrx = 0, qtx = 0;
+		uint32_t queue = 0;
 #ifdef CN_HAVE_AFXDP
 		const struct cn_afxdp_stats *qs = cn_afxdp_stats(cn_afxdp_queue(dv.xdp, h->dv.q0));
-		qrx = qs->rx_frames, qtx = qs->tx_frames;
+		qrx = qs->rx_frames, qtx = qs->tx_frames, queue = h->dv.q0;
 #endif
 		printf("{\"event\":\"thread\",\"id\":%u,\"queue\":%u,\"cpu\":%d,\"cpu_s\":%.3f,"
 		       "\"busy_tsc\":%" PRIu64 ",\"rx_frames\":%" PRIu64 ",\"tx_frames\":%" PRIu64
 		       ",\"passive_opens\":%" PRIu64 ",\"rx_bytes_tcp\":%" PRIu64 "}\n",
-		       h->id, h->dv.q0, h->cpu, h->cpu_s, h->busy_tsc, qrx, qtx,
+		       h->id, queue, h->cpu, h->cpu_s, h->busy_tsc, qrx, qtx,
 		       cn_conn_stats(h->conn)->passive_opens, cn_net_stats(h->net)->rx_frames);
 	}
 	const struct cn_net_stats *ns = &nsum;
