@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -260,10 +261,21 @@ static void run_sender(const struct opts *o, uint16_t port, struct side *s)
 		free(buf);
 		return;
 	}
-	if (dh_wait_link(port, 1) != 0) {
-		fail(s, "sender: memif link not up");
-		goto down;
+	/* The client's port connects when it starts; should the control
+	 * handshake not complete (seen once in CI), restart the port and
+	 * so connect again, every 5 s, until the run's timeout. */
+	unsigned wait_all = dh_link_wait_s, waited = 0;
+	dh_link_wait_s = 5;
+	while (dh_wait_link(port, 1) != 0) {
+		waited += dh_link_wait_s;
+		if (waited >= wait_all || rte_eth_dev_stop(port) != 0 || rte_eth_dev_start(port) != 0) {
+			dh_link_wait_s = wait_all;
+			fail(s, "sender: memif link not up");
+			goto down;
+		}
+		fprintf(stderr, "memif_stream: sender: port restarted to connect again\n");
 	}
+	dh_link_wait_s = wait_all;
 	uint64_t now = dh_now_ms();
 	struct cn_sock *c = cn_sock_connect(h.conn, cn_htobe32(IP_RCV), cn_htobe16(PORT), now);
 	if (!c) {
@@ -474,6 +486,23 @@ static int run_side(const struct opts *o, bool sender, struct side *s)
 	s->ok = 1;
 	alarm(o->timeout + 30);
 	dh_link_wait_s = o->timeout;
+	/* The client's memif connects once, when its port starts: a client
+	 * that starts before the server's EAL has made the socket never
+	 * comes up (seen in CI). The sender waits for the socket file. */
+	if (sender) {
+		char sock[160];
+		struct stat st;
+		snprintf(sock, sizeof(sock), "%s/memif.sock", o->dir);
+		for (unsigned i = 0; stat(sock, &st) != 0; i++) {
+			if (i >= 100u * o->timeout) {
+				snprintf(s->why, sizeof(s->why), "the receiver made no memif socket in %u s",
+					 o->timeout);
+				s->ok = 0;
+				return 1;
+			}
+			usleep(10000);
+		}
+	}
 	if (eal_up(o, sender) < 0) {
 		snprintf(s->why, sizeof(s->why), "rte_eal_init failed (%s)", rte_strerror(rte_errno));
 		s->ok = 0;

@@ -502,7 +502,8 @@ static void ring_ext_memory(void **state)
 	(void)state;
 	const uint32_t bytes = 8192, pad = 256;
 	const uint64_t iova = 0x7f0000001000ull;
-	uint8_t *region = aligned_alloc(4096, bytes + 2 * pad), *mem = region + pad;
+	/* C11 wants the size a multiple of the alignment (ASan checks it) */
+	uint8_t *region = aligned_alloc(4096, (bytes + 2 * pad + 4095) & ~4095u), *mem = region + pad;
 	uint8_t *src = malloc(5 * bytes);
 	struct cn_sbring_params p = {.bytes = bytes, .mss = 1000, .copy = CN_SBRING_COPY_CSUM,
 				     .anchors = 8, .seq = 77, .ext_mem = mem,
