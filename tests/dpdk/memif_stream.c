@@ -27,7 +27,10 @@
  * Options: --bytes N[K|M] (default 16M), --cores R,S (default 0,1),
  *   --zero-copy (zero-copy=yes on the client: the sender's memif end
  *   uses its own mempools' buffers as the shared memory; the sender's
- *   adapter then runs in copy mode), --tx-copy (the sender's adapter in
+ *   adapter must see it in the devargs and run in copy mode, checked),
+ *   --trusted (both adapters with cn_dpdk_params.trusted_link: the TCP
+ *   checksum left partial by the sender and not verified by the
+ *   receiver), --tx-copy (the sender's adapter in
  *   copy mode: each frame copied into one rte_mbuf, against the default
  *   chain of external buffers over the stack's own), --rsize LOG2
  *   (memif ring: 2^LOG2 descriptors, default 10), --batch N (frames per
@@ -73,7 +76,7 @@
 struct opts {
 	uint64_t bytes;
 	int core_rcv, core_snd;
-	bool zero_copy, tx_copy, json, inline_hash;
+	bool zero_copy, tx_copy, json, inline_hash, trusted;
 	unsigned rsize, batch, timeout;
 	double ghz;             /* TSC ticks per ns */
 	char dir[64];
@@ -253,29 +256,32 @@ static void run_sender(const struct opts *o, uint16_t port, struct side *s)
 		SHA256(buf, o->bytes, s->sha);
 	}
 	/* memif's zero-copy finds a frame's bytes only in DPDK memory: the
-	 * adapter's copy mode puts them there (the header room and the
-	 * clusters of a chain are not all in it) */
-	struct cn_dpdk_params dp = {.batch = o->batch, .tx_copy = o->tx_copy || o->zero_copy};
+	 * adapter sees zero-copy=yes in the port's devargs and puts them
+	 * there (copy mode) by itself */
+	struct cn_dpdk_params dp = {.batch = o->batch, .tx_copy = o->tx_copy,
+				    .trusted_link = o->trusted};
 	if (dh_host_up(&h, port, IP_SND, 1, &dp, NULL) != 0) {
 		fail(s, "sender: host up");
 		free(buf);
 		return;
 	}
+	if (o->zero_copy && !(cn_dpdk_info(h.dev)->memif_zc && cn_dpdk_info(h.dev)->tx_copy)) {
+		fail(s, "sender: zero-copy=yes not detected (copy mode not chosen)");
+		goto down;
+	}
 	/* The client's port connects when it starts; should the control
 	 * handshake not complete (seen once in CI), restart the port and
-	 * so connect again, every 5 s, until the run's timeout. */
-	unsigned wait_all = dh_link_wait_s, waited = 0;
-	dh_link_wait_s = 5;
-	while (dh_wait_link(port, 1) != 0) {
-		waited += dh_link_wait_s;
-		if (waited >= wait_all || rte_eth_dev_stop(port) != 0 || rte_eth_dev_start(port) != 0) {
-			dh_link_wait_s = wait_all;
+	 * so connect again, every timeout/6 s (at least 5: under valgrind
+	 * the handshake alone takes several seconds), until the timeout. */
+	unsigned every = o->timeout / 6 < 5 ? 5 : o->timeout / 6;
+	for (unsigned waited = 0; dh_wait_link(port, 1, every) != 0;) {
+		waited += every;
+		if (waited >= o->timeout || rte_eth_dev_stop(port) != 0 || rte_eth_dev_start(port) != 0) {
 			fail(s, "sender: memif link not up");
 			goto down;
 		}
 		fprintf(stderr, "memif_stream: sender: port restarted to connect again\n");
 	}
-	dh_link_wait_s = wait_all;
 	uint64_t now = dh_now_ms();
 	struct cn_sock *c = cn_sock_connect(h.conn, cn_htobe32(IP_RCV), cn_htobe16(PORT), now);
 	if (!c) {
@@ -386,7 +392,7 @@ static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
 	/* every page touched before the clock starts */
 	memset(buf, 0, room);
 	SHA256_Init(&md);
-	struct cn_dpdk_params dp = {.batch = o->batch};
+	struct cn_dpdk_params dp = {.batch = o->batch, .trusted_link = o->trusted};
 	if (dh_host_up(&h, port, IP_RCV, 2, &dp, NULL) != 0) {
 		fail(s, "receiver: host up");
 		free(buf);
@@ -469,7 +475,7 @@ static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
 	cn_sock_close(ls, now);
 	linger(&h, 200);
 	side_counters(s, &h);
-	if (dh_wait_link(port, 0) != 0)
+	if (dh_wait_link(port, 0, o->timeout) != 0)
 		fail(s, "receiver: the sender's memif end did not close");
 down:
 	if (dh_host_down(&h) != 0)
@@ -485,7 +491,6 @@ static int run_side(const struct opts *o, bool sender, struct side *s)
 	memset(s, 0, sizeof(*s));
 	s->ok = 1;
 	alarm(o->timeout + 30);
-	dh_link_wait_s = o->timeout;
 	/* The client's memif connects once, when its port starts: a client
 	 * that starts before the server's EAL has made the socket never
 	 * comes up (seen in CI). The sender waits for the socket file. */
@@ -569,7 +574,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{"bytes", 1, 0, 'b'}, {"cores", 1, 0, 'c'}, {"zero-copy", 0, 0, 'z'},
 		{"tx-copy", 0, 0, 'C'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
-		{"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'}, {0, 0, 0, 0}};
+		{"trusted", 0, 0, 'T'}, {"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'}, {0, 0, 0, 0}};
 	int ch;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -586,12 +591,13 @@ int main(int argc, char **argv)
 		case 'C': o.tx_copy = true; break;
 		case 'j': o.json = true; break;
 		case 'H': o.inline_hash = true; break;
+		case 'T': o.trusted = true; break;
 		case 'r': o.rsize = (unsigned)atoi(optarg); break;
 		case 'B': o.batch = (unsigned)atoi(optarg); break;
 		case 't': o.timeout = (unsigned)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: memif_stream [--bytes N[K|M|G]] [--cores R,S] "
-					"[--zero-copy] [--tx-copy] [--rsize LOG2] [--batch N] "
+					"[--zero-copy] [--tx-copy] [--trusted] [--rsize LOG2] [--batch N] "
 					"[--timeout S] [--json] [--inline-hash]\n");
 			return 1;
 		}
@@ -645,10 +651,11 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	double gbps = rcv.wall_ns ? (double)rcv.bytes * 8.0 / (double)rcv.wall_ns : 0.0;
-	printf("memif_stream: %" PRIu64 " bytes cachenet -> cachenet over net_memif%s, sender TX "
-	       "%s, ring 2^%u, burst %u, receiver on core %d, sender on core %d: %.2f Gbit/s "
+	printf("memif_stream: %" PRIu64 " bytes cachenet -> cachenet over net_memif%s%s, sender "
+	       "TX %s, ring 2^%u, burst %u, receiver on core %d, sender on core %d: %.2f Gbit/s "
 	       "(first to last byte at the receiver); SHA-256 %s\n",
 	       o.bytes, o.zero_copy ? " (client zero-copy)" : "",
+	       o.trusted ? " (trusted link: checksums partial, not verified)" : "",
 	       o.tx_copy || o.zero_copy ? "copied (copy mode)" : "by reference (chains)", o.rsize,
 	       o.batch, o.core_rcv,
 	       o.core_snd, gbps, memcmp(rcv.sha, snd.sha, 32) == 0 ? "equal" : "DIFFERENT");
@@ -656,9 +663,9 @@ int main(int argc, char **argv)
 	print_side("receiver", &rcv, tsc_ghz);
 	if (o.json) {
 		printf("{\"bytes\":%" PRIu64 ",\"mbit_s\":%.1f,\"tsc_hz\":%.0f,\"zero_copy\":%d,"
-		       "\"tx_copy\":%d,\"inline_hash\":%d,\"sha_equal\":%d",
+		       "\"tx_copy\":%d,\"trusted\":%d,\"inline_hash\":%d,\"sha_equal\":%d",
 		       o.bytes, gbps * 1e3, tsc_ghz * 1e9, o.zero_copy, o.tx_copy || o.zero_copy,
-		       o.inline_hash,
+		       o.trusted, o.inline_hash,
 		       memcmp(rcv.sha, snd.sha, 32) == 0);
 		json_side("sender", &snd);
 		json_side("receiver", &rcv);
