@@ -27,10 +27,11 @@ interleaved order:
   memif       cachenet -> cachenet over net_memif between two processes
               (tests/dpdk/memif_stream --json, given by --memif: receiver on
               CPU 0, sender on CPU 1), no kernel in the data path; run
-              twice, with N MB and with N/10 MB, so that the kernel's time
-              per GB (machine-wide system and softirq deltas of /proc/stat)
-              is the difference of the two runs over the difference of their
-              bytes: the EALs' start and end, the same in both, cancel out
+              twice, with --memif-mb (default N) MB and a tenth of that,
+              so that the kernel's time per GB (machine-wide system and
+              softirq deltas of /proc/stat) is the difference of the two
+              runs over the difference of their bytes: the EALs' start and
+              end, the same in both, cancel out
   udp-afxdp   a Linux UDP sender (one socket, 1472-byte datagrams, as fast
               as it can for S seconds: udpblast, sendmmsg in batches of 64;
               a Python loop without --blast) into cachenet's UDP sink over
@@ -224,6 +225,7 @@ class Run:
         self.extra = args.tool_args.split() if args.tool_args else []
         self.memif_prog = os.path.abspath(args.memif) if args.memif else None
         self.stall_s = args.stall_s
+        self.memif_bytes = int(args.memif_mb * 1e6)
         self.last = {}
         self.skipped = {}
         self.rows = {}
@@ -438,7 +440,7 @@ class Run:
         """memif_stream --json of NBYTES: its JSON line and the CPU
         snapshots around it; None (the reason in self.skipped) on a skip."""
         c0 = cpu_snap()
-        r = interop.sh(["timeout", "300", self.memif_prog, "--bytes", str(nbytes), "--json",
+        r = interop.sh(["timeout", "300", self.memif_prog, "--bytes", str(nbytes), "--json", "--cores", "0,1",
                         "--timeout", "120"], check=False)
         c1 = cpu_snap()
         js = [j for j in interop.lines_json(r.stdout) if "sender" in j]
@@ -452,7 +454,7 @@ class Run:
 
     def memif(self, rep):
         """cachenet -> cachenet over net_memif (see the module's text)."""
-        big = self.nbytes
+        big = self.memif_bytes or self.nbytes
         small = big // 10
         a = self.memif_once(small)
         b = a and self.memif_once(big)
@@ -502,6 +504,7 @@ def main():
     ap.add_argument("--xsk-bare", default="", help="the bare AF_XDP loop (cachenet-xsk-bare)")
     ap.add_argument("--tool-args", default="", help="more cachenet-tapnet options for every run")
     ap.add_argument("--memif", default="", help="tests/dpdk/memif_stream, for the memif mode")
+    ap.add_argument("--memif-mb", type=float, default=0, help="the memif mode's MB (default --mb)")
     ap.add_argument("--stall-s", type=float, default=10.0,
                     help="DPDK modes: give a stream up after this long without progress")
     ap.add_argument("--modes", default="tcp-tap,tcp-afxdp,tcp-linux,udp-afxdp,udp-bare",
@@ -510,6 +513,8 @@ def main():
     args = ap.parse_args()
     modes = args.modes.split(",")
     r = Run(args)
+    if "memif" in modes and not r.memif_prog:
+        r.skipped["memif"] = "no --memif (tests/dpdk/memif_stream is built only with the DPDK adapter)"
     try:
         with interop.Namespace(False) as tap_ns, interop.Namespace(True) as x_ns:
             for rep in range(args.reps):
