@@ -837,19 +837,14 @@ static void dev_sum(struct dev *d, struct dev_sum *s)
 #ifdef CN_HAVE_DPDK
 	if (d->dpdk) {
 		const struct cn_dpdk_stats *q = cn_dpdk_stats(d->dpdk);
-		s->rx_frames = q->rx_frames;
-		s->tx_frames = q->tx_frames;
-		s->rx_bytes = q->rx_bytes;
-		s->tx_bytes = q->tx_bytes;
-		s->rx_reads = q->rx_bursts;
-		s->rx_eagain = q->rx_empty;
-		s->rx_nobufs = q->rx_nobufs + q->rx_bad_len;
-		s->tx_writes = q->tx_bursts;
-		s->tx_eagain = q->tx_full + q->tx_nobufs;
-		s->tx_errors = q->tx_too_long;
-		s->rx_tsc = q->rx_tsc - d->idle_rx_tsc;
-		s->tx_tsc = q->tx_tsc - d->idle_tx_tsc;
-		s->umem_in_use = (uint32_t)(q->rx_frames - q->rx_freed);
+		*s = (struct dev_sum){
+			.rx_frames = q->rx_frames, .tx_frames = q->tx_frames,
+			.rx_bytes = q->rx_bytes, .tx_bytes = q->tx_bytes,
+			.rx_reads = q->rx_bursts, .rx_eagain = q->rx_empty,
+			.rx_nobufs = q->rx_nobufs + q->rx_bad_len, .tx_writes = q->tx_bursts,
+			.tx_eagain = q->tx_full + q->tx_nobufs, .tx_errors = q->tx_too_long,
+			.rx_tsc = q->rx_tsc - d->idle_rx_tsc, .tx_tsc = q->tx_tsc - d->idle_tx_tsc,
+			.umem_in_use = (uint32_t)(q->rx_frames - q->rx_freed)};
 		/* what the driver itself dropped: frames it found no room or
 		 * buffer for on receive, frames it failed to send */
 		struct rte_eth_stats es;
