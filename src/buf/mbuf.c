@@ -416,6 +416,16 @@ void cn_mbuf_cat(struct cn_mbuf *m, struct cn_mbuf *tail)
 	m->pkt_len += tail->pkt_len;
 }
 
+/* A new first mbuf from m's pool for n bytes of m's packet (prepend,
+ * pullup): NULL with errno EINVAL when n exceeds the pool's data size,
+ * else cn_mbuf_get's answer. */
+static struct cn_mbuf *new_head(struct cn_mbuf *m, uint32_t n)
+{
+	if (n > m->pool->data_size)
+		return cn__fail(EINVAL);
+	return cn_mbuf_get(m->pool);
+}
+
 struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len)
 {
 	struct cn_mbuf *n;
@@ -426,9 +436,7 @@ struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len)
 		m->pkt_len += len;
 		return m;
 	}
-	if (len > m->pool->data_size)
-		return cn__fail(EINVAL);
-	n = cn_mbuf_get(m->pool);
+	n = new_head(m, len);
 	if (n == NULL)
 		return NULL;
 	n->data = n->buf + n->buf_len - len;
@@ -504,9 +512,7 @@ struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n)
 		m->next = gather(m, m->next, n - m->len);
 		return m;
 	}
-	if (n > m->pool->data_size)
-		return cn__fail(EINVAL);
-	h = cn_mbuf_get(m->pool);
+	h = new_head(m, n);
 	if (h == NULL)
 		return NULL;
 	{
