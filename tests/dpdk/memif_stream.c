@@ -99,6 +99,7 @@ struct side {
 	 * segments; and how many busy rounds lost it */
 	uint64_t run_tsc, run_io_tsc, run_segs, rounds, preempted;
 	uint64_t tx_frames, rx_frames, tx_full, rx_nobufs, tx_csum_sw, tx_csum_hw;
+	uint64_t csum_trusted;  /* frames sent partial + received unverified */
 	char driver[32];
 };
 
@@ -215,6 +216,7 @@ static void side_counters(struct side *s, const struct dh_host *h)
 	s->rx_nobufs = st->rx_nobufs + st->rx_bad_len;
 	s->tx_csum_sw = st->tx_csum_sw;
 	s->tx_csum_hw = st->tx_csum_hw;
+	s->csum_trusted = st->tx_csum_trusted + st->rx_csum_trusted;
 	snprintf(s->driver, sizeof(s->driver), "%s", cn_dpdk_info(h->dev)->driver);
 }
 
@@ -836,6 +838,16 @@ int main(int argc, char **argv)
 	}
 	if (!o.bare && memcmp(rcv.sha, snd.sha, 32) != 0) {
 		printf("FAIL: SHA-256 of the bytes received differs from the bytes sent\n");
+		ok = 0;
+	}
+	/* --trusted: no TCP checksum computed on either side, every data
+	 * frame sent partial and received unverified; else none */
+	if (!o.bare && (o.trusted ? snd.tx_csum_sw || rcv.tx_csum_sw ||
+					    snd.csum_trusted < snd.segs || rcv.csum_trusted < rcv.segs
+				  : snd.csum_trusted || rcv.csum_trusted)) {
+		printf("FAIL: checksum counters do not match the link's trust (sw %" PRIu64 "/%" PRIu64
+		       ", trusted %" PRIu64 "/%" PRIu64 ")\n",
+		       snd.tx_csum_sw, rcv.tx_csum_sw, snd.csum_trusted, rcv.csum_trusted);
 		ok = 0;
 	}
 	if (rcv.rx_nobufs || snd.rx_nobufs) {
