@@ -183,17 +183,12 @@ static void round_begin(struct round *r, const struct dh_host *h, bool sender)
 	r->t0 = cn_tsc_begin();
 }
 
-static void round_end(const struct round *r, const struct dh_host *h, bool sender, bool busy,
+/* A busy round's figures: @span ticks (@work of them the stack's and
+ * the device's), @io of them the device's, @f segments, @cpu ns of
+ * thread CPU time. */
+static void round_add(uint64_t span, uint64_t work, uint64_t io, uint64_t f, uint64_t cpu,
 		      double ghz, struct side *s)
 {
-	uint64_t t1 = cn_tsc_end();
-	uint64_t io = io_tsc(h) - r->io0, f = seg_frames(h, sender) - r->f0;
-	uint64_t cpu = thread_ns() - r->cpu0;
-	/* the application's hashing inside the round is not the stack's */
-	uint64_t span = t1 - r->t0, work = span - (s_app_tsc - r->app0);
-
-	if (!busy)
-		return;
 	s->busy_tsc += work;
 	s->io_tsc += io;
 	/* 1 us of slack: the CPU clock's own reads */
@@ -205,6 +200,19 @@ static void round_end(const struct round *r, const struct dh_host *h, bool sende
 	s->run_io_tsc += io;
 	s->run_segs += f;
 	s->rounds++;
+}
+
+static void round_end(const struct round *r, const struct dh_host *h, bool sender, bool busy,
+		      double ghz, struct side *s)
+{
+	uint64_t t1 = cn_tsc_end();
+	uint64_t io = io_tsc(h) - r->io0, f = seg_frames(h, sender) - r->f0;
+	uint64_t cpu = thread_ns() - r->cpu0;
+	/* the application's hashing inside the round is not the stack's */
+	uint64_t span = t1 - r->t0, work = span - (s_app_tsc - r->app0);
+
+	if (busy)
+		round_add(span, work, io, f, cpu, ghz, s);
 }
 
 static void side_counters(struct side *s, const struct dh_host *h)
@@ -496,18 +504,8 @@ static void bare_round(uint64_t t0, uint64_t cpu0, unsigned frames, double ghz, 
 {
 	uint64_t span = cn_tsc_end() - t0, cpu = thread_ns() - cpu0;
 
-	if (!frames)
-		return;
-	s->busy_tsc += span;
-	s->io_tsc += span;
-	if ((double)span / ghz > (double)cpu + 1000.0) {
-		s->preempted++;
-		return;
-	}
-	s->run_tsc += span;
-	s->run_io_tsc += span;
-	s->run_segs += frames;
-	s->rounds++;
+	if (frames)
+		round_add(span, span, span, frames, cpu, ghz, s);
 }
 
 #define BARE_FRAME (14u + 20u + 20u + 12u + 1448u) /* a data segment's frame: 1514 bytes */
