@@ -510,6 +510,15 @@ static void bare_round(uint64_t t0, uint64_t cpu0, unsigned frames, double ghz, 
 
 #define BARE_FRAME (14u + 20u + 20u + 12u + 1448u) /* a data segment's frame: 1514 bytes */
 
+/* A bare side's totals: @frames since the clocks read @t0 and @p0. */
+static void bare_end(struct side *s, uint64_t t0, uint64_t p0, uint64_t frames)
+{
+	s->wall_ns = dh_now_ns() - t0;
+	s->cpu_ns = dh_cpu_ns() - p0;
+	s->segs = frames;
+	s->bytes = frames * 1448u;
+}
+
 /* The sender's half of --bare: the same number of 1514-byte frames as
  * the stream's segments, made once (2 x batch rte_mbufs holding the
  * bytes) and handed to rte_eth_tx_burst again and again, each holding
@@ -563,10 +572,8 @@ static void bare_sender(const struct opts *o, uint16_t port, struct side *s)
 		sent += k;
 		bare_round(r0, c0, k, o->ghz, s);
 	}
-	s->wall_ns = dh_now_ns() - t0;
-	s->cpu_ns = dh_cpu_ns() - p0;
-	s->segs = s->tx_frames = sent;
-	s->bytes = sent * 1448u;
+	bare_end(s, t0, p0, sent);
+	s->tx_frames = sent;
 	if (sent < want)
 		fail(s, "sender: bare frames not all sent in time");
 	usleep(200000);
@@ -608,10 +615,8 @@ static void bare_receiver(const struct opts *o, uint16_t port, struct side *s)
 		got += k;
 		bare_round(r0, c0, k, o->ghz, s);
 	}
-	s->wall_ns = dh_now_ns() - t0;
-	s->cpu_ns = dh_cpu_ns() - p0;
-	s->segs = s->rx_frames = got;
-	s->bytes = got * 1448u;
+	bare_end(s, t0, p0, got);
+	s->rx_frames = got;
 	if (got != want || bytes != got * BARE_FRAME)
 		fail(s, "receiver: bare frames missing or of a wrong length");
 	snprintf(s->driver, sizeof(s->driver), "%s", cn_dpdk_info(h.dev)->driver);
