@@ -382,7 +382,8 @@ def cmd_emit(a):
     else:
         if offsets and any(offsets.values()):
             warn(f'emit: {a.format} takes an order, not offsets: the placement for '
-                 f'I1 {head.get("icache")} applies with --format ld only')
+                 f'I1 {head.get("icache")} applies with --format ld only (GNU ld and '
+                 'lld); check this packed layout with verify --simulate')
         if a.format == 'lld':
             text = emitmod.emit_lld(order, comment)
         else:
