@@ -6,15 +6,15 @@
  *
  * The whole stack a user needs to talk to the kernel's TCP through a TAP,
  * AF_XDP or a DPDK port: the device backend (tap.h, afxdp.h, dpdk.h), the
- * fast path (net.h,
- * tcp.h, udp.h) and the
- * connection manager (conn.h: ARP, ping, handshakes, FINs, RST). It runs
- * services (TCP echo, discard, source; UDP echo) and/or TCP clients, and
- * reports every finished connection as one JSON line on stdout with the
- * byte count and SHA-256 of each direction, so a test can check the bytes
- * against what a Linux socket sent or received. At exit it prints a JSON
- * summary with every counter, the pools' buffers still in use, and TSC
- * ticks per frame split into the TAP system calls and the rest.
+ * fast path (net.h, tcp.h, udp.h) and the connection manager (conn.h:
+ * ARP, ping, handshakes, FINs, RST). It runs services (TCP echo, discard,
+ * source; UDP echo) and/or TCP clients, and reports every finished
+ * connection as one JSON line on stdout with the byte count and SHA-256 of
+ * each direction, so a test can check the bytes against what a Linux
+ * socket sent or received. At exit it prints a JSON summary with every
+ * counter, the pools' buffers still in use, and TSC ticks per frame split
+ * into the device's I/O (the TAP's system calls, the AF_XDP rings, the
+ * DPDK adapter) and the rest.
  *
  * See README.md ("Talk to Linux through a TAP") and --help. */
 #ifndef _GNU_SOURCE
@@ -1346,8 +1346,10 @@ int main(int argc, char **argv)
 	}
 #endif
 #ifdef CN_HAVE_DPDK
-	if (o.dpdk && (rc = dpdk_open(&dv, &o, mp)) != 0)
+	if (o.dpdk && (rc = dpdk_open(&dv, &o, mp)) != 0) {
+		eal_stop();
 		return rc;
+	}
 #endif
 	dv.batch = o.batch;
 	hosts = calloc(nh, sizeof(*hosts));
