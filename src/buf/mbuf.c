@@ -63,14 +63,20 @@ static inline void storage_ref(struct cn_mbuf_shared *sh)
 
 /* ------------------------------------------------------------ get and free */
 
-static inline void mbuf_reset(struct cn_mbuf *m)
+/* An mbuf as a get hands it out: empty at data, alone, no flags. */
+static inline void mbuf_empty(struct cn_mbuf *m, uint8_t *data)
 {
-	m->data = m->buf + m->pool_hdroom;
+	m->data = data;
 	m->next = NULL;
 	m->len = 0;
 	m->pkt_len = 0;
 	m->flags = 0;
 	m->nextpkt = NULL;
+}
+
+static inline void mbuf_reset(struct cn_mbuf *m)
+{
+	mbuf_empty(m, m->buf + m->pool_hdroom);
 	if (CN_MBUF_DEBUG)
 		cn__dbg_mbuf_got(m);
 }
@@ -87,12 +93,7 @@ static inline void seg_reset(struct cn_mbuf_pool *pool, struct cn_mbuf *m)
 		cn__dbg_embedded_got(m);
 	}
 	sh->refcnt = 1;
-	m->data = sh->base + pool->headroom;
-	m->next = NULL;
-	m->len = 0;
-	m->pkt_len = 0;
-	m->flags = 0;
-	m->nextpkt = NULL;
+	mbuf_empty(m, sh->base + pool->headroom);
 }
 
 static struct cn_mbuf *seg_get(struct cn_mbuf_pool *pool)
