@@ -250,7 +250,7 @@ class Run:
         while not os.path.exists(ready):
             rc = p.poll()
             if rc == 77 and dev.startswith("dpdk"):
-                raise interop.Skip("cachenet-tapnet --dpdk: " + open(log.name).read().strip()[-300:])
+                raise interop.Skip(open(log.name).read().strip()[-300:])
             if rc is not None:
                 raise interop.Fail("%s exited %d: %s" % (name, p.returncode,
                                                          open(log.name).read()[-500:]))
