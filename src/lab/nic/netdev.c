@@ -20,15 +20,11 @@
 
 const char *cn_dca_name(enum cn_dca mode)
 {
-	switch (mode) {
-	case CN_DCA_INJECT:
-		return "inject";
-	case CN_DCA_FLUSH:
-		return "flush";
-	case CN_DCA_PREFETCH:
-		return "prefetch";
-	}
-	return "?";
+	static const char *const names[] = {
+		[CN_DCA_INJECT] = "inject", [CN_DCA_FLUSH] = "flush", [CN_DCA_PREFETCH] = "prefetch",
+	};
+
+	return cn__name_of(names, CN_ARRAY_LEN(names), (unsigned)mode);
 }
 
 /* refill_one with split on: a buffer the last frame through this
@@ -108,22 +104,16 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *pp)
 	struct cn_netdev *dev;
 	uint32_t size;
 
-	if (!pp || cn__params_copy(&q, sizeof(q), pp) < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!pp || cn__params_copy(&q, sizeof(q), pp) < 0)
+		return cn__fail(EINVAL);
 	size = p->ring_size ? p->ring_size : 512;
 	if (size & (size - 1) || size > (1u << 20) || p->prefetch_k > CN_NETDEV_PREFETCH_K_MAX ||
 	    (p->prefetch_k && p->prefetch_k >= size) || (unsigned)p->prefetch_hint > CN_PREFETCH_NTA ||
-	    p->prefetch_pace > CN_NETDEV_PREFETCH_PACE_MAX) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    p->prefetch_pace > CN_NETDEV_PREFETCH_PACE_MAX)
+		return cn__fail(EINVAL);
 	dev = calloc(1, sizeof(*dev));
-	if (!dev) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!dev)
+		return cn__fail(ENOMEM);
 	dev->p = *p;
 	if (!dev->p.mpool)
 		dev->p.mpool = dev->own_mpool = own_pool(CN_MBUF_POOL_SMALL, size);
@@ -445,17 +435,12 @@ unsigned cn_netdev_tx_reap(struct cn_netdev *dev)
 
 const char *cn_prefetch_hint_name(enum cn_prefetch_hint h)
 {
-	switch (h) {
-	case CN_PREFETCH_L1:
-		return "l1";
-	case CN_PREFETCH_L2:
-		return "l2";
-	case CN_PREFETCH_LLC:
-		return "llc";
-	case CN_PREFETCH_NTA:
-		return "nta";
-	}
-	return "?";
+	static const char *const names[] = {
+		[CN_PREFETCH_L1] = "l1", [CN_PREFETCH_L2] = "l2",
+		[CN_PREFETCH_LLC] = "llc", [CN_PREFETCH_NTA] = "nta",
+	};
+
+	return cn__name_of(names, CN_ARRAY_LEN(names), (unsigned)h);
 }
 
 /* PREFETCH mode. The first two lines (Ethernet, IP, TCP with options: what
