@@ -181,7 +181,7 @@ struct cn_chacha20_impl {
 /** Runnable variants, best first; like cn_csum_impls(). */
 size_t cn_chacha20_impls(const struct cn_chacha20_impl **out, size_t n);
 /** The runnable variant called @p name, or NULL. */
-const struct cn_chacha20_impl *cn_chacha20_impl_find(const char *name);
+const struct cn_chacha20_impl *cn_chacha20_impl_find(const char *name) CN_NONNULL_ALL;
 /** Name of the dispatched variant. */
 const char *cn_chacha20_impl_name(void);
 
@@ -289,7 +289,7 @@ struct cn_aes128ctr_impl {
  *  many there are (call with n 0 to count). Like cn_csum_impls(). */
 size_t cn_aes128ctr_impls(const struct cn_aes128ctr_impl **out, size_t n);
 /** The runnable variant called @p name, or NULL. */
-const struct cn_aes128ctr_impl *cn_aes128ctr_impl_find(const char *name);
+const struct cn_aes128ctr_impl *cn_aes128ctr_impl_find(const char *name) CN_NONNULL_ALL;
 /** Name of the dispatched variant. */
 const char *cn_aes128ctr_impl_name(void);
 

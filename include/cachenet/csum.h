@@ -506,7 +506,7 @@ size_t cn_csum_impls(const struct cn_csum_impl **out, size_t n);
 
 /** The runnable variant called @p name, or NULL if it is unknown or this
  *  CPU/OS cannot run it. */
-const struct cn_csum_impl *cn_csum_impl_find(const char *name);
+const struct cn_csum_impl *cn_csum_impl_find(const char *name) CN_NONNULL_ALL;
 
 /** Name of the variant cn_csum_partial()/cn_csum_copy() dispatch to. */
 const char *cn_csum_impl_name(void);

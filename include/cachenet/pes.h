@@ -132,7 +132,7 @@ struct cn_pes_impl {
 /** As cn_bswap_impls(), for PES. */
 size_t cn_pes_impls(const struct cn_pes_impl **out, size_t n);
 /** As cn_bswap_impl_find(), for PES. */
-const struct cn_pes_impl *cn_pes_impl_find(const char *name);
+const struct cn_pes_impl *cn_pes_impl_find(const char *name) CN_NONNULL_ALL;
 /** Name of the variant cn_pes() dispatches to. */
 const char *cn_pes_impl_name(void);
 
