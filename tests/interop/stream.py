@@ -248,9 +248,10 @@ class Run:
                              start_new_session=True)
         t0 = time.time()
         while not os.path.exists(ready):
-            if p.poll() is not None and p.returncode == 77 and dev.startswith("dpdk"):
-                raise interop.Skip("cachenet-tapnet --dpdk: " + open(log.name).read().strip()[-300:])
-            if p.poll() is not None:
+            rc = p.poll()
+            if rc == 77 and dev.startswith("dpdk"):
+                raise interop.Skip(open(log.name).read().strip()[-300:])
+            if rc is not None:
                 raise interop.Fail("%s exited %d: %s" % (name, p.returncode,
                                                          open(log.name).read()[-500:]))
             if time.time() - t0 > 20:
