@@ -61,16 +61,33 @@ static inline void storage_ref(struct cn_mbuf_shared *sh)
 		__atomic_add_fetch(&sh->refcnt, 1, __ATOMIC_RELAXED);
 }
 
+/* to refers to from's shared storage (one more reference), its data from
+ * off bytes into from's. */
+static inline void share_storage(struct cn_mbuf *to, const struct cn_mbuf *from, uint32_t off)
+{
+	storage_ref(from->shared);
+	to->shared = from->shared;
+	to->buf = from->buf;
+	to->buf_len = from->buf_len;
+	to->data = from->data + off;
+}
+
 /* ------------------------------------------------------------ get and free */
 
-static inline void mbuf_reset(struct cn_mbuf *m)
+/* An mbuf as a get hands it out: empty at data, alone, no flags. */
+static inline void mbuf_empty(struct cn_mbuf *m, uint8_t *data)
 {
-	m->data = m->buf + m->pool_hdroom;
+	m->data = data;
 	m->next = NULL;
 	m->len = 0;
 	m->pkt_len = 0;
 	m->flags = 0;
 	m->nextpkt = NULL;
+}
+
+static inline void mbuf_reset(struct cn_mbuf *m)
+{
+	mbuf_empty(m, m->buf + m->pool_hdroom);
 	if (CN_MBUF_DEBUG)
 		cn__dbg_mbuf_got(m);
 }
@@ -87,12 +104,7 @@ static inline void seg_reset(struct cn_mbuf_pool *pool, struct cn_mbuf *m)
 		cn__dbg_embedded_got(m);
 	}
 	sh->refcnt = 1;
-	m->data = sh->base + pool->headroom;
-	m->next = NULL;
-	m->len = 0;
-	m->pkt_len = 0;
-	m->flags = 0;
-	m->nextpkt = NULL;
+	mbuf_empty(m, sh->base + pool->headroom);
 }
 
 static struct cn_mbuf *seg_get(struct cn_mbuf_pool *pool)
@@ -547,11 +559,7 @@ struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off)
 			t = cn_mbuf_get(c->pool);
 			if (t == NULL)
 				return NULL;
-			storage_ref(c->shared);
-			t->shared = c->shared;
-			t->buf = c->buf;
-			t->buf_len = c->buf_len;
-			t->data = c->data + in;
+			share_storage(t, c, in);
 		} else {
 			t = cn_mbuf_get(c->pool);
 			if (t == NULL)
@@ -605,11 +613,7 @@ struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len)
 		if (CN_MBUF_DEBUG)
 			cn__dbg_mbuf_got(n);
 		if (src->shared != NULL) {
-			storage_ref(src->shared);
-			n->shared = src->shared;
-			n->buf = src->buf;
-			n->buf_len = src->buf_len;
-			n->data = src->data + moff;
+			share_storage(n, src, moff);
 		} else {
 			n->data = n->buf + (k <= n->buf_len - n->pool_hdroom ? n->pool_hdroom : 0);
 			memcpy(n->data, src->data + moff, k);

@@ -102,12 +102,23 @@ int cn_sbchain_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, struct cn_
 
 struct cn_mbuf *cn_sbchain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len)
 {
-	return chain_copy_ref(sb, off, len, false, 0, false);
+	return chain_copy_ref(sb, off, len, false);
 }
 
 struct cn_mbuf *cn_sbchain_tx(struct cn_sbchain *sb, uint32_t off, uint32_t len, uint32_t hdr_len)
 {
-	return chain_copy_ref(sb, off, len, true, hdr_len, false);
+	struct cn_mbuf *m, *r;
+	uint32_t moff;
+
+	if (len == 0 || off >= sb->sb.cc || len > sb->sb.cc - off)
+		return cn__fail(EINVAL);
+	m = locate(sb, off, &moff, false);
+	r = cn_mbuf_copy_ref_hdr(m, moff, len, hdr_len);
+	if (r != NULL) {
+		advance(sb, off + len);
+		note_sent(sb, off + len);
+	}
+	return r;
 }
 
 uint32_t cn_sbchain_drop(struct cn_sbchain *sb, uint32_t len)

@@ -139,12 +139,7 @@ static CN__UNUSED int chain_seg(struct cn_sbchain *sb, uint32_t off, uint32_t ma
 	return 0;
 }
 
-/* [off, off + len) of the chain by reference (cn_mbuf_copy_ref), or with
- * hdr, with hdr_len bytes of header room in front (cn_mbuf_copy_ref_hdr:
- * the TX path's segment). NULL with errno EINVAL for an empty range or one
- * past the data, or the copy's errno. */
-static CN__UNUSED struct cn_mbuf *chain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len, bool hdr,
-						 uint32_t hdr_len, bool naive)
+static CN__UNUSED struct cn_mbuf *chain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len, bool naive)
 {
 	struct cn_mbuf *m, *r;
 	uint32_t moff;
@@ -152,7 +147,7 @@ static CN__UNUSED struct cn_mbuf *chain_copy_ref(struct cn_sbchain *sb, uint32_t
 	if (len == 0 || off >= sb->sb.cc || len > sb->sb.cc - off)
 		return cn__fail(EINVAL);
 	m = locate(sb, off, &moff, naive);
-	r = hdr ? cn_mbuf_copy_ref_hdr(m, moff, len, hdr_len) : cn_mbuf_copy_ref(m, moff, len);
+	r = cn_mbuf_copy_ref(m, moff, len);
 	if (r != NULL && !naive)
 		advance(sb, off + len);
 	if (r != NULL)

@@ -138,18 +138,16 @@ static inline const struct cn_aes128ctr_impl *aes(void)
 
 /* ------------------------------------------------------------ checks */
 
-/* The checks every en/decrypting call makes: 0 if its arguments are
- * acceptable, else -EINVAL. For len > 0: the key material or state
- * present (keys_ok), out non-NULL and in non-NULL (unless keystream_ok),
- * no address-space wrap, and in and out either equal or disjoint. With
- * len 0 anything goes: the call does nothing. */
-static int check_args(int keys_ok, const void *in, const void *out, size_t len, int keystream_ok)
+/* 0 if the buffer arguments are acceptable: out non-NULL and in non-NULL
+ * (unless keystream_ok) for len > 0, no address-space wrap, and in and out
+ * either equal or disjoint. */
+static int check_bufs(const void *in, const void *out, size_t len, int keystream_ok)
 {
 	uintptr_t i = (uintptr_t)in, o = (uintptr_t)out;
 
 	if (len == 0)
 		return 0;
-	if (!keys_ok || !out || (!in && !keystream_ok))
+	if (!out || (!in && !keystream_ok))
 		return -EINVAL;
 	if (o + len < o || (in && i + len < i))
 		return -EINVAL;
@@ -185,7 +183,11 @@ int cn_chacha20_xor(const uint8_t *key, const uint8_t *nonce, uint32_t counter, 
 	struct cn_chacha20 st;
 	int rc;
 
-	if ((rc = check_args(key && nonce, in, out, len, 0)) != 0 || len == 0)
+	if (len == 0)
+		return 0;
+	if (!key || !nonce)
+		return -EINVAL;
+	if ((rc = check_bufs(in, out, len, 0)) != 0)
 		return rc;
 	if (!chacha_blocks_ok(counter, len))
 		return -EOVERFLOW;
@@ -198,7 +200,11 @@ int cn_chacha20_stream(struct cn_chacha20 *st, const void *in, void *out, size_t
 {
 	int rc;
 
-	if ((rc = check_args(st != NULL, in, out, len, 1)) != 0 || len == 0)
+	if (len == 0)
+		return 0;
+	if (!st)
+		return -EINVAL;
+	if ((rc = check_bufs(in, out, len, 1)) != 0)
 		return rc;
 	/* One block fewer than cn_chacha20_xor() allows: a state must not
 	 * wrap to counter 0, where it would look fresh and a next call would
@@ -263,7 +269,11 @@ int cn_aes128ctr_xor(const struct cn_aes128_key *k, const uint8_t *iv, const voi
 {
 	int rc;
 
-	if ((rc = check_args(k && iv, in, out, len, 0)) != 0 || len == 0)
+	if (len == 0)
+		return 0;
+	if (!k || !iv)
+		return -EINVAL;
+	if ((rc = check_bufs(in, out, len, 0)) != 0)
 		return rc;
 	aes()->xor_fn(k, iv, in, out, len);
 	return 0;
@@ -278,7 +288,11 @@ int cn_aes128ctr_stream(struct cn_aes128ctr *st, const void *in, void *out, size
 {
 	int rc;
 
-	if ((rc = check_args(st != NULL, in, out, len, 1)) != 0 || len == 0)
+	if (len == 0)
+		return 0;
+	if (!st)
+		return -EINVAL;
+	if ((rc = check_bufs(in, out, len, 1)) != 0)
 		return rc;
 	aes()->xor_fn(&st->key, st->ctr, in, out, len);
 	ctr_advance(st->ctr, len / 16 + (len % 16 != 0));

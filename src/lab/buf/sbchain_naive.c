@@ -26,5 +26,5 @@ int cn_sbchain_naive_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, stru
 
 struct cn_mbuf *cn_sbchain_naive_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len)
 {
-	return chain_copy_ref(sb, off, len, false, 0, true);
+	return chain_copy_ref(sb, off, len, true);
 }

@@ -71,7 +71,8 @@ def render(ctx, d):
                      fmt(m["stack"], 4) if ours else "—",
                      fmt(m["app"], 4) if ours else "—",
                      fmt(m["cpu_total"], 3), fmt(m["ours_s_gb"], 3) if ours else "—",
-                     fmt(m["cpu_p_sys"], 3), fmt(m["cpu_ksoftirqd"], 3), fmt(m["cpu_m_softirq"], 3)])
+                     fmt(m["cpu_p_sys"], 3), fmt(m["cpu_ksoftirqd"], 3), fmt(m["cpu_m_softirq"], 3),
+                     fmt(m["cpu_m_sys"], 3) if "cpu_m_sys" in m else "—"])
         ctx.metric("%s/mbit_s" % key, m["mbit_s"])
         ctx.metric("%s/cpu_s_per_gb" % key, m["cpu_total"])
         if ours:
@@ -101,7 +102,8 @@ def render(ctx, d):
     if rows:
         md += [table(["direction", "path", "Mbit/s", "busy TSC/frame", "device I/O", "stack",
                       "app (SHA-256)", "CPU s/GB (run)", "of which cachenet",
-                      "processes' system", "ksoftirqd", "machine-wide softirq"], rows), ""]
+                      "processes' system", "ksoftirqd", "machine-wide softirq",
+                      "machine-wide system"], rows), ""]
     skipped = d.get("skipped", {})
     names = {k: "%s over %s" % (way, path) for k, way, path in TCP_ROWS}
     names["memif"] = "cachenet → cachenet over net_memif"
@@ -129,8 +131,8 @@ def render(ctx, d):
            "application's SHA-256. *CPU s/GB (run)* = CPU seconds per GB moved, of the run's "
            "processes (rusage: their user and system time, which holds the kernel's work in "
            "their system calls and the softirqs that ran in their context) plus the ksoftirqd "
-           "threads; *machine-wide softirq* from `/proc/stat`, which on a shared machine "
-           "includes other work. TSC at %s GHz, measured here; load average at the end of the "
+           "threads; *machine-wide softirq* and *system* from `/proc/stat`, which on a shared "
+           "machine include other work. TSC at %s GHz, measured here; load average at the end of the "
            "run %s." % (fmt(hz / 1e9, 4) if hz else "?",
                         ", ".join("%.1f" % x for x in d.get("load_avg", [])) or "not recorded"), ""]
     return "\n".join(md)
@@ -147,13 +149,14 @@ def memif_part(ctx, m):
     return ["cachenet → cachenet over `net_memif` between two processes, each with its own EAL "
             "and stack (`tests/dpdk/memif_stream`: receiver on CPU 0, sender on CPU 1, 1460-byte "
             "segments, sender TX %s): **%s Mbit/s**, SHA-256 %s. CPU s/GB: both processes %s "
-            "(their CPU time over the stream), ksoftirqd %s; machine-wide from `/proc/stat`, "
-            "system %s, softirq %s, user %s (the run's deltas less those of a run of a tenth of "
-            "the bytes, so that the EALs' start and end cancel out; on a shared machine they "
-            "include other work)." % (
+            "(their CPU time over the stream); from a run less a run of a tenth of the bytes, so "
+            "that the EALs' start and end cancel out: the processes' kernel time (rusage "
+            "system) %s, ksoftirqd %s, and machine-wide from `/proc/stat` system %s, softirq "
+            "%s, user %s (on a shared machine these include other work)." % (
                 "by reference (chains)" if not m.get("tx_copy") else "copied",
                 fmt(m["mbit_s"], 4), "equal" if m.get("sha_equal") else "DIFFERENT",
-                fmt(m["cpu_procs"], 3), fmt(m["cpu_ksoftirqd"], 3), fmt(m["cpu_m_sys"], 3),
+                fmt(m["cpu_procs"], 3), fmt(m["cpu_p_sys"], 3) if "cpu_p_sys" in m else "—",
+                fmt(m["cpu_ksoftirqd"], 3), fmt(m["cpu_m_sys"], 3),
                 fmt(m["cpu_m_softirq"], 3), fmt(m["cpu_m_user"], 3)), "",
             table(["side", "busy TSC/segment", "device I/O", "stack", "CPU s/GB"], rows), ""]
 
