@@ -132,11 +132,36 @@ deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *p
 	return true;
 }
 
-/* Schedule the ACK for in-order data: every second segment at once, else
- * after the delayed-ACK timer (RFC 9293 3.8.6.3, RFC 5681 4.2). */
+/* Inside a device burst (cn_net_input_burst): the ACK that in-order data
+ * asks for waits for the burst's end, unless ack_stretch segments are
+ * unacknowledged, the connection is in its first CN_TCP_QUICKACK_SEGS
+ * segments, or the burst owes ACKs to CN_NET_ACK_OWED connections
+ * already. True when deferred. */
+static bool ack_defer(struct cn_tcb *tcb, uint32_t segs)
+{
+	struct cn_net *net = tcb->net;
+
+	if (segs >= tcb->ack_stretch || tcb->st.segs_in <= CN_TCP_QUICKACK_SEGS)
+		return false;
+	if (tcb->flags & TF_ACKBURST)
+		return true;
+	if (net->nowed == CN_NET_ACK_OWED)
+		return false;
+	net->owed[net->nowed++] = tcb;
+	tcb->flags |= TF_ACKBURST;
+	return true;
+}
+
+/* Schedule the ACK for in-order data: every second segment at once (in a
+ * burst: at its end, stretched), else after the delayed-ACK timer (RFC
+ * 9293 3.8.6.3, RFC 5681 4.2). */
 static inline void ack_data(struct cn_tcb *tcb, uint64_t now)
 {
-	if (++tcb->rcv_segs >= 2 || tcb->delack_ticks == 0) {
+	uint32_t segs = ++tcb->rcv_segs;
+
+	if (segs >= 2 || tcb->delack_ticks == 0) {
+		if (CN_UNLIKELY(tcb->net->in_burst) && ack_defer(tcb, segs))
+			return;
 		tcb->flags |= TF_ACKNOW;
 	} else if (!tcb->delack_at) {
 		tcb->delack_at = now + tcb->delack_ticks;
@@ -695,6 +720,33 @@ enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 	if (CN_LIKELY(!m->next))
 		return tcp_input_one(net, m, now);
 	return tcp_input_chain(net, m, now);
+}
+
+/* A device burst: the frames, then the ACKs deferred during it (ack_data,
+ * ack_defer). A connection whose ACK went out meanwhile (out-of-order
+ * data, the stretch bound, data it sent) has rcv_segs 0 and needs none;
+ * one left with a single segment keeps its delayed-ACK timer as outside
+ * a burst. */
+void cn_net_input_burst(struct cn_net *net, struct cn_mbuf **m, unsigned n, uint64_t now)
+{
+	if (net->in_burst) {
+		for (unsigned i = 0; i < n; i++)
+			cn_net_input(net, m[i], now);
+		return;
+	}
+	net->in_burst = 1;
+	for (unsigned i = 0; i < n; i++)
+		cn_net_input(net, m[i], now);
+	net->in_burst = 0;
+	while (net->nowed) {
+		struct cn_tcb *tcb = net->owed[--net->nowed];
+		tcb->flags &= ~TF_ACKBURST;
+		if (tcb->rcv_segs >= 2 || (tcb->rcv_segs && !tcb->delack_ticks)) {
+			tcb->flags |= TF_ACKNOW;
+			tcb->st.burst_acks++;
+			cn__tcp_output(tcb, now);
+		}
+	}
 }
 
 /* The full path, in the order of RFC 9293 3.10.7.4 for ESTABLISHED. */
