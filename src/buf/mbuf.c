@@ -179,17 +179,58 @@ static inline bool mbuf_prefree(struct cn_mbuf *m)
 	return true;
 }
 
-struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
+/* Every free the fast path below does not finish: shared storage, a
+ * double free, debug builds. */
+static __attribute__((noinline)) struct cn_mbuf *mbuf_free_slow(struct cn_mbuf *m)
 {
-	struct cn_mbuf *next;
+	struct cn_mbuf *next = m->next;
 
-	if (m == NULL)
-		return NULL;
-	next = m->next;
 	if (CN_LIKELY(mbuf_prefree(m))) {
 		cn__mbuf_check_owner(m);
 		cn__pool_put1(m->pool, m);
 	}
+	return next;
+}
+
+/* The put of a released mbuf whose pool is not one of this thread's two
+ * most recent, or whose cache is at its flush threshold. */
+static __attribute__((noinline)) struct cn_mbuf *mbuf_put_slow(struct cn_mbuf *m,
+							       struct cn_mbuf *next)
+{
+	cn__pool_put1(m->pool, m);
+	return next;
+}
+
+/* The common free, a live mbuf with its inline storage into a cache of the
+ * MRU table, is a leaf: everything else leaves by a tail call, so it saves
+ * no register and sets up no frame. The double-free and owner checks run
+ * on it too (the flags word is read with the storage pointer's line). */
+struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
+{
+	struct cn_mbuf *next;
+	struct cn_mbuf_pool *p;
+	struct cn__mcache *c;
+	uint32_t n;
+
+	if (m == NULL)
+		return NULL;
+	if (CN_MBUF_DEBUG || CN_UNLIKELY((m->flags & CN_MBUF_F_FREE) || m->shared != NULL))
+		return mbuf_free_slow(m);
+	next = m->next;
+	m->flags = CN_MBUF_F_FREE;
+	cn__mbuf_check_owner(m);
+	p = m->pool;
+	if (CN_LIKELY(cn__tls_mru[0].pool == p && cn__tls_mru[0].uid == p->uid))
+		c = cn__tls_mru[0].c;
+	else if (CN_LIKELY(cn__tls_mru[1].pool == p && cn__tls_mru[1].uid == p->uid))
+		c = cn__tls_mru[1].c;
+	else
+		return mbuf_put_slow(m, next);
+	n = c->len;
+	if (CN_UNLIKELY(n >= p->flush_thresh))
+		return mbuf_put_slow(m, next);
+	c->objs[n] = m;
+	__atomic_store_n(&c->len, n + 1, __ATOMIC_RELAXED);
 	return next;
 }
 

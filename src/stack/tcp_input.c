@@ -563,12 +563,15 @@ static void ooo_drain(struct cn_tcb *tcb)
 }
 
 /* The frame of a segment consumed whole: it is one mbuf unless a chain
- * was pulled up, so the common case skips the chain walk's call. */
-static inline void free_frame(struct cn_mbuf *m)
+ * was pulled up, so the common case skips the chain walk's call. Without
+ * @p chain (a constant) it is one mbuf: cn_net_input sends a frame with
+ * m->next to the chain branch, and the fast branch keeps the frame as it
+ * came. */
+static inline __attribute__((always_inline)) void free_frame(struct cn_mbuf *m, const bool chain)
 {
 	struct cn_mbuf *n = cn_mbuf_free(m);
 
-	if (CN_UNLIKELY(n != NULL))
+	if (chain && CN_UNLIKELY(n != NULL))
 		cn_mbuf_free_chain(n);
 }
 
@@ -597,7 +600,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 				if (!(pi->flags & CN_PARSE_L4_CSUM_GOOD) &&
 				    CN_UNLIKELY(cn_csum_fold(cn__l4_hdr_sum(pi)) != 0xffff)) {
 					cn__drop(net, CN_DROP_TCP_CSUM);
-					free_frame(m);
+					free_frame(m, chain);
 					return CN_DROP_TCP_CSUM;
 				}
 				if (pi->has_ts)
@@ -606,7 +609,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 				tcb->st.segs_in++;
 				tcb->dupacks = 0;
 				ack_advance(tcb, ack, now);
-				free_frame(m);
+				free_frame(m, chain);
 				if (cn__tcp_has_output(tcb))
 					cn__tcp_output(tcb, now);
 				return CN_DROP_NONE;
