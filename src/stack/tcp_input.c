@@ -132,41 +132,47 @@ deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *p
 	return true;
 }
 
-/* Inside a device burst (cn_net_input_burst): the ACK that in-order data
- * asks for waits for the burst's end, unless ack_stretch segments are
- * unacknowledged, the connection is in its first CN_TCP_QUICKACK_SEGS
- * segments, or the burst owes ACKs to CN_NET_ACK_OWED connections
- * already. True when deferred. */
-static bool ack_defer(struct cn_tcb *tcb, uint32_t segs)
-{
-	struct cn_net *net = tcb->net;
-
-	if (segs >= tcb->ack_stretch || tcb->st.segs_in <= CN_TCP_QUICKACK_SEGS)
-		return false;
-	if (tcb->flags & TF_ACKBURST)
-		return true;
-	if (net->nowed == CN_NET_ACK_OWED)
-		return false;
-	net->owed[net->nowed++] = tcb;
-	tcb->flags |= TF_ACKBURST;
-	return true;
-}
-
-/* Schedule the ACK for in-order data: every second segment at once (in a
- * burst: at its end, stretched), else after the delayed-ACK timer (RFC
- * 9293 3.8.6.3, RFC 5681 4.2). */
+/* Schedule the ACK for in-order data: every second segment at once, else
+ * after the delayed-ACK timer (RFC 9293 3.8.6.3, RFC 5681 4.2); inside a
+ * device burst, ack_defer may then move it to the burst's end. */
 static inline void ack_data(struct cn_tcb *tcb, uint64_t now)
 {
-	uint32_t segs = ++tcb->rcv_segs;
-
-	if (segs >= 2 || tcb->delack_ticks == 0) {
-		if (CN_UNLIKELY(tcb->net->in_burst) && ack_defer(tcb, segs))
-			return;
+	if (++tcb->rcv_segs >= 2 || tcb->delack_ticks == 0) {
 		tcb->flags |= TF_ACKNOW;
 	} else if (!tcb->delack_at) {
 		tcb->delack_at = now + tcb->delack_ticks;
 		tcb->flags |= TF_DELACK;
 	}
+}
+
+/* Inside a device burst (cn_net_input_burst), the ACK ack_data asked for
+ * (TF_ACKNOW) waits for the burst's end (TF_ACKNOW cleared), unless
+ * ack_stretch segments are unacknowledged, the connection is in its first
+ * CN_TCP_QUICKACK_SEGS segments, or the burst owes ACKs to CN_NET_ACK_OWED
+ * connections already. True when deferred. */
+static bool ack_defer(struct cn_tcb *tcb)
+{
+	struct cn_net *net = tcb->net;
+
+	if (!net->in_burst || tcb->rcv_segs >= tcb->ack_stretch ||
+	    tcb->st.segs_in <= CN_TCP_QUICKACK_SEGS)
+		return false;
+	if (!(tcb->flags & TF_ACKBURST)) {
+		if (net->nowed == CN_NET_ACK_OWED)
+			return false;
+		net->owed[net->nowed++] = tcb;
+	}
+	tcb->flags = (tcb->flags | TF_ACKBURST) & ~TF_ACKNOW;
+	return true;
+}
+
+/* The fast path's ACK for in-order data: deferred in a burst, else sent.
+ * Out of line, so the predicted path outside bursts pays only the call it
+ * made before (to cn__tcp_output) and a test. */
+static __attribute__((noinline)) void ack_data_out(struct cn_tcb *tcb, uint64_t now)
+{
+	if (!ack_defer(tcb))
+		cn__tcp_output(tcb, now);
 }
 
 /* RFC 6298 2.2-2.3 in BSD's fixed point (srtt x8, rttvar x4). */
@@ -625,7 +631,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 			tcb->st.bytes_in += len;
 			ack_data(tcb, now);
 			if (tcb->flags & TF_ACKNOW)
-				cn__tcp_output(tcb, now);
+				ack_data_out(tcb, now);
 			return CN_DROP_NONE;
 		}
 	}
@@ -930,10 +936,13 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 			deliver(tcb, m, off, len);
 			m = NULL;
 			ooo_drain(tcb);
-			if (had_ooo)
+			if (had_ooo) {
 				tcb->flags |= TF_ACKNOW; /* RFC 5681 4.2: fill a hole at once */
-			else
+			} else {
 				ack_data(tcb, now);
+				if (tcb->flags & TF_ACKNOW)
+					(void)ack_defer(tcb);
+			}
 		} else {
 			/* A hole before it: keep it or not, and say with a
 			 * duplicate ACK what we miss (RFC 5681 4.2). */
