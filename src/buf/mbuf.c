@@ -61,16 +61,33 @@ static inline void storage_ref(struct cn_mbuf_shared *sh)
 		__atomic_add_fetch(&sh->refcnt, 1, __ATOMIC_RELAXED);
 }
 
+/* to refers to from's shared storage (one more reference), its data from
+ * off bytes into from's. */
+static inline void share_storage(struct cn_mbuf *to, const struct cn_mbuf *from, uint32_t off)
+{
+	storage_ref(from->shared);
+	to->shared = from->shared;
+	to->buf = from->buf;
+	to->buf_len = from->buf_len;
+	to->data = from->data + off;
+}
+
 /* ------------------------------------------------------------ get and free */
 
-static inline void mbuf_reset(struct cn_mbuf *m)
+/* An mbuf as a get hands it out: empty at data, alone, no flags. */
+static inline void mbuf_empty(struct cn_mbuf *m, uint8_t *data)
 {
-	m->data = m->buf + m->pool_hdroom;
+	m->data = data;
 	m->next = NULL;
 	m->len = 0;
 	m->pkt_len = 0;
 	m->flags = 0;
 	m->nextpkt = NULL;
+}
+
+static inline void mbuf_reset(struct cn_mbuf *m)
+{
+	mbuf_empty(m, m->buf + m->pool_hdroom);
 	if (CN_MBUF_DEBUG)
 		cn__dbg_mbuf_got(m);
 }
@@ -87,27 +104,18 @@ static inline void seg_reset(struct cn_mbuf_pool *pool, struct cn_mbuf *m)
 		cn__dbg_embedded_got(m);
 	}
 	sh->refcnt = 1;
-	m->data = sh->base + pool->headroom;
-	m->next = NULL;
-	m->len = 0;
-	m->pkt_len = 0;
-	m->flags = 0;
-	m->nextpkt = NULL;
+	mbuf_empty(m, sh->base + pool->headroom);
 }
 
 static struct cn_mbuf *seg_get(struct cn_mbuf_pool *pool)
 {
 	struct cn_mbuf *m;
 
-	if (pool->kind != CN_MBUF_POOL_SEG) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (pool->kind != CN_MBUF_POOL_SEG)
+		return cn__fail(EINVAL);
 	m = cn__pool_get1(pool);
-	if (m == NULL) {
-		errno = ENOBUFS;
-		return NULL;
-	}
+	if (m == NULL)
+		return cn__fail(ENOBUFS);
 	seg_reset(pool, m);
 	return m;
 }
@@ -119,10 +127,8 @@ struct cn_mbuf *cn_mbuf_get(struct cn_mbuf_pool *pool)
 	if (CN_UNLIKELY(pool->kind != CN_MBUF_POOL_SMALL))
 		return seg_get(pool);
 	m = cn__pool_get1(pool);
-	if (CN_UNLIKELY(m == NULL)) {
-		errno = ENOBUFS;
-		return NULL;
-	}
+	if (CN_UNLIKELY(m == NULL))
+		return cn__fail(ENOBUFS);
 	mbuf_reset(m);
 	return m;
 }
@@ -318,10 +324,8 @@ struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_p
 	struct cn_mbuf_shared *sh;
 	int rc;
 
-	if (cpool->kind != CN_MBUF_POOL_CLUSTER) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (cpool->kind != CN_MBUF_POOL_CLUSTER)
+		return cn__fail(EINVAL);
 	if (CN_LIKELY(mpool->kind == CN_MBUF_POOL_SMALL)) {
 		/* The common pair (a driver's RX refill) in one pass: two
 		 * cache pops and the fields a fresh mbuf with a fresh cluster
@@ -488,6 +492,16 @@ void cn_mbuf_cat(struct cn_mbuf *m, struct cn_mbuf *tail)
 	m->pkt_len += tail->pkt_len;
 }
 
+/* A new first mbuf from m's pool for n bytes of m's packet (prepend,
+ * pullup): NULL with errno EINVAL when n exceeds the pool's data size,
+ * else cn_mbuf_get's answer. */
+static struct cn_mbuf *new_head(struct cn_mbuf *m, uint32_t n)
+{
+	if (n > m->pool->data_size)
+		return cn__fail(EINVAL);
+	return cn_mbuf_get(m->pool);
+}
+
 struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len)
 {
 	struct cn_mbuf *n;
@@ -498,11 +512,7 @@ struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len)
 		m->pkt_len += len;
 		return m;
 	}
-	if (len > m->pool->data_size) {
-		errno = EINVAL;
-		return NULL;
-	}
-	n = cn_mbuf_get(m->pool);
+	n = new_head(m, len);
 	if (n == NULL)
 		return NULL;
 	n->data = n->buf + n->buf_len - len;
@@ -564,10 +574,8 @@ struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n)
 {
 	struct cn_mbuf *h;
 
-	if (n > m->pkt_len) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (n > m->pkt_len)
+		return cn__fail(EINVAL);
 	if (m->len >= n)
 		return m;
 	if (cn_mbuf_writable(m) && m->buf_len >= n) {
@@ -580,11 +588,7 @@ struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n)
 		m->next = gather(m, m->next, n - m->len);
 		return m;
 	}
-	if (n > m->pool->data_size) {
-		errno = EINVAL;
-		return NULL;
-	}
-	h = cn_mbuf_get(m->pool);
+	h = new_head(m, n);
 	if (h == NULL)
 		return NULL;
 	{
@@ -602,10 +606,8 @@ struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off)
 	struct cn_mbuf *c = m, *prev = NULL, *t;
 	uint32_t seen = 0, total = m->pkt_len;
 
-	if (off == 0 || off >= total) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (off == 0 || off >= total)
+		return cn__fail(EINVAL);
 	while (seen + c->len <= off) {
 		seen += c->len;
 		prev = c;
@@ -621,11 +623,7 @@ struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off)
 			t = cn_mbuf_get(c->pool);
 			if (t == NULL)
 				return NULL;
-			storage_ref(c->shared);
-			t->shared = c->shared;
-			t->buf = c->buf;
-			t->buf_len = c->buf_len;
-			t->data = c->data + in;
+			share_storage(t, c, in);
 		} else {
 			t = cn_mbuf_get(c->pool);
 			if (t == NULL)
@@ -649,10 +647,8 @@ struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len)
 	struct cn_mbuf *head = NULL, *last = NULL, *src;
 	uint32_t moff, left = len;
 
-	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL)
+		return cn__fail(EINVAL);
 	while (left > 0) {
 		struct cn_mbuf *n;
 		uint32_t k;
@@ -681,11 +677,7 @@ struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len)
 		if (CN_MBUF_DEBUG)
 			cn__dbg_mbuf_got(n);
 		if (src->shared != NULL) {
-			storage_ref(src->shared);
-			n->shared = src->shared;
-			n->buf = src->buf;
-			n->buf_len = src->buf_len;
-			n->data = src->data + moff;
+			share_storage(n, src, moff);
 		} else {
 			n->data = n->buf + (k <= n->buf_len - n->pool_hdroom ? n->pool_hdroom : 0);
 			memcpy(n->data, src->data + moff, k);
@@ -710,10 +702,8 @@ struct cn_mbuf *cn_mbuf_copy_ref_hdr(struct cn_mbuf *m, uint32_t off, uint32_t l
 	struct cn_mbuf *src, *h, *r = NULL;
 	uint32_t moff;
 
-	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL)
+		return cn__fail(EINVAL);
 	sh = src->shared;
 	/* refcnt 1 is src's own reference: nobody else sees the storage, so
 	 * the bytes in front of src's data are ours to write the header
@@ -737,10 +727,8 @@ struct cn_mbuf *cn_mbuf_copy_ref_hdr(struct cn_mbuf *m, uint32_t off, uint32_t l
 		h->nextpkt = NULL;
 		return h;
 	}
-	if (hdr_len > src->pool->data_size) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (hdr_len > src->pool->data_size)
+		return cn__fail(EINVAL);
 	h = cn_mbuf_get(src->pool);
 	if (h == NULL)
 		return NULL;

@@ -119,13 +119,6 @@ static inline void cn__pkt_set_offs(struct cn_pkt *p, uint16_t ol_flags, uint16_
 	memcpy((uint8_t *)p + offsetof(struct cn_pkt, ol_flags), v, sizeof(v));
 }
 
-/* The name of @p i in a table of @p n names (the drop reasons'), "?"
- * past its end. */
-static inline const char *cn__name_of(const char *const *names, unsigned n, unsigned i)
-{
-	return i < n ? names[i] : "?";
-}
-
 /* Hand a built frame of @p frame_len bytes to the device, counting it.
  * On the device's error the packet is released without its completion
  * callback (the payload is the caller's again) and the error returned. */
