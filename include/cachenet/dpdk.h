@@ -224,8 +224,10 @@ unsigned cn_dpdk_flush(struct cn_dpdk *d);
 unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **m, unsigned n);
 
 /**
- * cn_dpdk_rx_burst of up to `batch` frames, each handed to cn_net_input()
- * with @p now, then cn_dpdk_flush.
+ * cn_dpdk_rx_burst of up to `batch` frames, handed to the stack as one
+ * burst (cn_net_input_burst: cn_net_input() of each with @p now, then one
+ * cumulative ACK per connection that received in-order data), then
+ * cn_dpdk_flush.
  * @return frames handed to the stack; `batch` means more may wait.
  */
 unsigned cn_dpdk_poll(struct cn_dpdk *d, struct cn_net *net, uint64_t now);
