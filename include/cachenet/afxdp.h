@@ -286,9 +286,10 @@ int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t l
 unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **m, unsigned n) CN_NONNULL(1);
 
 /**
- * cn_afxdp_rx_burst of up to `batch` frames, each handed to
- * cn_net_input() with @p now, then cn_afxdp_flush (so the ACKs the
- * stack queued leave in one wake-up).
+ * cn_afxdp_rx_burst of up to `batch` frames, handed to the stack as one
+ * burst (cn_net_input_burst: cn_net_input() of each with @p now, then one
+ * cumulative ACK per connection that received in-order data), then
+ * cn_afxdp_flush (so the ACKs the stack queued leave in one wake-up).
  * @return frames handed to the stack, at most `batch`. A return equal to
  *         `batch` means more frames may be waiting: a loop calls
  *         cn_afxdp_poll again until it returns less than `batch` before

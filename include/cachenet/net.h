@@ -450,6 +450,28 @@ int cn_net_destroy(struct cn_net *net);
  */
 enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now) CN_NONNULL_ALL;
 
+/**
+ * Receive a device burst: cn_net_input() of each of @p m[0..n-1] in order,
+ * and then, for each connection whose ACK for in-order data was deferred
+ * during the burst, one cumulative ACK (stretch ACKs: tcp.h,
+ * cn_tcp_params.ack_stretch, bounds how many segments one may cover).
+ * Every ACK the burst asks for has been handed to the transmit hook when
+ * this returns, so a device's TX flush after it sends them; ACKs that
+ * RFC 5681 wants at once (out-of-order data, a hole filled, a duplicate,
+ * a FIN) go at once, inside the burst. A device's poll calls this in
+ * place of a loop of cn_net_input(); a call from inside a burst (the
+ * slow-path hook) is a plain loop of cn_net_input(), the outer burst
+ * sends the ACKs.
+ * @param net  the stack
+ * @param m    the frames; each consumed
+ * @param n    how many (0: nothing happens)
+ * @param now  current time in the ticks of tcp.h's timers
+ * Cost: cn_net_input() per frame, plus one pure ACK per connection that
+ * received two or more in-order segments the burst did not ACK yet.
+ */
+void cn_net_input_burst(struct cn_net *net, struct cn_mbuf **m, unsigned n, uint64_t now)
+	CN_NONNULL(1);
+
 /** Install (or with NULL remove) the slow-path hook after creation, e.g.
  *  by a host stack created on top of @p net. */
 void cn_net_set_slow(struct cn_net *net, cn_net_slow_fn fn, void *arg) CN_NONNULL(1);

@@ -242,8 +242,9 @@ int cn_tap_write_frame(struct cn_tap *t, const void *frame, uint32_t len) CN_NON
 unsigned cn_tap_rx_burst(struct cn_tap *t, struct cn_mbuf **m, unsigned n) CN_NONNULL(1);
 
 /**
- * cn_tap_rx_burst of up to `batch` frames, each handed to cn_net_input()
- * with @p now.
+ * cn_tap_rx_burst of up to `batch` frames, handed to the stack as one
+ * burst (cn_net_input_burst: cn_net_input() of each with @p now, then one
+ * cumulative ACK per connection that received in-order data).
  * @return frames handed to the stack, at most `batch`. A return equal to
  *         `batch` means more frames may be waiting: a loop calls
  *         cn_tap_poll again until it returns less than `batch` (for

@@ -375,7 +375,9 @@ static bool slow_hook(void *arg, struct cn_mbuf *m, enum cn_drop why)
 		return false;
 	case CN_DROP_TCP_NO_CONN:
 	case CN_DROP_TCP_FLAGS:
-		r = cn_net_parse(m->data, m->len, 0, &pi);
+		/* the frame's checksum status from the device, as the fast
+		 * path takes it (a verified checksum is not summed again) */
+		r = cn_net_parse(m->data, m->len, cn__rx_flags(c->net, m), &pi);
 		if (r != CN_DROP_NONE || pi.proto != CN_IPV4_PROTO_TCP) {
 			cn__conn_drop(c, CN_CONN_DROP_TCP_PARSE);
 			cn_mbuf_free_chain(m);

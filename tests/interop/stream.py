@@ -248,9 +248,10 @@ class Run:
                              start_new_session=True)
         t0 = time.time()
         while not os.path.exists(ready):
-            if p.poll() is not None and p.returncode == 77 and dev.startswith("dpdk"):
-                raise interop.Skip("cachenet-tapnet --dpdk: " + open(log.name).read().strip()[-300:])
-            if p.poll() is not None:
+            rc = p.poll()
+            if rc == 77 and dev.startswith("dpdk"):
+                raise interop.Skip(open(log.name).read().strip()[-300:])
+            if rc is not None:
                 raise interop.Fail("%s exited %d: %s" % (name, p.returncode,
                                                          open(log.name).read()[-500:]))
             if time.time() - t0 > 20:
@@ -463,7 +464,7 @@ class Run:
         (ja, a0, a1), (jb, b0, b1) = a, b
         gb = (big - small) / 1e9
         kern = {k: ((b1[k] - b0[k]) - (a1[k] - a0[k])) / gb
-                for k in ("m_user", "m_sys", "m_softirq", "ksoftirqd")}
+                for k in ("m_user", "m_sys", "m_softirq", "ksoftirqd", "p_user", "p_sys")}
         snd, rcv = jb["sender"], jb["receiver"]
         procs = (snd["cpu_s"] + rcv["cpu_s"]) / (big / 1e9)
         row = {"mbit_s": jb["mbit_s"], "sha_equal": jb["sha_equal"], "tx_copy": jb["tx_copy"],
@@ -478,10 +479,12 @@ class Run:
                   "memif", row["mbit_s"], row["snd_busy"], row["snd_device"], row["snd_stack"],
                   row["rcv_busy"], row["rcv_device"], row["rcv_stack"]), flush=True)
         print("  %10s CPU s/GB: processes %.2f (sender %.2f, receiver %.2f) + ksoftirqd %.2f; "
-              "machine-wide user %.2f, system %.2f, softirq %.2f (%d MB run less %d MB run)" % (
+              "the processes' user %.2f, system %.2f; machine-wide user %.2f, system %.2f, "
+              "softirq %.2f (%d MB run less %d MB run)" % (
                   "", row["cpu_procs"], row["snd_cpu_s_per_gb"], row["rcv_cpu_s_per_gb"],
-                  row["cpu_ksoftirqd"], row["cpu_m_user"], row["cpu_m_sys"], row["cpu_m_softirq"],
-                  big // 1000000, small // 1000000), flush=True)
+                  row["cpu_ksoftirqd"], row["cpu_p_user"], row["cpu_p_sys"], row["cpu_m_user"],
+                  row["cpu_m_sys"], row["cpu_m_softirq"], big // 1000000, small // 1000000),
+              flush=True)
 
     def median(self, key, field):
         return statistics.median(r[field] for r in self.rows[key])
