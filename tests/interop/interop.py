@@ -221,6 +221,10 @@ class Tapnet:
             raise Fail("%s did not finish in %d s" % (self.name, self.timeout))
         finally:
             self.fo.close()
+            if self.t.dpdk:
+                # what the EAL leaves when the program was killed
+                shutil.rmtree(os.path.join("/var/run/dpdk", self.t.eal_prefix(self.name)),
+                              ignore_errors=True)
         so = open(self.log).read()
         se = "\n".join(l for l in so.splitlines() if not l.startswith("{"))
         js = lines_json(so)
@@ -260,13 +264,16 @@ class Suite:
         self.summaries = []
         os.makedirs(self.out, exist_ok=True)
 
+    def eal_prefix(self, name):
+        return "cnio%d_%s" % (os.getpid(), name.replace("-", "_"))
+
     def eal_args(self, name):
         """cachenet-tapnet --dpdk's EAL arguments for the run NAME: no
         hugepages, no PCI, one lcore (the last CPU this process may use),
         a file prefix of the run's own, the PMD on cnx."""
-        prefix = "cnio%d_%s" % (os.getpid(), name.replace("-", "_"))
         return ("--no-huge --no-pci -l %d -m 512 --file-prefix %s --log-level lib.eal:error "
-                "--vdev net_%s0,iface=cnx" % (max(os.sched_getaffinity(0)), prefix, self.dpdk_pmd))
+                "--vdev net_%s0,iface=cnx" % (max(os.sched_getaffinity(0)), self.eal_prefix(name),
+                                               self.dpdk_pmd))
 
     def script(self, path, a, timeout):
         """Run python3 PATH A... in the namespace; its last JSON line."""

@@ -464,7 +464,7 @@ class Run:
         (ja, a0, a1), (jb, b0, b1) = a, b
         gb = (big - small) / 1e9
         kern = {k: ((b1[k] - b0[k]) - (a1[k] - a0[k])) / gb
-                for k in ("m_user", "m_sys", "m_softirq", "ksoftirqd")}
+                for k in ("m_user", "m_sys", "m_softirq", "ksoftirqd", "p_user", "p_sys")}
         snd, rcv = jb["sender"], jb["receiver"]
         procs = (snd["cpu_s"] + rcv["cpu_s"]) / (big / 1e9)
         row = {"mbit_s": jb["mbit_s"], "sha_equal": jb["sha_equal"], "tx_copy": jb["tx_copy"],
@@ -479,10 +479,12 @@ class Run:
                   "memif", row["mbit_s"], row["snd_busy"], row["snd_device"], row["snd_stack"],
                   row["rcv_busy"], row["rcv_device"], row["rcv_stack"]), flush=True)
         print("  %10s CPU s/GB: processes %.2f (sender %.2f, receiver %.2f) + ksoftirqd %.2f; "
-              "machine-wide user %.2f, system %.2f, softirq %.2f (%d MB run less %d MB run)" % (
+              "the processes' user %.2f, system %.2f; machine-wide user %.2f, system %.2f, "
+              "softirq %.2f (%d MB run less %d MB run)" % (
                   "", row["cpu_procs"], row["snd_cpu_s_per_gb"], row["rcv_cpu_s_per_gb"],
-                  row["cpu_ksoftirqd"], row["cpu_m_user"], row["cpu_m_sys"], row["cpu_m_softirq"],
-                  big // 1000000, small // 1000000), flush=True)
+                  row["cpu_ksoftirqd"], row["cpu_p_user"], row["cpu_p_sys"], row["cpu_m_user"],
+                  row["cpu_m_sys"], row["cpu_m_softirq"], big // 1000000, small // 1000000),
+              flush=True)
 
     def median(self, key, field):
         return statistics.median(r[field] for r in self.rows[key])

@@ -116,7 +116,7 @@ DEVICES = {"tsc_hz": FAKE["tsc_hz"], "mb": 50, "reps": 1, "udp_s": 1.5, "load_av
                        "tcp-dpdk-xdp-tx": tcp_med(600.0, 24000.0),
                        "memif": {"mbit_s": 2000.0, "sha_equal": 1, "tx_copy": 0, "cpu_procs": 2.5,
                                  "cpu_ksoftirqd": 0.0, "cpu_m_sys": 0.25, "cpu_m_softirq": 0.0,
-                                 "cpu_m_user": 3.0, "snd_busy": 3000.0, "snd_device": 1000.0,
+                                 "cpu_m_user": 3.0, "cpu_p_sys": 0.125, "snd_busy": 3000.0, "snd_device": 1000.0,
                                  "snd_stack": 2000.0, "snd_cpu_s_per_gb": 1.25, "rcv_busy": 4000.0,
                                  "rcv_device": 1500.0, "rcv_stack": 2500.0, "rcv_cpu_s_per_gb": 1.25}},
            "skipped": {"tcp-dpdk-xdp": "the stream stalled: no progress for 3 s"}}
@@ -264,7 +264,8 @@ def main():
         check("Not measured, Linux → cachenet over DPDK net_af_xdp (veth): the stream stalled: no "
               "progress for 3 s." in dv, "devices: a DPDK row not measured says why")
         check("**2,000 Mbit/s**" in dv and "| sender | 3,000 | 1,000 | 2,000 | 1.25 |" in dv and
-              "system 0.25, softirq 0, user 3" in dv, "devices: memif part")
+              "(rusage system) 0.125, ksoftirqd 0, and machine-wide from `/proc/stat` system "
+              "0.25, softirq 0, user 3" in dv, "devices: memif part")
         dv = devices.render(ctx, dict(DEVICES, tsc_hz=None))
         check("TSC at ? GHz" in dv, "devices without a TSC rate names none")
         no_process_words("devices section", dv)

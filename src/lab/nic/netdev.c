@@ -698,6 +698,24 @@ static struct cn_mbuf *take_split(struct cn_netdev *dev, struct rx_desc *d)
 	return h;
 }
 
+/* The frame at rx_drv (descriptor d, split_desc: a split frame's) as a
+ * copybreak copy, NULL when it is not small; with the prefetches taking a
+ * frame brings: the ring k + 1 ahead (pf) and, after a small frame, the
+ * small frame k ahead (pf_small). */
+static inline __attribute__((always_inline)) struct cn_mbuf *
+take_small(struct cn_netdev *dev, struct rx_desc *d, bool pf, bool pf_small, const bool split,
+	   const bool split_desc)
+{
+	struct cn_mbuf *m;
+
+	if (pf)
+		prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split, false);
+	m = copy_small(dev, d, split_desc);
+	if (m && pf_small)
+		prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
+	return m;
+}
+
 /* Take up to n written frames off the ring; with @p pf, prefetch k ahead
  * of each as its status is read; with @p pf_small, only the frames
  * copybreak copies. */
@@ -723,25 +741,15 @@ rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf, bool p
 		if (split && CN_UNLIKELY(st != DD)) {
 			if (!(st & DD))
 				break;
-			if (pf)
-				prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split, false);
-			m = copy_small(dev, d, true);
-			if (m) {
-				if (pf_small)
-					prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
-			} else {
+			m = take_small(dev, d, pf, pf_small, split, true);
+			if (!m)
 				m = take_split(dev, d);
-			}
 			out[got++] = m;
 			dev->rx_drv++;
 			continue;
 		}
-		if (pf)
-			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split, false);
-		m = copy_small(dev, d, false);
+		m = take_small(dev, d, pf, pf_small, split, false);
 		if (m) {
-			if (pf_small)
-				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
 			out[got++] = m;
 			dev->rx_drv++;
 			continue;

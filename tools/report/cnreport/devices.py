@@ -149,13 +149,14 @@ def memif_part(ctx, m):
     return ["cachenet → cachenet over `net_memif` between two processes, each with its own EAL "
             "and stack (`tests/dpdk/memif_stream`: receiver on CPU 0, sender on CPU 1, 1460-byte "
             "segments, sender TX %s): **%s Mbit/s**, SHA-256 %s. CPU s/GB: both processes %s "
-            "(their CPU time over the stream), ksoftirqd %s; machine-wide from `/proc/stat`, "
-            "system %s, softirq %s, user %s (the run's deltas less those of a run of a tenth of "
-            "the bytes, so that the EALs' start and end cancel out; on a shared machine they "
-            "include other work)." % (
+            "(their CPU time over the stream); from a run less a run of a tenth of the bytes, so "
+            "that the EALs' start and end cancel out: the processes' kernel time (rusage "
+            "system) %s, ksoftirqd %s, and machine-wide from `/proc/stat` system %s, softirq "
+            "%s, user %s (on a shared machine these include other work)." % (
                 "by reference (chains)" if not m.get("tx_copy") else "copied",
                 fmt(m["mbit_s"], 4), "equal" if m.get("sha_equal") else "DIFFERENT",
-                fmt(m["cpu_procs"], 3), fmt(m["cpu_ksoftirqd"], 3), fmt(m["cpu_m_sys"], 3),
+                fmt(m["cpu_procs"], 3), fmt(m["cpu_p_sys"], 3) if "cpu_p_sys" in m else "—",
+                fmt(m["cpu_ksoftirqd"], 3), fmt(m["cpu_m_sys"], 3),
                 fmt(m["cpu_m_softirq"], 3), fmt(m["cpu_m_user"], 3)), "",
             table(["side", "busy TSC/segment", "device I/O", "stack", "CPU s/GB"], rows), ""]
 
