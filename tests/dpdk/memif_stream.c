@@ -36,7 +36,9 @@
  *   receiver), --tx-copy / --tx-chains (the sender's adapter in copy
  *   mode: each frame copied into one rte_mbuf, as the adapter chooses
  *   for memif by default, or in chains of external buffers over the
- *   stack's own: cn_dpdk_params.tx_copy 1 / 2), --rsize LOG2
+ *   stack's own: cn_dpdk_params.tx_copy 1 / 2), --sndbuf N[K|M] (the
+ *   sender's send buffer, default 1M: the clusters its unacknowledged
+ *   bytes hold), --rsize LOG2
  *   (memif ring: 2^LOG2 descriptors, default 10), --batch N (frames per
  *   burst, default 32), --timeout SECONDS (default 60: both processes
  *   are killed by SIGALRM after it), --json (a last line with the
@@ -82,6 +84,7 @@ struct opts {
 	int core_rcv, core_snd;
 	bool zero_copy, json, inline_hash, trusted, bare;
 	unsigned tx_copy;       /* cn_dpdk_params.tx_copy of the sender */
+	uint32_t sndbuf;        /* the sender's send buffer, bytes (0: 1 MB) */
 	unsigned rsize, batch, timeout;
 	double ghz;             /* TSC ticks per ns */
 	char dir[64];
@@ -277,7 +280,8 @@ static void run_sender(const struct opts *o, uint16_t port, struct side *s)
 	 * there (copy mode) by itself */
 	struct cn_dpdk_params dp = {.batch = o->batch, .tx_copy = o->tx_copy,
 				    .trusted_link = o->trusted};
-	if (dh_host_up(&h, port, IP_SND, 1, &dp, NULL) != 0) {
+	struct cn_conn_params cp = {.tcp = {.sndbuf_size = o->sndbuf}};
+	if (dh_host_up(&h, port, IP_SND, 1, &dp, &cp) != 0) {
 		fail(s, "sender: host up");
 		free(buf);
 		return;
@@ -722,7 +726,7 @@ int main(int argc, char **argv)
 			 .batch = 32, .timeout = 60};
 	static const struct option lo[] = {
 		{"bytes", 1, 0, 'b'}, {"cores", 1, 0, 'c'}, {"zero-copy", 0, 0, 'z'},
-		{"tx-copy", 0, 0, 'C'}, {"tx-chains", 0, 0, 'K'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
+		{"tx-copy", 0, 0, 'C'}, {"tx-chains", 0, 0, 'K'}, {"sndbuf", 1, 0, 'S'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
 		{"trusted", 0, 0, 'T'}, {"bare", 0, 0, 'A'}, {"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'}, {0, 0, 0, 0}};
 	int ch;
 
@@ -739,6 +743,7 @@ int main(int argc, char **argv)
 		case 'z': o.zero_copy = true; break;
 		case 'C': o.tx_copy = 1; break;
 		case 'K': o.tx_copy = 2; break;
+		case 'S': o.sndbuf = (uint32_t)parse_size(optarg); break;
 		case 'j': o.json = true; break;
 		case 'H': o.inline_hash = true; break;
 		case 'T': o.trusted = true; break;
@@ -748,7 +753,7 @@ int main(int argc, char **argv)
 		case 't': o.timeout = (unsigned)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: memif_stream [--bytes N[K|M|G]] [--cores R,S] "
-					"[--zero-copy] [--tx-copy|--tx-chains] [--trusted] [--bare] [--rsize LOG2] [--batch N] "
+					"[--zero-copy] [--tx-copy|--tx-chains] [--sndbuf N[K|M]] [--trusted] [--bare] [--rsize LOG2] [--batch N] "
 					"[--timeout S] [--json] [--inline-hash]\n");
 			return 1;
 		}
