@@ -154,11 +154,30 @@ int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n)
 	return 0;
 }
 
-/* Give the descriptor back its own inline storage. Returns false for a
- * segment object's own descriptor: it is released with its storage
- * reference (the object returns when the last one goes) and must not be
- * put into a pool by itself. In every build, a free mbuf (CN_MBUF_F_FREE,
- * on the line the free touches anyway) is a double free and stops the
+/* Release @p m's reference to its shared storage @p sh and give the
+ * descriptor back its own inline storage. Returns false for a segment
+ * object's own descriptor: it is released with its storage reference (the
+ * object returns when the last one goes) and must not be put into a pool
+ * by itself. */
+static inline bool mbuf_release_shared(struct cn_mbuf *m, struct cn_mbuf_shared *sh)
+{
+	if (CN_UNLIKELY(sh->kind == CN_MBUF_STORAGE_SEG) && cn__seg_embedded(m)) {
+		/* Mark it idle first: the unref may recycle the object. */
+		if (CN_MBUF_DEBUG)
+			cn__dbg_embedded_put(m);
+		storage_unref(sh);
+		return false;
+	}
+	storage_unref(sh);
+	m->shared = NULL;
+	m->buf = cn__mbuf_inline(m);
+	m->buf_len = m->pool->data_size;
+	return true;
+}
+
+/* Mark @p m free and give it back its inline storage (false: see
+ * mbuf_release_shared). In every build, a free mbuf (CN_MBUF_F_FREE, on
+ * the line the free touches anyway) is a double free and stops the
  * program with a message: the pool would otherwise hand it out twice. */
 static inline bool mbuf_prefree(struct cn_mbuf *m)
 {
@@ -167,35 +186,80 @@ static inline bool mbuf_prefree(struct cn_mbuf *m)
 	if (CN_UNLIKELY(m->flags & CN_MBUF_F_FREE))
 		cn__mbuf_bad_free(m, true);
 	m->flags = CN_MBUF_F_FREE;
-	if (sh != NULL) {
-		if (CN_UNLIKELY(sh->kind == CN_MBUF_STORAGE_SEG) && cn__seg_embedded(m)) {
-			/* Mark it idle first: the unref may recycle the object. */
-			if (CN_MBUF_DEBUG)
-				cn__dbg_embedded_put(m);
-			storage_unref(sh);
-			return false;
-		}
-		storage_unref(sh);
-		m->shared = NULL;
-		m->buf = cn__mbuf_inline(m);
-		m->buf_len = m->pool->data_size;
-	}
+	if (sh != NULL && !mbuf_release_shared(m, sh))
+		return false;
 	if (CN_MBUF_DEBUG)
 		cn__dbg_mbuf_put(m);
 	return true;
 }
 
-struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
+/* An mbuf with shared storage (a cluster, a segment object, external
+ * memory), marked free by the caller: mbuf_prefree's second half, then
+ * the put. */
+static __attribute__((noinline)) struct cn_mbuf *mbuf_free_shared(struct cn_mbuf *m,
+								  struct cn_mbuf *next)
 {
-	struct cn_mbuf *next;
+	if (mbuf_release_shared(m, m->shared)) {
+		cn__mbuf_check_owner(m);
+		cn__pool_put1(m->pool, m);
+	}
+	return next;
+}
 
-	if (m == NULL)
-		return NULL;
-	next = m->next;
+/* Any free, through mbuf_prefree (and in debug builds its hooks). */
+static __attribute__((noinline)) struct cn_mbuf *mbuf_free_any(struct cn_mbuf *m)
+{
+	struct cn_mbuf *next = m->next;
+
 	if (CN_LIKELY(mbuf_prefree(m))) {
 		cn__mbuf_check_owner(m);
 		cn__pool_put1(m->pool, m);
 	}
+	return next;
+}
+
+/* The put of a released mbuf whose pool is not one of this thread's two
+ * most recent, or whose cache is at its flush threshold. */
+static __attribute__((noinline)) struct cn_mbuf *mbuf_put_slow(struct cn_mbuf *m,
+							       struct cn_mbuf *next)
+{
+	cn__pool_put1(m->pool, m);
+	return next;
+}
+
+/* mbuf_prefree, cn__mbuf_check_owner and cn__pool_put1 with the common
+ * free, a live mbuf with its inline storage into a cache of the MRU
+ * table, as a leaf: everything else leaves by a tail call, so it saves no
+ * register and sets up no frame. The double-free check (the flags word)
+ * and the owner check run first on every free, in every build. */
+struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
+{
+	struct cn_mbuf *next;
+	struct cn_mbuf_pool *p;
+	struct cn__mcache *c;
+	uint32_t n;
+
+	if (m == NULL)
+		return NULL;
+	if (CN_MBUF_DEBUG || CN_UNLIKELY(m->flags & CN_MBUF_F_FREE))
+		return mbuf_free_any(m); /* a double free stops there */
+	m->flags = CN_MBUF_F_FREE;
+	next = m->next;
+	if (m->shared != NULL)
+		return mbuf_free_shared(m, next);
+	cn__mbuf_check_owner(m);
+	p = m->pool;
+	if (CN_LIKELY(cn__tls_mru[0].pool == p && cn__tls_mru[0].uid == p->uid))
+		c = cn__tls_mru[0].c;
+	else if (CN_LIKELY(cn__tls_mru[1].pool == p && cn__tls_mru[1].uid == p->uid))
+		c = cn__tls_mru[1].c;
+	else
+		return mbuf_put_slow(m, next);
+	n = c->len;
+	if (CN_UNLIKELY(n >= p->flush_thresh))
+		return mbuf_put_slow(m, next);
+	c->objs[n] = m;
+	__atomic_store_n(&c->len, n + 1, __ATOMIC_RELAXED);
 	return next;
 }
 

@@ -776,8 +776,7 @@ unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t no
 
 	q->st.polls++;
 	n = cn_afxdp_rx_burst(q, m, q->x->p.batch);
-	for (unsigned i = 0; i < n; i++)
-		cn_net_input(net, m[i], now);
+	cn_net_input_burst(net, m, n, now);
 	cn_afxdp_flush(q);
 	return n;
 }

@@ -460,8 +460,7 @@ unsigned cn_tap_poll(struct cn_tap *t, struct cn_net *net, uint64_t now)
 
 	t->st.polls++;
 	n = cn_tap_rx_burst(t, m, t->p.batch);
-	for (unsigned i = 0; i < n; i++)
-		cn_net_input(net, m[i], now);
+	cn_net_input_burst(net, m, n, now);
 	return n;
 }
 

@@ -77,7 +77,7 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	    (p->csum == CN_TCP_CSUM_STORED &&
 	     (p->sndbuf != CN_SOCKBUF_RING || p->ring_copy != CN_SBRING_COPY_CSUM)) ||
 	    (p->csum == CN_TCP_CSUM_FUSED && !net->p.cpool) || p->ooo_max > CN_TCP_OOO_MAX ||
-	    p->rx_readahead > CN_TCP_RX_READAHEAD_MAX)
+	    p->rx_readahead > CN_TCP_RX_READAHEAD_MAX || p->ack_stretch > 0xffff)
 		return cn__fail(EINVAL);
 	key.saddr = p->raddr;
 	key.sport = p->rport;
@@ -121,6 +121,14 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	tcb->rcv_space_max = p->rcvbuf_size ? p->rcvbuf_size : 1u << 20;
 	tcb->ooo_max = p->ooo_max;
 	tcb->delack_ticks = p->delack_ticks;
+	if (p->ack_stretch) {
+		tcb->ack_stretch = (uint16_t)p->ack_stretch;
+	} else {
+		/* A quarter of the receive window: a sender whose window is
+		 * ours keeps three quarters in flight while the ACK waits. */
+		uint32_t k = tcb->rcv_space_max / 4 / tcb->rcv_mss;
+		tcb->ack_stretch = (uint16_t)(k < 2 ? 2 : k > 0xffff ? 0xffff : k);
+	}
 	tcb->rto_base = tcb->rto = p->rto_init ? p->rto_init : 1000;
 	tcb->rto_min = p->rto_min ? p->rto_min : (tcb->rto_base / 5 ? tcb->rto_base / 5 : 1);
 	tcb->rto_max = p->rto_max ? p->rto_max : tcb->rto_base * 64;
@@ -200,6 +208,12 @@ void cn_tcp_close(struct cn_tcb *tcb)
 		}
 	if (net->last == tcb)
 		net->last = NULL;
+	if (tcb->flags & TF_ACKBURST) /* closed inside a burst that owes it an ACK */
+		for (uint32_t i = 0; i < net->nowed; i++)
+			if (net->owed[i] == tcb) {
+				net->owed[i] = net->owed[--net->nowed];
+				break;
+			}
 	tcb_free(tcb);
 }
 

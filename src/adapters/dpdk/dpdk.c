@@ -655,8 +655,7 @@ unsigned cn_dpdk_poll(struct cn_dpdk *d, struct cn_net *net, uint64_t now)
 	struct cn_mbuf *m[MAX_BATCH];
 	unsigned n = cn_dpdk_rx_burst(d, m, d->p.batch);
 
-	for (unsigned i = 0; i < n; i++)
-		cn_net_input(net, m[i], now);
+	cn_net_input_burst(net, m, n, now);
 	cn_dpdk_flush(d);
 	return n;
 }
