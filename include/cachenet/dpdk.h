@@ -51,11 +51,15 @@
  *    rte_eth_tx_burst `batch` at a time (or at cn_dpdk_flush); RX reads
  *    rte_eth_rx_burst in bursts of up to `batch`.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: one struct cn_dpdk (one port queue) belongs to one thread
  * at a time, an lcore of the EAL (the mempool caches are per lcore).
  */
 #ifndef CACHENET_DPDK_H
 #define CACHENET_DPDK_H
+
+#include "cachenet/common.h"
 
 #include <stdint.h>
 
@@ -158,7 +162,7 @@ struct cn_dpdk;
  * offloads it offers, its RX mempool and the TX mempools; start it and
  * set it promiscuous.
  * @return it, or NULL with errno:
- *  - EINVAL: p->size not accepted (common.h), no mpool, batch > 256,
+ *  - EINVAL: p NULL, p->size not accepted (common.h), no mpool, batch > 256,
  *    mtu > 1500, nb_mbufs <= rx_desc;
  *  - ENODEV: no such port;
  *  - ENOMEM: a mempool could not be created;
@@ -181,7 +185,7 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p);
 int cn_dpdk_close(struct cn_dpdk *d);
 
 /** What open found and enabled. */
-const struct cn_dpdk_info *cn_dpdk_info(const struct cn_dpdk *d);
+const struct cn_dpdk_info *cn_dpdk_info(const struct cn_dpdk *d) CN_NONNULL_ALL;
 
 /**
  * Transmit @p p: a chain of external-buffer rte_mbufs over its header room
@@ -200,6 +204,7 @@ int cn_dpdk_xmit(struct cn_dpdk *d, struct cn_pkt *p) CN_NONNULL_ALL;
 
 /** cn_dpdk_xmit as a stack's transmit hook (cn_net_params.xmit with the
  *  adapter as xmit_arg). */
+CN_NONNULL_ALL
 static inline int cn_dpdk_xmit_hook(void *d, struct cn_pkt *p)
 {
 	return cn_dpdk_xmit((struct cn_dpdk *)d, p);
@@ -211,7 +216,7 @@ static inline int cn_dpdk_xmit_hook(void *d, struct cn_pkt *p)
  * retransmits). Call when idle and before reading counters.
  * @return frames the driver accepted.
  */
-unsigned cn_dpdk_flush(struct cn_dpdk *d);
+unsigned cn_dpdk_flush(struct cn_dpdk *d) CN_NONNULL_ALL;
 
 /**
  * Receive up to @p n frames (one rte_eth_rx_burst): each a small cachenet
@@ -221,7 +226,7 @@ unsigned cn_dpdk_flush(struct cn_dpdk *d);
  * (rx_bad_len), as are frames when the small pool is empty (rx_nobufs).
  * @return frames returned. Cost: one small-mbuf get per frame, no copy.
  */
-unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **m, unsigned n);
+unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **m, unsigned n) CN_NONNULL(1);
 
 /**
  * cn_dpdk_rx_burst of up to `batch` frames, handed to the stack as one
@@ -230,14 +235,14 @@ unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **m, unsigned n);
  * cn_dpdk_flush.
  * @return frames handed to the stack; `batch` means more may wait.
  */
-unsigned cn_dpdk_poll(struct cn_dpdk *d, struct cn_net *net, uint64_t now);
+unsigned cn_dpdk_poll(struct cn_dpdk *d, struct cn_net *net, uint64_t now) CN_NONNULL_ALL;
 
 /** Counters (exact on the adapter's thread). */
-const struct cn_dpdk_stats *cn_dpdk_stats(const struct cn_dpdk *d);
+const struct cn_dpdk_stats *cn_dpdk_stats(const struct cn_dpdk *d) CN_NONNULL_ALL;
 
 /** rte_mbufs of the adapter's mempools (RX and TX) in use now: received
  *  frames held, and transmitted ones the driver has not freed. */
-uint32_t cn_dpdk_mbufs_in_use(const struct cn_dpdk *d);
+uint32_t cn_dpdk_mbufs_in_use(const struct cn_dpdk *d) CN_NONNULL_ALL;
 
 /**
  * A cachenet cluster pool (mbuf.h) over a DPDK memzone, for memory a
@@ -246,14 +251,15 @@ uint32_t cn_dpdk_mbufs_in_use(const struct cn_dpdk *d);
  * cn_dpdk_xmit translates pieces inside it with cn_mbuf_pool_iova. Give
  * it to a stack as cn_net_params.cpool. Destroy it with
  * cn_dpdk_cluster_pool_free after the stacks that use it.
- * @return the pool, or NULL with errno EINVAL (count 0, data_size 0),
+ * @return the pool, or NULL with errno EINVAL (name NULL, count 0, data_size 0),
  *         ENOMEM (no memzone of that size) or EEXIST (name taken).
  */
 struct cn_mbuf_pool *cn_dpdk_cluster_pool(const char *name, uint32_t count, uint32_t data_size,
 					   uint32_t cache_size);
 
 /** Destroy a pool made by cn_dpdk_cluster_pool and free its memzone.
- *  @return as cn_mbuf_pool_destroy (the zone is kept on -EBUSY). */
+ *  @return as cn_mbuf_pool_destroy (the zone is kept on -EBUSY). NULL is
+ *  accepted. */
 int cn_dpdk_cluster_pool_free(struct cn_mbuf_pool *pool);
 
 #ifdef __cplusplus

@@ -45,6 +45,8 @@
  *
  *  - Time. `now` arguments are ticks of any clock the caller picks; the
  *    timer parameters (delayed ACK, RTO) are in the same ticks.
+ *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
  */
 #ifndef CACHENET_TCP_H
 #define CACHENET_TCP_H
@@ -385,7 +387,8 @@ int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now) CN_NO
  * queued by reference are copied first; a segment larger than the room
  * left fills the buffer exactly and its remainder is queued by reference
  * (for cn_tcp_recv or the next post). One buffer at a time.
- * @return 0; -EBUSY (a buffer is already posted); -EINVAL (len 0).
+ * @return 0; -EBUSY (a buffer is already posted); -EINVAL (len 0 or buf
+ *         NULL).
  */
 int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len) CN_NONNULL(1);
 
