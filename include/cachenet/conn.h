@@ -83,7 +83,7 @@ struct cn_conn_params {
 	uint32_t size;             /**< sizeof(struct cn_conn_params), or 0 (common.h) */
 	/** Template for every connection: checksum mode, send buffer kind and
 	 *  size, rcvbuf_size, ooo_max, delack_ticks, rto_*, init_cwnd,
-	 *  nodelay, no_ts_clock. Addresses, ports, ISNs, mss, rcv_mss,
+	 *  nodelay, no_ts_clock, ack_stretch. Addresses, ports, ISNs, mss, rcv_mss,
 	 *  window scales, ts, ts_recent, snd_wnd and rmac are filled per
 	 *  connection. rcvbuf_size also picks the window scale we offer.
 	 *  tcp.size is ignored. sndbuf 0 means CN_SOCKBUF_CHAIN, the safe kind here: the conn

@@ -317,6 +317,14 @@ def cmd_order(a):
         funcs, cut_by, a.coverage,
         [ph.cost if has_cost else ph.calls_into() for ph in phases] if len(phases) > 1
         else ())
+    # small functions run as often as the hot ones, in any phase
+    small = set()
+    for ph in phases if len(phases) > 1 else [prof]:
+        small |= ordermod.frequent_small(funcs, ph.calls_into(), sizes, a.coverage)
+    if small - keep:
+        warn(f'order: {len(small - keep)} small functions called as often as the hot ones '
+             'placed too: ' + ', '.join(sorted(fmt_key(f) for f in small - keep)[:8]))
+    keep |= small
     edges = {k: n for k, n in prof.edges.items()
              if k[0] in keep and k[1] in keep and EXTERNAL not in k}
     order = ordermod.ALGORITHMS[a.algo](keep, weight, sizes, edges, calls)
