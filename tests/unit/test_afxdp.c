@@ -18,8 +18,12 @@
  * frames longer than the MTU dropped and counted; a program left by a
  * killed process is detached by the next open; another program on the
  * interface makes open fail with EBUSY and is left alone; two queues;
- * the backend's impairment (loss, duplication) both ways; counters add
- * up and pools return to their start after each test.
+ * the backend's impairment (loss, duplication) both ways; frames whose
+ * bytes lie in the UMEM sent from there (a whole frame, a chain, a
+ * stack's datagram as copied headers and its payload in place) and held
+ * until their completion, others copied, counted per mode, each datagram
+ * exact at the kernel's socket; counters add up and pools return to
+ * their start after each test.
  *
  * Skips (exit 77, the reason printed) when the backend was not built,
  * or the kernel or the user cannot make namespaces, veth pairs or AF_XDP
@@ -50,6 +54,7 @@ int main(void)
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -591,6 +596,235 @@ static void impairment(void **state)
 	expect_no_prog();
 }
 
+/* ------------------------------------------------------------ TX in place */
+
+/* A UDP datagram our address:OUR_PORT -> the kernel's socket at @p f:
+ * Ethernet + IPv4 + UDP headers (UDP checksum over @p pay, which may lie
+ * elsewhere) into @p h (42 bytes). */
+static void udp_hdr(uint8_t *h, const uint8_t *pay, uint32_t len)
+{
+	uint8_t *ip = h + 14, *u = h + 34;
+	uint32_t s;
+	uint16_t c;
+
+	memcpy(h, KMAC, 6);
+	memcpy(h + 6, OURMAC, 6);
+	h[12] = 0x08, h[13] = 0;
+	memset(ip, 0, 20);
+	ip[0] = 0x45, ip[8] = 64, ip[9] = 17;
+	ip[2] = (uint8_t)((28 + len) >> 8), ip[3] = (uint8_t)(28 + len);
+	ip[12] = 10, ip[13] = 77, ip[14] = 0, ip[15] = 2;
+	ip[16] = 10, ip[17] = 77, ip[18] = 0, ip[19] = 1;
+	c = (uint16_t)~cn_csum_fold(cn_csum_partial(ip, 20, 0));
+	memcpy(ip + 10, &c, 2);
+	u[0] = OUR_PORT >> 8, u[1] = OUR_PORT & 255, u[2] = K_PORT >> 8, u[3] = K_PORT & 255;
+	u[4] = (uint8_t)((8 + len) >> 8), u[5] = (uint8_t)(8 + len), u[6] = u[7] = 0;
+	/* pseudo header: addresses, protocol, UDP length */
+	uint8_t ph[12] = {10, 77, 0, 2, 10, 77, 0, 1, 0, 17, (uint8_t)((8 + len) >> 8), (uint8_t)(8 + len)};
+	s = cn_csum_partial(ph, 12, 0);
+	s = cn_csum_combine(s, cn_csum_partial(u, 8, 0), 12);
+	s = cn_csum_combine(s, cn_csum_partial(pay, len, 0), 20);
+	c = (uint16_t)~cn_csum_fold(s);
+	if (c == 0)
+		c = 0xffff;
+	memcpy(u + 6, &c, 2);
+}
+
+/* An mbuf over a fresh cluster of pool @p cp with @p len bytes at
+ * offset @p off. */
+static struct cn_mbuf *cluster_mbuf(struct fx *f, struct cn_mbuf_pool *cp, uint32_t off, uint32_t len)
+{
+	struct cn_mbuf *m = cn_mbuf_get_cluster(f->mp, cp);
+	assert_non_null(m);
+	m->data = m->buf + off;
+	m->len = m->pkt_len = len;
+	return m;
+}
+
+/* The kernel's socket receives exactly @p want (@p len bytes). */
+static void kernel_expect(struct fx *f, const uint8_t *want, uint32_t len)
+{
+	uint8_t r[2048];
+	ssize_t n = recv(f->ks, r, sizeof(r), 0);
+	if (n != (ssize_t)len)
+		fail_msg("kernel got %zd bytes, want %u (%s)", n, len, n < 0 ? strerror(errno) : "");
+	assert_memory_equal(r, want, len);
+}
+
+/* Flush until every TX frame of @p q completed. */
+static void tx_settle(struct cn_afxdp_queue *q)
+{
+	for (int k = 0; k < 100 && cn_afxdp_stats(q)->tx_completed < cn_afxdp_stats(q)->tx_frames; k++) {
+		cn_afxdp_flush(q);
+		usleep(1000);
+	}
+	assert_int_equal(cn_afxdp_stats(q)->tx_completed, cn_afxdp_stats(q)->tx_frames);
+}
+
+static unsigned done_calls;
+static void count_done(void *arg)
+{
+	(void)arg;
+	done_calls++;
+}
+
+static bool kernel_has_sg(void)
+{
+	struct utsname u;
+	unsigned a = 0, b = 0;
+	return uname(&u) == 0 && sscanf(u.release, "%u.%u", &a, &b) == 2 && (a > 6 || (a == 6 && b >= 6));
+}
+
+/* Frames whose bytes lie in the UMEM leave from there (no copy: counted
+ * per mode, the chunk held until its completion, then back in the pool);
+ * others are copied; the kernel's socket gets every datagram exactly. */
+static void tx_in_place(void **state)
+{
+	struct fx *f = *state;
+	struct cn_afxdp_params p = params(f);
+	struct cn_afxdp *x = open_ok(f, &p);
+	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
+	struct cn_mbuf_pool *up = cn_afxdp_pool(x);
+	const struct cn_afxdp_stats *s = cn_afxdp_stats(q);
+	struct cn_mbuf_pool_stats ps;
+	uint8_t pay[1400], frame[1500];
+	uint32_t in_use0;
+
+	if (kernel_has_sg())
+		assert_int_equal(cn_afxdp_info(x)->multi_buffer, 1);
+	else
+		printf("NOTE: kernel before 6.6, no multi-buffer: chains are copied\n");
+	f->ks = kernel_udp();
+	fill(pay, sizeof(pay), 21);
+	cn_mbuf_pool_stats(up, &ps);
+	in_use0 = ps.in_use; /* the chunks posted to the fill ring */
+	assert_int_equal(in_use0, cn_afxdp_held(x));
+
+	/* 1. the whole frame in one cluster of the UMEM's pool, headers in
+	 * its head room: posted from there and held until completion */
+	struct cn_mbuf *m = cluster_mbuf(f, up, 128, 42 + 1400);
+	udp_hdr(m->data, pay, 1400);
+	memcpy(m->data + 42, pay, 1400);
+	memcpy(frame, m->data, 42 + 1400);
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, m), 0);
+	assert_int_equal(s->tx_zero_copy, 1);
+	assert_int_equal(s->tx_copied, 0);
+	/* a copy_ref of the same bytes while the first is on the ring: its
+	 * chunk is named already, so this one is copied */
+	struct cn_mbuf *r = cn_mbuf_copy_ref(m, 0, 42 + 1400);
+	assert_non_null(r);
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, r), 0);
+	assert_int_equal(s->tx_zero_copy, 1);
+	assert_int_equal(s->tx_copied, 1);
+	cn_mbuf_pool_stats(up, &ps);
+	assert_int_equal(ps.in_use, in_use0 + 2); /* m's cluster, r's copy chunk */
+	tx_settle(q);
+	kernel_expect(f, pay, 1400);
+	kernel_expect(f, pay, 1400);
+	cn_mbuf_pool_stats(up, &ps);
+	assert_int_equal(ps.in_use, in_use0); /* both back at completion */
+
+	/* 2. a chain: headers in one cluster, payload in another */
+	struct cn_mbuf *h = cluster_mbuf(f, up, 64, 42), *pl = cluster_mbuf(f, up, 300, 1000);
+	memcpy(pl->data, pay + 7, 1000);
+	udp_hdr(h->data, pl->data, 1000);
+	h->next = pl;
+	h->pkt_len = 1042;
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, h), 0);
+	if (cn_afxdp_info(x)->multi_buffer)
+		assert_int_equal(s->tx_zero_copy, 2);
+	else
+		assert_int_equal(s->tx_copied, 2);
+	tx_settle(q);
+	kernel_expect(f, pay + 7, 1000);
+
+	/* 3. foreign memory (an inline mbuf of the caller's pool): copied */
+	struct cn_mbuf *im = cn_mbuf_get(f->mp);
+	assert_non_null(im);
+	im->data = im->buf;
+	udp_hdr(im->data, pay, 100);
+	memcpy(im->data + 42, pay, 100);
+	im->len = im->pkt_len = 142;
+	uint64_t copied = s->tx_copied;
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, im), 0);
+	assert_int_equal(s->tx_copied, copied + 1);
+	tx_settle(q);
+	kernel_expect(f, pay, 100);
+
+	/* 4. a stack's datagram whose payload lies in a UMEM cluster:
+	 * headers copied, payload posted in place, the packet (and its done
+	 * callback) released only at the completion; the checksum offloaded
+	 * to the backend and computed by the stack */
+	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
+				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
+	memcpy(np.mac, OURMAC, 6);
+	struct cn_net *net = cn_net_create(&np);
+	assert_non_null(net);
+	struct cn_mbuf *b = cluster_mbuf(f, up, 256, 1400);
+	memcpy(b->data, pay, 1400);
+	for (int off = 0; off < 2; off++) {
+		struct cn_udp_params upar = {.lport = CN_BE16(OUR_PORT), .tx_csum = true,
+					     .tx_offload = off == 0};
+		struct cn_udp_sock *us = cn_udp_open(net, &upar);
+		uint64_t inplace = s->tx_payload_in_place, copied0 = s->tx_copied;
+		assert_non_null(us);
+		done_calls = 0;
+		assert_int_equal(cn_udp_sendto(us, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, b->data, 1400,
+					       count_done, NULL), 0);
+		if (cn_afxdp_info(x)->multi_buffer) {
+			assert_int_equal(s->tx_payload_in_place, inplace + 1);
+			assert_int_equal(done_calls, 0); /* held until the completion */
+		} else {
+			assert_int_equal(s->tx_copied, copied0 + 1);
+		}
+		tx_settle(q);
+		assert_int_equal(done_calls, 1);
+		kernel_expect(f, pay, 1400);
+		/* payload outside the UMEM: copied */
+		copied0 = s->tx_copied;
+		assert_int_equal(cn_udp_sendto(us, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, pay, 1000,
+					       NULL, NULL), 0);
+		assert_int_equal(s->tx_copied, copied0 + 1);
+		tx_settle(q);
+		kernel_expect(f, pay, 1000);
+		cn_udp_close(us);
+	}
+	cn_mbuf_free(b);
+	assert_int_equal(cn_net_destroy(net), 0);
+	assert_int_equal(s->tx_frames, s->tx_zero_copy + s->tx_payload_in_place + s->tx_copied);
+	check_stats(x);
+	cn_mbuf_pool_stats(up, &ps);
+	assert_int_equal(ps.in_use, cn_afxdp_held(x));
+	assert_int_equal(close_x(f), 0);
+	expect_no_prog();
+
+	/* single_buffer: no multi-buffer, a chain in the UMEM is copied */
+	p.single_buffer = 1;
+	x = open_ok(f, &p);
+	q = cn_afxdp_queue(x, 0);
+	s = cn_afxdp_stats(q);
+	assert_int_equal(cn_afxdp_info(x)->multi_buffer, 0);
+	h = cluster_mbuf(f, cn_afxdp_pool(x), 64, 42);
+	pl = cluster_mbuf(f, cn_afxdp_pool(x), 300, 500);
+	memcpy(pl->data, pay, 500);
+	udp_hdr(h->data, pl->data, 500);
+	h->next = pl;
+	h->pkt_len = 542;
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, h), 0);
+	assert_int_equal(s->tx_copied, 1);
+	assert_int_equal(s->tx_zero_copy, 0);
+	tx_settle(q);
+	kernel_expect(f, pay, 500);
+	/* too long: refused, left to the caller */
+	m = cluster_mbuf(f, cn_afxdp_pool(x), 0, 1515);
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, m), -EMSGSIZE);
+	assert_int_equal(s->tx_too_long, 1);
+	cn_mbuf_free(m);
+	check_stats(x);
+	assert_int_equal(close_x(f), 0);
+	expect_no_prog();
+}
+
 /* ------------------------------------------------------------ main */
 
 static int run_inside(void)
@@ -630,6 +864,7 @@ static int run_inside(void)
 	const struct CMUnitTest tests[] = {
 		CN_FX(open_errors), CN_FX(udp_native), CN_FX(udp_generic), CN_FX(rx_mtu),
 		CN_FX(stale_program), CN_FX(foreign_program), CN_FX(two_queues), CN_FX(impairment),
+		CN_FX(tx_in_place),
 	};
 	return cmocka_run_group_tests_name("afxdp", tests, NULL, NULL);
 }
