@@ -24,15 +24,16 @@
  *    frame's chunk) is posted from there: each TX descriptor names the
  *    bytes inside one chunk, and the backend holds the frame until the
  *    completion ring returns that chunk. cn_afxdp_xmit_mbuf posts a
- *    caller's mbuf this way (tx_zero_copy); with multi-buffer (below) a
- *    chain too, one descriptor per mbuf. cn_afxdp_xmit posts a stack's
- *    packet with multi-buffer as its headers (copied from the packet's
- *    header room into a chunk of their own) followed by its payload
- *    pieces where they lie (tx_payload_in_place), and completes the
- *    packet (cn_pkt_free) at the TX completion.
+ *    caller's mbuf this way (tx_zero_copy); with multi-buffer TX (below)
+ *    a chain too, one descriptor per mbuf. cn_afxdp_xmit posts a stack's
+ *    packet with multi-buffer TX as its headers (copied from the
+ *    packet's header room into a chunk of their own) followed by its
+ *    payload pieces where they lie (tx_payload_in_place), and completes
+ *    the packet (cn_pkt_free) at the TX completion.
  *  - transmit, copied: any other frame (payload outside the UMEM, a piece
  *    crossing a chunk's end, a chunk already named by a TX descriptor in
- *    flight, more than 8 pieces, no multi-buffer, impairment) is
+ *    flight, more than 8 pieces, several pieces without multi-buffer
+ *    TX, impairment) is
  *    gathered into a free chunk (filling an offloaded L4 checksum), put
  *    on the TX ring and released at once (tx_copied); the chunk returns
  *    to the pool at its completion.
@@ -40,9 +41,11 @@
  *    several descriptors, XDP_PKT_CONTD on all but the last) when the
  *    kernel accepts it (Linux 6.6 or later; copy mode on any driver,
  *    zero-copy on drivers that take more than one segment), reported in
- *    cn_afxdp_info.multi_buffer. In copy mode the kernel copies every
- *    descriptor into its skb anyway (the linear part and a page per
- *    further piece): in place saves the user-space copy, not the kernel's.
+ *    cn_afxdp_info.multi_buffer; frames take several TX descriptors in
+ *    zero-copy mode, or in copy mode when cn_afxdp_params.tx_multi asks.
+ *    In copy mode the kernel copies every descriptor into its skb anyway
+ *    (the linear part, then a page per further piece): in place saves
+ *    the user-space copy, not the kernel's.
  *  - need-wakeup: the sockets are bound with XDP_USE_NEED_WAKEUP; the
  *    backend makes a system call only when the kernel asks (TX: sendto
  *    once per burst, cn_afxdp_flush, and in copy mode once per 32 frames
@@ -65,6 +68,11 @@
  * detaches it first (counted in cn_afxdp_info.stale_detached); any other
  * program on the interface is left alone and the open fails with EBUSY.
  * By hand: `ip link set dev IF xdp off` (or `xdpgeneric off`).
+ * The program cannot steer flows between queues: the kernel delivers to
+ * an AF_XDP socket only frames of the queue it is bound to (a redirect
+ * to another queue's socket fails with EINVAL and the frame is dropped),
+ * so the device picks a flow's queue (RSS; on a veth, the queue the
+ * sender transmitted on).
  * So one process per interface: a second cn_afxdp_open of an interface in
  * use would detach the first one's program.
  *
@@ -144,10 +152,13 @@ struct cn_afxdp_params {
 	 *  copy each way (through a scratch buffer). For kernels without
 	 *  sch_netem. */
 	const struct cn_link_params *impair;
-	/** Never bind with XDP_USE_SG: every frame in one descriptor (a
-	 *  stack's packets then always copied). 0 = multi-buffer when the
-	 *  kernel and driver accept it. */
-	uint32_t single_buffer;
+	/** Post a frame in several TX descriptors (multi-buffer: a chain,
+	 *  or a stack's headers and payload in place): 0 = in zero-copy mode
+	 *  only, where it saves every copy (in copy mode the kernel copies
+	 *  each further descriptor into a page of its own, slower than the
+	 *  one gather: docs/performance.md, "AF_XDP transmit"); 1 = whenever
+	 *  the sockets have multi-buffer. */
+	uint32_t tx_multi;
 };
 
 /** What cn_afxdp_open obtained. */
@@ -271,7 +282,7 @@ int cn_afxdp_fd(const struct cn_afxdp_queue *q);
 
 /**
  * Transmit @p p on queue @p q (cn_afxdp_xmit_hook is the same as a
- * stack's transmit hook, cn_net_xmit_fn). With multi-buffer, when every
+ * stack's transmit hook, cn_net_xmit_fn). With multi-buffer TX, when every
  * payload piece lies inside one UMEM chunk (up to 7 pieces): the headers
  * are copied into a free chunk and the pieces posted where they lie; p
  * is released (cn_pkt_free) when the completion ring returns the frame,
@@ -296,8 +307,8 @@ int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p) CN_NONNULL_ALL;
  * head carries pkt_len), its checksums complete. When each mbuf's bytes
  * lie inside one UMEM chunk (m built in a cluster of cn_afxdp_pool(), or
  * a received frame), no chunk of it is already named by a TX descriptor
- * in flight, and it is one mbuf or the sockets have multi-buffer (up to
- * 8 mbufs): posted where it lies, one descriptor per mbuf, and held
+ * in flight, and it is one mbuf or multi-buffer TX is on (up to 8
+ * mbufs): posted where it lies, one descriptor per mbuf, and held
  * until the completion ring returns it (then cn_mbuf_free_chain). Else
  * gathered into a free chunk and freed before returning. The bytes must
  * not change until then; a chunk's bytes are sent from one queue at a

@@ -19,8 +19,9 @@
  * name any range inside one chunk. One descriptor per piece, linked with
  * XDP_PKT_CONTD when the socket is bound with XDP_USE_SG (multi-buffer,
  * kernel 6.6 or later; copy mode on any driver, zero-copy where the
- * driver allows more than one segment). Everything else is gathered into
- * a free chunk. A TX descriptor's chunk is marked in held[] until the
+ * driver allows more than one segment) and several descriptors per frame
+ * are allowed (multi_tx: zero-copy mode, or params.tx_multi). Everything
+ * else is gathered into a free chunk. A TX descriptor's chunk is marked in held[] until the
  * completion ring returns it: the first chunk of a frame holds what must
  * live until then (the chunk's own mbuf, the caller's chain, or in
  * held_pkt[] the stack's packet), the others hold tx_mark. A chunk is
@@ -117,6 +118,7 @@ struct cn_afxdp {
 	struct cn_mbuf **held;   /* per chunk: the mbuf the backend holds, tx_mark, or NULL */
 	struct cn_pkt **held_pkt;/* per chunk: a TX packet released at its completion */
 	uintptr_t umem_lo;       /* umem_area as an integer, for range tests */
+	bool multi_tx;           /* frames may take several TX descriptors */
 	int prog_fd, map_fd;
 	uint32_t xdp_flags;      /* the mode the program was attached with */
 	bool attached;
@@ -477,7 +479,7 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 	 * the driver's or kernel's refusal shows at bind (EOPNOTSUPP: a
 	 * driver without it; EINVAL: a kernel older than 6.6) */
 	bind = p.copy == CN_AFXDP_COPY_ALWAYS ? XDP_COPY : XDP_ZEROCOPY;
-	for (int sg = !p.single_buffer;; sg--) {
+	for (int sg = 1;; sg--) {
 		rc = queue_init(x, 0, bind | (sg > 0 ? XDP_USE_SG : 0));
 		if (rc == 0) {
 			x->info.multi_buffer = sg > 0;
@@ -488,11 +490,12 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 		if (bind != XDP_ZEROCOPY || p.copy != CN_AFXDP_COPY_AUTO)
 			goto fail;
 		bind = XDP_COPY;
-		sg = !p.single_buffer + 1;
+		sg = 2;
 	}
 	x->info.zerocopy = bind == XDP_ZEROCOPY;
 	if (x->info.multi_buffer)
 		bind |= XDP_USE_SG;
+	x->multi_tx = x->info.multi_buffer && (p.tx_multi || x->info.zerocopy);
 	for (uint32_t i = 1; i < p.queues; i++) {
 		rc = queue_init(x, i, bind);
 		if (rc < 0)
@@ -677,7 +680,7 @@ static uint32_t tx_pieces(struct cn_afxdp *x, const struct cn_sb_piece *pc, cons
 			m = m->next;
 		if (l == 0)
 			continue;
-		if (k == TX_DESCS || (k > 0 && !x->info.multi_buffer) ||
+		if (k == TX_DESCS || (k > 0 && !x->multi_tx) ||
 		    (c = tx_mark_chunk(x, b, l)) == UINT32_MAX) {
 			tx_unmark(x, addr + first, k - first);
 			return 0;
@@ -730,7 +733,7 @@ static int tx_inplace_pkt(struct cn_afxdp_queue *q, struct cn_pkt *p)
 	uint32_t len[TX_DESCS], idx, n;
 	struct cn_mbuf *h;
 
-	if (!x->info.multi_buffer || p->npieces == 0 || p->hdr_len == 0)
+	if (!x->multi_tx || p->npieces == 0 || p->hdr_len == 0)
 		return 0;
 	n = tx_pieces(x, p->piece, NULL, p->npieces, 1, addr, len);
 	if (n == 0)

@@ -43,6 +43,7 @@ int main(void)
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -68,6 +69,7 @@ int main(void)
 
 #include "cachenet/afxdp.h"
 #include "cachenet/csum.h"
+#include "cachenet/tsc.h"
 #include "cachenet/udp.h"
 
 #define KIF "cnk"
@@ -682,6 +684,7 @@ static void tx_in_place(void **state)
 {
 	struct fx *f = *state;
 	struct cn_afxdp_params p = params(f);
+	p.tx_multi = 1; /* several descriptors per frame in copy mode too */
 	struct cn_afxdp *x = open_ok(f, &p);
 	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
 	struct cn_mbuf_pool *up = cn_afxdp_pool(x);
@@ -798,12 +801,20 @@ static void tx_in_place(void **state)
 	assert_int_equal(close_x(f), 0);
 	expect_no_prog();
 
-	/* single_buffer: no multi-buffer, a chain in the UMEM is copied */
-	p.single_buffer = 1;
+	/* by default copy mode keeps one descriptor per frame: a chain in
+	 * the UMEM, and a stack's datagram with its payload there, are
+	 * copied; one mbuf in the UMEM still leaves in place */
+	p.tx_multi = 0;
 	x = open_ok(f, &p);
 	q = cn_afxdp_queue(x, 0);
 	s = cn_afxdp_stats(q);
-	assert_int_equal(cn_afxdp_info(x)->multi_buffer, 0);
+	m = cluster_mbuf(f, cn_afxdp_pool(x), 128, 142);
+	udp_hdr(m->data, pay, 100);
+	memcpy(m->data + 42, pay, 100);
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, m), 0);
+	assert_int_equal(s->tx_zero_copy, 1);
+	tx_settle(q);
+	kernel_expect(f, pay, 100);
 	h = cluster_mbuf(f, cn_afxdp_pool(x), 64, 42);
 	pl = cluster_mbuf(f, cn_afxdp_pool(x), 300, 500);
 	memcpy(pl->data, pay, 500);
@@ -812,9 +823,26 @@ static void tx_in_place(void **state)
 	h->pkt_len = 542;
 	assert_int_equal(cn_afxdp_xmit_mbuf(q, h), 0);
 	assert_int_equal(s->tx_copied, 1);
-	assert_int_equal(s->tx_zero_copy, 0);
+	assert_int_equal(s->tx_zero_copy, 1);
 	tx_settle(q);
 	kernel_expect(f, pay, 500);
+	np.xmit_arg = q;
+	net = cn_net_create(&np);
+	assert_non_null(net);
+	struct cn_udp_params u1 = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = true};
+	struct cn_udp_sock *us1 = cn_udp_open(net, &u1);
+	assert_non_null(us1);
+	b = cluster_mbuf(f, cn_afxdp_pool(x), 256, 1400);
+	memcpy(b->data, pay, 1400);
+	assert_int_equal(cn_udp_sendto(us1, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, b->data, 1400,
+				       NULL, NULL), 0);
+	assert_int_equal(s->tx_copied, 2);
+	assert_int_equal(s->tx_payload_in_place, 0);
+	tx_settle(q);
+	kernel_expect(f, pay, 1400);
+	cn_mbuf_free(b);
+	cn_udp_close(us1);
+	assert_int_equal(cn_net_destroy(net), 0);
 	/* too long: refused, left to the caller */
 	m = cluster_mbuf(f, cn_afxdp_pool(x), 0, 1515);
 	assert_int_equal(cn_afxdp_xmit_mbuf(q, m), -EMSGSIZE);
@@ -823,6 +851,120 @@ static void tx_in_place(void **state)
 	check_stats(x);
 	assert_int_equal(close_x(f), 0);
 	expect_no_prog();
+}
+
+/* ------------------------------------------------------------ TX cost */
+
+#define BN 128 /* frames per round: under the TX ring, no kick in the loop */
+#define BROUNDS 31
+enum { B_MBUF_COPY, B_MBUF_INPLACE, B_UDP_COPY, B_UDP_INPLACE, B_MODES };
+static const char *const bname[B_MODES] = {"mbuf copied", "mbuf in place", "udp copied",
+					   "udp payload in place"};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* TSC ticks per TX frame of 1442 bytes (a 1400-byte UDP datagram), each
+ * mode in rounds of BN frames, modes interleaved: the transmit calls
+ * (gather or posting; for UDP the stack's send too) and the flush (the
+ * kernel's copy-mode transmit in sendto, the completions, the
+ * releases). Medians over BROUNDS rounds. Run by `meson test
+ * --benchmark afxdp-tx` (CN_AFXDP_TX_BENCH=1). */
+static int tx_bench(void)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	void *st = f;
+	struct cn_mbuf *src[2][BN], *ms[BN];
+	uint64_t call[B_MODES][BROUNDS], fl[B_MODES][BROUNDS];
+	uint8_t pay[1400];
+	int big = 8 << 20;
+
+	if (!f)
+		return 1;
+	f->ks = -1;
+	if (cn_test_pools(&f->mp, &f->cp, 8192, 1024, 0, 0) != 0)
+		return 1;
+	struct cn_afxdp_params p = params(f);
+	p.ring_size = 512;
+	p.batch = 256;
+	p.tx_multi = 1; /* stack packets split in copy mode, to measure it */
+	struct cn_afxdp *x = open_ok(f, &p);
+	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
+	struct cn_mbuf_pool *up = cn_afxdp_pool(x);
+	f->ks = kernel_udp();
+	setsockopt(f->ks, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+	fill(pay, sizeof(pay), 5);
+	for (int i = 0; i < BN; i++)
+		for (int k = 0; k < 2; k++) {
+			/* k 0: the caller's own cluster; k 1: a UMEM cluster */
+			struct cn_mbuf *m = cluster_mbuf(f, k ? up : f->cp, 128, 1442);
+			udp_hdr(m->data, pay, 1400);
+			memcpy(m->data + 42, pay, 1400);
+			src[k][i] = m;
+		}
+	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
+				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
+	memcpy(np.mac, OURMAC, 6);
+	struct cn_net *net = cn_net_create(&np);
+	struct cn_udp_params upar = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = true};
+	struct cn_udp_sock *us = cn_udp_open(net, &upar);
+	if (!net || !us)
+		return 1;
+	printf("multi_buffer %d, zerocopy %d, native %d; %d frames of 1442 bytes per round\n",
+	       cn_afxdp_info(x)->multi_buffer, cn_afxdp_info(x)->zerocopy, cn_afxdp_info(x)->native, BN);
+	for (int r = 0; r < BROUNDS; r++)
+		for (int mode = 0; mode < B_MODES; mode++) {
+			int k = mode == B_MBUF_INPLACE || mode == B_UDP_INPLACE;
+			uint64_t t0, t1, t2;
+			uint8_t rb[2048];
+			unsigned got = 0;
+			if (mode <= B_MBUF_INPLACE)
+				for (int i = 0; i < BN; i++)
+					ms[i] = cn_mbuf_copy_ref(src[k][i], 0, 1442);
+			t0 = cn_tsc_begin();
+			for (int i = 0; i < BN; i++) {
+				int rc = mode <= B_MBUF_INPLACE
+						 ? cn_afxdp_xmit_mbuf(q, ms[i])
+						 : cn_udp_sendto(us, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC,
+								 src[k][i]->data + 42, 1400, NULL, NULL);
+				if (rc != 0)
+					fail_msg("%s: transmit %d: %d", bname[mode], i, rc);
+			}
+			t1 = cn_tsc_end();
+			while (cn_afxdp_stats(q)->tx_completed < cn_afxdp_stats(q)->tx_frames)
+				cn_afxdp_flush(q);
+			t2 = cn_tsc_end();
+			while (recv(f->ks, rb, sizeof(rb), MSG_DONTWAIT) == 1400)
+				got++;
+			if (got != BN)
+				fail_msg("%s: the kernel got %u of %d", bname[mode], got, BN);
+			call[mode][r] = (t1 - t0) / BN;
+			fl[mode][r] = (t2 - t1) / BN;
+		}
+	const struct cn_afxdp_stats *s = cn_afxdp_stats(q);
+	printf("frames: zero_copy %" PRIu64 " payload_in_place %" PRIu64 " copied %" PRIu64 "\n",
+	       s->tx_zero_copy, s->tx_payload_in_place, s->tx_copied);
+	printf("%-22s %12s %12s %12s  (TSC ticks per frame, medians of %d)\n", "mode", "transmit",
+	       "flush", "total", BROUNDS);
+	for (int mode = 0; mode < B_MODES; mode++) {
+		uint64_t tot[BROUNDS];
+		for (int r = 0; r < BROUNDS; r++)
+			tot[r] = call[mode][r] + fl[mode][r];
+		qsort(call[mode], BROUNDS, sizeof(uint64_t), cmp_u64);
+		qsort(fl[mode], BROUNDS, sizeof(uint64_t), cmp_u64);
+		qsort(tot, BROUNDS, sizeof(uint64_t), cmp_u64);
+		printf("%-22s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", bname[mode],
+		       call[mode][BROUNDS / 2], fl[mode][BROUNDS / 2], tot[BROUNDS / 2]);
+	}
+	cn_udp_close(us);
+	cn_net_destroy(net);
+	for (int i = 0; i < BN; i++)
+		for (int k = 0; k < 2; k++)
+			cn_mbuf_free(src[k][i]);
+	return teardown(&st);
 }
 
 /* ------------------------------------------------------------ main */
@@ -861,6 +1003,8 @@ static int run_inside(void)
 		fprintf(stderr, "test_afxdp: TX checksum offload off on " KIF ": %s\n", strerror(errno));
 		return 1;
 	}
+	if (getenv("CN_AFXDP_TX_BENCH"))
+		return tx_bench();
 	const struct CMUnitTest tests[] = {
 		CN_FX(open_errors), CN_FX(udp_native), CN_FX(udp_generic), CN_FX(rx_mtu),
 		CN_FX(stale_program), CN_FX(foreign_program), CN_FX(two_queues), CN_FX(impairment),
