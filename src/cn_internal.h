@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Branch hints for the per-packet paths: the hot case of a test that goes
@@ -81,6 +82,36 @@ static inline int cn__params_copy(void *dst, size_t cur, const void *src)
 	memset(dst, 0, cur);
 	memcpy(dst, s, n < cur ? n : cur);
 	return 0;
+}
+
+/* A constructor's refusal in one statement, `return cn__fail(EINVAL);`:
+ * errno = @p err, and the NULL the constructor returns. */
+static inline void *cn__fail(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+/* A constructor's object whose struct documents its cache lines: @p size
+ * bytes rounded up to whole lines, starting on a line, zeroed. Returns it
+ * (release with free()) or NULL with errno ENOMEM. */
+static inline void *cn__zalloc_lines(size_t size)
+{
+	void *o = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(size));
+
+	if (!o)
+		return cn__fail(ENOMEM);
+	return memset(o, 0, size);
+}
+
+/* The number of elements of array @p a (an array, not a pointer). */
+#define CN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The name of @p i in a table of @p n names indexed by an enum's values,
+ * "?" past its end or for a value the table leaves out. */
+static inline const char *cn__name_of(const char *const *names, unsigned n, unsigned i)
+{
+	return i < n && names[i] ? names[i] : "?";
 }
 
 /* Loads from wire data at any alignment, in memory order (no swap). */

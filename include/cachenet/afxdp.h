@@ -86,12 +86,16 @@
  * checksums in the frames AF_XDP delivers: turn its TX checksum offload
  * off (`ethtool -K IF tx off`) so the stack sees complete frames.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: cn_afxdp_open/close from one thread with no queue in
  * use; each struct cn_afxdp_queue belongs to one thread at a time; the
  * mbuf pools are shared safely (their per-thread caches).
  */
 #ifndef CACHENET_AFXDP_H
 #define CACHENET_AFXDP_H
+
+#include "cachenet/common.h"
 
 #include <stdint.h>
 
@@ -230,7 +234,7 @@ struct cn_afxdp_queue;
  * XDP program (after removing a stale one, see above), post the fill
  * rings.
  * @return it, or NULL with errno:
- *  - EINVAL: p->size not accepted (common.h), no ifname or mpool,
+ *  - EINVAL: p NULL, p->size not accepted (common.h), no ifname or mpool,
  *    ring_size not a power of two in range,
  *    frames < 2 * ring_size, queues or batch out of range, mtu > 1500,
  *    impairment rates outside [0, 1];
@@ -262,23 +266,23 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *p);
 int cn_afxdp_close(struct cn_afxdp *x);
 
 /** What open obtained (mode, program, sizes). */
-const struct cn_afxdp_info *cn_afxdp_info(const struct cn_afxdp *x);
+const struct cn_afxdp_info *cn_afxdp_info(const struct cn_afxdp *x) CN_NONNULL_ALL;
 
 /** Queue @p i (0 .. queues - 1), or NULL when out of range. */
-struct cn_afxdp_queue *cn_afxdp_queue(struct cn_afxdp *x, uint32_t i);
+struct cn_afxdp_queue *cn_afxdp_queue(struct cn_afxdp *x, uint32_t i) CN_NONNULL_ALL;
 
 /** The cluster pool over the UMEM (its stats show the chunks in use). */
-struct cn_mbuf_pool *cn_afxdp_pool(const struct cn_afxdp *x);
+struct cn_mbuf_pool *cn_afxdp_pool(const struct cn_afxdp *x) CN_NONNULL_ALL;
 
 /** Chunks the backend holds now over all queues: posted to fill rings
  *  (each with a small mbuf), named by TX descriptors until completion,
  *  waiting in the impairment. When no TX is in flight, the pool's in_use
  *  minus this is what callers hold.
  *  Cost: O(queues); read while the queues are quiet. */
-uint32_t cn_afxdp_held(const struct cn_afxdp *x);
+uint32_t cn_afxdp_held(const struct cn_afxdp *x) CN_NONNULL_ALL;
 
 /** The queue's socket descriptor (for poll/epoll). */
-int cn_afxdp_fd(const struct cn_afxdp_queue *q);
+int cn_afxdp_fd(const struct cn_afxdp_queue *q) CN_NONNULL_ALL;
 
 /**
  * Transmit @p p on queue @p q (cn_afxdp_xmit_hook is the same as a
@@ -323,6 +327,7 @@ int cn_afxdp_xmit_mbuf(struct cn_afxdp_queue *q, struct cn_mbuf *m) CN_NONNULL_A
 
 /** cn_afxdp_xmit as a stack's transmit hook (cn_net_params.xmit, with the
  *  queue as xmit_arg). */
+CN_NONNULL_ALL
 static inline int cn_afxdp_xmit_hook(void *q, struct cn_pkt *p)
 {
 	return cn_afxdp_xmit((struct cn_afxdp_queue *)q, p);
@@ -332,7 +337,7 @@ static inline int cn_afxdp_xmit_hook(void *q, struct cn_pkt *p)
  * Transmit one raw Ethernet frame (ARP, ICMP built by hand) as
  * cn_afxdp_xmit does. @return as cn_afxdp_xmit.
  */
-int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t len);
+int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t len) CN_NONNULL(1);
 
 /**
  * Receive up to @p n frames from queue @p q without a stack: each an mbuf
@@ -347,18 +352,19 @@ int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t l
  * Cost: no system call unless the fill ring asks for a wake-up; one
  * small-mbuf get per refilled chunk (the cluster comes with it).
  */
-unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **m, unsigned n);
+unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **m, unsigned n) CN_NONNULL(1);
 
 /**
- * cn_afxdp_rx_burst of up to `batch` frames, each handed to
- * cn_net_input() with @p now, then cn_afxdp_flush (so the ACKs the
- * stack queued leave in one wake-up).
+ * cn_afxdp_rx_burst of up to `batch` frames, handed to the stack as one
+ * burst (cn_net_input_burst: cn_net_input() of each with @p now, then one
+ * cumulative ACK per connection that received in-order data), then
+ * cn_afxdp_flush (so the ACKs the stack queued leave in one wake-up).
  * @return frames handed to the stack, at most `batch`. A return equal to
  *         `batch` means more frames may be waiting: a loop calls
  *         cn_afxdp_poll again until it returns less than `batch` before
  *         it waits or turns to other work.
  */
-unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t now);
+unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t now) CN_NONNULL_ALL;
 
 /**
  * Wake the kernel for the queued TX frames (if it asks for it) and reap
@@ -369,17 +375,17 @@ unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t no
  * held TX frame is sent, a held RX frame waits for the next rx_burst).
  * Call when idle, and before reading the counters. @return chunks reaped.
  */
-unsigned cn_afxdp_flush(struct cn_afxdp_queue *q);
+unsigned cn_afxdp_flush(struct cn_afxdp_queue *q) CN_NONNULL_ALL;
 
 /**
  * Wait until queue @p q has a frame to read, up to @p timeout_ms (-1 =
  * forever, 0 = just check): poll(2) on the socket.
  * @return 1 readable; 0 timeout; -errno (-EINTR; -EIO on an error).
  */
-int cn_afxdp_wait(struct cn_afxdp_queue *q, int timeout_ms);
+int cn_afxdp_wait(struct cn_afxdp_queue *q, int timeout_ms) CN_NONNULL_ALL;
 
 /** Queue @p q's counters, the kernel's ones read now (a getsockopt). */
-const struct cn_afxdp_stats *cn_afxdp_stats(struct cn_afxdp_queue *q);
+const struct cn_afxdp_stats *cn_afxdp_stats(struct cn_afxdp_queue *q) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }

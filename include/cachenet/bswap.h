@@ -52,6 +52,8 @@
  * shuffle, one store per 64 bytes); 64 KB the speed of a bare AVX-512 copy
  * loop, 1.3-1.4x memcpy, which is `rep movsb` there.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: every function may be called from any thread.
  */
 #ifndef CACHENET_BSWAP_H
@@ -137,7 +139,7 @@ size_t cn_bswap_impls(const struct cn_bswap_impl **out, size_t n);
 
 /** The runnable variant called @p name, or NULL (unknown, or this CPU/OS
  *  cannot run it). */
-const struct cn_bswap_impl *cn_bswap_impl_find(const char *name);
+const struct cn_bswap_impl *cn_bswap_impl_find(const char *name) CN_NONNULL_ALL;
 
 /** Name of the variant cn_bswap16()/cn_bswap32() dispatch to. */
 const char *cn_bswap_impl_name(void);

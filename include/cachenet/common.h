@@ -35,6 +35,13 @@
  * every byte past the end it knows is zero, and fails with EINVAL
  * otherwise.
  *
+ * NULL. A pointer parameter that must not be NULL carries CN_NONNULL (the
+ * nonnull attribute of gcc and clang): a NULL constant there draws
+ * -Wnonnull, and the library does not check it at run time. Unmarked are
+ * the pointers a call accepts as NULL (destructors, optional outputs,
+ * constructors that fail with EINVAL: each call says so) and data pointers
+ * paired with a length or count, which may be NULL when that is 0.
+ *
  * Thread safety: nothing here has state.
  */
 #ifndef CACHENET_COMMON_H

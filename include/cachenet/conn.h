@@ -58,6 +58,8 @@
  *  - Not implemented (by choice): urgent data, TCP Fast Open, ICMP
  *    errors (counted, not acted on), ARP aging.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: a cn_conn belongs to the thread of its cn_net.
  */
 #ifndef CACHENET_CONN_H
@@ -81,7 +83,7 @@ struct cn_conn_params {
 	uint32_t size;             /**< sizeof(struct cn_conn_params), or 0 (common.h) */
 	/** Template for every connection: checksum mode, send buffer kind and
 	 *  size, rcvbuf_size, ooo_max, delack_ticks, rto_*, init_cwnd,
-	 *  nodelay, no_ts_clock. Addresses, ports, ISNs, mss, rcv_mss,
+	 *  nodelay, no_ts_clock, ack_stretch. Addresses, ports, ISNs, mss, rcv_mss,
 	 *  window scales, ts, ts_recent, snd_wnd and rmac are filled per
 	 *  connection. rcvbuf_size also picks the window scale we offer.
 	 *  tcp.size is ignored. sndbuf 0 means CN_SOCKBUF_CHAIN, the safe kind here: the conn
@@ -232,10 +234,10 @@ void cn_conn_destroy(struct cn_conn *c);
  * exchanged (freeing what is finished), then cn_net_timer(net, now).
  * Cost: O(sockets) plus cn_net_timer's O(connections).
  */
-void cn_conn_poll(struct cn_conn *c, uint64_t now);
+void cn_conn_poll(struct cn_conn *c, uint64_t now) CN_NONNULL_ALL;
 
 /** The stack this conn serves. */
-struct cn_net *cn_conn_net(const struct cn_conn *c);
+struct cn_net *cn_conn_net(const struct cn_conn *c) CN_NONNULL_ALL;
 
 /* ------------------------------------------------------------ ARP */
 
@@ -254,17 +256,17 @@ struct cn_net *cn_conn_net(const struct cn_conn *c);
  * @return 0; -EINVAL (ip 0 or broadcast); -ENOSPC (table full of static
  *         entries).
  */
-int cn_conn_arp_add(struct cn_conn *c, cn_be32_t ip, const uint8_t mac[6]);
+int cn_conn_arp_add(struct cn_conn *c, cn_be32_t ip, const uint8_t mac[6]) CN_NONNULL_ALL;
 
 /** Look @p ip up. @return true with @p mac filled when known. O(table). */
-bool cn_conn_arp_lookup(const struct cn_conn *c, cn_be32_t ip, uint8_t mac[6]);
+bool cn_conn_arp_lookup(const struct cn_conn *c, cn_be32_t ip, uint8_t mac[6]) CN_NONNULL_ALL;
 
 /**
  * Broadcast an ARP request for @p ip.
  * @return 0 or a negative errno (-ENOBUFS: no TX descriptor; the device's
  *         error).
  */
-int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now);
+int cn_conn_arp_request(struct cn_conn *c, cn_be32_t ip, uint64_t now) CN_NONNULL_ALL;
 
 /* ------------------------------------------------------------ sockets */
 
@@ -277,7 +279,7 @@ enum cn_sock_state {
 
 /**
  * Listen on TCP @p port of the stack's address.
- * @return the listener, or NULL with errno EINVAL (port 0, backlog 0),
+ * @return the listener, or NULL with errno EINVAL (c NULL, port 0, backlog 0),
  *         EADDRINUSE (another listener on the port), ENOSPC (max_socks),
  *         ENOMEM.
  * @p backlog bounds connections in SYN_RCVD plus those waiting for accept;
@@ -290,7 +292,8 @@ struct cn_sock *cn_sock_listen(struct cn_conn *c, cn_be16_t port, uint32_t backl
 /**
  * Take the oldest connection that completed its handshake on @p listener.
  * It may have moved on since (CLOSE_WAIT, or CLOSED with ECONNRESET).
- * @return it, or NULL with errno EAGAIN (none) or EINVAL (not a listener).
+ * @return it, or NULL with errno EAGAIN (none) or EINVAL (NULL or not a
+ *         listener).
  * Cost: O(1).
  */
 struct cn_sock *cn_sock_accept(struct cn_sock *listener);
@@ -301,7 +304,7 @@ struct cn_sock *cn_sock_accept(struct cn_sock *listener);
  * now when the next hop's MAC is known, else an ARP request first.
  * Non-blocking: poll cn_sock_state() for ESTABLISHED, or CLOSED with
  * cn_sock_error() ECONNREFUSED / ETIMEDOUT / EHOSTUNREACH.
- * @return the socket, or NULL with errno EINVAL (raddr 0, broadcast or
+ * @return the socket, or NULL with errno EINVAL (c NULL, raddr 0, broadcast or
  *         our own address: no loopback; rport 0),
  *         ENOSPC (max_socks), EADDRNOTAVAIL (no free port), ENOMEM.
  */
@@ -314,7 +317,7 @@ struct cn_sock *cn_sock_connect(struct cn_conn *c, cn_be32_t raddr, cn_be16_t rp
  *         or the connection failed before it); -EPIPE (after shutdown or
  *         the end of the connection); -ECONNRESET; -ENOBUFS (no memory).
  */
-int cn_sock_send(struct cn_sock *s, const void *buf, uint32_t len, uint64_t now);
+int cn_sock_send(struct cn_sock *s, const void *buf, uint32_t len, uint64_t now) CN_NONNULL(1);
 
 /**
  * Copy received bytes out (cn_tcp_recv).
@@ -323,7 +326,7 @@ int cn_sock_send(struct cn_sock *s, const void *buf, uint32_t len, uint64_t now)
  *         -ECONNRESET, -ECONNREFUSED, -ETIMEDOUT, -EHOSTUNREACH (the
  *         connection failed); -EINVAL (a listener).
  */
-int cn_sock_recv(struct cn_sock *s, void *buf, uint32_t len, uint64_t now);
+int cn_sock_recv(struct cn_sock *s, void *buf, uint32_t len, uint64_t now) CN_NONNULL(1);
 
 /**
  * Send our FIN after the queued data (cn_tcp_shutdown): ESTABLISHED ->
@@ -331,7 +334,7 @@ int cn_sock_recv(struct cn_sock *s, void *buf, uint32_t len, uint64_t now);
  * @return 0 (also when already shut); -ENOTCONN (not established yet, or
  *         closed); -EINVAL (a listener).
  */
-int cn_sock_shutdown(struct cn_sock *s, uint64_t now);
+int cn_sock_shutdown(struct cn_sock *s, uint64_t now) CN_NONNULL_ALL;
 
 /**
  * Shut down and release @p s: the application must not use it again.
@@ -341,25 +344,25 @@ int cn_sock_shutdown(struct cn_sock *s, uint64_t now);
  * exchange ends (after TIME_WAIT, or LAST_ACK's ACK). If received data
  * was never read, it is reset instead (RFC 2525 2.17, as Linux does).
  */
-void cn_sock_close(struct cn_sock *s, uint64_t now);
+void cn_sock_close(struct cn_sock *s, uint64_t now) CN_NONNULL_ALL;
 
 /** Send a RST (when synchronized: <SEQ=SND.NXT, ACK=RCV.NXT>) and free
  *  the socket and its TCB now. */
-void cn_sock_abort(struct cn_sock *s, uint64_t now);
+void cn_sock_abort(struct cn_sock *s, uint64_t now) CN_NONNULL_ALL;
 
 /** The state now, including FINs the fast path exchanged since the last
  *  cn_conn_poll() (the transition itself happens there). */
-enum cn_sock_state cn_sock_state(const struct cn_sock *s);
+enum cn_sock_state cn_sock_state(const struct cn_sock *s) CN_NONNULL_ALL;
 
 /** "CLOSED", "LISTEN", ..., "LAST_ACK"; "?" when out of range. */
 const char *cn_sock_state_name(enum cn_sock_state st);
 
 /** 0, ECONNREFUSED, ECONNRESET, ETIMEDOUT or EHOSTUNREACH (positive). */
-int cn_sock_error(const struct cn_sock *s);
+int cn_sock_error(const struct cn_sock *s) CN_NONNULL_ALL;
 
 /** The fast-path TCB (for cn_tcp_* calls such as zero-copy send or stats);
  *  NULL before ESTABLISHED and once freed. Do not cn_tcp_close() it. */
-struct cn_tcb *cn_sock_tcb(struct cn_sock *s);
+struct cn_tcb *cn_sock_tcb(struct cn_sock *s) CN_NONNULL_ALL;
 
 /** cn_sock_events() bits. */
 #define CN_SOCK_IN 0x1u  /**< recv would not return -EAGAIN (data, end of
@@ -369,24 +372,24 @@ struct cn_tcb *cn_sock_tcb(struct cn_sock *s);
 #define CN_SOCK_HUP 0x8u /**< both directions are finished, or it failed */
 
 /** Readiness of @p s, as poll(2) would report it. O(1). */
-uint32_t cn_sock_events(const struct cn_sock *s);
+uint32_t cn_sock_events(const struct cn_sock *s) CN_NONNULL_ALL;
 
 /** Addresses and ports of @p s; a listener has raddr and rport 0. Any
  *  pointer may be NULL. */
 void cn_sock_addrs(const struct cn_sock *s, cn_be32_t *laddr, cn_be16_t *lport,
-		   cn_be32_t *raddr, cn_be16_t *rport);
+		   cn_be32_t *raddr, cn_be16_t *rport) CN_NONNULL(1);
 
 /** An application pointer kept with the socket (NULL initially). */
-void cn_sock_set_udata(struct cn_sock *s, void *udata);
+void cn_sock_set_udata(struct cn_sock *s, void *udata) CN_NONNULL(1);
 /** The pointer cn_sock_set_udata() kept (NULL initially). */
-void *cn_sock_udata(const struct cn_sock *s);
+void *cn_sock_udata(const struct cn_sock *s) CN_NONNULL_ALL;
 
 /** Counters (live). */
-const struct cn_conn_stats *cn_conn_stats(const struct cn_conn *c);
+const struct cn_conn_stats *cn_conn_stats(const struct cn_conn *c) CN_NONNULL_ALL;
 
 /** Live sockets of every kind (listeners, embryonic, TIME_WAIT, closed
  *  but not yet released), for leak checks. */
-uint32_t cn_conn_socks(const struct cn_conn *c);
+uint32_t cn_conn_socks(const struct cn_conn *c) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }

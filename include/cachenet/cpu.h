@@ -24,6 +24,8 @@
  *
  * Cost: the first call executes a few CPUID instructions (~100-200 cycles on
  * bare metal, more in a VM where CPUID traps); later calls are one load.
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: all functions may be called from any thread at any time.
  */
 #ifndef CACHENET_CPU_H
@@ -90,10 +92,10 @@ const char *cn_cpu_feature_name(uint64_t bit);
 
 /**
  * Parse a comma-separated list of feature names ("avx2,avx512", "all") into
- * a mask. "avx512" means every AVX-512 subset.
+ * a mask. "avx512" means every AVX-512 subset; NULL or "" is the empty mask.
  * @return 0, or -EINVAL naming the first unknown word in @p err (if non-NULL).
  */
-int cn_cpu_features_parse(const char *list, uint64_t *mask, char *err, size_t errlen);
+int cn_cpu_features_parse(const char *list, uint64_t *mask, char *err, size_t errlen) CN_NONNULL(2);
 
 /**
  * Write the names of the features in @p mask, space separated, into @p buf.

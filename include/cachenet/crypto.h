@@ -79,6 +79,8 @@
  *   Keystream words are little-endian byte images: ks[i] XORed into a
  *   native (little-endian) load of the same 4 bytes is the cipher.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: the functions keep no state besides the caller's; any
  * number of threads may use them on distinct states.
  */
@@ -114,7 +116,7 @@ struct cn_chacha20 {
 
 /** Load key (32 bytes) and nonce (12 bytes), any alignment, and counter. */
 void cn_chacha20_init(struct cn_chacha20 *st, const uint8_t *key, const uint8_t *nonce,
-		      uint32_t counter);
+		      uint32_t counter) CN_NONNULL_ALL;
 
 /**
  * Encrypt or decrypt @p len bytes with key, nonce and initial block counter
@@ -143,7 +145,7 @@ int cn_chacha20_xor(const uint8_t *key, const uint8_t *nonce, uint32_t counter, 
 /**
  * As cn_chacha20_xor() on a state, advancing st->counter by the number of
  * blocks used (len / 64 rounded up). NULL @p in writes keystream.
- * @return 0, -EINVAL, -EOVERFLOW (state unchanged then). -EOVERFLOW comes
+ * @return 0, -EINVAL (st NULL too), -EOVERFLOW (state unchanged then). -EOVERFLOW comes
  * one block earlier than for cn_chacha20_xor(): the counter may reach
  * 2^32 - 1 but a call never uses that last block, so a state never wraps
  * back to 0 and repeats keystream.
@@ -155,14 +157,14 @@ int cn_chacha20_stream(struct cn_chacha20 *st, const void *in, void *out, size_t
  * st->counter++ (wrapping modulo 2^32, unchecked). Scalar code, no
  * dispatch, ~250 ticks. @p out64 any alignment.
  */
-void cn_chacha20_block(struct cn_chacha20 *st, void *out64);
+void cn_chacha20_block(struct cn_chacha20 *st, void *out64) CN_NONNULL_ALL;
 
 /**
  * @p nblocks keystream blocks (64 bytes each) into @p out, dispatched
  * (vector variants make 8 or 16 at once), st->counter += nblocks
  * (wrapping, unchecked).
  */
-void cn_chacha20_keystream(struct cn_chacha20 *st, void *out, size_t nblocks);
+void cn_chacha20_keystream(struct cn_chacha20 *st, void *out, size_t nblocks) CN_NONNULL(1);
 
 /** Raw kernel: out = in XOR keystream(st) for len bytes, st not advanced,
  *  no checks (in NULL: keystream; in == out allowed; counter wraps). */
@@ -179,16 +181,19 @@ struct cn_chacha20_impl {
 /** Runnable variants, best first; like cn_csum_impls(). */
 size_t cn_chacha20_impls(const struct cn_chacha20_impl **out, size_t n);
 /** The runnable variant called @p name, or NULL. */
-const struct cn_chacha20_impl *cn_chacha20_impl_find(const char *name);
+const struct cn_chacha20_impl *cn_chacha20_impl_find(const char *name) CN_NONNULL_ALL;
 /** Name of the dispatched variant. */
 const char *cn_chacha20_impl_name(void);
 
 /** The portable ChaCha20 kernel (a cn_chacha20_fn), on every CPU. */
-void cn_chacha20_xor_generic(const struct cn_chacha20 *st, const void *in, void *out, size_t len);
+void cn_chacha20_xor_generic(const struct cn_chacha20 *st, const void *in, void *out, size_t len)
+	CN_NONNULL(1);
 #if defined(__x86_64__)
 /* Call only when cn_chacha20_impl_find() returns them. */
-void cn_chacha20_xor_avx2(const struct cn_chacha20 *st, const void *in, void *out, size_t len);
-void cn_chacha20_xor_avx512(const struct cn_chacha20 *st, const void *in, void *out, size_t len);
+void cn_chacha20_xor_avx2(const struct cn_chacha20 *st, const void *in, void *out, size_t len)
+	CN_NONNULL(1);
+void cn_chacha20_xor_avx512(const struct cn_chacha20 *st, const void *in, void *out, size_t len)
+	CN_NONNULL(1);
 #endif
 
 /* =========================================================== AES-128-CTR */
@@ -223,19 +228,21 @@ struct cn_aes128ctr {
 
 /** Expand a 16-byte key (any alignment). Dispatched (AESKEYGENASSIST with
  *  AES-NI, ~40 ticks; the portable code otherwise, ~4000 ticks). */
-void cn_aes128_expand_key(struct cn_aes128_key *k, const uint8_t *key);
+void cn_aes128_expand_key(struct cn_aes128_key *k, const uint8_t *key) CN_NONNULL_ALL;
 
 /** Encrypt one 16-byte block (ECB; in == out allowed). Dispatched. */
-void cn_aes128_encrypt_block(const struct cn_aes128_key *k, const void *in, void *out);
+void cn_aes128_encrypt_block(const struct cn_aes128_key *k, const void *in, void *out)
+	CN_NONNULL_ALL;
 
 /** Expand @p key and copy the initial counter block @p iv (16 bytes). */
-void cn_aes128ctr_init(struct cn_aes128ctr *st, const uint8_t *key, const uint8_t *iv);
+void cn_aes128ctr_init(struct cn_aes128ctr *st, const uint8_t *key, const uint8_t *iv)
+	CN_NONNULL_ALL;
 
 /**
  * Encrypt or decrypt @p len bytes in counter mode from counter block @p iv
  * (SP 800-38A 6.5) with an expanded key (expand it once per key, outside
  * any per-packet path).
- * @return 0 or -EINVAL (nothing written).
+ * @return 0 or -EINVAL (k or iv NULL too; nothing written).
  * Cost: dispatched; VAES (4 blocks per instruction, 8 vectors in flight,
  * the last < 512 bytes in passes of exactly the vectors they need):
  * ~0.05-0.06 ticks per byte from 576 B, 0.21 at 64 B, about 4x OpenSSL
@@ -249,15 +256,16 @@ int cn_aes128ctr_xor(const struct cn_aes128_key *k, const uint8_t *iv, const voi
 		     size_t len);
 
 /** As cn_aes128ctr_xor() on a state, advancing st->ctr by len / 16 rounded
- *  up blocks. NULL @p in writes keystream. @return 0 or -EINVAL. */
+ *  up blocks. NULL @p in writes keystream. @return 0 or -EINVAL (st NULL
+ *  too). */
 int cn_aes128ctr_stream(struct cn_aes128ctr *st, const void *in, void *out, size_t len);
 
 /** Per-block step: the 16-byte keystream block E(K, st->ctr), then
  *  st->ctr += 1 (128-bit big-endian). Dispatched single-block encryption. */
-void cn_aes128ctr_block(struct cn_aes128ctr *st, void *out16);
+void cn_aes128ctr_block(struct cn_aes128ctr *st, void *out16) CN_NONNULL_ALL;
 
 /** @p nblocks keystream blocks into @p out, dispatched; st->ctr advances. */
-void cn_aes128ctr_keystream(struct cn_aes128ctr *st, void *out, size_t nblocks);
+void cn_aes128ctr_keystream(struct cn_aes128ctr *st, void *out, size_t nblocks) CN_NONNULL(1);
 
 /** Raw kernel: out = in XOR E(K, ctr), E(K, ctr+1), ... for len bytes; no
  *  checks (in NULL: keystream; in == out allowed). ctr is 16 bytes. */
@@ -281,27 +289,29 @@ struct cn_aes128ctr_impl {
  *  many there are (call with n 0 to count). Like cn_csum_impls(). */
 size_t cn_aes128ctr_impls(const struct cn_aes128ctr_impl **out, size_t n);
 /** The runnable variant called @p name, or NULL. */
-const struct cn_aes128ctr_impl *cn_aes128ctr_impl_find(const char *name);
+const struct cn_aes128ctr_impl *cn_aes128ctr_impl_find(const char *name) CN_NONNULL_ALL;
 /** Name of the dispatched variant. */
 const char *cn_aes128ctr_impl_name(void);
 
 /** The portable counter-mode kernel (a cn_aes128ctr_fn), on every CPU. */
 void cn_aes128ctr_xor_generic(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
-			      void *out, size_t len);
+			      void *out, size_t len) CN_NONNULL(1, 2);
 /** The portable key expansion (a cn_aes128_expand_fn). */
-void cn_aes128_expand_key_generic(struct cn_aes128_key *k, const uint8_t *key);
+void cn_aes128_expand_key_generic(struct cn_aes128_key *k, const uint8_t *key) CN_NONNULL_ALL;
 /** The portable single-block encryption (a cn_aes128_block_fn). */
-void cn_aes128_encrypt_block_generic(const struct cn_aes128_key *k, const void *in, void *out);
+void cn_aes128_encrypt_block_generic(const struct cn_aes128_key *k, const void *in, void *out)
+	CN_NONNULL_ALL;
 #if defined(__x86_64__)
 /* Call only when cn_aes128ctr_impl_find() returns them. */
 void cn_aes128ctr_xor_aesni(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
-			    void *out, size_t len);
-void cn_aes128_expand_key_aesni(struct cn_aes128_key *k, const uint8_t *key);
-void cn_aes128_encrypt_block_aesni(const struct cn_aes128_key *k, const void *in, void *out);
+			    void *out, size_t len) CN_NONNULL(1, 2);
+void cn_aes128_expand_key_aesni(struct cn_aes128_key *k, const uint8_t *key) CN_NONNULL_ALL;
+void cn_aes128_encrypt_block_aesni(const struct cn_aes128_key *k, const void *in, void *out)
+	CN_NONNULL_ALL;
 void cn_aes128ctr_xor_vaes(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
-			   void *out, size_t len);
+			   void *out, size_t len) CN_NONNULL(1, 2);
 void cn_aes128ctr_xor_vaes256(const struct cn_aes128_key *k, const uint8_t *ctr, const void *in,
-			      void *out, size_t len);
+			      void *out, size_t len) CN_NONNULL(1, 2);
 #endif
 
 #ifdef __cplusplus

@@ -40,6 +40,8 @@
  *  - Costs below are TSC ticks, L1-hot unless said; the machine and the
  *    commands are in docs/performance.md, Checksum.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: every function may be called from any thread.
  */
 #ifndef CACHENET_CSUM_H
@@ -366,6 +368,7 @@ uint32_t cn_csum_copy(void *CN__CSUM_RESTRICT dst, const void *CN__CSUM_RESTRICT
  * Cost: inline; 20 bytes take five 32-bit loads and ~10 ALU operations,
  * other lengths call cn_csum_partial().
  */
+CN_NONNULL_ALL
 static inline uint16_t cn_csum_ipv4_hdr(const void *hdr, size_t ihl_bytes)
 {
 	if (ihl_bytes == 20) {
@@ -416,6 +419,7 @@ static inline uint32_t cn_csum_pseudo_ipv4(cn_be32_t saddr, cn_be32_t daddr,
  * @param l4_len   upper-layer packet length, host order
  * @return a partial sum, used as for cn_csum_pseudo_ipv4().
  */
+CN_NONNULL_ALL
 static inline uint32_t cn_csum_pseudo_ipv6(const void *saddr, const void *daddr,
 					   uint8_t next_hdr, uint32_t l4_len)
 {
@@ -502,7 +506,7 @@ size_t cn_csum_impls(const struct cn_csum_impl **out, size_t n);
 
 /** The runnable variant called @p name, or NULL if it is unknown or this
  *  CPU/OS cannot run it. */
-const struct cn_csum_impl *cn_csum_impl_find(const char *name);
+const struct cn_csum_impl *cn_csum_impl_find(const char *name) CN_NONNULL_ALL;
 
 /** Name of the variant cn_csum_partial()/cn_csum_copy() dispatch to. */
 const char *cn_csum_impl_name(void);

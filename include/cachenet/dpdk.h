@@ -23,11 +23,13 @@
  *    become the frame's CN_MBUF_F_RX_* status (mbuf_core.h); UNKNOWN and
  *    NONE leave it unknown, so the stack verifies.
  *  - Transmit, no payload copy (when the port sends chains: ports
- *    without RTE_ETH_TX_OFFLOAD_MULTI_SEGS, as net_af_xdp, and
- *    cn_dpdk_params.tx_copy get copy mode: each frame copied into one
- *    rte_mbuf of the adapter's, its software checksum computed in the
- *    same pass, the cn_pkt released at once). A struct cn_pkt becomes a chain of
- *    rte_mbufs, each with an external buffer (rte_pktmbuf_attach_extbuf):
+ *    without RTE_ETH_TX_OFFLOAD_MULTI_SEGS, as net_af_xdp, a net_memif
+ *    client with zero-copy=yes in its devargs (its peer reads the frame
+ *    from this process's DPDK memory; dev_info does not tell the mode,
+ *    the devargs do) and cn_dpdk_params.tx_copy get copy mode: each
+ *    frame copied into one rte_mbuf of the adapter's, its software
+ *    checksum computed in the same pass, the cn_pkt released at once).
+ *    A struct cn_pkt becomes a chain of rte_mbufs, each with an external buffer (rte_pktmbuf_attach_extbuf):
  *    the first over the headers in the cn_pkt's own header room, one per
  *    payload piece over the sockbuf bytes where they lie. One
  *    rte_mbuf_ext_shared_info per packet, counting the segments, from a
@@ -42,16 +44,22 @@
  *    _UDP_CKSUM with RTE_MBUF_F_TX_IPV4, the pseudo-header sum already in
  *    the field as DPDK expects) when the port offers
  *    RTE_ETH_TX_OFFLOAD_TCP_CKSUM / _UDP_CKSUM, and computed in software
- *    into the header room otherwise (one read pass over the payload).
+ *    into the header room otherwise (one read pass over the payload),
+ *    or, on a link declared trusted (cn_dpdk_params.trusted_link), left
+ *    partial and not verified on receipt.
  *  - Batching. cn_dpdk_xmit queues frames and hands them to
  *    rte_eth_tx_burst `batch` at a time (or at cn_dpdk_flush); RX reads
  *    rte_eth_rx_burst in bursts of up to `batch`.
+ *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
  *
  * Thread safety: one struct cn_dpdk (one port queue) belongs to one thread
  * at a time, an lcore of the EAL (the mempool caches are per lcore).
  */
 #ifndef CACHENET_DPDK_H
 #define CACHENET_DPDK_H
+
+#include "cachenet/common.h"
 
 #include <stdint.h>
 
@@ -81,9 +89,23 @@ struct cn_dpdk_params {
 	uint32_t no_tx_offload;
 	/** 1: copy every transmitted frame into one rte_mbuf (copy mode,
 	 *  see above), for comparisons and for drivers that must find the
-	 *  bytes in DPDK memory (net_memif with zero-copy=yes). Ports
-	 *  without RTE_ETH_TX_OFFLOAD_MULTI_SEGS get copy mode anyway. */
+	 *  bytes in DPDK memory. Ports without
+	 *  RTE_ETH_TX_OFFLOAD_MULTI_SEGS and net_memif clients with
+	 *  zero-copy=yes get copy mode anyway. */
 	uint32_t tx_copy;
+	/** 1: a trusted link, for a port that is memory shared with a peer
+	 *  adapter that sets it too (net_memif, net_ring between two
+	 *  cachenet stacks), where a frame changes only through a bug.
+	 *  With it, when the port offers no checksum offload: a transmitted
+	 *  frame's L4 checksum is left partial (the pseudo-header sum, as a
+	 *  checksum-offloading NIC receives it; tx_csum_trusted), and a
+	 *  received frame the device gave no checksum status is marked
+	 *  verified (IP and L4; rx_csum_trusted), so neither side reads the
+	 *  payload for it: what Linux does across a veth pair. A peer
+	 *  without it drops every such TCP/UDP frame (bad checksum): both
+	 *  ends must set it. Default 0: every checksum computed and
+	 *  verified. */
+	uint32_t trusted_link;
 };
 
 /** What cn_dpdk_open found and enabled. */
@@ -95,8 +117,11 @@ struct cn_dpdk_info {
 	uint64_t tx_offloads;       /**< RTE_ETH_TX_OFFLOAD_* enabled */
 	int tx_csum_hw;             /**< 1: TCP and UDP checksums offloaded */
 	int iova_va;                /**< 1: the EAL runs with IOVA as VA */
-	int tx_copy;                /**< 1: copy mode (tx_copy asked, or the port
-					 cannot send a chain of segments) */
+	int tx_copy;                /**< 1: copy mode (tx_copy asked, a memif
+					 zero-copy client, or the port cannot send
+					 a chain of segments) */
+	int memif_zc;               /**< 1: a net_memif client with zero-copy=yes
+					 (read from the port's devargs) */
 };
 
 /** Counters, all monotonic. */
@@ -124,6 +149,10 @@ struct cn_dpdk_stats {
 	uint64_t tx_copied;    /**< frames sent in copy mode */
 	uint64_t rx_freed;     /**< received frames the stack has freed
 				    (rx_frames - rx_freed are held) */
+	uint64_t tx_csum_trusted; /**< frames sent with the L4 checksum left
+				       partial (trusted_link) */
+	uint64_t rx_csum_trusted; /**< frames taken as verified without a
+				       device status (trusted_link) */
 };
 
 struct cn_dpdk;
@@ -133,7 +162,7 @@ struct cn_dpdk;
  * offloads it offers, its RX mempool and the TX mempools; start it and
  * set it promiscuous.
  * @return it, or NULL with errno:
- *  - EINVAL: p->size not accepted (common.h), no mpool, batch > 256,
+ *  - EINVAL: p NULL, p->size not accepted (common.h), no mpool, batch > 256,
  *    mtu > 1500, nb_mbufs <= rx_desc;
  *  - ENODEV: no such port;
  *  - ENOMEM: a mempool could not be created;
@@ -156,7 +185,7 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p);
 int cn_dpdk_close(struct cn_dpdk *d);
 
 /** What open found and enabled. */
-const struct cn_dpdk_info *cn_dpdk_info(const struct cn_dpdk *d);
+const struct cn_dpdk_info *cn_dpdk_info(const struct cn_dpdk *d) CN_NONNULL_ALL;
 
 /**
  * Transmit @p p: a chain of external-buffer rte_mbufs over its header room
@@ -175,6 +204,7 @@ int cn_dpdk_xmit(struct cn_dpdk *d, struct cn_pkt *p) CN_NONNULL_ALL;
 
 /** cn_dpdk_xmit as a stack's transmit hook (cn_net_params.xmit with the
  *  adapter as xmit_arg). */
+CN_NONNULL_ALL
 static inline int cn_dpdk_xmit_hook(void *d, struct cn_pkt *p)
 {
 	return cn_dpdk_xmit((struct cn_dpdk *)d, p);
@@ -186,7 +216,7 @@ static inline int cn_dpdk_xmit_hook(void *d, struct cn_pkt *p)
  * retransmits). Call when idle and before reading counters.
  * @return frames the driver accepted.
  */
-unsigned cn_dpdk_flush(struct cn_dpdk *d);
+unsigned cn_dpdk_flush(struct cn_dpdk *d) CN_NONNULL_ALL;
 
 /**
  * Receive up to @p n frames (one rte_eth_rx_burst): each a small cachenet
@@ -196,21 +226,23 @@ unsigned cn_dpdk_flush(struct cn_dpdk *d);
  * (rx_bad_len), as are frames when the small pool is empty (rx_nobufs).
  * @return frames returned. Cost: one small-mbuf get per frame, no copy.
  */
-unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **m, unsigned n);
+unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **m, unsigned n) CN_NONNULL(1);
 
 /**
- * cn_dpdk_rx_burst of up to `batch` frames, each handed to cn_net_input()
- * with @p now, then cn_dpdk_flush.
+ * cn_dpdk_rx_burst of up to `batch` frames, handed to the stack as one
+ * burst (cn_net_input_burst: cn_net_input() of each with @p now, then one
+ * cumulative ACK per connection that received in-order data), then
+ * cn_dpdk_flush.
  * @return frames handed to the stack; `batch` means more may wait.
  */
-unsigned cn_dpdk_poll(struct cn_dpdk *d, struct cn_net *net, uint64_t now);
+unsigned cn_dpdk_poll(struct cn_dpdk *d, struct cn_net *net, uint64_t now) CN_NONNULL_ALL;
 
 /** Counters (exact on the adapter's thread). */
-const struct cn_dpdk_stats *cn_dpdk_stats(const struct cn_dpdk *d);
+const struct cn_dpdk_stats *cn_dpdk_stats(const struct cn_dpdk *d) CN_NONNULL_ALL;
 
 /** rte_mbufs of the adapter's mempools (RX and TX) in use now: received
  *  frames held, and transmitted ones the driver has not freed. */
-uint32_t cn_dpdk_mbufs_in_use(const struct cn_dpdk *d);
+uint32_t cn_dpdk_mbufs_in_use(const struct cn_dpdk *d) CN_NONNULL_ALL;
 
 /**
  * A cachenet cluster pool (mbuf.h) over a DPDK memzone, for memory a
@@ -219,14 +251,15 @@ uint32_t cn_dpdk_mbufs_in_use(const struct cn_dpdk *d);
  * cn_dpdk_xmit translates pieces inside it with cn_mbuf_pool_iova. Give
  * it to a stack as cn_net_params.cpool. Destroy it with
  * cn_dpdk_cluster_pool_free after the stacks that use it.
- * @return the pool, or NULL with errno EINVAL (count 0, data_size 0),
+ * @return the pool, or NULL with errno EINVAL (name NULL, count 0, data_size 0),
  *         ENOMEM (no memzone of that size) or EEXIST (name taken).
  */
 struct cn_mbuf_pool *cn_dpdk_cluster_pool(const char *name, uint32_t count, uint32_t data_size,
 					   uint32_t cache_size);
 
 /** Destroy a pool made by cn_dpdk_cluster_pool and free its memzone.
- *  @return as cn_mbuf_pool_destroy (the zone is kept on -EBUSY). */
+ *  @return as cn_mbuf_pool_destroy (the zone is kept on -EBUSY). NULL is
+ *  accepted. */
 int cn_dpdk_cluster_pool_free(struct cn_mbuf_pool *pool);
 
 #ifdef __cplusplus

@@ -54,6 +54,8 @@
  *    message on a double free, a free of a non-pool pointer, or a write
  *    into a freed object (found when it is handed out again).
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: pools may be used from any number of threads at once.
  * An mbuf chain belongs to one thread at a time; shared storage may be
  * referenced from several threads (its count is atomic above 1).
@@ -183,15 +185,17 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *p);
 int cn_mbuf_pool_destroy(struct cn_mbuf_pool *pool);
 
 /** Fill @p st. Cost: O(max_threads); not for the fast path. */
-void cn_mbuf_pool_stats(const struct cn_mbuf_pool *pool, struct cn_mbuf_pool_stats *st);
+void cn_mbuf_pool_stats(const struct cn_mbuf_pool *pool, struct cn_mbuf_pool_stats *st)
+	CN_NONNULL_ALL;
 
 /** Return the calling thread's cached objects to the shared pool and give
  *  up its cache slot (the next use claims one again). Harmless without a
  *  cache. */
-void cn_mbuf_pool_thread_flush(struct cn_mbuf_pool *pool);
+void cn_mbuf_pool_thread_flush(struct cn_mbuf_pool *pool) CN_NONNULL_ALL;
 
 /** Pool parameters as created (defaults filled in). */
-const struct cn_mbuf_pool_params *cn_mbuf_pool_params(const struct cn_mbuf_pool *pool);
+const struct cn_mbuf_pool_params *cn_mbuf_pool_params(const struct cn_mbuf_pool *pool)
+	CN_NONNULL_ALL;
 
 /**
  * The I/O address of byte @p addr of @p pool's storage: for a pool over
@@ -203,7 +207,7 @@ const struct cn_mbuf_pool_params *cn_mbuf_pool_params(const struct cn_mbuf_pool 
  *         between clusters excluded).
  * Cost: O(1), one division; reads the pool only. Thread safe.
  */
-uint64_t cn_mbuf_pool_iova(const struct cn_mbuf_pool *pool, const void *addr);
+uint64_t cn_mbuf_pool_iova(const struct cn_mbuf_pool *pool, const void *addr) CN_NONNULL(1);
 
 /**
  * The reverse: the storage header of the cluster whose bytes hold I/O
@@ -216,7 +220,7 @@ uint64_t cn_mbuf_pool_iova(const struct cn_mbuf_pool *pool, const void *addr);
  * Cost: O(1), one division. Thread safe.
  */
 struct cn_mbuf_shared *cn_mbuf_pool_cluster_at(const struct cn_mbuf_pool *pool, uint64_t iova,
-					       uint32_t *off);
+					       uint32_t *off) CN_NONNULL(1);
 
 /**
  * The I/O address of @p m's first data byte: cn_mbuf_pool_iova of the
@@ -224,7 +228,7 @@ struct cn_mbuf_shared *cn_mbuf_pool_cluster_at(const struct cn_mbuf_pool *pool, 
  * segment and external storage (whose memory the pools do not map).
  * Cost: O(1).
  */
-uint64_t cn_mbuf_iova(const struct cn_mbuf *m);
+uint64_t cn_mbuf_iova(const struct cn_mbuf *m) CN_NONNULL_ALL;
 
 /** True when the library was built with the debug checks. */
 bool cn_mbuf_debug_enabled(void);
@@ -243,13 +247,13 @@ bool cn_mbuf_debug_enabled(void);
  * cache's top entry; no lock, no atomic. A segment get also writes the
  * storage header's line.
  */
-struct cn_mbuf *cn_mbuf_get(struct cn_mbuf_pool *pool);
+struct cn_mbuf *cn_mbuf_get(struct cn_mbuf_pool *pool) CN_NONNULL_ALL;
 
 /**
  * Get @p n mbufs, all or none, from a small or a segment pool.
  * @return 0; -ENOBUFS (none taken); -EINVAL (a cluster pool).
  */
-int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n);
+int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n) CN_NONNULL(1);
 
 /**
  * Free one mbuf (not its chain): drop its storage reference (returning a
@@ -278,11 +282,12 @@ void cn_mbuf_free_bulk(struct cn_mbuf **m, unsigned n);
  * @return 0; -ENOBUFS (m unchanged); -EINVAL (m not empty or already has
  *         shared storage, or cpool not a cluster pool).
  */
-int cn_mbuf_attach_cluster(struct cn_mbuf *m, struct cn_mbuf_pool *cpool);
+int cn_mbuf_attach_cluster(struct cn_mbuf *m, struct cn_mbuf_pool *cpool) CN_NONNULL_ALL;
 
 /** cn_mbuf_get + cn_mbuf_attach_cluster; NULL with errno ENOBUFS or
  *  EINVAL, nothing taken on failure. */
-struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool);
+struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool)
+	CN_NONNULL_ALL;
 
 /**
  * Describe an external buffer for attachment. @p sh must live until
@@ -297,7 +302,8 @@ struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_p
  * @param rdonly   the bytes must never be written through an mbuf
  */
 void cn_mbuf_ext_init(struct cn_mbuf_shared *sh, void *base, uint32_t size,
-		      void (*free_cb)(void *base, void *opaque), void *opaque, bool rdonly);
+		      void (*free_cb)(void *base, void *opaque), void *opaque, bool rdonly)
+	CN_NONNULL(1);
 
 /**
  * Make the empty inline mbuf @p m reference [data, data + len) of the
@@ -306,7 +312,8 @@ void cn_mbuf_ext_init(struct cn_mbuf_shared *sh, void *base, uint32_t size,
  * @return 0; -EINVAL (m not empty / already shared, or the range is not
  *         inside the buffer).
  */
-int cn_mbuf_attach_ext(struct cn_mbuf *m, struct cn_mbuf_shared *sh, void *data, uint32_t len);
+int cn_mbuf_attach_ext(struct cn_mbuf *m, struct cn_mbuf_shared *sh, void *data, uint32_t len)
+	CN_NONNULL(1, 2);
 
 /* ------------------------------------------------------------ views */
 
@@ -314,6 +321,7 @@ int cn_mbuf_attach_ext(struct cn_mbuf *m, struct cn_mbuf_shared *sh, void *data,
 #define cn_mbuf_mtod(m, t) ((t)(void *)(m)->data)
 
 /** References to @p m's storage: 1 for inline storage. */
+CN_NONNULL_ALL
 static inline uint32_t cn_mbuf_refcnt(const struct cn_mbuf *m)
 {
 	return m->shared ? __atomic_load_n(&m->shared->refcnt, __ATOMIC_RELAXED) : 1;
@@ -321,6 +329,7 @@ static inline uint32_t cn_mbuf_refcnt(const struct cn_mbuf *m)
 
 /** True when m's bytes (and its free room) may be written: inline storage,
  *  or shared storage with one reference that is not read-only. */
+CN_NONNULL_ALL
 static inline bool cn_mbuf_writable(const struct cn_mbuf *m)
 {
 	return !m->shared || (!(m->shared->flags & CN_MBUF_SHARED_RDONLY) &&
@@ -328,27 +337,30 @@ static inline bool cn_mbuf_writable(const struct cn_mbuf *m)
 }
 
 /** Free bytes in front of data that may be written (0 if not writable). */
+CN_NONNULL_ALL
 static inline uint32_t cn_mbuf_headroom(const struct cn_mbuf *m)
 {
 	return cn_mbuf_writable(m) ? (uint32_t)(m->data - m->buf) : 0;
 }
 
 /** Free bytes after the data that may be written (0 if not writable). */
+CN_NONNULL_ALL
 static inline uint32_t cn_mbuf_tailroom(const struct cn_mbuf *m)
 {
 	return cn_mbuf_writable(m) ? (uint32_t)(m->buf + m->buf_len - (m->data + m->len)) : 0;
 }
 
-/** Mbufs in the chain. O(chain length). */
+/** Mbufs in the chain (0 for NULL). O(chain length). */
 unsigned cn_mbuf_chain_count(const struct cn_mbuf *m);
 
 /**
  * The mbuf holding byte @p off of the chain starting at @p m, and the
  * byte's offset in it (*moff). Zero-length mbufs are skipped.
- * @return the mbuf, or NULL when off >= the chain's length.
+ * @return the mbuf, or NULL when off >= the chain's length (always for a
+ *         NULL @p m).
  * Cost: walks the chain from m (O(mbufs before off)).
  */
-struct cn_mbuf *cn_mbuf_at(struct cn_mbuf *m, uint32_t off, uint32_t *moff);
+struct cn_mbuf *cn_mbuf_at(struct cn_mbuf *m, uint32_t off, uint32_t *moff) CN_NONNULL(3);
 
 /* ------------------------------------------------------------ surgery */
 
@@ -358,7 +370,7 @@ struct cn_mbuf *cn_mbuf_at(struct cn_mbuf *m, uint32_t off, uint32_t *moff);
  *         mbuf lacks that much tailroom (nothing changed). Walks to the
  *         last mbuf (O(chain)).
  */
-void *cn_mbuf_append(struct cn_mbuf *m, uint32_t len);
+void *cn_mbuf_append(struct cn_mbuf *m, uint32_t len) CN_NONNULL_ALL;
 
 /**
  * Copy @p len bytes from @p src to the end of the packet @p m, filling the
@@ -368,11 +380,11 @@ void *cn_mbuf_append(struct cn_mbuf *m, uint32_t len);
  * @return 0; -ENOBUFS (the packet is unchanged). Touches each byte once.
  */
 int cn_mbuf_append_copy(struct cn_mbuf *m, const void *src, uint32_t len,
-			struct cn_mbuf_pool *cpool);
+			struct cn_mbuf_pool *cpool) CN_NONNULL(1);
 
 /** Link the packet @p tail after the packet @p m (pkt_len adds up).
- *  Walks to m's last mbuf. */
-void cn_mbuf_cat(struct cn_mbuf *m, struct cn_mbuf *tail);
+ *  Walks to m's last mbuf. A NULL @p tail leaves m unchanged. */
+void cn_mbuf_cat(struct cn_mbuf *m, struct cn_mbuf *tail) CN_NONNULL(1);
 
 /**
  * Make room for @p len bytes in front of the packet: in m's header room
@@ -383,7 +395,7 @@ void cn_mbuf_cat(struct cn_mbuf *m, struct cn_mbuf *tail);
  *         (uninitialised) room; NULL with errno ENOBUFS or EINVAL (len larger
  *         than an inline area), m unchanged.
  */
-struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len);
+struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len) CN_NONNULL_ALL;
 
 /**
  * Trim the packet: @p req > 0 removes req bytes from the front, < 0
@@ -391,7 +403,7 @@ struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len);
  * Front trimming leaves emptied mbufs in place (the head stays the head);
  * back trimming frees the mbufs past the new end. O(mbufs touched).
  */
-void cn_mbuf_adj(struct cn_mbuf *m, int32_t req);
+void cn_mbuf_adj(struct cn_mbuf *m, int32_t req) CN_NONNULL_ALL;
 
 /**
  * Make the first @p n bytes of the packet contiguous in its head: in place
@@ -402,7 +414,7 @@ void cn_mbuf_adj(struct cn_mbuf *m, int32_t req);
  *         it) or ENOBUFS; on NULL the packet is unchanged.
  * Cost: copies at most n bytes.
  */
-struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n);
+struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n) CN_NONNULL_ALL;
 
 /**
  * Split the packet at @p off: m keeps bytes [0, off), the returned packet
@@ -412,7 +424,7 @@ struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n);
  * @return the second packet's head; NULL with errno EINVAL (off == 0 or
  *         off >= pkt_len) or ENOBUFS (m unchanged).
  */
-struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off);
+struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off) CN_NONNULL_ALL;
 
 /**
  * A new packet referencing bytes [off, off + len) of the chain starting at
@@ -465,8 +477,8 @@ struct cn_mbuf *cn_mbuf_copy_ref_hdr(struct cn_mbuf *m, uint32_t off, uint32_t l
 
 /**
  * Copy bytes [off, off + len) of the chain starting at @p m to @p dst.
- * @return 0; -EINVAL when the range passes the end of the chain (dst may
- *         then hold a prefix).
+ * @return 0; -EINVAL when the range passes the end of the chain, a NULL
+ *         @p m holding no bytes (dst may then hold a prefix).
  */
 int cn_mbuf_copy_out(const struct cn_mbuf *m, uint32_t off, uint32_t len, void *dst);
 
@@ -474,7 +486,7 @@ int cn_mbuf_copy_out(const struct cn_mbuf *m, uint32_t off, uint32_t len, void *
  * Check a packet's invariants (pkt_len, windows inside storage, refcounts
  * > 0). @return 0 or -EBADMSG. O(chain). For tests and debugging.
  */
-int cn_mbuf_check(const struct cn_mbuf *m);
+int cn_mbuf_check(const struct cn_mbuf *m) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }

@@ -45,6 +45,8 @@
  *  - Time. Nothing here reads a clock: functions that need time take a
  *    `now` argument in caller-defined ticks, so tests are deterministic.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: a struct cn_net and everything created from it belong to
  * one thread at a time.
  */
@@ -184,13 +186,13 @@ struct cn_pkt_info {
  * anything else checked field by field. Thread safety: none needed.
  */
 enum cn_drop cn_net_parse(const void *frame, uint32_t len, uint32_t flags,
-			  struct cn_pkt_info *pi);
+			  struct cn_pkt_info *pi) CN_NONNULL(4);
 
 /**
  * Partial sum of the TCP/UDP pseudo-header and L4 header of a parsed
  * frame (checksum field included), i.e. everything but the payload.
  */
-uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi);
+uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi) CN_NONNULL_ALL;
 
 /**
  * True when the L4 checksum of a parsed frame is correct (or the device
@@ -199,7 +201,7 @@ uint32_t cn_net_l4_hdr_sum(const struct cn_pkt_info *pi);
  * chain's payload mbuf: the two partial sums combine).
  * Cost: one pass over the payload (cn_csum_partial).
  */
-bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi);
+bool cn_net_l4_csum_ok(const struct cn_pkt_info *pi) CN_NONNULL_ALL;
 
 /* ------------------------------------------------------------ building headers */
 
@@ -234,7 +236,7 @@ struct cn_net_hdr_spec {
  * work on the fast path, which patches a template instead.
  * Thread safety: writes only @p frame.
  */
-uint8_t *cn_net_hdr_build(void *frame, const struct cn_net_hdr_spec *spec);
+uint8_t *cn_net_hdr_build(void *frame, const struct cn_net_hdr_spec *spec) CN_NONNULL_ALL;
 
 /* ------------------------------------------------------------ TX packet view */
 
@@ -293,6 +295,7 @@ CN__NET_STATIC_ASSERT(sizeof(struct cn_pkt) == 448, "cn_pkt is 7 cache lines");
 CN__NET_STATIC_ASSERT(offsetof(struct cn_pkt, room) == 64, "descriptor fits line 0");
 
 /** Frame length of a TX packet (headers + payload). */
+CN_NONNULL_ALL
 static inline uint32_t cn_pkt_len(const struct cn_pkt *p)
 {
 	return p->hdr_len + p->pay_len;
@@ -304,12 +307,12 @@ static inline uint32_t cn_pkt_len(const struct cn_pkt *p)
  * during its DMA read, here one fused copy+sum pass over the payload).
  * @return the frame length. Touches every payload byte once.
  */
-uint32_t cn_pkt_gather(const struct cn_pkt *p, void *dst);
+uint32_t cn_pkt_gather(const struct cn_pkt *p, void *dst) CN_NONNULL_ALL;
 
 /**
  * Release a TX packet once the device no longer reads it (TX completion):
  * frees its references, calls its done callback, returns it to its stack.
- * Cost: O(1) plus the mbufs it references.
+ * NULL is accepted. Cost: O(1) plus the mbufs it references.
  */
 void cn_pkt_free(struct cn_pkt *p);
 
@@ -445,11 +448,33 @@ int cn_net_destroy(struct cn_net *net);
  * @param now  current time in the ticks of tcp.h's timers
  * @return CN_DROP_NONE if accepted, else the drop reason.
  */
-enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now);
+enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now) CN_NONNULL_ALL;
+
+/**
+ * Receive a device burst: cn_net_input() of each of @p m[0..n-1] in order,
+ * and then, for each connection whose ACK for in-order data was deferred
+ * during the burst, one cumulative ACK (stretch ACKs: tcp.h,
+ * cn_tcp_params.ack_stretch, bounds how many segments one may cover).
+ * Every ACK the burst asks for has been handed to the transmit hook when
+ * this returns, so a device's TX flush after it sends them; ACKs that
+ * RFC 5681 wants at once (out-of-order data, a hole filled, a duplicate,
+ * a FIN) go at once, inside the burst. A device's poll calls this in
+ * place of a loop of cn_net_input(); a call from inside a burst (the
+ * slow-path hook) is a plain loop of cn_net_input(), the outer burst
+ * sends the ACKs.
+ * @param net  the stack
+ * @param m    the frames; each consumed
+ * @param n    how many (0: nothing happens)
+ * @param now  current time in the ticks of tcp.h's timers
+ * Cost: cn_net_input() per frame, plus one pure ACK per connection that
+ * received two or more in-order segments the burst did not ACK yet.
+ */
+void cn_net_input_burst(struct cn_net *net, struct cn_mbuf **m, unsigned n, uint64_t now)
+	CN_NONNULL(1);
 
 /** Install (or with NULL remove) the slow-path hook after creation, e.g.
  *  by a host stack created on top of @p net. */
-void cn_net_set_slow(struct cn_net *net, cn_net_slow_fn fn, void *arg);
+void cn_net_set_slow(struct cn_net *net, cn_net_slow_fn fn, void *arg) CN_NONNULL(1);
 
 /**
  * A free TX descriptor for a frame the caller builds itself (control
@@ -462,7 +487,7 @@ void cn_net_set_slow(struct cn_net *net, cn_net_slow_fn fn, void *arg);
  * @return it, or NULL when every descriptor is out (counted in tx_nodesc).
  * Cost: O(1), no allocation. Release with cn_net_xmit or cn_pkt_free.
  */
-struct cn_pkt *cn_net_pkt_alloc(struct cn_net *net);
+struct cn_pkt *cn_net_pkt_alloc(struct cn_net *net) CN_NONNULL_ALL;
 
 /**
  * Transmit a frame built on a cn_net_pkt_alloc descriptor through the
@@ -472,34 +497,34 @@ struct cn_pkt *cn_net_pkt_alloc(struct cn_net *net);
  *         -EINVAL when hdr_len is 0 or the pieces do not add up to
  *         pay_len (p freed, done not called).
  */
-int cn_net_xmit(struct cn_net *net, struct cn_pkt *p);
+int cn_net_xmit(struct cn_net *net, struct cn_pkt *p) CN_NONNULL_ALL;
 
 /** Run every connection's timers (delayed ACK, retransmission) due at
  *  @p now, and discard reassemblies older than reass_timeout.
  *  Cost: O(connections) + O(expired datagrams). */
-void cn_net_timer(struct cn_net *net, uint64_t now);
+void cn_net_timer(struct cn_net *net, uint64_t now) CN_NONNULL_ALL;
 
 /** The stack's counters (live). */
-const struct cn_net_stats *cn_net_stats(const struct cn_net *net);
+const struct cn_net_stats *cn_net_stats(const struct cn_net *net) CN_NONNULL_ALL;
 
 /** Total drops over all reasons. */
-uint64_t cn_net_drops(const struct cn_net *net);
+uint64_t cn_net_drops(const struct cn_net *net) CN_NONNULL_ALL;
 
 /** Reassembly: datagrams in progress and the bytes of fragment buffers
  *  they hold (both 0 once every one completed, expired or was dropped).
  *  O(1). */
-uint32_t cn_net_reass_entries(const struct cn_net *net);
+uint32_t cn_net_reass_entries(const struct cn_net *net) CN_NONNULL_ALL;
 /** Reassembly: bytes of fragment buffers held (see cn_net_reass_entries). */
-uint32_t cn_net_reass_mem(const struct cn_net *net);
+uint32_t cn_net_reass_mem(const struct cn_net *net) CN_NONNULL_ALL;
 
 /** TX descriptors currently out (held by devices or queued).
  *  Cost: walks the free list, O(descriptors): for checks, not per packet. */
-uint32_t cn_net_pkts_out(const struct cn_net *net);
+uint32_t cn_net_pkts_out(const struct cn_net *net) CN_NONNULL_ALL;
 
 /** Our address, as created. */
-cn_be32_t cn_net_addr(const struct cn_net *net);
+cn_be32_t cn_net_addr(const struct cn_net *net) CN_NONNULL_ALL;
 /** Our MAC address (CN_ETH_ALEN bytes), as created. */
-const uint8_t *cn_net_mac(const struct cn_net *net);
+const uint8_t *cn_net_mac(const struct cn_net *net) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }

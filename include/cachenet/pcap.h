@@ -6,10 +6,14 @@
  * and tshark. The TAP backend (tap.h) and the laboratory's in-memory NIC
  * record both directions into one when given it.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: a struct cn_pcap belongs to one thread.
  */
 #ifndef CACHENET_PCAP_H
 #define CACHENET_PCAP_H
+
+#include "cachenet/common.h"
 
 #include <stdint.h>
 
@@ -26,17 +30,18 @@ struct cn_pcap;
  * @param snaplen  bytes kept of each frame (longer frames are cut); 0 = 65535.
  * @return it, or NULL with errno from fopen (or ENOMEM).
  */
-struct cn_pcap *cn_pcap_open(const char *path, uint32_t snaplen);
+struct cn_pcap *cn_pcap_open(const char *path, uint32_t snaplen) CN_NONNULL_ALL;
 
 /** Append one frame with a timestamp in nanoseconds (stored as usec).
  *  @return 0 or -EIO. Cost: one buffered write of the frame. */
-int cn_pcap_write(struct cn_pcap *pc, const uint8_t *frame, uint32_t len, uint64_t ts_ns);
+int cn_pcap_write(struct cn_pcap *pc, const uint8_t *frame, uint32_t len, uint64_t ts_ns)
+	CN_NONNULL(1);
 
 /** Flush and close. @return 0 or -EIO. NULL accepted. */
 int cn_pcap_close(struct cn_pcap *pc);
 
 /** Frames written. */
-uint64_t cn_pcap_count(const struct cn_pcap *pc);
+uint64_t cn_pcap_count(const struct cn_pcap *pc) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }

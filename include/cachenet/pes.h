@@ -32,6 +32,8 @@
  * otherwise no overlap; any alignment; the last len % 8 bytes (an unpaired
  * word and any bytes after it) are copied unchanged; nothing outside the
  * ranges is touched; NULL only with len 0.
+ *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
  */
 #ifndef CACHENET_PES_H
 #define CACHENET_PES_H
@@ -56,6 +58,7 @@ extern "C" {
  * operations (and, and, or) as in the listing, the second output a copy.
  * Compose with the other steps as bswap.h shows.
  */
+CN_NONNULL_ALL
 static inline void cn_pes_step(uint32_t *w0, uint32_t *w1)
 {
 	uint32_t first = *w0, second = *w1;
@@ -81,6 +84,7 @@ struct cn_pes_state {
  *         pending at the end of the data produces nothing (the paper's
  *         loop drops it; the whole-buffer call copies it unchanged).
  */
+CN_NONNULL_ALL
 static inline unsigned cn_pes_word(struct cn_pes_state *st, uint32_t w, uint32_t out[2])
 {
 	if (!st->pending) {
@@ -128,7 +132,7 @@ struct cn_pes_impl {
 /** As cn_bswap_impls(), for PES. */
 size_t cn_pes_impls(const struct cn_pes_impl **out, size_t n);
 /** As cn_bswap_impl_find(), for PES. */
-const struct cn_pes_impl *cn_pes_impl_find(const char *name);
+const struct cn_pes_impl *cn_pes_impl_find(const char *name) CN_NONNULL_ALL;
 /** Name of the variant cn_pes() dispatches to. */
 const char *cn_pes_impl_name(void);
 

@@ -34,6 +34,8 @@
  * The naive BSD behaviours beside them (the effect Ang measured, beside
  * its fix) are the laboratory's (cachenet/lab/sockbuf_naive.h).
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: a sockbuf belongs to one thread at a time.
  */
 #ifndef CACHENET_SOCKBUF_H
@@ -89,6 +91,7 @@ struct cn_sb_seg {
 };
 
 /** Bytes held. */
+CN_NONNULL_ALL
 static inline uint32_t cn_sockbuf_len(const struct cn_sockbuf *sb)
 {
 	return sb->cc;
@@ -101,13 +104,14 @@ static inline uint32_t cn_sockbuf_len(const struct cn_sockbuf *sb)
  * (the pointer then moves to off + len), else walks from the head; ring:
  * O(1). Never reads payload bytes.
  */
-int cn_sockbuf_seg(struct cn_sockbuf *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg);
+int cn_sockbuf_seg(struct cn_sockbuf *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg)
+	CN_NONNULL_ALL;
 
 /**
  * Drop @p len acknowledged bytes from the front (more than cc drops all).
  * @return bytes dropped. Chain: O(mbufs freed); ring: O(1).
  */
-uint32_t cn_sockbuf_drop(struct cn_sockbuf *sb, uint32_t len);
+uint32_t cn_sockbuf_drop(struct cn_sockbuf *sb, uint32_t len) CN_NONNULL_ALL;
 
 /* ------------------------------------------------------------ chain */
 
@@ -137,18 +141,20 @@ struct cn_sbchain {
  *  takes one object per (data_size - headroom) bytes, and cn_sbchain_tx
  *  sends each object's bytes without allocating. Size the segment pool's
  *  storage as headroom + MSS so that one object is one segment. */
-void cn_sbchain_init(struct cn_sbchain *sb, struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool);
+void cn_sbchain_init(struct cn_sbchain *sb, struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool)
+	CN_NONNULL(1);
 
 /** Free every mbuf held; the sockbuf is empty (and reusable) after. */
-void cn_sbchain_flush(struct cn_sbchain *sb);
+void cn_sbchain_flush(struct cn_sbchain *sb) CN_NONNULL_ALL;
 
 /**
  * Append the packet @p m (ownership passes to the sockbuf): per mbuf, a
  * small one whose bytes fit the tail's writable free room is copied there
  * and freed (sbcompress), an empty one is freed, any other is linked.
- * O(mbufs in m), independent of what is queued. Never fails.
+ * O(mbufs in m), independent of what is queued. Never fails; NULL @p m
+ * appends nothing.
  */
-void cn_sbchain_append(struct cn_sbchain *sb, struct cn_mbuf *m);
+void cn_sbchain_append(struct cn_sbchain *sb, struct cn_mbuf *m) CN_NONNULL(1);
 
 /**
  * Copy @p len bytes from @p src in: the tail's free room first (when it is
@@ -162,10 +168,11 @@ void cn_sbchain_append(struct cn_sbchain *sb, struct cn_mbuf *m);
  * @return 0; -ENOBUFS (nothing appended). Touches each byte once; O(1) in
  * what is queued.
  */
-int cn_sbchain_append_copy(struct cn_sbchain *sb, const void *src, uint32_t len);
+int cn_sbchain_append_copy(struct cn_sbchain *sb, const void *src, uint32_t len) CN_NONNULL(1);
 
 /** Chain form of cn_sockbuf_seg(). */
-int cn_sbchain_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg);
+int cn_sbchain_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, struct cn_sb_seg *seg)
+	CN_NONNULL_ALL;
 
 /**
  * A packet referencing bytes [off, off + len) (clusters shared, no payload
@@ -174,7 +181,8 @@ int cn_sbchain_seg(struct cn_sbchain *sb, uint32_t off, uint32_t max, struct cn_
  * @return the packet; NULL with errno EINVAL (range past cc, len 0) or
  *         ENOBUFS.
  */
-struct cn_mbuf *cn_sbchain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len);
+struct cn_mbuf *cn_sbchain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_t len)
+	CN_NONNULL_ALL;
 
 /**
  * The packet to transmit bytes [off, off + len): @p hdr_len bytes of
@@ -194,10 +202,11 @@ struct cn_mbuf *cn_sbchain_copy_ref(struct cn_sbchain *sb, uint32_t off, uint32_
  *         (range past cc, len 0, hdr_len too large) or ENOBUFS.
  * Cost: O(1) at the send pointer; no payload byte read.
  */
-struct cn_mbuf *cn_sbchain_tx(struct cn_sbchain *sb, uint32_t off, uint32_t len, uint32_t hdr_len);
+struct cn_mbuf *cn_sbchain_tx(struct cn_sbchain *sb, uint32_t off, uint32_t len, uint32_t hdr_len)
+	CN_NONNULL_ALL;
 
 /** Chain form of cn_sockbuf_drop(). */
-uint32_t cn_sbchain_drop(struct cn_sbchain *sb, uint32_t len);
+uint32_t cn_sbchain_drop(struct cn_sbchain *sb, uint32_t len) CN_NONNULL_ALL;
 
 /* ------------------------------------------------------------ ring */
 

@@ -54,6 +54,8 @@
  * (`ip tuntap add ... user NAME`). This machine's kernel has no sch_netem,
  * so the backend can impair frames itself (cn_tap_params.impair).
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: a struct cn_tap belongs to one thread.
  */
 #ifndef CACHENET_TAP_H
@@ -180,10 +182,10 @@ struct cn_tap *cn_tap_open(const struct cn_tap_params *p) CN_NONNULL_ALL;
 void cn_tap_close(struct cn_tap *t);
 
 /** The device's file descriptor (for poll/epoll; do not read it). */
-int cn_tap_fd(const struct cn_tap *t);
+int cn_tap_fd(const struct cn_tap *t) CN_NONNULL_ALL;
 
 /** The interface name the kernel attached (e.g. "tap0"). */
-const char *cn_tap_ifname(const struct cn_tap *t);
+const char *cn_tap_ifname(const struct cn_tap *t) CN_NONNULL_ALL;
 
 /**
  * Transmit @p p on @p t (cn_tap_xmit_hook is the same as a stack's
@@ -209,6 +211,7 @@ int cn_tap_xmit(struct cn_tap *t, struct cn_pkt *p) CN_NONNULL_ALL;
 
 /** cn_tap_xmit as a stack's transmit hook (cn_net_params.xmit, with the
  *  tap as xmit_arg). */
+CN_NONNULL_ALL
 static inline int cn_tap_xmit_hook(void *tap, struct cn_pkt *p)
 {
 	return cn_tap_xmit((struct cn_tap *)tap, p);
@@ -219,7 +222,7 @@ static inline int cn_tap_xmit_hook(void *tap, struct cn_pkt *p)
  * same path as cn_tap_xmit (mtu check, impairment, pcap, counters).
  * @return as cn_tap_xmit.
  */
-int cn_tap_write_frame(struct cn_tap *t, const void *frame, uint32_t len);
+int cn_tap_write_frame(struct cn_tap *t, const void *frame, uint32_t len) CN_NONNULL(1);
 
 /**
  * Receive up to @p n frames without a stack: each read(2) from the
@@ -236,11 +239,12 @@ int cn_tap_write_frame(struct cn_tap *t, const void *frame, uint32_t len);
  * Cost: one system call per frame plus one for the read that finds the
  * queue empty; no copy without impairment.
  */
-unsigned cn_tap_rx_burst(struct cn_tap *t, struct cn_mbuf **m, unsigned n);
+unsigned cn_tap_rx_burst(struct cn_tap *t, struct cn_mbuf **m, unsigned n) CN_NONNULL(1);
 
 /**
- * cn_tap_rx_burst of up to `batch` frames, each handed to cn_net_input()
- * with @p now.
+ * cn_tap_rx_burst of up to `batch` frames, handed to the stack as one
+ * burst (cn_net_input_burst: cn_net_input() of each with @p now, then one
+ * cumulative ACK per connection that received in-order data).
  * @return frames handed to the stack, at most `batch`. A return equal to
  *         `batch` means more frames may be waiting: a loop calls
  *         cn_tap_poll again until it returns less than `batch` (for
@@ -248,7 +252,7 @@ unsigned cn_tap_rx_burst(struct cn_tap *t, struct cn_mbuf **m, unsigned n);
  *         waits (cn_tap_wait) or turns to other work; one call per turn of
  *         a loop lets the kernel's queue grow and drop frames.
  */
-unsigned cn_tap_poll(struct cn_tap *t, struct cn_net *net, uint64_t now);
+unsigned cn_tap_poll(struct cn_tap *t, struct cn_net *net, uint64_t now) CN_NONNULL_ALL;
 
 /**
  * Wait until a frame can be read (or one is already waiting inside the
@@ -256,7 +260,7 @@ unsigned cn_tap_poll(struct cn_tap *t, struct cn_net *net, uint64_t now);
  * @return 1 readable; 0 timeout; -errno (-EINTR, -EIO when the fd reports
  *         an error or hang-up).
  */
-int cn_tap_wait(struct cn_tap *t, int timeout_ms);
+int cn_tap_wait(struct cn_tap *t, int timeout_ms) CN_NONNULL_ALL;
 
 /**
  * Deliver the frames the impairment holds back for reordering (call when
@@ -264,10 +268,10 @@ int cn_tap_wait(struct cn_tap *t, int timeout_ms);
  * held TX frame is written, a held RX frame waits for the next
  * cn_tap_rx_burst. Nothing to do without impairment.
  */
-void cn_tap_flush(struct cn_tap *t);
+void cn_tap_flush(struct cn_tap *t) CN_NONNULL_ALL;
 
 /** The counters (live). */
-const struct cn_tap_stats *cn_tap_stats(const struct cn_tap *t);
+const struct cn_tap_stats *cn_tap_stats(const struct cn_tap *t) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }

@@ -45,6 +45,8 @@
  *
  *  - Time. `now` arguments are ticks of any clock the caller picks; the
  *    timer parameters (delayed ACK, RTO) are in the same ticks.
+ *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
  */
 #ifndef CACHENET_TCP_H
 #define CACHENET_TCP_H
@@ -173,7 +175,30 @@ struct cn_tcp_params {
 					   behind a driver that prefetches the payload
 					   during its poll (DCA prefetch, paced) a longer
 					   distance pays: see CN_TCP_RX_READAHEAD_DEFAULT */
+	/** Stretch ACKs: in-order segments one ACK may cover inside a device
+	 *  burst (cn_net_input_burst). Within a burst the ACK that every
+	 *  second segment would send is deferred to the burst's end, one
+	 *  cumulative ACK per connection (what a Linux receiver sends behind
+	 *  GRO), unless this many segments are unacknowledged: then it goes
+	 *  at once. 0 = CN_TCP_ACK_STRETCH_DEFAULT's rule: a quarter of the
+	 *  receive window (rcvbuf_size / 4 / rcv_mss segments, at least 2),
+	 *  so a sender whose window is ours keeps three quarters of it in
+	 *  flight while the ACK is deferred; 1 or 2 = no stretching (every
+	 *  second segment, as outside a burst). Out-of-order data, a
+	 *  segment that fills a hole, a duplicate, a FIN and a window update
+	 *  are ACKed at once as always, and so are the connection's first
+	 *  CN_TCP_QUICKACK_SEGS in-order segments (a sender in slow start
+	 *  that grows its window by at most one segment per ACK, RFC 5681,
+	 *  gets its first round trips' ACKs). At most 65535. */
+	uint32_t ack_stretch;
 };
+
+/** cn_tcp_params.ack_stretch 0: the bound is the receive window / 4 in
+ *  rcv_mss segments (at least 2, at most 65535). */
+#define CN_TCP_ACK_STRETCH_DEFAULT 0u
+/** In-order segments at a connection's start ACKed every second one even
+ *  inside a burst (16 ACKs: Linux's quick-ACK count, TCP_MAX_QUICKACKS). */
+#define CN_TCP_QUICKACK_SEGS 32u
 
 /**
  * Default copy-out read-ahead distance (cn_tcp_params.rx_readahead): four
@@ -227,6 +252,9 @@ struct cn_tcp_stats {
 	uint64_t tlp_repairs;             /**< probes that resent data and were the only
 					       copy to arrive (no D-SACK): a loss, answered
 					       as a fast recovery answers one (RFC 8985 7.4) */
+	uint64_t burst_acks;              /**< ACKs deferred to a device burst's end and
+					       sent there (cn_net_input_burst,
+					       cn_tcp_params.ack_stretch) */
 };
 
 /** A snapshot of a connection's state for tests and tools. */
@@ -359,7 +387,8 @@ int cn_tcp_recv(struct cn_tcb *tcb, void *buf, uint32_t len, uint64_t now) CN_NO
  * queued by reference are copied first; a segment larger than the room
  * left fills the buffer exactly and its remainder is queued by reference
  * (for cn_tcp_recv or the next post). One buffer at a time.
- * @return 0; -EBUSY (a buffer is already posted); -EINVAL (len 0).
+ * @return 0; -EBUSY (a buffer is already posted); -EINVAL (len 0 or buf
+ *         NULL).
  */
 int cn_tcp_recv_post(struct cn_tcb *tcb, void *buf, uint32_t len) CN_NONNULL(1);
 

@@ -8,6 +8,8 @@
  * reference (no copy): the buffer must stay valid until the @p done
  * callback runs (the device's TX completion). Received datagrams are
  * handed to the socket's callback as an mbuf trimmed to the payload.
+ *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
  */
 #ifndef CACHENET_UDP_H
 #define CACHENET_UDP_H
@@ -86,7 +88,7 @@ void cn_udp_close(struct cn_udp_sock *s);
  * one pass over the payload.
  */
 int cn_udp_send(struct cn_udp_sock *s, const void *buf, uint32_t len,
-		void (*done)(void *arg), void *arg);
+		void (*done)(void *arg), void *arg) CN_NONNULL(1);
 
 /**
  * Send one datagram to another destination than the socket's own (a
@@ -105,7 +107,7 @@ int cn_udp_sendto(struct cn_udp_sock *s, cn_be32_t raddr, cn_be16_t rport, const
 	CN_NONNULL(1);
 
 /** Counters (live). */
-const struct cn_udp_stats *cn_udp_stats(const struct cn_udp_sock *s);
+const struct cn_udp_stats *cn_udp_stats(const struct cn_udp_sock *s) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }

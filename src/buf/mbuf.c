@@ -61,16 +61,33 @@ static inline void storage_ref(struct cn_mbuf_shared *sh)
 		__atomic_add_fetch(&sh->refcnt, 1, __ATOMIC_RELAXED);
 }
 
+/* to refers to from's shared storage (one more reference), its data from
+ * off bytes into from's. */
+static inline void share_storage(struct cn_mbuf *to, const struct cn_mbuf *from, uint32_t off)
+{
+	storage_ref(from->shared);
+	to->shared = from->shared;
+	to->buf = from->buf;
+	to->buf_len = from->buf_len;
+	to->data = from->data + off;
+}
+
 /* ------------------------------------------------------------ get and free */
 
-static inline void mbuf_reset(struct cn_mbuf *m)
+/* An mbuf as a get hands it out: empty at data, alone, no flags. */
+static inline void mbuf_empty(struct cn_mbuf *m, uint8_t *data)
 {
-	m->data = m->buf + m->pool_hdroom;
+	m->data = data;
 	m->next = NULL;
 	m->len = 0;
 	m->pkt_len = 0;
 	m->flags = 0;
 	m->nextpkt = NULL;
+}
+
+static inline void mbuf_reset(struct cn_mbuf *m)
+{
+	mbuf_empty(m, m->buf + m->pool_hdroom);
 	if (CN_MBUF_DEBUG)
 		cn__dbg_mbuf_got(m);
 }
@@ -87,27 +104,18 @@ static inline void seg_reset(struct cn_mbuf_pool *pool, struct cn_mbuf *m)
 		cn__dbg_embedded_got(m);
 	}
 	sh->refcnt = 1;
-	m->data = sh->base + pool->headroom;
-	m->next = NULL;
-	m->len = 0;
-	m->pkt_len = 0;
-	m->flags = 0;
-	m->nextpkt = NULL;
+	mbuf_empty(m, sh->base + pool->headroom);
 }
 
 static struct cn_mbuf *seg_get(struct cn_mbuf_pool *pool)
 {
 	struct cn_mbuf *m;
 
-	if (pool->kind != CN_MBUF_POOL_SEG) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (pool->kind != CN_MBUF_POOL_SEG)
+		return cn__fail(EINVAL);
 	m = cn__pool_get1(pool);
-	if (m == NULL) {
-		errno = ENOBUFS;
-		return NULL;
-	}
+	if (m == NULL)
+		return cn__fail(ENOBUFS);
 	seg_reset(pool, m);
 	return m;
 }
@@ -119,10 +127,8 @@ struct cn_mbuf *cn_mbuf_get(struct cn_mbuf_pool *pool)
 	if (CN_UNLIKELY(pool->kind != CN_MBUF_POOL_SMALL))
 		return seg_get(pool);
 	m = cn__pool_get1(pool);
-	if (CN_UNLIKELY(m == NULL)) {
-		errno = ENOBUFS;
-		return NULL;
-	}
+	if (CN_UNLIKELY(m == NULL))
+		return cn__fail(ENOBUFS);
 	mbuf_reset(m);
 	return m;
 }
@@ -148,11 +154,30 @@ int cn_mbuf_get_bulk(struct cn_mbuf_pool *pool, struct cn_mbuf **m, unsigned n)
 	return 0;
 }
 
-/* Give the descriptor back its own inline storage. Returns false for a
- * segment object's own descriptor: it is released with its storage
- * reference (the object returns when the last one goes) and must not be
- * put into a pool by itself. In every build, a free mbuf (CN_MBUF_F_FREE,
- * on the line the free touches anyway) is a double free and stops the
+/* Release @p m's reference to its shared storage @p sh and give the
+ * descriptor back its own inline storage. Returns false for a segment
+ * object's own descriptor: it is released with its storage reference (the
+ * object returns when the last one goes) and must not be put into a pool
+ * by itself. */
+static inline bool mbuf_release_shared(struct cn_mbuf *m, struct cn_mbuf_shared *sh)
+{
+	if (CN_UNLIKELY(sh->kind == CN_MBUF_STORAGE_SEG) && cn__seg_embedded(m)) {
+		/* Mark it idle first: the unref may recycle the object. */
+		if (CN_MBUF_DEBUG)
+			cn__dbg_embedded_put(m);
+		storage_unref(sh);
+		return false;
+	}
+	storage_unref(sh);
+	m->shared = NULL;
+	m->buf = cn__mbuf_inline(m);
+	m->buf_len = m->pool->data_size;
+	return true;
+}
+
+/* Mark @p m free and give it back its inline storage (false: see
+ * mbuf_release_shared). In every build, a free mbuf (CN_MBUF_F_FREE, on
+ * the line the free touches anyway) is a double free and stops the
  * program with a message: the pool would otherwise hand it out twice. */
 static inline bool mbuf_prefree(struct cn_mbuf *m)
 {
@@ -161,35 +186,80 @@ static inline bool mbuf_prefree(struct cn_mbuf *m)
 	if (CN_UNLIKELY(m->flags & CN_MBUF_F_FREE))
 		cn__mbuf_bad_free(m, true);
 	m->flags = CN_MBUF_F_FREE;
-	if (sh != NULL) {
-		if (CN_UNLIKELY(sh->kind == CN_MBUF_STORAGE_SEG) && cn__seg_embedded(m)) {
-			/* Mark it idle first: the unref may recycle the object. */
-			if (CN_MBUF_DEBUG)
-				cn__dbg_embedded_put(m);
-			storage_unref(sh);
-			return false;
-		}
-		storage_unref(sh);
-		m->shared = NULL;
-		m->buf = cn__mbuf_inline(m);
-		m->buf_len = m->pool->data_size;
-	}
+	if (sh != NULL && !mbuf_release_shared(m, sh))
+		return false;
 	if (CN_MBUF_DEBUG)
 		cn__dbg_mbuf_put(m);
 	return true;
 }
 
-struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
+/* An mbuf with shared storage (a cluster, a segment object, external
+ * memory), marked free by the caller: mbuf_prefree's second half, then
+ * the put. */
+static __attribute__((noinline)) struct cn_mbuf *mbuf_free_shared(struct cn_mbuf *m,
+								  struct cn_mbuf *next)
 {
-	struct cn_mbuf *next;
+	if (mbuf_release_shared(m, m->shared)) {
+		cn__mbuf_check_owner(m);
+		cn__pool_put1(m->pool, m);
+	}
+	return next;
+}
 
-	if (m == NULL)
-		return NULL;
-	next = m->next;
+/* Any free, through mbuf_prefree (and in debug builds its hooks). */
+static __attribute__((noinline)) struct cn_mbuf *mbuf_free_any(struct cn_mbuf *m)
+{
+	struct cn_mbuf *next = m->next;
+
 	if (CN_LIKELY(mbuf_prefree(m))) {
 		cn__mbuf_check_owner(m);
 		cn__pool_put1(m->pool, m);
 	}
+	return next;
+}
+
+/* The put of a released mbuf whose pool is not one of this thread's two
+ * most recent, or whose cache is at its flush threshold. */
+static __attribute__((noinline)) struct cn_mbuf *mbuf_put_slow(struct cn_mbuf *m,
+							       struct cn_mbuf *next)
+{
+	cn__pool_put1(m->pool, m);
+	return next;
+}
+
+/* mbuf_prefree, cn__mbuf_check_owner and cn__pool_put1 with the common
+ * free, a live mbuf with its inline storage into a cache of the MRU
+ * table, as a leaf: everything else leaves by a tail call, so it saves no
+ * register and sets up no frame. The double-free check (the flags word)
+ * and the owner check run first on every free, in every build. */
+struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
+{
+	struct cn_mbuf *next;
+	struct cn_mbuf_pool *p;
+	struct cn__mcache *c;
+	uint32_t n;
+
+	if (m == NULL)
+		return NULL;
+	if (CN_MBUF_DEBUG || CN_UNLIKELY(m->flags & CN_MBUF_F_FREE))
+		return mbuf_free_any(m); /* a double free stops there */
+	m->flags = CN_MBUF_F_FREE;
+	next = m->next;
+	if (m->shared != NULL)
+		return mbuf_free_shared(m, next);
+	cn__mbuf_check_owner(m);
+	p = m->pool;
+	if (CN_LIKELY(cn__tls_mru[0].pool == p && cn__tls_mru[0].uid == p->uid))
+		c = cn__tls_mru[0].c;
+	else if (CN_LIKELY(cn__tls_mru[1].pool == p && cn__tls_mru[1].uid == p->uid))
+		c = cn__tls_mru[1].c;
+	else
+		return mbuf_put_slow(m, next);
+	n = c->len;
+	if (CN_UNLIKELY(n >= p->flush_thresh))
+		return mbuf_put_slow(m, next);
+	c->objs[n] = m;
+	__atomic_store_n(&c->len, n + 1, __ATOMIC_RELAXED);
 	return next;
 }
 
@@ -254,10 +324,8 @@ struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_p
 	struct cn_mbuf_shared *sh;
 	int rc;
 
-	if (cpool->kind != CN_MBUF_POOL_CLUSTER) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (cpool->kind != CN_MBUF_POOL_CLUSTER)
+		return cn__fail(EINVAL);
 	if (CN_LIKELY(mpool->kind == CN_MBUF_POOL_SMALL)) {
 		/* The common pair (a driver's RX refill) in one pass: two
 		 * cache pops and the fields a fresh mbuf with a fresh cluster
@@ -424,6 +492,16 @@ void cn_mbuf_cat(struct cn_mbuf *m, struct cn_mbuf *tail)
 	m->pkt_len += tail->pkt_len;
 }
 
+/* A new first mbuf from m's pool for n bytes of m's packet (prepend,
+ * pullup): NULL with errno EINVAL when n exceeds the pool's data size,
+ * else cn_mbuf_get's answer. */
+static struct cn_mbuf *new_head(struct cn_mbuf *m, uint32_t n)
+{
+	if (n > m->pool->data_size)
+		return cn__fail(EINVAL);
+	return cn_mbuf_get(m->pool);
+}
+
 struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len)
 {
 	struct cn_mbuf *n;
@@ -434,11 +512,7 @@ struct cn_mbuf *cn_mbuf_prepend(struct cn_mbuf *m, uint32_t len)
 		m->pkt_len += len;
 		return m;
 	}
-	if (len > m->pool->data_size) {
-		errno = EINVAL;
-		return NULL;
-	}
-	n = cn_mbuf_get(m->pool);
+	n = new_head(m, len);
 	if (n == NULL)
 		return NULL;
 	n->data = n->buf + n->buf_len - len;
@@ -500,10 +574,8 @@ struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n)
 {
 	struct cn_mbuf *h;
 
-	if (n > m->pkt_len) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (n > m->pkt_len)
+		return cn__fail(EINVAL);
 	if (m->len >= n)
 		return m;
 	if (cn_mbuf_writable(m) && m->buf_len >= n) {
@@ -516,11 +588,7 @@ struct cn_mbuf *cn_mbuf_pullup(struct cn_mbuf *m, uint32_t n)
 		m->next = gather(m, m->next, n - m->len);
 		return m;
 	}
-	if (n > m->pool->data_size) {
-		errno = EINVAL;
-		return NULL;
-	}
-	h = cn_mbuf_get(m->pool);
+	h = new_head(m, n);
 	if (h == NULL)
 		return NULL;
 	{
@@ -538,10 +606,8 @@ struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off)
 	struct cn_mbuf *c = m, *prev = NULL, *t;
 	uint32_t seen = 0, total = m->pkt_len;
 
-	if (off == 0 || off >= total) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (off == 0 || off >= total)
+		return cn__fail(EINVAL);
 	while (seen + c->len <= off) {
 		seen += c->len;
 		prev = c;
@@ -557,11 +623,7 @@ struct cn_mbuf *cn_mbuf_split(struct cn_mbuf *m, uint32_t off)
 			t = cn_mbuf_get(c->pool);
 			if (t == NULL)
 				return NULL;
-			storage_ref(c->shared);
-			t->shared = c->shared;
-			t->buf = c->buf;
-			t->buf_len = c->buf_len;
-			t->data = c->data + in;
+			share_storage(t, c, in);
 		} else {
 			t = cn_mbuf_get(c->pool);
 			if (t == NULL)
@@ -585,10 +647,8 @@ struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len)
 	struct cn_mbuf *head = NULL, *last = NULL, *src;
 	uint32_t moff, left = len;
 
-	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL)
+		return cn__fail(EINVAL);
 	while (left > 0) {
 		struct cn_mbuf *n;
 		uint32_t k;
@@ -617,11 +677,7 @@ struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len)
 		if (CN_MBUF_DEBUG)
 			cn__dbg_mbuf_got(n);
 		if (src->shared != NULL) {
-			storage_ref(src->shared);
-			n->shared = src->shared;
-			n->buf = src->buf;
-			n->buf_len = src->buf_len;
-			n->data = src->data + moff;
+			share_storage(n, src, moff);
 		} else {
 			n->data = n->buf + (k <= n->buf_len - n->pool_hdroom ? n->pool_hdroom : 0);
 			memcpy(n->data, src->data + moff, k);
@@ -646,10 +702,8 @@ struct cn_mbuf *cn_mbuf_copy_ref_hdr(struct cn_mbuf *m, uint32_t off, uint32_t l
 	struct cn_mbuf *src, *h, *r = NULL;
 	uint32_t moff;
 
-	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (len == 0 || (src = cn_mbuf_at(m, off, &moff)) == NULL)
+		return cn__fail(EINVAL);
 	sh = src->shared;
 	/* refcnt 1 is src's own reference: nobody else sees the storage, so
 	 * the bytes in front of src's data are ours to write the header
@@ -673,10 +727,8 @@ struct cn_mbuf *cn_mbuf_copy_ref_hdr(struct cn_mbuf *m, uint32_t off, uint32_t l
 		h->nextpkt = NULL;
 		return h;
 	}
-	if (hdr_len > src->pool->data_size) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (hdr_len > src->pool->data_size)
+		return cn__fail(EINVAL);
 	h = cn_mbuf_get(src->pool);
 	if (h == NULL)
 		return NULL;

@@ -320,16 +320,23 @@ void cn_mbuf_pool_thread_flush(struct cn_mbuf_pool *p)
 
 /* ------------------------------------------------------------ create/destroy */
 
+/* The pool's memory, what of it was allocated (a zeroed pool holds NULLs). */
+static void pool_free(struct cn_mbuf_pool *p)
+{
+	free(p->caches);
+	free(p->mem);
+	free(p->stk);
+	free(p);
+}
+
 struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 {
 	struct cn_mbuf_pool *p;
 	struct cn_mbuf_pool_params q;
 	size_t hdr;
 
-	if (pp == NULL || cn__params_copy(&q, sizeof(q), pp) < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (pp == NULL || cn__params_copy(&q, sizeof(q), pp) < 0)
+		return cn__fail(EINVAL);
 	if (q.kind == CN_MBUF_POOL_DEFAULT)
 		q.kind = CN_MBUF_POOL_SMALL;
 	if (q.count == 0)
@@ -337,10 +344,8 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	pp = &q;
 	if ((pp->kind != CN_MBUF_POOL_SMALL && pp->kind != CN_MBUF_POOL_CLUSTER &&
 	     pp->kind != CN_MBUF_POOL_SEG) ||
-	    (pp->kind == CN_MBUF_POOL_SEG && (pp->small == NULL || pp->small->kind != CN_MBUF_POOL_SMALL))) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    (pp->kind == CN_MBUF_POOL_SEG && (pp->small == NULL || pp->small->kind != CN_MBUF_POOL_SMALL)))
+		return cn__fail(EINVAL);
 	if (q.kind != CN_MBUF_POOL_SEG)
 		q.small = NULL;
 	if (q.data_size == 0)
@@ -353,20 +358,16 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	if (q.max_threads == 0)
 		q.max_threads = CN_MBUF_MAX_THREADS;
 	if (q.headroom >= q.data_size || q.cache_size > q.count || q.data_size > (1u << 30) ||
-	    q.headroom > UINT16_MAX) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    q.headroom > UINT16_MAX)
+		return cn__fail(EINVAL);
 	if (q.ext_mem != NULL) {
 		if (q.ext_stride == 0)
 			q.ext_stride = q.data_size;
 		/* the region's last byte and its last I/O address must exist */
 		if (q.kind != CN_MBUF_POOL_CLUSTER || q.ext_stride < q.data_size ||
 		    (uint64_t)q.count * q.ext_stride > (uint64_t)(UINTPTR_MAX - (uintptr_t)q.ext_mem) ||
-		    (uint64_t)q.count * q.ext_stride > UINT64_MAX - 1 - q.ext_iova) {
-			errno = EINVAL;
-			return NULL;
-		}
+		    (uint64_t)q.count * q.ext_stride > UINT64_MAX - 1 - q.ext_iova)
+			return cn__fail(EINVAL);
 	} else {
 		q.ext_stride = 0;
 		q.ext_iova = 0;
@@ -374,11 +375,9 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	hdr = q.kind == CN_MBUF_POOL_SMALL ? sizeof(struct cn_mbuf)
 	      : q.kind == CN_MBUF_POOL_SEG ? CN_MBUF_SEG_HDR_BYTES : sizeof(struct cn_mbuf_shared);
 
-	if (posix_memalign((void **)&p, CN_CACHE_LINE, sizeof(*p)) != 0) {
-		errno = ENOMEM;
+	p = cn__zalloc_lines(sizeof(*p));
+	if (p == NULL)
 		return NULL;
-	}
-	memset(p, 0, sizeof(*p));
 	p->kind = q.kind;
 	p->count = q.count;
 	p->data_size = q.data_size;
@@ -400,21 +399,12 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 
 	size_t memlen = (size_t)p->count * p->obj_size;
 	p->stk = malloc((size_t)p->count * sizeof(void *));
-	if (p->stk == NULL || posix_memalign((void **)&p->mem, CN_CACHE_LINE, memlen) != 0) {
-		free(p->stk);
-		free(p);
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (p->stk == NULL || posix_memalign((void **)&p->mem, CN_CACHE_LINE, memlen) != 0)
+		goto nomem;
 	p->mem_end = p->mem + memlen;
 	if (p->nslots) {
-		if (posix_memalign((void **)&p->caches, CN_CACHE_LINE, (size_t)p->nslots * p->cache_stride) != 0) {
-			free(p->mem);
-			free(p->stk);
-			free(p);
-			errno = ENOMEM;
-			return NULL;
-		}
+		if (posix_memalign((void **)&p->caches, CN_CACHE_LINE, (size_t)p->nslots * p->cache_stride) != 0)
+			goto nomem;
 		memset(p->caches, 0, (size_t)p->nslots * p->cache_stride);
 	}
 
@@ -476,12 +466,7 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 		struct cn_mbuf_pool **nr = realloc(reg, nc * sizeof(*nr));
 		if (nr == NULL) {
 			pthread_mutex_unlock(&reg_lock);
-			free(p->caches);
-			free(p->mem);
-			free(p->stk);
-			free(p);
-			errno = ENOMEM;
-			return NULL;
+			goto nomem;
 		}
 		reg = nr;
 		reg_cap = nc;
@@ -489,6 +474,9 @@ struct cn_mbuf_pool *cn_mbuf_pool_create(const struct cn_mbuf_pool_params *pp)
 	reg[reg_n++] = p;
 	pthread_mutex_unlock(&reg_lock);
 	return p;
+nomem:
+	pool_free(p);
+	return cn__fail(ENOMEM);
 }
 
 int cn_mbuf_pool_destroy(struct cn_mbuf_pool *p)
@@ -510,10 +498,7 @@ int cn_mbuf_pool_destroy(struct cn_mbuf_pool *p)
 	mru_forget(p->uid);
 	cn_mbuf_pool_stats(p, &st);
 	pthread_mutex_destroy(&p->lock);
-	free(p->caches);
-	free(p->mem);
-	free(p->stk);
-	free(p);
+	pool_free(p);
 	return st.in_use ? -EBUSY : 0;
 }
 
@@ -676,40 +661,47 @@ void cn__dbg_mbuf_put(struct cn_mbuf *m)
 	memset(cn__mbuf_inline(m), CN__POISON, m->pool->data_size);
 }
 
-void cn__dbg_cluster_got(struct cn_mbuf_shared *sh)
+/* A cluster's or a segment's storage (what names it) handed out: free and
+ * still poisoned, now live. */
+static void shared_got(struct cn_mbuf_shared *sh, const char *what)
 {
 	if (sh->cookie != CN__COOKIE_FREE)
-		cn__mbuf_panic("cluster %p handed out but not marked free (corrupted pool)", (void *)sh);
-	check_poison(sh->base, sh->size, "cluster", sh);
+		cn__mbuf_panic("%s %p handed out but not marked free (corrupted pool)", what, (void *)sh);
+	check_poison(sh->base, sh->size, what, sh);
 	sh->cookie = CN__COOKIE_LIVE;
+}
+
+/* A cluster's or a segment's storage coming back: live, and owned (o, the
+ * pointer its pool handed out) by the pool it names. */
+static void shared_put(struct cn_mbuf_shared *sh, const char *what, const void *o)
+{
+	if (sh->cookie == CN__COOKIE_FREE)
+		cn__mbuf_panic("double free of %s %p", what, (void *)sh);
+	if (sh->cookie != CN__COOKIE_LIVE)
+		cn__mbuf_panic("free of %s %p, which is not live", what, (void *)sh);
+	check_owner(sh->pool, o, what);
+}
+
+void cn__dbg_cluster_got(struct cn_mbuf_shared *sh)
+{
+	shared_got(sh, "cluster");
 }
 
 void cn__dbg_cluster_put(struct cn_mbuf_shared *sh)
 {
-	if (sh->cookie == CN__COOKIE_FREE)
-		cn__mbuf_panic("double free of cluster %p", (void *)sh);
-	if (sh->cookie != CN__COOKIE_LIVE)
-		cn__mbuf_panic("free of cluster %p, which is not live", (void *)sh);
-	check_owner(sh->pool, sh, "cluster");
+	shared_put(sh, "cluster", sh);
 	sh->cookie = CN__COOKIE_FREE;
 	memset(sh->base, CN__POISON, sh->size);
 }
 
 void cn__dbg_seg_got(struct cn_mbuf_shared *sh)
 {
-	if (sh->cookie != CN__COOKIE_FREE)
-		cn__mbuf_panic("segment %p handed out but not marked free (corrupted pool)", (void *)sh);
-	check_poison(sh->base, sh->size, "segment", sh);
-	sh->cookie = CN__COOKIE_LIVE;
+	shared_got(sh, "segment");
 }
 
 void cn__dbg_seg_put(struct cn_mbuf_shared *sh)
 {
-	if (sh->cookie == CN__COOKIE_FREE)
-		cn__mbuf_panic("double free of segment %p", (void *)sh);
-	if (sh->cookie != CN__COOKIE_LIVE)
-		cn__mbuf_panic("free of segment %p, which is not live", (void *)sh);
-	check_owner(sh->pool, cn__seg_mbuf(sh, 0), "segment");
+	shared_put(sh, "segment", cn__seg_mbuf(sh, 0));
 	for (unsigned k = 0; k < 2; k++)
 		if (cn__seg_mbuf(sh, k)->cookie != CN__COOKIE_FREE)
 			cn__mbuf_panic("segment %p returns to its pool with descriptor %u still live "

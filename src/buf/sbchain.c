@@ -110,10 +110,8 @@ struct cn_mbuf *cn_sbchain_tx(struct cn_sbchain *sb, uint32_t off, uint32_t len,
 	struct cn_mbuf *m, *r;
 	uint32_t moff;
 
-	if (len == 0 || off >= sb->sb.cc || len > sb->sb.cc - off) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (len == 0 || off >= sb->sb.cc || len > sb->sb.cc - off)
+		return cn__fail(EINVAL);
 	m = locate(sb, off, &moff, false);
 	r = cn_mbuf_copy_ref_hdr(m, moff, len, hdr_len);
 	if (r != NULL) {

@@ -144,10 +144,8 @@ static CN__UNUSED struct cn_mbuf *chain_copy_ref(struct cn_sbchain *sb, uint32_t
 	struct cn_mbuf *m, *r;
 	uint32_t moff;
 
-	if (len == 0 || off >= sb->sb.cc || len > sb->sb.cc - off) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (len == 0 || off >= sb->sb.cc || len > sb->sb.cc - off)
+		return cn__fail(EINVAL);
 	m = locate(sb, off, &moff, naive);
 	r = cn_mbuf_copy_ref(m, moff, len);
 	if (r != NULL && !naive)

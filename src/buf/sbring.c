@@ -95,10 +95,8 @@ struct cn_sbring *cn_sbring_create(const struct cn_sbring_params *pp)
 	while (cap < nchunks)
 		cap <<= 1;
 	sb = calloc(1, sizeof(*sb));
-	if (sb == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (sb == NULL)
+		return cn__fail(ENOMEM);
 	sb->sb.kind = CN_SOCKBUF_RING;
 	sb->size = q.bytes;
 	sb->mask = q.bytes - 1;
@@ -352,14 +350,10 @@ struct cn_sb_anchor *cn_sbring_anchor_get(struct cn_sbring *sb, uint32_t off, ui
 	uint32_t cc = sb->tail - sb->head, x, idx, k;
 	struct cn_sb_anchor *a;
 
-	if (CN_UNLIKELY(off > cc || hdr_len > sb->hdr_room)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (CN_UNLIKELY(sb->nfree == 0)) {
-		errno = ENOBUFS;
-		return NULL;
-	}
+	if (CN_UNLIKELY(off > cc || hdr_len > sb->hdr_room))
+		return cn__fail(EINVAL);
+	if (CN_UNLIKELY(sb->nfree == 0))
+		return cn__fail(ENOBUFS);
 	a = (struct cn_sb_anchor *)(sb->anchors + (size_t)sb->afree[--sb->nfree] * sb->astride);
 	len = cc - off < len ? cc - off : len;
 	x = sb->head + off;

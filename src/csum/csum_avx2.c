@@ -36,26 +36,49 @@ static inline uint64_t reduce256(__m256i f, __m256i h)
 	return (uint64_t)_mm_cvtsi128_si64(u);
 }
 
-/* Address-frame sum of [p, p+n), n <= CN_CSUM_CHUNK_MAX. */
+/* The head of a chunk: the bytes of *sp (copied to *dp when dp is not
+ * NULL) before the frame's first 32-byte boundary (the frame is *dp's when
+ * copying, else *sp's), at most *np, an odd first byte as the high half of
+ * its word. Returns their sum; *sp, *np (and *dp) move past them. */
 static inline __attribute__((always_inline)) uint64_t
-sum_chunk(const unsigned char *p, size_t n)
+head32(unsigned char **dp, const unsigned char **sp, size_t *np)
 {
+	unsigned char *d = dp ? *dp : NULL;
+	const unsigned char *s = *sp;
+	size_t n = *np;
 	uint64_t acc = 0;
-	size_t head = (size_t)(-(uintptr_t)p & 31);
+	size_t head = (size_t)(-(uintptr_t)(dp ? d : s) & 31);
 
 	if (head > n)
 		head = n;
 	if (head) {
-		if ((uintptr_t)p & 1) {
-			acc = cn__csum_byte_odd(*p);
-			p++;
+		if ((uintptr_t)(dp ? d : s) & 1) {
+			if (dp)
+				*d++ = *s;
+			acc = cn__csum_byte_odd(*s);
+			s++;
 			n--;
 			head--;
 		}
-		acc = cn__csum_scalar(p, head, acc);
-		p += head;
+		acc = dp ? cn__csum_copy_scalar(d, s, head, acc) : cn__csum_scalar(s, head, acc);
+		if (dp)
+			d += head;
+		s += head;
 		n -= head;
 	}
+	if (dp)
+		*dp = d;
+	*sp = s;
+	*np = n;
+	return acc;
+}
+
+/* Address-frame sum of [p, p+n), n <= CN_CSUM_CHUNK_MAX. */
+static inline __attribute__((always_inline)) uint64_t
+sum_chunk(const unsigned char *p, size_t n)
+{
+	uint64_t acc = head32(NULL, &p, &n);
+
 	if (n >= 32) {
 		__m256i f0 = _mm256_setzero_si256(), h0 = f0, f1 = f0, h1 = f0;
 		__m256i x, y, z, w;
@@ -110,25 +133,8 @@ uint32_t cn_csum_partial_avx2(const void *buf, size_t len, uint32_t sum)
 static inline __attribute__((always_inline)) uint64_t
 copy_chunk(unsigned char *d, const unsigned char *s, size_t n)
 {
-	uint64_t acc = 0;
-	size_t head = (size_t)(-(uintptr_t)d & 31);
+	uint64_t acc = head32(&d, &s, &n);
 
-	if (head > n)
-		head = n;
-	if (head) {
-		if ((uintptr_t)d & 1) {
-			*d = *s;
-			acc = cn__csum_byte_odd(*s);
-			d++;
-			s++;
-			n--;
-			head--;
-		}
-		acc = cn__csum_copy_scalar(d, s, head, acc);
-		d += head;
-		s += head;
-		n -= head;
-	}
 	if (n >= 32) {
 		__m256i f0 = _mm256_setzero_si256(), h0 = f0, f1 = f0, h1 = f0;
 

@@ -43,6 +43,30 @@ static inline uint64_t reduce512(__m512i f, __m512i h)
 	return (uint64_t)_mm512_reduce_add_epi64(t);
 }
 
+/* One block x into a lane pair: f += x, h += x >> 32 (see reduce512); the
+ * step of every loop below. */
+static inline __attribute__((always_inline)) void acc512(__m512i *f, __m512i *h, __m512i x)
+{
+	*f = _mm512_add_epi64(*f, x);
+	*h = _mm512_add_epi64(*h, _mm512_srli_epi64(x, 32));
+}
+
+/* The four blocks of a 256-byte group, alternately into the two lane
+ * pairs, so that consecutive adds do not wait on each other. The empty asm
+ * keeps the four accumulators in registers as four chains: without it gcc
+ * reassociates the adds across iterations and inserts register copies
+ * (3-5% at 1460-9000 B). */
+static inline __attribute__((always_inline)) void acc256(__m512i *f0, __m512i *h0, __m512i *f1,
+							 __m512i *h1, __m512i x, __m512i y,
+							 __m512i z, __m512i w)
+{
+	acc512(f0, h0, x);
+	acc512(f1, h1, y);
+	acc512(f0, h0, z);
+	acc512(f1, h1, w);
+	__asm__("" : "+v"(*f0), "+v"(*f1), "+v"(*h0), "+v"(*h1));
+}
+
 /* F and H (see reduce512) of a group of blocks. */
 struct fh {
 	__m512i f, h;
@@ -81,32 +105,19 @@ sum_chunk(const unsigned char *buf, size_t len)
 		y = cn__load64(p + 64);
 		z = cn__load64(p + 128);
 		w = cn__load64(p + 192);
-		f0 = _mm512_add_epi64(f0, x);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(x, 32));
-		f1 = _mm512_add_epi64(f1, y);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(y, 32));
-		f0 = _mm512_add_epi64(f0, z);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(z, 32));
-		f1 = _mm512_add_epi64(f1, w);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(w, 32));
-		/* Keep the four accumulators in registers as four chains: without
-		 * this gcc reassociates the adds across iterations and inserts
-		 * register copies (3-5% at 1460-9000 B). */
-		__asm__("" : "+v"(f0), "+v"(f1), "+v"(h0), "+v"(h1));
+		acc256(&f0, &h0, &f1, &h1, x, y, z, w);
 		p += 256;
 		n -= 256;
 	}
 	while (n >= 64) {
 		x = cn__load64(p);
-		f0 = _mm512_add_epi64(f0, x);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(x, 32));
+		acc512(&f0, &h0, x);
 		p += 64;
 		n -= 64;
 	}
 	if (n) {
 		x = _mm512_maskz_loadu_epi8(cn__mask_below(n), p);
-		f1 = _mm512_add_epi64(f1, x);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(x, 32));
+		acc512(&f1, &h1, x);
 	}
 	/* F wraps anyway and H stays exact: pairs add lane-wise. */
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
@@ -319,15 +330,7 @@ copy_chunk(unsigned char *dst, const unsigned char *src, size_t len)
 		_mm512_store_si512(d + 64, y);
 		_mm512_store_si512(d + 128, z);
 		_mm512_store_si512(d + 192, w);
-		f0 = _mm512_add_epi64(f0, x);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(x, 32));
-		f1 = _mm512_add_epi64(f1, y);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(y, 32));
-		f0 = _mm512_add_epi64(f0, z);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(z, 32));
-		f1 = _mm512_add_epi64(f1, w);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(w, 32));
-		__asm__("" : "+v"(f0), "+v"(f1), "+v"(h0), "+v"(h1)); /* see sum_chunk */
+		acc256(&f0, &h0, &f1, &h1, x, y, z, w);
 		d += 256;
 		s += 256;
 		n -= 256;
@@ -335,8 +338,7 @@ copy_chunk(unsigned char *dst, const unsigned char *src, size_t len)
 	while (n >= 64) {
 		x = cn__loadu64(s);
 		_mm512_store_si512(d, x);
-		f0 = _mm512_add_epi64(f0, x);
-		h0 = _mm512_add_epi64(h0, _mm512_srli_epi64(x, 32));
+		acc512(&f0, &h0, x);
 		d += 64;
 		s += 64;
 		n -= 64;
@@ -345,8 +347,7 @@ copy_chunk(unsigned char *dst, const unsigned char *src, size_t len)
 		__mmask64 m = cn__mask_below(n);
 		x = _mm512_maskz_loadu_epi8(m, s);
 		_mm512_mask_storeu_epi8(d, m, x);
-		f1 = _mm512_add_epi64(f1, x);
-		h1 = _mm512_add_epi64(h1, _mm512_srli_epi64(x, 32));
+		acc512(&f1, &h1, x);
 	}
 reduce:
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));

@@ -416,14 +416,10 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 	uint32_t bind;
 	int rc;
 
-	if (!pp || cn__params_copy(&p, sizeof(p), pp) < 0 || !p.ifname || !p.mpool) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (strlen(p.ifname) >= IF_NAMESIZE) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
+	if (!pp || cn__params_copy(&p, sizeof(p), pp) < 0 || !p.ifname || !p.mpool)
+		return cn__fail(EINVAL);
+	if (strlen(p.ifname) >= IF_NAMESIZE)
+		return cn__fail(ENAMETOOLONG);
 	if (!p.queues)
 		p.queues = 1;
 	if (!p.ring_size)
@@ -438,15 +434,11 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 	    (p.ring_size & (p.ring_size - 1)) || p.frames < 2 * p.ring_size ||
 	    (uint64_t)p.frames * p.queues > (1u << 20) || p.batch > MAX_BATCH || p.mtu > 1500 ||
 	    p.copy > CN_AFXDP_ZEROCOPY || p.attach > CN_AFXDP_ATTACH_GENERIC ||
-	    p.queue_id > 1u << 16 || (p.impair && !cn__impair_params_ok(p.impair, 1))) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    p.queue_id > 1u << 16 || (p.impair && !cn__impair_params_ok(p.impair, 1)))
+		return cn__fail(EINVAL);
 	x = calloc(1, sizeof(*x));
-	if (!x) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!x)
+		return cn__fail(ENOMEM);
 	x->q = aligned_alloc(64, p.queues * sizeof(*x->q));
 	if (!x->q) {
 		free(x);
@@ -1034,8 +1026,7 @@ unsigned cn_afxdp_poll(struct cn_afxdp_queue *q, struct cn_net *net, uint64_t no
 
 	q->st.polls++;
 	n = cn_afxdp_rx_burst(q, m, q->x->p.batch);
-	for (unsigned i = 0; i < n; i++)
-		cn_net_input(net, m[i], now);
+	cn_net_input_burst(net, m, n, now);
 	cn_afxdp_flush(q);
 	return n;
 }

@@ -154,26 +154,18 @@ struct cn_tap *cn_tap_open(const struct cn_tap_params *params)
 	struct cn_tap *t;
 	int rc, fd = -1, flags;
 
-	if (cn__params_copy(&q, sizeof(q), params) < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (cn__params_copy(&q, sizeof(q), params) < 0)
+		return cn__fail(EINVAL);
 	if (!q.adopt_fd)
 		q.fd = -1;
 	if (!p->mpool || !p->cpool || p->batch > MAX_BATCH || (q.adopt_fd && p->fd < 0) ||
-	    (p->impair && !cn__impair_params_ok(p->impair, 1))) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (p->ifname && strlen(p->ifname) >= IFNAMSIZ) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
+	    (p->impair && !cn__impair_params_ok(p->impair, 1)))
+		return cn__fail(EINVAL);
+	if (p->ifname && strlen(p->ifname) >= IFNAMSIZ)
+		return cn__fail(ENAMETOOLONG);
 	t = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*t)));
-	if (!t) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!t)
+		return cn__fail(ENOMEM);
 	memset(t, 0, offsetof(struct cn_tap, txbuf));
 	t->p = *p;
 	t->fd = -1;
@@ -468,8 +460,7 @@ unsigned cn_tap_poll(struct cn_tap *t, struct cn_net *net, uint64_t now)
 
 	t->st.polls++;
 	n = cn_tap_rx_burst(t, m, t->p.batch);
-	for (unsigned i = 0; i < n; i++)
-		cn_net_input(net, m[i], now);
+	cn_net_input_burst(net, m, n, now);
 	return n;
 }
 

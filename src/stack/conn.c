@@ -65,9 +65,7 @@ static const char *const state_names[] = {
 
 const char *cn_sock_state_name(enum cn_sock_state st)
 {
-	if ((unsigned)st > CN_SOCK_LAST_ACK)
-		return "?";
-	return state_names[st];
+	return cn__name_of(state_names, CN_SOCK_LAST_ACK + 1, (unsigned)st);
 }
 
 /* ------------------------------------------------------------ socket table */
@@ -76,15 +74,11 @@ struct cn_sock *cn__sock_new(struct cn_conn *c)
 {
 	struct cn_sock *s;
 
-	if (c->nsocks >= c->p.max_socks) {
-		errno = ENOSPC;
-		return NULL;
-	}
+	if (c->nsocks >= c->p.max_socks)
+		return cn__fail(ENOSPC);
 	s = calloc(1, sizeof(*s));
-	if (!s) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!s)
+		return cn__fail(ENOMEM);
 	s->c = c;
 	s->laddr = c->addr;
 	s->next = c->all;
@@ -381,7 +375,9 @@ static bool slow_hook(void *arg, struct cn_mbuf *m, enum cn_drop why)
 		return false;
 	case CN_DROP_TCP_NO_CONN:
 	case CN_DROP_TCP_FLAGS:
-		r = cn_net_parse(m->data, m->len, 0, &pi);
+		/* the frame's checksum status from the device, as the fast
+		 * path takes it (a verified checksum is not summed again) */
+		r = cn_net_parse(m->data, m->len, cn__rx_flags(c->net, m), &pi);
 		if (r != CN_DROP_NONE || pi.proto != CN_IPV4_PROTO_TCP) {
 			cn__conn_drop(c, CN_CONN_DROP_TCP_PARSE);
 			cn_mbuf_free_chain(m);
@@ -403,15 +399,11 @@ struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *
 	uint32_t rb;
 
 	if (!net || !params || cn__params_copy(&q, sizeof(q), params) < 0 ||
-	    (q.mss && (q.mss < CN_CONN_MIN_MSS || q.mss > CN_TCP_MSS_MAX))) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    (q.mss && (q.mss < CN_CONN_MIN_MSS || q.mss > CN_TCP_MSS_MAX)))
+		return cn__fail(EINVAL);
 	c = calloc(1, sizeof(*c));
-	if (!c) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!c)
+		return cn__fail(ENOMEM);
 	c->net = net;
 	c->p = q;
 	c->p.tcp.size = 0;
@@ -508,14 +500,10 @@ struct cn_sock *cn_sock_listen(struct cn_conn *c, cn_be16_t port_be, uint32_t ba
 	uint16_t port = cn_be16toh(port_be);
 	struct cn_sock *s;
 
-	if (!c || !port || !backlog) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (cn__sock_listener(c, port)) {
-		errno = EADDRINUSE;
-		return NULL;
-	}
+	if (!c || !port || !backlog)
+		return cn__fail(EINVAL);
+	if (cn__sock_listener(c, port))
+		return cn__fail(EADDRINUSE);
 	s = cn__sock_new(c);
 	if (!s)
 		return NULL;
@@ -532,15 +520,11 @@ struct cn_sock *cn_sock_accept(struct cn_sock *l)
 {
 	struct cn_sock *s;
 
-	if (!l || !l->listener) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!l || !l->listener)
+		return cn__fail(EINVAL);
 	s = l->aq_head;
-	if (!s) {
-		errno = EAGAIN;
-		return NULL;
-	}
+	if (!s)
+		return cn__fail(EAGAIN);
 	sock_detach(s);
 	return s;
 }
@@ -560,10 +544,8 @@ struct cn_sock *cn_sock_connect(struct cn_conn *c, cn_be32_t raddr_be, cn_be16_t
 	uint32_t i;
 	uint16_t lport = 0;
 
-	if (!c || !raddr || !rport || raddr == 0xffffffffu || raddr == c->addr) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!c || !raddr || !rport || raddr == 0xffffffffu || raddr == c->addr)
+		return cn__fail(EINVAL);
 	c->now = now;
 	for (i = 0; i < CN_EPHEMERAL_N; i++) {
 		uint16_t p = (uint16_t)(CN_EPHEMERAL_LO + (c->port_next + i) % CN_EPHEMERAL_N);
@@ -572,10 +554,8 @@ struct cn_sock *cn_sock_connect(struct cn_conn *c, cn_be32_t raddr_be, cn_be16_t
 			break;
 		}
 	}
-	if (!lport) {
-		errno = EADDRNOTAVAIL;
-		return NULL;
-	}
+	if (!lport)
+		return cn__fail(EADDRNOTAVAIL);
 	s = cn__sock_new(c);
 	if (!s)
 		return NULL;

@@ -373,15 +373,25 @@ void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n)
 
 /* ------------------------------------------------------------ stack */
 
+/* The stack's tables and itself, what of them was allocated (NULL: none). */
+static void net_free(struct cn_net *net)
+{
+	if (!net)
+		return;
+	free(net->pkts);
+	free(net->hash);
+	free(net->conns);
+	free(net->udp);
+	free(net);
+}
+
 struct cn_net *cn_net_create(const struct cn_net_params *p)
 {
 	struct cn_net_params q;
 	struct cn_net *net;
 
-	if (cn__params_copy(&q, sizeof(q), p) < 0 || !q.xmit || !q.mpool) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (cn__params_copy(&q, sizeof(q), p) < 0 || !q.xmit || !q.mpool)
+		return cn__fail(EINVAL);
 	net = calloc(1, sizeof(*net));
 	if (!net)
 		goto nomem;
@@ -411,15 +421,8 @@ struct cn_net *cn_net_create(const struct cn_net_params *p)
 	}
 	return net;
 nomem:
-	if (net) {
-		free(net->pkts);
-		free(net->hash);
-		free(net->conns);
-		free(net->udp);
-		free(net);
-	}
-	errno = ENOMEM;
-	return NULL;
+	net_free(net);
+	return cn__fail(ENOMEM);
 }
 
 int cn_net_destroy(struct cn_net *net)
@@ -432,11 +435,7 @@ int cn_net_destroy(struct cn_net *net)
 	cn__udp_free_all(net);
 	cn__ip_reass_destroy(net->reass);
 	rc = cn_net_pkts_out(net) ? -EBUSY : 0;
-	free(net->pkts);
-	free(net->hash);
-	free(net->conns);
-	free(net->udp);
-	free(net);
+	net_free(net);
 	return rc;
 }
 

@@ -30,6 +30,10 @@ struct cn_udp_sock {
 /* Buckets of the TCB hash table (tcp.c), allocated with the stack. */
 #define CN_TCP_HASH 256u
 
+/* Connections one burst may owe a deferred ACK (cn_net_input_burst); a
+ * burst of more streams ACKs the rest as outside a burst. */
+#define CN_NET_ACK_OWED 8
+
 struct cn_net {
 	struct cn_net_params p;
 	struct cn_net_stats st;
@@ -44,6 +48,12 @@ struct cn_net {
 	struct cn_udp_sock **udp;
 	uint32_t nudp;
 	struct cn_reass *reass;    /* IPv4 reassembly; NULL: off (ip_reass.c) */
+	/* cn_net_input_burst (tcp_input.c): inside a burst, the connections
+	 * whose ACK for in-order data waits for the burst's end (TF_ACKBURST
+	 * set on each; a full list ACKs at once) */
+	uint8_t in_burst;
+	uint8_t nowed;
+	struct cn_tcb *owed[CN_NET_ACK_OWED];
 };
 
 /* ---- RX: cn_net_input is TCP's input (tcp_input.c). Its fast branch
@@ -107,13 +117,6 @@ static inline void cn__pkt_set_offs(struct cn_pkt *p, uint16_t ol_flags, uint16_
 			       offsetof(struct cn_pkt, csum_off) == offsetof(struct cn_pkt, ol_flags) + 6,
 		       "ol_flags, l3_off, l4_off, csum_off adjacent");
 	memcpy((uint8_t *)p + offsetof(struct cn_pkt, ol_flags), v, sizeof(v));
-}
-
-/* The name of @p i in a table of @p n names (the drop reasons'), "?"
- * past its end. */
-static inline const char *cn__name_of(const char *const *names, unsigned n, unsigned i)
-{
-	return i < n ? names[i] : "?";
 }
 
 /* Hand a built frame of @p frame_len bytes to the device, counting it.

@@ -61,10 +61,8 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	struct cn_pkt_info key;
 	unsigned h;
 
-	if (cn__params_copy(&q, sizeof(q), params) < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (cn__params_copy(&q, sizeof(q), params) < 0)
+		return cn__fail(EINVAL);
 	/* The defaults of zero fields (tcp.h). */
 	if (q.mss == 0)
 		q.mss = CN_TCP_MSS_DEFAULT;
@@ -79,27 +77,18 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	    (p->csum == CN_TCP_CSUM_STORED &&
 	     (p->sndbuf != CN_SOCKBUF_RING || p->ring_copy != CN_SBRING_COPY_CSUM)) ||
 	    (p->csum == CN_TCP_CSUM_FUSED && !net->p.cpool) || p->ooo_max > CN_TCP_OOO_MAX ||
-	    p->rx_readahead > CN_TCP_RX_READAHEAD_MAX) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    p->rx_readahead > CN_TCP_RX_READAHEAD_MAX || p->ack_stretch > 0xffff)
+		return cn__fail(EINVAL);
 	key.saddr = p->raddr;
 	key.sport = p->rport;
 	key.dport = p->lport;
-	if (cn__tcp_find(net, &key)) {
-		errno = EEXIST;
+	if (cn__tcp_find(net, &key))
+		return cn__fail(EEXIST);
+	if (net->nconns == net->p.max_conns)
+		return cn__fail(ENOSPC);
+	tcb = cn__zalloc_lines(sizeof(*tcb));
+	if (!tcb)
 		return NULL;
-	}
-	if (net->nconns == net->p.max_conns) {
-		errno = ENOSPC;
-		return NULL;
-	}
-	tcb = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*tcb)));
-	if (!tcb) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memset(tcb, 0, sizeof(*tcb));
 	tcb->net = net;
 	tcb->raddr = CN_BE32_RAW(p->raddr);
 	tcb->laddr = CN_BE32_RAW(p->laddr);
@@ -132,6 +121,14 @@ struct cn_tcb *cn_tcp_open(struct cn_net *net, const struct cn_tcp_params *param
 	tcb->rcv_space_max = p->rcvbuf_size ? p->rcvbuf_size : 1u << 20;
 	tcb->ooo_max = p->ooo_max;
 	tcb->delack_ticks = p->delack_ticks;
+	if (p->ack_stretch) {
+		tcb->ack_stretch = (uint16_t)p->ack_stretch;
+	} else {
+		/* A quarter of the receive window: a sender whose window is
+		 * ours keeps three quarters in flight while the ACK waits. */
+		uint32_t k = tcb->rcv_space_max / 4 / tcb->rcv_mss;
+		tcb->ack_stretch = (uint16_t)(k < 2 ? 2 : k > 0xffff ? 0xffff : k);
+	}
 	tcb->rto_base = tcb->rto = p->rto_init ? p->rto_init : 1000;
 	tcb->rto_min = p->rto_min ? p->rto_min : (tcb->rto_base / 5 ? tcb->rto_base / 5 : 1);
 	tcb->rto_max = p->rto_max ? p->rto_max : tcb->rto_base * 64;
@@ -211,6 +208,12 @@ void cn_tcp_close(struct cn_tcb *tcb)
 		}
 	if (net->last == tcb)
 		net->last = NULL;
+	if (tcb->flags & TF_ACKBURST) /* closed inside a burst that owes it an ACK */
+		for (uint32_t i = 0; i < net->nowed; i++)
+			if (net->owed[i] == tcb) {
+				net->owed[i] = net->owed[--net->nowed];
+				break;
+			}
 	tcb_free(tcb);
 }
 
@@ -522,15 +525,10 @@ void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *i)
 
 const char *cn_tcp_csum_name(enum cn_tcp_csum mode)
 {
-	switch (mode) {
-	case CN_TCP_CSUM_OFFLOAD:
-		return "offload";
-	case CN_TCP_CSUM_STORED:
-		return "stored";
-	case CN_TCP_CSUM_FUSED:
-		return "fused";
-	case CN_TCP_CSUM_SEPARATE:
-		return "separate";
-	}
-	return "?";
+	static const char *const names[] = {
+		[CN_TCP_CSUM_OFFLOAD] = "offload", [CN_TCP_CSUM_STORED] = "stored",
+		[CN_TCP_CSUM_FUSED] = "fused", [CN_TCP_CSUM_SEPARATE] = "separate",
+	};
+
+	return cn__name_of(names, CN_ARRAY_LEN(names), (unsigned)mode);
 }

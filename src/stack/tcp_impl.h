@@ -37,6 +37,7 @@
 #define TF_RTOCHK 0x200u /* an RTO fired: the next advancing ACK checks it (Eifel) */
 #define TF_TLPREX 0x400u /* the probe out resent data (not new data) */
 #define TF_TLPDUP 0x800u /* a D-SACK came since the probe: it was a duplicate */
+#define TF_ACKBURST 0x1000u /* on net->owed: its ACK waits for the burst's end */
 
 struct cn_tcb {
 	/* --- cache line 0: everything header prediction reads ------------ */
@@ -75,6 +76,7 @@ struct cn_tcb {
 	uint32_t rto, rto_min, rto_max, rto_base;
 	uint64_t rtx_at, delack_at;/* 0 = not armed */
 	uint32_t delack_ticks;
+	uint16_t ack_stretch;      /* in-order segments one ACK covers in a burst */
 	uint32_t sndbuf_max;
 	uint32_t win_nxt, win_cc;  /* rcv_nxt and receive-queue bytes when */
 	uint16_t win_field;        /* this window field (scaled) was computed */

@@ -133,7 +133,8 @@ deliver_check(struct cn_tcb *tcb, struct cn_mbuf *m, const struct cn_pkt_info *p
 }
 
 /* Schedule the ACK for in-order data: every second segment at once, else
- * after the delayed-ACK timer (RFC 9293 3.8.6.3, RFC 5681 4.2). */
+ * after the delayed-ACK timer (RFC 9293 3.8.6.3, RFC 5681 4.2); inside a
+ * device burst, ack_defer may then move it to the burst's end. */
 static inline void ack_data(struct cn_tcb *tcb, uint64_t now)
 {
 	if (++tcb->rcv_segs >= 2 || tcb->delack_ticks == 0) {
@@ -142,6 +143,36 @@ static inline void ack_data(struct cn_tcb *tcb, uint64_t now)
 		tcb->delack_at = now + tcb->delack_ticks;
 		tcb->flags |= TF_DELACK;
 	}
+}
+
+/* Inside a device burst (cn_net_input_burst), the ACK ack_data asked for
+ * (TF_ACKNOW) waits for the burst's end (TF_ACKNOW cleared), unless
+ * ack_stretch segments are unacknowledged, the connection is in its first
+ * CN_TCP_QUICKACK_SEGS segments, or the burst owes ACKs to CN_NET_ACK_OWED
+ * connections already. True when deferred. */
+static bool ack_defer(struct cn_tcb *tcb)
+{
+	struct cn_net *net = tcb->net;
+
+	if (!net->in_burst || tcb->rcv_segs >= tcb->ack_stretch ||
+	    tcb->st.segs_in <= CN_TCP_QUICKACK_SEGS)
+		return false;
+	if (!(tcb->flags & TF_ACKBURST)) {
+		if (net->nowed == CN_NET_ACK_OWED)
+			return false;
+		net->owed[net->nowed++] = tcb;
+	}
+	tcb->flags = (tcb->flags | TF_ACKBURST) & ~TF_ACKNOW;
+	return true;
+}
+
+/* The fast path's ACK for in-order data: deferred in a burst, else sent.
+ * Out of line, so the predicted path outside bursts pays only the call it
+ * made before (to cn__tcp_output) and a test. */
+static __attribute__((noinline)) void ack_data_out(struct cn_tcb *tcb, uint64_t now)
+{
+	if (!ack_defer(tcb))
+		cn__tcp_output(tcb, now);
 }
 
 /* RFC 6298 2.2-2.3 in BSD's fixed point (srtt x8, rttvar x4). */
@@ -538,12 +569,15 @@ static void ooo_drain(struct cn_tcb *tcb)
 }
 
 /* The frame of a segment consumed whole: it is one mbuf unless a chain
- * was pulled up, so the common case skips the chain walk's call. */
-static inline void free_frame(struct cn_mbuf *m)
+ * was pulled up, so the common case skips the chain walk's call. Without
+ * @p chain (a constant) it is one mbuf: cn_net_input sends a frame with
+ * m->next to the chain branch, and the fast branch keeps the frame as it
+ * came. */
+static inline __attribute__((always_inline)) void free_frame(struct cn_mbuf *m, const bool chain)
 {
 	struct cn_mbuf *n = cn_mbuf_free(m);
 
-	if (CN_UNLIKELY(n != NULL))
+	if (chain && CN_UNLIKELY(n != NULL))
 		cn_mbuf_free_chain(n);
 }
 
@@ -572,7 +606,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 				if (!(pi->flags & CN_PARSE_L4_CSUM_GOOD) &&
 				    CN_UNLIKELY(cn_csum_fold(cn__l4_hdr_sum(pi)) != 0xffff)) {
 					cn__drop(net, CN_DROP_TCP_CSUM);
-					free_frame(m);
+					free_frame(m, chain);
 					return CN_DROP_TCP_CSUM;
 				}
 				if (pi->has_ts)
@@ -581,7 +615,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 				tcb->st.segs_in++;
 				tcb->dupacks = 0;
 				ack_advance(tcb, ack, now);
-				free_frame(m);
+				free_frame(m, chain);
 				if (cn__tcp_has_output(tcb))
 					cn__tcp_output(tcb, now);
 				return CN_DROP_NONE;
@@ -597,7 +631,7 @@ tcp_input_predict(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, str
 			tcb->st.bytes_in += len;
 			ack_data(tcb, now);
 			if (tcb->flags & TF_ACKNOW)
-				cn__tcp_output(tcb, now);
+				ack_data_out(tcb, now);
 			return CN_DROP_NONE;
 		}
 	}
@@ -695,6 +729,33 @@ enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 	if (CN_LIKELY(!m->next))
 		return tcp_input_one(net, m, now);
 	return tcp_input_chain(net, m, now);
+}
+
+/* A device burst: the frames, then the ACKs deferred during it (ack_data,
+ * ack_defer). A connection whose ACK went out meanwhile (out-of-order
+ * data, the stretch bound, data it sent) has rcv_segs 0 and needs none;
+ * one left with a single segment keeps its delayed-ACK timer as outside
+ * a burst. */
+void cn_net_input_burst(struct cn_net *net, struct cn_mbuf **m, unsigned n, uint64_t now)
+{
+	if (net->in_burst) {
+		for (unsigned i = 0; i < n; i++)
+			cn_net_input(net, m[i], now);
+		return;
+	}
+	net->in_burst = 1;
+	for (unsigned i = 0; i < n; i++)
+		cn_net_input(net, m[i], now);
+	net->in_burst = 0;
+	while (net->nowed) {
+		struct cn_tcb *tcb = net->owed[--net->nowed];
+		tcb->flags &= ~TF_ACKBURST;
+		if (tcb->rcv_segs >= 2 || (tcb->rcv_segs && !tcb->delack_ticks)) {
+			tcb->flags |= TF_ACKNOW;
+			tcb->st.burst_acks++;
+			cn__tcp_output(tcb, now);
+		}
+	}
 }
 
 /* The full path, in the order of RFC 9293 3.10.7.4 for ESTABLISHED. */
@@ -875,10 +936,13 @@ tcp_input_slow(struct cn_net *net, struct cn_tcb *tcb, struct cn_mbuf *m, struct
 			deliver(tcb, m, off, len);
 			m = NULL;
 			ooo_drain(tcb);
-			if (had_ooo)
+			if (had_ooo) {
 				tcb->flags |= TF_ACKNOW; /* RFC 5681 4.2: fill a hole at once */
-			else
+			} else {
 				ack_data(tcb, now);
+				if (tcb->flags & TF_ACKNOW)
+					(void)ack_defer(tcb);
+			}
 		} else {
 			/* A hole before it: keep it or not, and say with a
 			 * duplicate ACK what we miss (RFC 5681 4.2). */

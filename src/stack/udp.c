@@ -16,10 +16,8 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 	struct cn_udp_hdr *uh;
 
 	p = &q;
-	if (cn__params_copy(&q, sizeof(q), params) < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (cn__params_copy(&q, sizeof(q), params) < 0)
+		return cn__fail(EINVAL);
 	if (CN_BE16_RAW(q.lport) == 0) {
 		/* the first free ephemeral port */
 		for (uint32_t port = 49152; port <= 65535 && CN_BE16_RAW(q.lport) == 0; port++) {
@@ -40,15 +38,11 @@ struct cn_udp_sock *cn_udp_open(struct cn_net *net, const struct cn_udp_params *
 			errno = EADDRINUSE;
 			return NULL;
 		}
-	if (net->nudp == net->p.max_udp) {
-		errno = ENOSPC;
-		return NULL;
-	}
+	if (net->nudp == net->p.max_udp)
+		return cn__fail(ENOSPC);
 	s = calloc(1, sizeof(*s));
-	if (!s) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!s)
+		return cn__fail(ENOMEM);
 	s->net = net;
 	s->p = *p;
 	s->lport_n = CN_BE16_RAW(p->lport);

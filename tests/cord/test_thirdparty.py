@@ -17,8 +17,8 @@ both the objects and the archive built from them, relink, verify with
 
   1. hidden functions: every function carrying 0.1% of the instructions
      -- the library's hidden ones, its API, a static that has a
-     same-named twin in another file -- is in the order, and in the
-     relinked program inside the ordered span;
+     same-named twin in another file -- is in the order, and the
+     relinked program has them back to back, no cold function between;
   2. loop-heavy code: zl_inflate (64 calls, a third of the instructions)
      is placed by default and with --node-weight calls too (the cut is by
      instructions); the order says it weighed by cost;
@@ -293,12 +293,18 @@ def main():
         if conflicts(n['zl_match'], n['zl_emit']):
             problems.append(f'zl_match and zl_emit still share '
                             f'{len(conflicts(n["zl_match"], n["zl_emit"]))} sets')
+        # the hot span: the ordered functions back to back (gaps of the
+        # placement and function alignment aside), no cold code inside
         lo = min(n[k][0] for k in keys if k in n)
         hi = max(n[k][0] + n[k][1] for k in keys if k in n)
-        for k in HOT:
-            if k in n and not lo <= n[k][0] < hi:
-                problems.append(f'{k} at {n[k][0]:#x} is outside the ordered span '
-                                f'{lo:#x}..{hi:#x}')
+        gaps = int(re.search(r'gaps=(\d+)', head).group(1))
+        room = sum(n[k][1] for k in keys if k in n) + gaps + 16 * len(keys)
+        if hi - lo > room:
+            problems.append(f'the ordered span {lo:#x}..{hi:#x} is {hi - lo} bytes, more '
+                            f'than its functions and gaps ({room})')
+        for k in ('zl_spare', 'zl_table', 'zl_unpack.c:mix'):
+            if k not in keys and lo < n[k][0] + n[k][1] and n[k][0] < hi:
+                problems.append(f'cold {k} at {n[k][0]:#x} inside the hot span')
         # The safety net must fire on a layout that is worse: zl_match and
         # zl_emit placed one cache size apart on purpose.
         bad = os.path.join(d, 'bad.order')

@@ -60,6 +60,46 @@ class Orders(unittest.TestCase):
         self.assertEqual(run_order(os.path.join(DATA, 'c3.prof'), 'hotness'),
                          ['A', 'B', 'D', 'C', 'G', 'P', 'Q', 'H', 'E'])
 
+    def test_cut_per_phase(self):
+        # C carries 0.05% of the two phases' instructions together, under
+        # the cut at 99.9%, but all of its own phase's: placed when the
+        # phases are given apart, not when merged into one profile first.
+        with tempfile.TemporaryDirectory() as tmp:
+            one, two, both = (os.path.join(tmp, n) for n in ('1.prof', '2.prof', 'm.prof'))
+            with open(one, 'w') as f:
+                f.write('edge <external> A 1\nedge A B 10\ncost A 1000000\n'
+                        'cost B 1000000\nsize A 100\nsize B 100\n')
+            with open(two, 'w') as f:
+                # 1000 bytes: not one of the small functions placed by calls
+                f.write('edge <external> C 5\ncost C 1000\nsize C 1000\n')
+            subprocess.run([sys.executable, CORD, 'merge', one, two, '-o', both], check=True)
+
+            def placed(*profs):
+                out = os.path.join(tmp, 'o')
+                subprocess.run([sys.executable, CORD, 'order', *profs, '--icache', 'none',
+                                '-o', out], check=True, capture_output=True)
+                return {line.split()[0] for line in open(out) if not line.startswith('#')}
+            self.assertEqual(placed(both), {'A', 'B'})
+            self.assertEqual(placed(one, two), {'A', 'B', 'C'})
+        self.assertEqual(order.coverage_cut({'a', 'b', 'c'}, {'a': 9, 'b': 1, 'c': 0}, 0.5,
+                                            [{'b': 5, 'c': 0}]), {'a', 'b'})
+
+    def test_small_and_frequent(self):
+        # W and B carry 0.01% of the instructions each, under the cut, but
+        # half the calls: the small W is placed, the 5000-byte B is not,
+        # nor the small C, called once.
+        with tempfile.TemporaryDirectory() as tmp:
+            prof, out = os.path.join(tmp, 'p.prof'), os.path.join(tmp, 'o')
+            with open(prof, 'w') as f:
+                f.write('edge <external> A 10\nedge A W 1000\nedge A B 1000\n'
+                        'edge A C 1\ncost A 1000000\ncost W 100\ncost B 100\n'
+                        'cost C 5\nsize A 1000\nsize W 20\nsize B 5000\nsize C 10\n')
+            r = subprocess.run([sys.executable, CORD, 'order', prof, '--icache', 'none',
+                                '-o', out], check=True, capture_output=True, text=True)
+            self.assertEqual({line.split()[0] for line in open(out)
+                              if not line.startswith('#')}, {'A', 'W'})
+            self.assertIn('1 small functions called as often as the hot ones', r.stderr)
+
     def test_c3_limits_are_the_papers(self):
         self.assertEqual(order.C3_MAX_CLUSTER, 1 << 20)
         self.assertEqual(order.C3_MAX_DENSITY_DROP, 8)

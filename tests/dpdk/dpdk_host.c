@@ -86,14 +86,12 @@ int dh_host_down(struct dh_host *h)
 	return 0;
 }
 
-unsigned dh_link_wait_s = 5;
-
-int dh_wait_link(uint16_t port, int up)
+int dh_wait_link(uint16_t port, int up, unsigned seconds)
 {
 	struct rte_eth_link l;
 	uint16_t want = up ? RTE_ETH_LINK_UP : RTE_ETH_LINK_DOWN;
 
-	for (unsigned i = 0; i < 100 * dh_link_wait_s; i++) {
+	for (unsigned i = 0; i < 100u * seconds; i++) {
 		memset(&l, 0, sizeof(l));
 		rte_eth_link_get_nowait(port, &l);
 		if (l.link_status == want) {
@@ -103,7 +101,7 @@ int dh_wait_link(uint16_t port, int up)
 		}
 		usleep(10000);
 	}
-	FAIL("port %u: link not %s after %u s", port, up ? "up" : "down", dh_link_wait_s);
+	FAIL("port %u: link not %s after %u s", port, up ? "up" : "down", seconds);
 }
 
 unsigned dh_poll(struct dh_host *h, uint64_t now)

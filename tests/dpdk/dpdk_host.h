@@ -31,12 +31,11 @@ int dh_host_up(struct dh_host *h, uint16_t port, uint32_t ip, uint8_t last,
  * 0 in use and destroyed. -1 on the first leak, named on stderr. */
 int dh_host_down(struct dh_host *h);
 
-/* Wait up to dh_link_wait_s seconds (5 unless set: a run under valgrind
- * needs more) for the port's link to be up (1) or down (0). After a
- * link went down, 200 ms more: memif's control channel is torn down on
- * the EAL's interrupt thread after the status changed. */
-extern unsigned dh_link_wait_s;
-int dh_wait_link(uint16_t port, int up);
+/* Wait up to @seconds for the port's link to be up (1) or down (0);
+ * -1 (named on stderr) when it is not by then. After a link went down,
+ * 200 ms more: memif's control channel is torn down on the EAL's
+ * interrupt thread after the status changed. */
+int dh_wait_link(uint16_t port, int up, unsigned seconds);
 
 /* One poll of the port into the stack, repeated while bursts come full.
  * Returns the frames handed to the stack. */

@@ -27,7 +27,13 @@
  * Options: --bytes N[K|M] (default 16M), --cores R,S (default 0,1),
  *   --zero-copy (zero-copy=yes on the client: the sender's memif end
  *   uses its own mempools' buffers as the shared memory; the sender's
- *   adapter then runs in copy mode), --tx-copy (the sender's adapter in
+ *   adapter must see it in the devargs and run in copy mode, checked),
+ *   --bare (no stack: the same number of 1514-byte frames as the
+ *   stream has segments, sent by a loop of rte_eth_tx_burst over frames
+ *   made once and received by rte_eth_rx_burst + free: the memif path's
+ *   own cost and ceiling), --trusted (both adapters with cn_dpdk_params.trusted_link: the TCP
+ *   checksum left partial by the sender and not verified by the
+ *   receiver), --tx-copy (the sender's adapter in
  *   copy mode: each frame copied into one rte_mbuf, against the default
  *   chain of external buffers over the stack's own), --rsize LOG2
  *   (memif ring: 2^LOG2 descriptors, default 10), --batch N (frames per
@@ -73,7 +79,7 @@
 struct opts {
 	uint64_t bytes;
 	int core_rcv, core_snd;
-	bool zero_copy, tx_copy, json, inline_hash;
+	bool zero_copy, tx_copy, json, inline_hash, trusted, bare;
 	unsigned rsize, batch, timeout;
 	double ghz;             /* TSC ticks per ns */
 	char dir[64];
@@ -93,6 +99,7 @@ struct side {
 	 * segments; and how many busy rounds lost it */
 	uint64_t run_tsc, run_io_tsc, run_segs, rounds, preempted;
 	uint64_t tx_frames, rx_frames, tx_full, rx_nobufs, tx_csum_sw, tx_csum_hw;
+	uint64_t csum_trusted;  /* frames sent partial + received unverified */
 	char driver[32];
 };
 
@@ -176,17 +183,12 @@ static void round_begin(struct round *r, const struct dh_host *h, bool sender)
 	r->t0 = cn_tsc_begin();
 }
 
-static void round_end(const struct round *r, const struct dh_host *h, bool sender, bool busy,
+/* A busy round's figures: @span ticks (@work of them the stack's and
+ * the device's), @io of them the device's, @f segments, @cpu ns of
+ * thread CPU time. */
+static void round_add(uint64_t span, uint64_t work, uint64_t io, uint64_t f, uint64_t cpu,
 		      double ghz, struct side *s)
 {
-	uint64_t t1 = cn_tsc_end();
-	uint64_t io = io_tsc(h) - r->io0, f = seg_frames(h, sender) - r->f0;
-	uint64_t cpu = thread_ns() - r->cpu0;
-	/* the application's hashing inside the round is not the stack's */
-	uint64_t span = t1 - r->t0, work = span - (s_app_tsc - r->app0);
-
-	if (!busy)
-		return;
 	s->busy_tsc += work;
 	s->io_tsc += io;
 	/* 1 us of slack: the CPU clock's own reads */
@@ -200,6 +202,19 @@ static void round_end(const struct round *r, const struct dh_host *h, bool sende
 	s->rounds++;
 }
 
+static void round_end(const struct round *r, const struct dh_host *h, bool sender, bool busy,
+		      double ghz, struct side *s)
+{
+	uint64_t t1 = cn_tsc_end();
+	uint64_t io = io_tsc(h) - r->io0, f = seg_frames(h, sender) - r->f0;
+	uint64_t cpu = thread_ns() - r->cpu0;
+	/* the application's hashing inside the round is not the stack's */
+	uint64_t span = t1 - r->t0, work = span - (s_app_tsc - r->app0);
+
+	if (busy)
+		round_add(span, work, io, f, cpu, ghz, s);
+}
+
 static void side_counters(struct side *s, const struct dh_host *h)
 {
 	const struct cn_dpdk_stats *st = cn_dpdk_stats(h->dev);
@@ -209,6 +224,7 @@ static void side_counters(struct side *s, const struct dh_host *h)
 	s->rx_nobufs = st->rx_nobufs + st->rx_bad_len;
 	s->tx_csum_sw = st->tx_csum_sw;
 	s->tx_csum_hw = st->tx_csum_hw;
+	s->csum_trusted = st->tx_csum_trusted + st->rx_csum_trusted;
 	snprintf(s->driver, sizeof(s->driver), "%s", cn_dpdk_info(h->dev)->driver);
 }
 
@@ -253,29 +269,32 @@ static void run_sender(const struct opts *o, uint16_t port, struct side *s)
 		SHA256(buf, o->bytes, s->sha);
 	}
 	/* memif's zero-copy finds a frame's bytes only in DPDK memory: the
-	 * adapter's copy mode puts them there (the header room and the
-	 * clusters of a chain are not all in it) */
-	struct cn_dpdk_params dp = {.batch = o->batch, .tx_copy = o->tx_copy || o->zero_copy};
+	 * adapter sees zero-copy=yes in the port's devargs and puts them
+	 * there (copy mode) by itself */
+	struct cn_dpdk_params dp = {.batch = o->batch, .tx_copy = o->tx_copy,
+				    .trusted_link = o->trusted};
 	if (dh_host_up(&h, port, IP_SND, 1, &dp, NULL) != 0) {
 		fail(s, "sender: host up");
 		free(buf);
 		return;
 	}
+	if (o->zero_copy && !(cn_dpdk_info(h.dev)->memif_zc && cn_dpdk_info(h.dev)->tx_copy)) {
+		fail(s, "sender: zero-copy=yes not detected (copy mode not chosen)");
+		goto down;
+	}
 	/* The client's port connects when it starts; should the control
 	 * handshake not complete (seen once in CI), restart the port and
-	 * so connect again, every 5 s, until the run's timeout. */
-	unsigned wait_all = dh_link_wait_s, waited = 0;
-	dh_link_wait_s = 5;
-	while (dh_wait_link(port, 1) != 0) {
-		waited += dh_link_wait_s;
-		if (waited >= wait_all || rte_eth_dev_stop(port) != 0 || rte_eth_dev_start(port) != 0) {
-			dh_link_wait_s = wait_all;
+	 * so connect again, every timeout/6 s (at least 5: under valgrind
+	 * the handshake alone takes several seconds), until the timeout. */
+	unsigned every = o->timeout / 6 < 5 ? 5 : o->timeout / 6;
+	for (unsigned waited = 0; dh_wait_link(port, 1, every) != 0;) {
+		waited += every;
+		if (waited >= o->timeout || rte_eth_dev_stop(port) != 0 || rte_eth_dev_start(port) != 0) {
 			fail(s, "sender: memif link not up");
 			goto down;
 		}
 		fprintf(stderr, "memif_stream: sender: port restarted to connect again\n");
 	}
-	dh_link_wait_s = wait_all;
 	uint64_t now = dh_now_ms();
 	struct cn_sock *c = cn_sock_connect(h.conn, cn_htobe32(IP_RCV), cn_htobe16(PORT), now);
 	if (!c) {
@@ -386,7 +405,7 @@ static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
 	/* every page touched before the clock starts */
 	memset(buf, 0, room);
 	SHA256_Init(&md);
-	struct cn_dpdk_params dp = {.batch = o->batch};
+	struct cn_dpdk_params dp = {.batch = o->batch, .trusted_link = o->trusted};
 	if (dh_host_up(&h, port, IP_RCV, 2, &dp, NULL) != 0) {
 		fail(s, "receiver: host up");
 		free(buf);
@@ -469,12 +488,142 @@ static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
 	cn_sock_close(ls, now);
 	linger(&h, 200);
 	side_counters(s, &h);
-	if (dh_wait_link(port, 0) != 0)
+	if (dh_wait_link(port, 0, o->timeout) != 0)
 		fail(s, "receiver: the sender's memif end did not close");
 down:
 	if (dh_host_down(&h) != 0)
 		fail(s, "receiver: leak at teardown (see stderr)");
 	free(buf);
+}
+
+/* ------------------------------------------------------------ --bare: the device's own path */
+
+/* One round of the bare loop: its ticks count when it moved frames and
+ * kept the CPU (as round_end), all of them device I/O. */
+static void bare_round(uint64_t t0, uint64_t cpu0, unsigned frames, double ghz, struct side *s)
+{
+	uint64_t span = cn_tsc_end() - t0, cpu = thread_ns() - cpu0;
+
+	if (frames)
+		round_add(span, span, span, frames, cpu, ghz, s);
+}
+
+#define BARE_FRAME (14u + 20u + 20u + 12u + 1448u) /* a data segment's frame: 1514 bytes */
+
+/* A bare side's totals: @frames since the clocks read @t0 and @p0. */
+static void bare_end(struct side *s, uint64_t t0, uint64_t p0, uint64_t frames)
+{
+	s->wall_ns = dh_now_ns() - t0;
+	s->cpu_ns = dh_cpu_ns() - p0;
+	s->segs = frames;
+	s->bytes = frames * 1448u;
+}
+
+/* The sender's half of --bare: the same number of 1514-byte frames as
+ * the stream's segments, made once (2 x batch rte_mbufs holding the
+ * bytes) and handed to rte_eth_tx_burst again and again, each holding
+ * one more reference while the driver has it: no stack, no adapter, no
+ * per-frame write; what is left is memif's own transmit (its copy into
+ * the ring, the free). */
+static void bare_sender(const struct opts *o, uint16_t port, struct side *s)
+{
+	struct dh_host h;
+	struct cn_dpdk_params dp = {.batch = o->batch};
+	uint64_t want = (o->bytes + 1447u) / 1448u, sent = 0;
+	unsigned nb = 2u * o->batch;
+	struct rte_mbuf *tpl[512];
+
+	if (dh_host_up(&h, port, IP_SND, 1, &dp, NULL) != 0) {
+		fail(s, "sender: host up");
+		return;
+	}
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("cn_bare", 1023, 0, 0,
+							  RTE_PKTMBUF_HEADROOM + 2048, SOCKET_ID_ANY);
+	if (!mp || rte_pktmbuf_alloc_bulk(mp, tpl, nb) != 0) {
+		fail(s, "sender: bare mempool");
+		goto down;
+	}
+	uint64_t x = 0x243f6a8885a308d3ull;
+	for (unsigned i = 0; i < nb; i++) {
+		gen_fill(&x, rte_pktmbuf_mtod(tpl[i], uint8_t *), BARE_FRAME);
+		tpl[i]->data_len = (uint16_t)BARE_FRAME;
+		tpl[i]->pkt_len = BARE_FRAME;
+	}
+	for (unsigned waited = 0; dh_wait_link(port, 1, 5) != 0; waited += 5) {
+		if (waited >= o->timeout) {
+			fail(s, "sender: memif link not up");
+			goto down;
+		}
+	}
+	uint64_t t0 = dh_now_ns(), p0 = dh_cpu_ns(), deadline = dh_now_ms() + 1000ull * o->timeout;
+	unsigned at = 0;
+	while (sent < want && dh_now_ms() < deadline) {
+		uint64_t c0 = thread_ns(), r0 = cn_tsc_begin();
+		unsigned n = want - sent < o->batch ? (unsigned)(want - sent) : o->batch;
+		struct rte_mbuf *b[256];
+		for (unsigned i = 0; i < n; i++) {
+			b[i] = tpl[(at + i) % nb];
+			rte_mbuf_refcnt_update(b[i], 1);
+		}
+		uint16_t k = rte_eth_tx_burst(port, 0, b, (uint16_t)n);
+		for (unsigned i = k; i < n; i++)
+			rte_mbuf_refcnt_update(b[i], -1);
+		at = (at + k) % nb;
+		sent += k;
+		bare_round(r0, c0, k, o->ghz, s);
+	}
+	bare_end(s, t0, p0, sent);
+	s->tx_frames = sent;
+	if (sent < want)
+		fail(s, "sender: bare frames not all sent in time");
+	usleep(200000);
+	rte_eth_tx_burst(port, 0, tpl, 0); /* memif zero-copy frees what was read */
+	rte_pktmbuf_free_bulk(tpl, nb);
+down:
+	snprintf(s->driver, sizeof(s->driver), "%s", cn_dpdk_info(h.dev)->driver);
+	if (dh_host_down(&h) != 0)
+		fail(s, "sender: leak at teardown (see stderr)");
+	if (mp && rte_mempool_in_use_count(mp) != 0)
+		fail(s, "sender: bare rte_mbufs still in use");
+	rte_mempool_free(mp);
+}
+
+/* The receiver's half of --bare: rte_eth_rx_burst, add the lengths,
+ * free the burst; until the sender's count of frames has arrived. */
+static void bare_receiver(const struct opts *o, uint16_t port, struct side *s)
+{
+	struct dh_host h;
+	struct cn_dpdk_params dp = {.batch = o->batch};
+	uint64_t want = (o->bytes + 1447u) / 1448u, got = 0, bytes = 0, t0 = 0, p0 = 0;
+
+	if (dh_host_up(&h, port, IP_RCV, 2, &dp, NULL) != 0) {
+		fail(s, "receiver: host up");
+		return;
+	}
+	uint64_t deadline = dh_now_ms() + 1000ull * o->timeout;
+	while (got < want && dh_now_ms() < deadline) {
+		struct rte_mbuf *b[256];
+		uint64_t c0 = thread_ns(), r0 = cn_tsc_begin();
+		uint16_t k = rte_eth_rx_burst(port, 0, b, (uint16_t)o->batch);
+		for (uint16_t i = 0; i < k; i++)
+			bytes += b[i]->pkt_len;
+		rte_pktmbuf_free_bulk(b, k);
+		if (k && !got) {
+			t0 = dh_now_ns();
+			p0 = dh_cpu_ns();
+		}
+		got += k;
+		bare_round(r0, c0, k, o->ghz, s);
+	}
+	bare_end(s, t0, p0, got);
+	s->rx_frames = got;
+	if (got != want || bytes != got * BARE_FRAME)
+		fail(s, "receiver: bare frames missing or of a wrong length");
+	snprintf(s->driver, sizeof(s->driver), "%s", cn_dpdk_info(h.dev)->driver);
+	if (dh_wait_link(port, 0, o->timeout) != 0)
+		fail(s, "receiver: the sender's memif end did not close");
+	if (dh_host_down(&h) != 0)
+		fail(s, "receiver: leak at teardown (see stderr)");
 }
 
 /* Run one side in this process; 77 when the EAL or memif is missing. */
@@ -485,7 +634,6 @@ static int run_side(const struct opts *o, bool sender, struct side *s)
 	memset(s, 0, sizeof(*s));
 	s->ok = 1;
 	alarm(o->timeout + 30);
-	dh_link_wait_s = o->timeout;
 	/* The client's memif connects once, when its port starts: a client
 	 * that starts before the server's EAL has made the socket never
 	 * comes up (seen in CI). The sender waits for the socket file. */
@@ -518,7 +666,9 @@ static int run_side(const struct opts *o, bool sender, struct side *s)
 		dh_eal_cleanup();
 		return o->zero_copy ? 1 : 77;
 	}
-	if (sender)
+	if (o->bare)
+		(sender ? bare_sender : bare_receiver)(o, port, s);
+	else if (sender)
 		run_sender(o, port, s);
 	else
 		run_receiver(o, port, s);
@@ -569,7 +719,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{"bytes", 1, 0, 'b'}, {"cores", 1, 0, 'c'}, {"zero-copy", 0, 0, 'z'},
 		{"tx-copy", 0, 0, 'C'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
-		{"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'}, {0, 0, 0, 0}};
+		{"trusted", 0, 0, 'T'}, {"bare", 0, 0, 'A'}, {"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'}, {0, 0, 0, 0}};
 	int ch;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -586,12 +736,14 @@ int main(int argc, char **argv)
 		case 'C': o.tx_copy = true; break;
 		case 'j': o.json = true; break;
 		case 'H': o.inline_hash = true; break;
+		case 'T': o.trusted = true; break;
+		case 'A': o.bare = true; break;
 		case 'r': o.rsize = (unsigned)atoi(optarg); break;
 		case 'B': o.batch = (unsigned)atoi(optarg); break;
 		case 't': o.timeout = (unsigned)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: memif_stream [--bytes N[K|M|G]] [--cores R,S] "
-					"[--zero-copy] [--tx-copy] [--rsize LOG2] [--batch N] "
+					"[--zero-copy] [--tx-copy] [--trusted] [--bare] [--rsize LOG2] [--batch N] "
 					"[--timeout S] [--json] [--inline-hash]\n");
 			return 1;
 		}
@@ -645,20 +797,26 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	double gbps = rcv.wall_ns ? (double)rcv.bytes * 8.0 / (double)rcv.wall_ns : 0.0;
-	printf("memif_stream: %" PRIu64 " bytes cachenet -> cachenet over net_memif%s, sender TX "
-	       "%s, ring 2^%u, burst %u, receiver on core %d, sender on core %d: %.2f Gbit/s "
+	printf("memif_stream: %" PRIu64 " bytes %s over net_memif%s%s, sender "
+	       "TX %s, ring 2^%u, burst %u, receiver on core %d, sender on core %d: %.2f Gbit/s "
 	       "(first to last byte at the receiver); SHA-256 %s\n",
-	       o.bytes, o.zero_copy ? " (client zero-copy)" : "",
+	       o.bytes,
+	       o.bare ? "in 1514-byte frames, bare rx_burst/tx_burst loops (no stack)"
+		      : "cachenet -> cachenet",
+	       o.zero_copy ? " (client zero-copy)" : "",
+	       o.trusted ? " (trusted link: checksums partial, not verified)" : "",
 	       o.tx_copy || o.zero_copy ? "copied (copy mode)" : "by reference (chains)", o.rsize,
 	       o.batch, o.core_rcv,
-	       o.core_snd, gbps, memcmp(rcv.sha, snd.sha, 32) == 0 ? "equal" : "DIFFERENT");
+	       o.core_snd, gbps,
+	       o.bare ? "not taken" : memcmp(rcv.sha, snd.sha, 32) == 0 ? "equal" : "DIFFERENT");
 	print_side("sender", &snd, tsc_ghz);
 	print_side("receiver", &rcv, tsc_ghz);
 	if (o.json) {
 		printf("{\"bytes\":%" PRIu64 ",\"mbit_s\":%.1f,\"tsc_hz\":%.0f,\"zero_copy\":%d,"
-		       "\"tx_copy\":%d,\"inline_hash\":%d,\"sha_equal\":%d",
+		       "\"tx_copy\":%d,\"trusted\":%d,\"bare\":%d,\"inline_hash\":%d,"
+		       "\"sha_equal\":%d",
 		       o.bytes, gbps * 1e3, tsc_ghz * 1e9, o.zero_copy, o.tx_copy || o.zero_copy,
-		       o.inline_hash,
+		       o.trusted, o.bare, o.inline_hash,
 		       memcmp(rcv.sha, snd.sha, 32) == 0);
 		json_side("sender", &snd);
 		json_side("receiver", &rcv);
@@ -669,13 +827,30 @@ int main(int argc, char **argv)
 		printf("FAIL: %s\n", rcv.why);
 	if (!snd.ok)
 		printf("FAIL: %s\n", snd.why);
-	if (rcv.bytes != o.bytes || snd.bytes != o.bytes) {
+	if (o.bare) {
+		/* frames, not a byte stream: the same count at both ends */
+		if (rcv.segs != snd.segs || rcv.segs == 0) {
+			printf("FAIL: %" PRIu64 " frames sent, %" PRIu64 " received\n", snd.segs,
+			       rcv.segs);
+			ok = 0;
+		}
+	} else if (rcv.bytes != o.bytes || snd.bytes != o.bytes) {
 		printf("FAIL: %" PRIu64 " bytes sent, %" PRIu64 " received, %" PRIu64 " wanted\n",
 		       snd.bytes, rcv.bytes, o.bytes);
 		ok = 0;
 	}
-	if (memcmp(rcv.sha, snd.sha, 32) != 0) {
+	if (!o.bare && memcmp(rcv.sha, snd.sha, 32) != 0) {
 		printf("FAIL: SHA-256 of the bytes received differs from the bytes sent\n");
+		ok = 0;
+	}
+	/* --trusted: no TCP checksum computed on either side, every data
+	 * frame sent partial and received unverified; else none */
+	if (!o.bare && (o.trusted ? snd.tx_csum_sw || rcv.tx_csum_sw ||
+					    snd.csum_trusted < snd.segs || rcv.csum_trusted < rcv.segs
+				  : snd.csum_trusted || rcv.csum_trusted)) {
+		printf("FAIL: checksum counters do not match the link's trust (sw %" PRIu64 "/%" PRIu64
+		       ", trusted %" PRIu64 "/%" PRIu64 ")\n",
+		       snd.tx_csum_sw, rcv.tx_csum_sw, snd.csum_trusted, rcv.csum_trusted);
 		ok = 0;
 	}
 	if (rcv.rx_nobufs || snd.rx_nobufs) {

@@ -70,6 +70,8 @@ int main(void)
 
 #define TOTAL (10u << 20)
 #define PASSES 3
+/* seconds a port's link gets to come up or go down */
+#define LINK_WAIT_S 5u
 #define IP_A 0x0a4d0001u /* 10.77.0.1, client */
 #define IP_B 0x0a4d0002u /* 10.77.0.2, server */
 
@@ -88,7 +90,7 @@ static void host_down(struct dh_host *h)
 
 static void wait_link(uint16_t port)
 {
-	assert_int_equal(dh_wait_link(port, 1), 0);
+	assert_int_equal(dh_wait_link(port, 1, LINK_WAIT_S), 0);
 }
 
 /* memif's control messages (a peer's disconnect) are handled on the EAL's
@@ -96,7 +98,7 @@ static void wait_link(uint16_t port)
  * then close that one, so that no message arrives for a freed port. */
 static void wait_link_down(uint16_t port)
 {
-	assert_int_equal(dh_wait_link(port, 0), 0);
+	assert_int_equal(dh_wait_link(port, 0, LINK_WAIT_S), 0);
 }
 
 static void poll_both(struct dh_host *a, struct dh_host *b, uint64_t now)

@@ -103,6 +103,20 @@ struct cn_mbuf *fz_frame(const uint8_t *src, uint32_t *len, uint32_t headroom)
 	return m;
 }
 
+struct cn_mbuf *fz_take(const uint8_t *data, size_t size, size_t *at, uint32_t *len,
+			uint32_t headroom, bool fix)
+{
+	struct cn_mbuf *m;
+
+	if (*len > size - *at)
+		*len = (uint32_t)(size - *at);
+	m = fz_frame(data + *at, len, headroom);
+	*at += *len;
+	if (fix)
+		fz_fix_csums(m->data, *len);
+	return m;
+}
+
 void fz_begin(void)
 {
 	cn_mbuf_pool_stats(mp, &a0);

@@ -10,6 +10,7 @@
 #define CN_FUZZ_COMMON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cachenet/mbuf.h"
@@ -39,6 +40,12 @@ void fz_fix_csums(uint8_t *f, uint32_t len);
  * from its start; *len becomes the bytes taken. Aborts when the pools are
  * empty (a leak). */
 struct cn_mbuf *fz_frame(const uint8_t *src, uint32_t *len, uint32_t headroom);
+
+/* The next frame of a fuzz input: *len bytes at data[*at] (fewer where
+ * the input or the cluster ends) through fz_frame, *at moved past them,
+ * and their checksums made valid (fz_fix_csums) when fix is true. */
+struct cn_mbuf *fz_take(const uint8_t *data, size_t size, size_t *at, uint32_t *len,
+			uint32_t headroom, bool fix);
 
 /* Remembers the pools' counts at the start of an input. */
 void fz_begin(void);

@@ -71,12 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (at + 2 <= size) {
 		uint32_t len = (uint32_t)data[at] << 8 | data[at + 1];
 		at += 2;
-		if (len > size - at)
-			len = (uint32_t)(size - at);
-		struct cn_mbuf *m = fz_frame(data + at, &len, 2);
-		at += len;
-		if (fl & 1)
-			fz_fix_csums(m->data, len);
+		struct cn_mbuf *m = fz_take(data, size, &at, &len, 2, fl & 1);
 		enum cn_drop r = cn_net_input(net, m, now);
 		if ((unsigned)r >= CN_DROP_MAX)
 			abort();

@@ -171,12 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			len = (uint32_t)data[at + 1] << 8 | data[at + 2];
 			at += 3;
-			if (len > size - at)
-				len = (uint32_t)(size - at);
-			m = fz_frame(data + at, &len, 0);
-			at += len;
-			if (fl & 1)
-				fz_fix_csums(m->data, len);
+			m = fz_take(data, size, &at, &len, 0, fl & 1);
 			now += 3;
 		}
 		enum cn_drop r = cn_net_input(net, m, now);

@@ -76,12 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			cut = data[at++];
 		}
-		if (len > size - at)
-			len = (uint32_t)(size - at);
-		struct cn_mbuf *m = fz_frame(data + at, &len, 2);
-		at += len;
-		if (fl & 1)
-			fz_fix_csums(m->data, len);
+		struct cn_mbuf *m = fz_take(data, size, &at, &len, 2, fl & 1);
 		if (split) {
 			struct cn_pkt_info pi;
 			if (cut == 0 && cn_net_parse(m->data, len, 0, &pi) == CN_DROP_NONE)

@@ -234,9 +234,18 @@ class Tests(interop.Suite):
         srv = self.ns.popen([sys.executable, PEER, "server", "echo", "7007"])
         try:
             time.sleep(0.5)
+            # The spoof must be over before cachenet connects; the delay
+            # leaves room for a busy machine, and the check says when it
+            # did not suffice (then the counts below would mislead).
+            after_ms = 6000
+            t0 = time.monotonic()
             tn = self.tapnet_run("arp", ["--connect", "%s:7007" % K_ADDR, "--send", "1000000",
-                                         "--connect-after", "1500"])
+                                         "--connect-after", str(after_ms)])
             sp = self.raw("arp-spoof", C_ADDR, K_ADDR, 20)
+            spoof_s = time.monotonic() - t0
+            self.check(spoof_s < after_ms / 1000.0,
+                       "the spoofer ended %.1f s after cachenet started, after its connect at %.1f s" % (
+                           spoof_s, after_ms / 1000.0))
             tn.p.wait(timeout=60)
             s = self.finish(tn)
         finally:

@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """cachenet against the Linux kernel's TCP/IP, through a TAP device in a
 private network namespace this test creates and deletes, or (--afxdp)
-through AF_XDP on a veth pair between two such namespaces.
+through AF_XDP on a veth pair between two such namespaces, or (--dpdk)
+through a DPDK port (net_af_xdp or net_af_packet) on that veth pair.
 
-  interop.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--mb N] [--only NAME,...] [--afxdp]
+  interop.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--mb N] [--only NAME,...]
+             [--afxdp | --dpdk [--dpdk-pmd af_xdp|af_packet]]
 
 Namespace NS: interface cn0 (TAP), the kernel at 10.77.0.1/24, cachenet at
 10.77.0.2 (cachenet-tapnet, attached to cn0). Linux's side is ordinary
-sockets (peer.py). Checks: ping; Linux client -> cachenet echo / discard /
+sockets (peer.py). Tests linux_client, cachenet_client, impaired, and
+echo (only when --only names it: ping and the echo of linux_client
+alone). Checks: ping; Linux client -> cachenet echo / discard /
 source with SHA-256 compared both ways; 1,000 short connections; UDP echo;
 cachenet client -> Linux echo / sink / source servers; 1,000 short
 connections from cachenet; the same transfer under loss, reordering,
@@ -26,6 +30,17 @@ no UMEM frame in use and no XDP program left on cnx (the impaired
 transfer uses the AF_XDP backend's impairment where there is no netem).
 Exit 77 also when the library has no AF_XDP backend or the kernel
 refuses veth or AF_XDP.
+
+With --dpdk: the same veth pair, cachenet-tapnet --dpdk on cnx through
+libcachenet-dpdk: its own DPDK EAL (--no-huge --no-pci, one lcore, 512 MB,
+a file prefix of its own whose runtime directory it removes at exit) with
+the virtual device net_af_xdp (default) or net_af_packet on cnx. The same
+checks (no capture: the adapter has no pcap hook), plus after every run:
+no received rte_mbuf held by the stack, the adapter's mempools idle at
+close (else cachenet-tapnet exits 1), no XDP program left on cnx. The
+impaired transfer needs netem there (the adapter has no impairment of its
+own): without it the test says it did not run. Exit 77 also when the build
+has no DPDK adapter or the EAL or the PMD does not start here.
 """
 import argparse
 import json
@@ -175,9 +190,12 @@ class Tapnet:
         ready = os.path.join(t.out, name + ".ready")
         if os.path.exists(ready):
             os.unlink(ready)
-        dev = ["--afxdp", "cnx"] if t.afxdp else ["--dev", "cn0"]
-        cmd = [t.tapnet] + dev + ["--addr", C_ADDR, "--pcap", self.pcap,
-                                  "--time-wait", "200", "--ready-file", ready] + args
+        if t.dpdk:
+            dev = ["--dpdk", t.eal_args(name)]
+        else:
+            dev = (["--afxdp", "cnx"] if t.afxdp else ["--dev", "cn0"]) + ["--pcap", self.pcap]
+        cmd = [t.tapnet] + dev + ["--addr", C_ADDR, "--time-wait", "200",
+                                  "--ready-file", ready] + args
         # Output to files, not pipes: a pipe nobody reads fills up after
         # ~200 connection lines and blocks the stack in printf.
         self.log = os.path.join(t.out, name + ".log")
@@ -210,6 +228,10 @@ class Tapnet:
             raise Fail("%s did not finish in %d s" % (self.name, self.timeout))
         finally:
             self.fo.close()
+            if self.t.dpdk:
+                # what the EAL leaves when the program was killed
+                shutil.rmtree(os.path.join("/var/run/dpdk", self.t.eal_prefix(self.name)),
+                              ignore_errors=True)
         so = open(self.log).read()
         se = "\n".join(l for l in so.splitlines() if not l.startswith("{"))
         js = lines_json(so)
@@ -224,7 +246,7 @@ class Tapnet:
                                    "umem_in_use") if s.get(k)}
         if leaks:
             raise Fail("%s: left in use at the end: %s" % (self.name, leaks))
-        if self.t.afxdp:
+        if self.t.veth:
             left = self.t.ns.xdp_attached()
             if left:
                 raise Fail("%s: XDP program still attached to cnx after exit: %s" % (self.name, left))
@@ -242,9 +264,23 @@ class Suite:
         self.out = os.path.abspath(args.out)
         self.only = set(args.only.split(",")) if args.only else None
         self.afxdp = args.afxdp
+        self.dpdk = getattr(args, "dpdk", False)
+        self.dpdk_pmd = getattr(args, "dpdk_pmd", "af_xdp")
+        self.veth = self.afxdp or self.dpdk  # cachenet on cnx, the far end of a veth pair
         self.results = []
         self.summaries = []
         os.makedirs(self.out, exist_ok=True)
+
+    def eal_prefix(self, name):
+        return "cnio%d_%s" % (os.getpid(), name.replace("-", "_"))
+
+    def eal_args(self, name):
+        """cachenet-tapnet --dpdk's EAL arguments for the run NAME: no
+        hugepages, no PCI, one lcore (the last CPU this process may use),
+        a file prefix of the run's own, the PMD on cnx."""
+        return ("--no-huge --no-pci -l %d -m 512 --file-prefix %s --log-level lib.eal:error "
+                "--vdev net_%s0,iface=cnx" % (max(os.sched_getaffinity(0)), self.eal_prefix(name),
+                                               self.dpdk_pmd))
 
     def script(self, path, a, timeout):
         """Run python3 PATH A... in the namespace; its last JSON line."""
@@ -266,7 +302,7 @@ class Suite:
         """Run each (name, fn) of TESTS not left out by --only in one
         namespace; fn returns a message or raises Fail. REPORT() prints
         after the tests; returns the exit status (1 if any failed)."""
-        with Namespace(self.afxdp) as ns:
+        with Namespace(self.veth) as ns:
             self.ns = ns
             for name, fn in tests:
                 if self.only and name not in self.only:
@@ -338,7 +374,13 @@ def suite_main(suite, ap):
     ap.add_argument("--only", default="", help="comma list of the tests to run")
     ap.add_argument("--afxdp", action="store_true",
                     help="run cachenet over AF_XDP on a veth pair instead of a TAP")
+    ap.add_argument("--dpdk", action="store_true",
+                    help="run cachenet over a DPDK port (--dpdk-pmd) on a veth pair instead of a TAP")
+    ap.add_argument("--dpdk-pmd", default="af_xdp", choices=["af_xdp", "af_packet"],
+                    help="the DPDK virtual device on cnx (net_af_xdp or net_af_packet)")
     args = ap.parse_args()
+    if args.afxdp and args.dpdk:
+        ap.error("--afxdp or --dpdk, not both")
     if not os.path.exists(args.tapnet):
         print("SKIP: %s not built (needs OpenSSL's libcrypto, libssl-dev)" % args.tapnet)
         return 77
@@ -360,7 +402,43 @@ class Tests(Suite):
         self.check(c, "%s: no %s connection reported" % (tn.name, role))
         return c
 
+    def ping_echo(self, n):
+        """Linux pings cachenet 5 times, then its echo client sends N bytes
+        to cachenet's echo service on port 7 and reads them back; checked
+        here, returned."""
+        p = self.peer("ping", C_ADDR, 5)
+        self.check(p["ok"] == 5, "ping: %d of 5 answered" % p["ok"])
+        if shutil.which("ping"):
+            self.ns.run(["ping", "-c", "3", "-i", "0.2", "-W", "2", C_ADDR])
+        e = self.peer("echo-client", C_ADDR, 7, n)
+        self.check(e["rx_bytes"] == n and e["rx_sha256"] == e["tx_sha256"],
+                   "echo: sent %d, got back %d bytes, SHA-256 %s" % (
+                       n, e["rx_bytes"], "equal" if e["rx_sha256"] == e["tx_sha256"] else "differs"))
+        return e
+
+    def echo_conns(self, tn, e, n):
+        """cachenet's echo connections in TN's report; the N-byte one must
+        have the client's SHA-256 both ways."""
+        ech = self.conn_line(tn, "echo")
+        big = [c for c in ech if c["rx_bytes"] == n]
+        self.check(big and big[0]["rx_sha256"] == e["tx_sha256"] and big[0]["tx_sha256"] == e["tx_sha256"],
+                   "echo: cachenet's SHA-256 differs from the client's")
+        return ech
+
     # ---------------------------------------------------------------- tests
+
+    def t_echo(self):
+        """Linux client -> cachenet echo alone: ping, N bytes both ways at
+        once, SHA-256 equal on both ends."""
+        n = self.nbytes
+        tn = Tapnet(self, "echo", ["--echo", "7"])
+        try:
+            e = self.ping_echo(n)
+            time.sleep(0.5)
+        finally:
+            tn.finish()
+        self.echo_conns(tn, e, n)
+        return "ping 5/5; echo %d MB both ways at once %.0f Mbit/s; SHA-256 equal" % (n / 1e6, e["mbit_s"])
 
     def t_linux_client(self):
         """Linux clients -> cachenet servers: ping, echo (both directions at
@@ -369,14 +447,7 @@ class Tests(Suite):
         tn = Tapnet(self, "linux-client", ["--echo", "7", "--discard", "9",
                                            "--source", "19:%d" % n, "--udp-echo", "7"])
         try:
-            p = self.peer("ping", C_ADDR, 5)
-            self.check(p["ok"] == 5, "ping: %d of 5 answered" % p["ok"])
-            if shutil.which("ping"):
-                self.ns.run(["ping", "-c", "3", "-i", "0.2", "-W", "2", C_ADDR])
-            e = self.peer("echo-client", C_ADDR, 7, n)
-            self.check(e["rx_bytes"] == n and e["rx_sha256"] == e["tx_sha256"],
-                       "echo: sent %d, got back %d bytes, SHA-256 %s" % (
-                           n, e["rx_bytes"], "equal" if e["rx_sha256"] == e["tx_sha256"] else "differs"))
+            e = self.ping_echo(n)
             s = self.peer("send", C_ADDR, 9, n)
             r = self.peer("recv", C_ADDR, 19)
             self.check(r["rx_bytes"] == n, "source: got %d of %d bytes" % (r["rx_bytes"], n))
@@ -387,10 +458,7 @@ class Tests(Suite):
             time.sleep(0.5)
         finally:
             tn.finish()
-        ech = self.conn_line(tn, "echo")
-        big = [c for c in ech if c["rx_bytes"] == n]
-        self.check(big and big[0]["rx_sha256"] == e["tx_sha256"] and big[0]["tx_sha256"] == e["tx_sha256"],
-                   "echo: cachenet's SHA-256 differs from the client's")
+        ech = self.echo_conns(tn, e, n)
         d = self.conn_line(tn, "discard")[0]
         self.check(d["rx_bytes"] == n and d["rx_sha256"] == s["tx_sha256"],
                    "discard: cachenet got %d bytes, SHA-256 %s" % (d["rx_bytes"], "equal" if d["rx_sha256"] == s["tx_sha256"] else "differs"))
@@ -463,6 +531,9 @@ class Tests(Suite):
         extra = []
         if self.ns.netem:
             how = "netem on cn0 (kernel side)"
+        elif self.dpdk:
+            return ("NOT RUN: netem unavailable (%s) and the DPDK adapter has no impairment of "
+                    "its own" % (r.stderr.strip() or "tc failed"))
         else:
             how = ("netem unavailable (%s): the same rates applied by cachenet's %s backend, "
                    "both directions" % (r.stderr.strip() or "tc failed", "AF_XDP" if self.afxdp else "TAP"))
@@ -486,7 +557,9 @@ class Tests(Suite):
                 "tx %s rx %s" % (how, n / 1e6, e["mbit_s"], it[1:], ir[1:]))
 
     def run(self):
-        return self.run_tests([("linux_client", self.t_linux_client),
+        # echo alone (linux_client runs the same echo first) only when named
+        echo = [("echo", self.t_echo)] if self.only and "echo" in self.only else []
+        return self.run_tests(echo + [("linux_client", self.t_linux_client),
                                ("cachenet_client", self.t_cachenet_client),
                                ("impaired", self.t_impaired)], self.print_costs)
 

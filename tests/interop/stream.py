@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""Linux <-> cachenet streams over TAP and over AF_XDP, in one run.
+"""Linux <-> cachenet streams over TAP, AF_XDP and DPDK, in one run.
 
   stream.py --tapnet BUILD/tools/tapnet/cachenet-tapnet --out DIR [--mb N] [--reps R]
-            [--udp-s S] [--blast UDPBLAST] [--xsk-bare XSKBARE] [--modes M,...]
+            [--udp-s S] [--blast UDPBLAST] [--xsk-bare XSKBARE] [--memif MEMIF_STREAM]
+            [--modes M,...]
 
 In namespaces this program creates and deletes (those of interop.py: a TAP
 cn0 for the TAP runs; a veth pair cn0 <-> cnx across two namespaces for
@@ -11,11 +12,26 @@ the AF_XDP runs, native XDP, copy mode), for each repetition and in
 interleaved order:
   tcp-tap     Linux TCP sends N MB into cachenet's discard service on the TAP
   tcp-afxdp   the same over AF_XDP
+  tcp-dpdk-xdp the same over DPDK: cachenet-tapnet --dpdk on cnx through
+              libcachenet-dpdk and the net_af_xdp virtual device (its own
+              EAL: --no-huge --no-pci -l 1 -m 512); a stream that stops
+              moving for --stall-s seconds is given up and said so (with
+              the frames cachenet had received), not measured
+  tcp-dpdk-pkt the same over the net_af_packet virtual device
   tcp-linux   the same sender into a Linux TCP receiver on the veth's other
               end (no XDP program; cnx addressed for the run): what the
               sender and the veth achieve without cachenet
-  tcp-tap-tx, tcp-afxdp-tx, tcp-linux-tx: the other way, cachenet's TCP
-              source (or a Linux sender on cnx) into a Linux receiver
+  tcp-tap-tx, tcp-afxdp-tx, tcp-dpdk-xdp-tx, tcp-dpdk-pkt-tx, tcp-linux-tx: the other way,
+              cachenet's TCP source (or a Linux sender on cnx) into a Linux
+              receiver
+  memif       cachenet -> cachenet over net_memif between two processes
+              (tests/dpdk/memif_stream --json, given by --memif: receiver on
+              CPU 0, sender on CPU 1), no kernel in the data path; run
+              twice, with --memif-mb (default N) MB and a tenth of that,
+              so that the kernel's time per GB (machine-wide system and
+              softirq deltas of /proc/stat) is the difference of the two
+              runs over the difference of their bytes: the EALs' start and
+              end, the same in both, cancel out
   udp-afxdp   a Linux UDP sender (one socket, 1472-byte datagrams, as fast
               as it can for S seconds: udpblast, sendmmsg in batches of 64;
               a Python loop without --blast) into cachenet's UDP sink over
@@ -45,7 +61,9 @@ machine these include other users' work).
 For the TCP runs: Linux's throughput (bytes / time from connect to the
 peer's FIN), cachenet's busy TSC ticks per frame (RX + TX frames) and their
 split into the device (TAP read/write; AF_XDP rings, refill, gather,
-sendto), the application and the stack, and CPU time. For the UDP runs:
+sendto; DPDK: the adapter's rx_burst and xmit/tx_burst, in the rounds that
+moved a frame: a poll-mode port's empty polls are counted apart), the
+application and the stack, and CPU time. For the UDP runs:
 frames per second that cachenet received over the sender's active time.
 cachenet runs pinned to CPU 1, the Linux sender to CPU 0 (the kernel's
 softirq work runs where the frame is sent: the sender's for its data,
@@ -73,7 +91,7 @@ TCP_SEND = r"""
 import socket, sys, time, json
 host, port, total = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 buf = bytes(range(256)) * 4096
-s = socket.create_connection((host, port), timeout=60)
+s = socket.create_connection((host, port), timeout=float(sys.argv[4]) if len(sys.argv) > 4 else 60)
 t0 = time.time()
 left = total
 while left:
@@ -90,7 +108,8 @@ print(json.dumps({"bytes": total, "seconds": dt, "mbit_s": total * 8 / dt / 1e6}
 # Linux's receiving side of cachenet -> Linux: connect, read to the FIN.
 TCP_RECV = r"""
 import socket, sys, time, json
-s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=60)
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])),
+                             timeout=float(sys.argv[3]) if len(sys.argv) > 3 else 60)
 buf = bytearray(1 << 20)
 n = 0
 t0 = time.time()
@@ -204,6 +223,11 @@ class Run:
         self.blast = os.path.abspath(args.blast) if args.blast else None
         self.xsk_bare = os.path.abspath(args.xsk_bare) if args.xsk_bare else None
         self.extra = args.tool_args.split() if args.tool_args else []
+        self.memif_prog = os.path.abspath(args.memif) if args.memif else None
+        self.stall_s = args.stall_s
+        self.memif_bytes = int(args.memif_mb * 1e6)
+        self.last = {}
+        self.skipped = {}
         self.rows = {}
         self.tsc_hz = None
 
@@ -214,7 +238,9 @@ class Run:
         if dev == "xsk-bare":
             cmd = [self.xsk_bare, "--dev", "cnx", "--ready-file", ready] + extra
         else:
-            devargs = ["--afxdp", "cnx"] if dev == "afxdp" else ["--dev", "cn0"]
+            devargs = {"afxdp": ["--afxdp", "cnx"], "tap": ["--dev", "cn0"],
+                       "dpdk-xdp": self.eal(name, "net_af_xdp0"),
+                       "dpdk-pkt": self.eal(name, "net_af_packet0")}[dev]
             cmd = [self.tapnet] + devargs + ["--addr", C_ADDR, "--time-wait", "200",
                                              "--ready-file", ready, "--quiet"] + self.extra + extra
         log = open(os.path.join(self.out, name + ".log"), "w")
@@ -222,13 +248,22 @@ class Run:
                              start_new_session=True)
         t0 = time.time()
         while not os.path.exists(ready):
-            if p.poll() is not None:
+            rc = p.poll()
+            if rc == 77 and dev.startswith("dpdk"):
+                raise interop.Skip(open(log.name).read().strip()[-300:])
+            if rc is not None:
                 raise interop.Fail("%s exited %d: %s" % (name, p.returncode,
                                                          open(log.name).read()[-500:]))
             if time.time() - t0 > 20:
                 raise interop.Fail("%s not ready" % name)
             time.sleep(0.05)
         return p, log
+
+    def eal(self, name, vdev):
+        """cachenet-tapnet --dpdk for the run NAME: its EAL on CPU 1 (where
+        taskset puts it), a file prefix of its own, VDEV on cnx."""
+        return ["--dpdk", "--no-huge --no-pci -l 1 -m 512 --file-prefix cnst%d_%s --log-level "
+                "lib.eal:error --vdev %s,iface=cnx" % (os.getpid(), name.replace("-", "_"), vdev)]
 
     def stop(self, p, log):
         if p.poll() is None:
@@ -240,6 +275,7 @@ class Run:
         if not summ or p.returncode != 0:
             raise interop.Fail("%s: exit %d, %s" % (log.name, p.returncode, open(log.name).read()[-500:]))
         self.tsc_hz = summ[0].get("tsc_hz", self.tsc_hz)
+        self.last = summ[0]
         return summ[0]
 
     def add(self, key, row):
@@ -254,6 +290,8 @@ class Run:
         c0 = cpu_snap()
         try:
             peer = [TCP_RECV, C_ADDR, "9"] if tx else [TCP_SEND, C_ADDR, "9", str(self.nbytes)]
+            if dev.startswith("dpdk"):
+                peer.append(str(self.stall_s))
             r = ns.run(["taskset", "-c", "0", sys.executable, "-c"] + peer, timeout=600)
             lin = interop.lines_json(r.stdout)[-1]
             if tx and lin["bytes"] != self.nbytes:
@@ -377,6 +415,77 @@ class Run:
                   row["busy_per_frame"], 100 * row["cpu_share"]), flush=True)
         self.print_cpu(row)
 
+    def dpdk_tcp(self, ns, dev, rep, tx):
+        """tcp() over DPDK (DEV dpdk-xdp or dpdk-pkt), or in self.skipped
+        why it was not measured: the build has no adapter, the EAL or the
+        PMD does not start, or the stream stalled."""
+        key = "tcp-%s%s" % (dev, "-tx" if tx else "")
+        if key in self.skipped:
+            return
+        self.last = {}
+        try:
+            self.tcp(ns, dev, rep, tx)
+        except interop.Skip as e:
+            self.skipped[key] = str(e)
+        except interop.Fail as e:
+            if "timed out" not in str(e):
+                raise
+            self.skipped[key] = (
+                "the stream stalled: no progress for %g s (the Linux peer's socket timed out), "
+                "after cachenet had received %d frames and sent %d" % (
+                    self.stall_s, self.last.get("rx_frames", 0), self.last.get("tx_frames", 0)))
+        if key in self.skipped:
+            print("  %-10s not measured: %s" % (key, self.skipped[key]), flush=True)
+
+    def memif_once(self, nbytes):
+        """memif_stream --json of NBYTES: its JSON line and the CPU
+        snapshots around it; None (the reason in self.skipped) on a skip."""
+        c0 = cpu_snap()
+        r = interop.sh(["timeout", "300", self.memif_prog, "--bytes", str(nbytes), "--json", "--cores", "0,1",
+                        "--timeout", "120"], check=False)
+        c1 = cpu_snap()
+        js = [j for j in interop.lines_json(r.stdout) if "sender" in j]
+        if r.returncode == 77:
+            self.skipped["memif"] = r.stdout.strip().splitlines()[-1]
+            return None
+        if r.returncode != 0 or not js:
+            raise interop.Fail("memif_stream --bytes %d: exit %d: %s" % (
+                nbytes, r.returncode, (r.stdout + r.stderr)[-500:]))
+        return js[-1], c0, c1
+
+    def memif(self, rep):
+        """cachenet -> cachenet over net_memif (see the module's text)."""
+        big = self.memif_bytes or self.nbytes
+        small = big // 10
+        a = self.memif_once(small)
+        b = a and self.memif_once(big)
+        if not b:
+            return
+        (ja, a0, a1), (jb, b0, b1) = a, b
+        gb = (big - small) / 1e9
+        kern = {k: ((b1[k] - b0[k]) - (a1[k] - a0[k])) / gb
+                for k in ("m_user", "m_sys", "m_softirq", "ksoftirqd", "p_user", "p_sys")}
+        snd, rcv = jb["sender"], jb["receiver"]
+        procs = (snd["cpu_s"] + rcv["cpu_s"]) / (big / 1e9)
+        row = {"mbit_s": jb["mbit_s"], "sha_equal": jb["sha_equal"], "tx_copy": jb["tx_copy"],
+               "cpu_procs": procs, "cpu_total": procs + kern["ksoftirqd"]}
+        for side, j in (("snd", snd), ("rcv", rcv)):
+            row.update(("%s_%s" % (side, f), j[f]) for f in ("busy", "device", "stack", "app",
+                                                            "cpu_s_per_gb", "kept_cpu"))
+        row.update(("cpu_" + k, v) for k, v in kern.items())
+        self.add("memif", row)
+        print("  %-10s %8.0f Mbit/s  sender busy %5.0f (I/O %5.0f, stack %5.0f), receiver busy "
+              "%5.0f (I/O %5.0f, stack %5.0f) ticks/segment" % (
+                  "memif", row["mbit_s"], row["snd_busy"], row["snd_device"], row["snd_stack"],
+                  row["rcv_busy"], row["rcv_device"], row["rcv_stack"]), flush=True)
+        print("  %10s CPU s/GB: processes %.2f (sender %.2f, receiver %.2f) + ksoftirqd %.2f; "
+              "the processes' user %.2f, system %.2f; machine-wide user %.2f, system %.2f, "
+              "softirq %.2f (%d MB run less %d MB run)" % (
+                  "", row["cpu_procs"], row["snd_cpu_s_per_gb"], row["rcv_cpu_s_per_gb"],
+                  row["cpu_ksoftirqd"], row["cpu_p_user"], row["cpu_p_sys"], row["cpu_m_user"],
+                  row["cpu_m_sys"], row["cpu_m_softirq"], big // 1000000, small // 1000000),
+              flush=True)
+
     def median(self, key, field):
         return statistics.median(r[field] for r in self.rows[key])
 
@@ -397,12 +506,18 @@ def main():
     ap.add_argument("--blast", default="", help="the C UDP sender (udpblast); default a Python loop")
     ap.add_argument("--xsk-bare", default="", help="the bare AF_XDP loop (cachenet-xsk-bare)")
     ap.add_argument("--tool-args", default="", help="more cachenet-tapnet options for every run")
+    ap.add_argument("--memif", default="", help="tests/dpdk/memif_stream, for the memif mode")
+    ap.add_argument("--memif-mb", type=float, default=0, help="the memif mode's MB (default --mb)")
+    ap.add_argument("--stall-s", type=float, default=10.0,
+                    help="DPDK modes: give a stream up after this long without progress")
     ap.add_argument("--modes", default="tcp-tap,tcp-afxdp,tcp-linux,udp-afxdp,udp-bare",
                     help="also tcp-tap-tx, tcp-afxdp-tx, tcp-linux-tx (cachenet or Linux sends to "
-                         "Linux), udp-backend")
+                         "Linux), udp-backend, tcp-dpdk-xdp, tcp-dpdk-pkt (and -tx), memif (with --memif)")
     args = ap.parse_args()
     modes = args.modes.split(",")
     r = Run(args)
+    if "memif" in modes and not r.memif_prog:
+        r.skipped["memif"] = "no --memif (tests/dpdk/memif_stream is built only with the DPDK adapter)"
     try:
         with interop.Namespace(False) as tap_ns, interop.Namespace(True) as x_ns:
             for rep in range(args.reps):
@@ -413,16 +528,22 @@ def main():
                         r.tcp(tap_ns, "tap", rep, tx)
                     if "tcp-afxdp" + t in modes:
                         r.tcp(x_ns, "afxdp", rep, tx)
+                    for dev in ("dpdk-xdp", "dpdk-pkt"):
+                        if "tcp-%s%s" % (dev, t) in modes:
+                            r.dpdk_tcp(x_ns, dev, rep, tx)
                     if "tcp-linux" + t in modes:
                         r.tcp_linux(x_ns, rep, tx)
                 for k in ("udp-afxdp", "udp-bare", "udp-backend"):
                     if k in modes:
                         r.udp(x_ns, k, rep)
+                if "memif" in modes and r.memif_prog and "memif" not in r.skipped:
+                    r.memif(rep)
     except interop.Skip as e:
         print("SKIP: " + str(e))
         return 77
     print("\nmedians over %d repetitions" % args.reps)
-    for k in ("tcp-tap", "tcp-afxdp", "tcp-tap-tx", "tcp-afxdp-tx"):
+    for k in ("tcp-tap", "tcp-afxdp", "tcp-dpdk-xdp", "tcp-dpdk-pkt", "tcp-tap-tx", "tcp-afxdp-tx",
+              "tcp-dpdk-xdp-tx", "tcp-dpdk-pkt-tx"):
         if k in r.rows:
             print("  %-10s %8.0f Mbit/s  busy %6.0f ticks/frame (device %6.0f, stack %5.0f, app %5.0f)  "
                   "cpu %.2f us/frame (sys %.2f), cachenet used %.0f%% of its CPU" % (
@@ -434,8 +555,9 @@ def main():
             print("  %-12s %8.0f Mbit/s (Linux -> Linux, the same programs and veth)" % (
                 k, r.median(k, "mbit_s")))
     print("  CPU seconds per GB received (run = processes + ksoftirqd; machine-wide softirq apart):")
-    for k in ("tcp-tap", "tcp-afxdp", "tcp-linux", "tcp-tap-tx", "tcp-afxdp-tx", "tcp-linux-tx",
-              "udp-afxdp", "udp-bare", "udp-backend"):
+    for k in ("tcp-tap", "tcp-afxdp", "tcp-dpdk-xdp", "tcp-dpdk-pkt", "tcp-linux", "tcp-tap-tx",
+              "tcp-afxdp-tx", "tcp-dpdk-xdp-tx", "tcp-dpdk-pkt-tx", "tcp-linux-tx", "udp-afxdp",
+              "udp-bare", "udp-backend"):
         if k in r.rows:
             print("  %-12s run %.2f = processes %.2f (user %.2f, system %.2f) + ksoftirqd %.2f%s; "
                   "machine-wide softirq %.2f" % (
@@ -452,12 +574,20 @@ def main():
             print("  %-10s sender %8.0f pps, received %8.0f pps (%.0f Mbit/s), receiver used %.0f%% of its CPU" % (
                 k, r.median(k, "sent_pps"), r.median(k, "rx_pps"), r.median(k, "mbit_s"),
                 100 * r.median(k, "cpu_share")))
+    if "memif" in r.rows:
+        print("  %-12s %8.0f Mbit/s cachenet -> cachenet; CPU s/GB processes %.2f, machine-wide "
+              "system %.2f, softirq %.2f" % ("memif", r.median("memif", "mbit_s"),
+                                             r.median("memif", "cpu_procs"), r.median("memif", "cpu_m_sys"),
+                                             r.median("memif", "cpu_m_softirq")))
+    for k, why in sorted(r.skipped.items()):
+        print("  %-12s not measured: %s" % (k, why))
     if "udp-afxdp" in r.rows and "udp-bare" in r.rows:
         print("  stack / bare loop frame rate %.3f" % (
             r.median("udp-afxdp", "rx_pps") / r.median("udp-bare", "rx_pps")))
     med = {k: {f: statistics.median(row[f] for row in v) for f in v[0]} for k, v in r.rows.items()}
     with open(os.path.join(r.out, "stream.json"), "w") as f:
         json.dump({"rows": r.rows, "medians": med, "tsc_hz": r.tsc_hz, "reps": args.reps,
+                   "skipped": r.skipped,
                    "mb": args.mb, "udp_s": args.udp_s, "load_avg": os.getloadavg()}, f, indent=1)
     return 0
 

@@ -112,7 +112,14 @@ DEVICES = {"tsc_hz": FAKE["tsc_hz"], "mb": 50, "reps": 1, "udp_s": 1.5, "load_av
            "medians": {"tcp-tap": tcp_med(400.0, 40000.0), "tcp-afxdp": tcp_med(800.0, 20000.0),
                        "tcp-linux": {"mbit_s": 1000.0, "cpu_total": 3.0, "cpu_p_sys": 1.5,
                                      "cpu_ksoftirqd": 0.25, "cpu_m_softirq": 0.5},
-                       "udp-bare": udp_med(50000.0), "udp-afxdp": udp_med(45000.0)}}
+                       "udp-bare": udp_med(50000.0), "udp-afxdp": udp_med(45000.0),
+                       "tcp-dpdk-xdp-tx": tcp_med(600.0, 24000.0),
+                       "memif": {"mbit_s": 2000.0, "sha_equal": 1, "tx_copy": 0, "cpu_procs": 2.5,
+                                 "cpu_ksoftirqd": 0.0, "cpu_m_sys": 0.25, "cpu_m_softirq": 0.0,
+                                 "cpu_m_user": 3.0, "cpu_p_sys": 0.125, "snd_busy": 3000.0, "snd_device": 1000.0,
+                                 "snd_stack": 2000.0, "snd_cpu_s_per_gb": 1.25, "rcv_busy": 4000.0,
+                                 "rcv_device": 1500.0, "rcv_stack": 2500.0, "rcv_cpu_s_per_gb": 1.25}},
+           "skipped": {"tcp-dpdk-xdp": "the stream stalled: no progress for 3 s"}}
 
 
 def ghz_figures(text):
@@ -251,6 +258,14 @@ def main():
         check(len(row) == 1 and "| 800 | 20,000 | 10,000 | 5,000 | 5,000 | 3.5 | 1.25 |" in row[0],
               "devices AF_XDP row %s" % row)
         check("?" not in dv.split("TSC at")[1][:4], "devices: TSC rate shown")
+        row = [l for l in dv.splitlines() if l.startswith("| cachenet → Linux | DPDK net_af_xdp (veth) |")]
+        check(len(row) == 1 and "| 600 | 24,000 | 12,000 | 6,000 | 6,000 | 3.5 | 1.25 |" in row[0],
+              "devices DPDK row %s" % row)
+        check("Not measured, Linux → cachenet over DPDK net_af_xdp (veth): the stream stalled: no "
+              "progress for 3 s." in dv, "devices: a DPDK row not measured says why")
+        check("**2,000 Mbit/s**" in dv and "| sender | 3,000 | 1,000 | 2,000 | 1.25 |" in dv and
+              "(rusage system) 0.125, ksoftirqd 0, and machine-wide from `/proc/stat` system "
+              "0.25, softirq 0, user 3" in dv, "devices: memif part")
         dv = devices.render(ctx, dict(DEVICES, tsc_hz=None))
         check("TSC at ? GHz" in dv, "devices without a TSC rate names none")
         no_process_words("devices section", dv)

@@ -41,6 +41,7 @@ struct fx {
 	uint32_t drop_seq; /* for drop_one: the sequence number to lose once */
 	int drop_left;
 	int split; /* pump hands chains: 1 at the headers' end, 2 at a random byte */
+	bool burst; /* pump hands the frames as one burst (cn_net_input_burst) */
 };
 
 static const uint8_t MAC_A[6] = {0x02, 0, 0, 0, 0, 0xa};
@@ -168,7 +169,8 @@ static unsigned pump(struct fx *f, struct side *from)
 {
 	struct side *to = from == &f->a ? &f->b : &f->a;
 	struct cn_pkt *q[QMAX];
-	unsigned n = from->nq;
+	static struct cn_mbuf *ms[QMAX];
+	unsigned n = from->nq, nm = 0;
 
 	memcpy(q, from->q, n * sizeof(q[0]));
 	from->nq = 0;
@@ -186,8 +188,13 @@ static unsigned pump(struct fx *f, struct side *from)
 		}
 		if (f->split)
 			m = to_chain(f, m);
-		cn_net_input(to->net, m, f->now);
+		if (f->burst)
+			ms[nm++] = m;
+		else
+			cn_net_input(to->net, m, f->now);
 	}
+	if (f->burst)
+		cn_net_input_burst(to->net, ms, nm, f->now);
 	return n;
 }
 
@@ -298,6 +305,7 @@ static void close_pair(struct fx *f)
 	cn_tcp_close(f->tb);
 	f->ta = f->tb = NULL;
 	f->filter = NULL;
+	f->burst = false;
 }
 
 static void test_open_errors(void **state)
@@ -323,7 +331,11 @@ static void test_open_errors(void **state)
 	struct {
 		struct cn_tcp_params p;
 		uint64_t more;
-	} big = {.p = base_params(true, 1, 2), .more = 1};
+	} big;
+	/* zeroed whole: the padding between p and more is past ours too */
+	memset(&big, 0, sizeof(big));
+	big.p = base_params(true, 1, 2);
+	big.more = 1;
 	big.p.size = sizeof(big);
 	errno = 0;
 	assert_null(cn_tcp_open(f->a.net, &big.p));
@@ -1100,6 +1112,140 @@ static void test_nagle_retransmit(void **state)
 	close_pair(f);
 }
 
+/* The ACK field of frame @p i of @p from's queue, a pure ACK. */
+static int recv_some(struct fx *f, uint8_t *buf, uint32_t len)
+{
+	return cn_tcp_recv(f->tb, buf, len, f->now);
+}
+
+static uint32_t acked_by(struct fx *f, struct side *from, unsigned i)
+{
+	uint8_t fr[2048];
+	struct cn_pkt_info pi;
+	uint32_t len = cn_pkt_gather(from->q[i], fr);
+
+	(void)f;
+	assert_int_equal(cn_net_parse(fr, len, 0, &pi), CN_DROP_NONE);
+	assert_true(pi.tcp_flags & CN_TCP_ACK);
+	assert_int_equal(pi.pay_len, 0);
+	return pi.ack;
+}
+
+/* Stretch ACKs: a burst of in-order segments draws one cumulative ACK at
+ * the burst's end (after the quick-ACK start, which ACKs every second
+ * one); the stretch bound sends one inside a longer burst; out-of-order
+ * data inside a burst draws a duplicate ACK at once, and the segment
+ * that fills the hole an ACK at once. */
+static void test_stretch_ack(void **state)
+{
+	struct fx *f = *state;
+	struct cn_tcp_params pa = base_params(true, 1000, 5000), pb = base_params(false, 1000, 5000);
+	static uint8_t buf[64 * 1460], sink[256 * 1460];
+	struct cn_tcp_info ia, ib;
+	const struct cn_tcp_stats *sb;
+	unsigned k;
+
+	pa.snd_wnd = pb.rcvbuf_size = 128 * 1460; /* stretch bound 32 segments */
+	pa.init_cwnd = 64;
+	pb.delack_ticks = 0; /* in a burst, even "ACK at once" waits for its end */
+	pb.ooo_max = 16;
+	open_pair(f, &pa, &pb);
+	sb = cn_tcp_stats(f->tb);
+	f->burst = true;
+	/* the quick-ACK start: 32 segments in one burst, 16 ACKs */
+	assert_int_equal(cn_tcp_send(f->ta, buf, 32 * 1460, f->now), 32 * 1460);
+	assert_int_equal(f->a.nq, 32);
+	pump(f, &f->a);
+	assert_int_equal(f->b.nq, 32); /* delack 0: every segment, as before */
+	assert_int_equal(sb->burst_acks, 0);
+	pump(f, &f->b);
+	assert_int_equal(recv_some(f, sink, sizeof(sink)), 32 * 1460);
+	pump(f, &f->b); /* the window update, if any */
+
+	/* 20 in order in one burst: one ACK, at the end, for all of them */
+	assert_int_equal(cn_tcp_send(f->ta, buf, 20 * 1460, f->now), 20 * 1460);
+	assert_int_equal(f->a.nq, 20);
+	pump(f, &f->a);
+	assert_int_equal(f->b.nq, 1);
+	assert_int_equal(sb->burst_acks, 1);
+	cn_tcp_get_info(f->ta, &ia);
+	assert_int_equal(acked_by(f, &f->b, 0), ia.snd_max);
+	pump(f, &f->b);
+	cn_tcp_get_info(f->ta, &ia);
+	assert_int_equal(ia.snd_una, ia.snd_max);
+	assert_int_equal(recv_some(f, sink, sizeof(sink)), 20 * 1460);
+	pump(f, &f->b);
+
+	/* 40 in one burst: the bound (32) sends one inside it, the end the
+	 * other */
+	cn_tcp_get_info(f->ta, &ia);
+	uint32_t base = ia.snd_max;
+	assert_int_equal(cn_tcp_send(f->ta, buf, 40 * 1460, f->now), 40 * 1460);
+	assert_int_equal(f->a.nq, 40);
+	pump(f, &f->a);
+	assert_int_equal(f->b.nq, 2);
+	assert_int_equal(acked_by(f, &f->b, 0), base + 32 * 1460);
+	assert_int_equal(acked_by(f, &f->b, 1), base + 40 * 1460);
+	assert_int_equal(sb->burst_acks, 2);
+	pump(f, &f->b);
+	assert_int_equal(recv_some(f, sink, sizeof(sink)), 40 * 1460);
+	pump(f, &f->b);
+
+	/* out of order: the first of 8 lost, the other 7 each draw a
+	 * duplicate ACK at once (no SACK: plain duplicates), nothing is
+	 * deferred to the end */
+	cn_tcp_get_info(f->ta, &ia);
+	base = ia.snd_max;
+	assert_int_equal(cn_tcp_send(f->ta, buf, 8 * 1460, f->now), 8 * 1460);
+	assert_int_equal(f->a.nq, 8);
+	struct cn_pkt *lost = f->a.q[0];
+	memmove(f->a.q, f->a.q + 1, 7 * sizeof(f->a.q[0]));
+	f->a.nq = 7;
+	pump(f, &f->a);
+	assert_int_equal(f->b.nq, 7);
+	for (k = 0; k < 7; k++)
+		assert_int_equal(acked_by(f, &f->b, k), base);
+	assert_int_equal(sb->burst_acks, 2);
+	drain_queue(&f->b);
+	/* the hole filled, inside a burst with two more in-order segments
+	 * behind it: the filling segment is ACKed at once, for everything */
+	f->a.q[0] = lost;
+	f->a.nq = 1;
+	assert_int_equal(cn_tcp_send(f->ta, buf, 2 * 1460, f->now), 2 * 1460);
+	/* (A's send is window-limited by nothing: both new ones queued) */
+	assert_int_equal(f->a.nq, 3);
+	pump(f, &f->a);
+	cn_tcp_get_info(f->tb, &ib);
+	assert_int_equal(ib.rcv_nxt, base + 10 * 1460);
+	assert_true(f->b.nq >= 1);
+	assert_int_equal(acked_by(f, &f->b, 0), base + 8 * 1460);
+	assert_int_equal(acked_by(f, &f->b, f->b.nq - 1), base + 10 * 1460);
+	run(f, 1000);
+	assert_int_equal(recv_some(f, sink, sizeof(sink)), 10 * 1460);
+	cn_tcp_get_info(f->ta, &ia);
+	assert_int_equal(ia.snd_una, ia.snd_max);
+	close_pair(f);
+}
+
+/* Stream transfers with every frame handed in bursts (stretch ACKs), the
+ * sender cachenet's own (cwnd grows by one segment per ACK in slow
+ * start), with and without loss: the stream arrives whole. */
+static void test_stretch_transfer(void **state)
+{
+	struct fx *f = *state;
+	struct cn_tcp_params pa = base_params(true, 11, 12), pb = base_params(false, 11, 12);
+
+	f->burst = true;
+	transfer(f, &pa, &pb, 1 << 20, false, 65536);
+	assert_int_equal(cn_net_drops(f->b.net), 0);
+	pa = base_params(true, 13, 14), pb = base_params(false, 13, 14);
+	pb.ooo_max = 32;
+	pa.sack = pb.sack = true;
+	f->burst = true;
+	f->filter = lose_some;
+	transfer(f, &pa, &pb, 1 << 20, false, 65536);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1110,7 +1256,7 @@ int main(void)
 		CN_FX(test_recv_readahead), CN_FX(test_recv_readahead_short),
 		CN_FX(test_recv_readahead_distance), CN_FX(test_fin_both_ways),
 		CN_FX(test_fin_piggyback), CN_FX(test_fin_lost), CN_FX(test_fin_after_rto),
-		CN_FX(test_nagle_retransmit),
+		CN_FX(test_nagle_retransmit), CN_FX(test_stretch_ack), CN_FX(test_stretch_transfer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

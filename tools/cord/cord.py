@@ -34,6 +34,7 @@ from cordlib import verify as verifymod                # noqa: E402
 from cordlib.profile import EXTERNAL, fmt_key, parse_key   # noqa: E402
 
 GEOMETRIES = ['16384,1,64', '32768,8,64', '8192,2,64']
+DEFAULT_ICACHE = GEOMETRIES[0]      # Nahum et al.'s: where layout decides
 
 
 def warn(msg):
@@ -312,7 +313,18 @@ def cmd_order(a):
     # that a loop-heavy function called a few times is never left out
     # while cold code that is merely called often is placed.
     cut_by = cost if has_cost else calls
-    keep = ordermod.coverage_cut(funcs, cut_by, a.coverage)
+    keep = ordermod.coverage_cut(
+        funcs, cut_by, a.coverage,
+        [ph.cost if has_cost else ph.calls_into() for ph in phases] if len(phases) > 1
+        else ())
+    # small functions run as often as the hot ones, in any phase
+    small = set()
+    for ph in phases if len(phases) > 1 else [prof]:
+        small |= ordermod.frequent_small(funcs, ph.calls_into(), sizes, a.coverage)
+    if small - keep:
+        warn(f'order: {len(small - keep)} small functions called as often as the hot ones '
+             'placed too: ' + ', '.join(sorted(fmt_key(f) for f in small - keep)[:8]))
+    keep |= small
     edges = {k: n for k, n in prof.edges.items()
              if k[0] in keep and k[1] in keep and EXTERNAL not in k}
     order = ordermod.ALGORITHMS[a.algo](keep, weight, sizes, edges, calls)
@@ -378,7 +390,8 @@ def cmd_emit(a):
     else:
         if offsets and any(offsets.values()):
             warn(f'emit: {a.format} takes an order, not offsets: the placement for '
-                 f'I1 {head.get("icache")} applies with --format ld only')
+                 f'I1 {head.get("icache")} applies with --format ld only (GNU ld and '
+                 'lld); check this packed layout with verify --simulate')
         if a.format == 'lld':
             text = emitmod.emit_lld(order, comment)
         else:
@@ -404,6 +417,8 @@ def describe(label, funcs):
 def run_workload(a, binary, i1=None, toggle=None, functions=False, extra=()):
     """The events of every run of the workload on `binary`, summed, and
     the outputs concatenated (and, with functions, per-function events)."""
+    if not os.path.isfile(binary):
+        die(f'{binary}: no such program')
     total, outs, per = {}, [], {}
     for argv, stdin in workload(a, [os.path.abspath(binary)] + a.command):
         r = verifymod.callgrind(argv, i1=i1, toggle=toggle, stdin=stdin,
@@ -420,6 +435,16 @@ def run_workload(a, binary, i1=None, toggle=None, functions=False, extra=()):
     return total, b''.join(outs), per
 
 
+def short_names(binaries):
+    """{binary: a short name that tells it from the others}: its file
+    name, else its directory's and file name (base/prog, c3/prog)."""
+    for n in (1, 2):
+        names = {b: '/'.join(os.path.abspath(b).split('/')[-n:]) for b in binaries}
+        if len(set(names.values())) == len(binaries):
+            return names
+    return {b: b for b in binaries}
+
+
 def print_functions(binaries, per, top):
     """Per-function I1 misses (callgrind's own attribution), the functions
     with the most misses in any of the binaries first."""
@@ -428,7 +453,8 @@ def print_functions(binaries, per, top):
         names |= set(per[b])
     rank = sorted(names, key=lambda n: (-max(per[b].get(n, {}).get('I1mr', 0)
                                              for b in binaries), n))[:top]
-    print(f'  {"function":40}' + ''.join(f'{os.path.basename(b)[:14]:>16}'
+    short = short_names(binaries)
+    print(f'  {"function":40}' + ''.join(f'{short[b].split("/")[0][:14]:>16}'
                                          for b in binaries) + '   I1 misses')
     for n in rank:
         print(f'  {n[:40]:40}' + ''.join(f'{per[b].get(n, {}).get("I1mr", 0):>16}'
@@ -500,6 +526,9 @@ def cmd_verify(a):
     if problems:
         print(f'verify: {len(problems)} problems: the order did not apply as written')
         sys.exit(1)
+    if a.icache is None:        # the geometry the order was placed for
+        a.icache = head.get('icache', 'none')
+        a.icache = DEFAULT_ICACHE if a.icache == 'none' else a.icache
     worse = safety_net(a, a.baseline, a.binary) if a.simulate else None
     if worse:
         print('WARNING: ' + worse + '; keep the baseline layout, or order with another '
@@ -514,13 +543,14 @@ def cmd_simulate(a):
     print(f'{"I1 (size,assoc,line)":22} {"binary":28} {"Ir":>14} {"I1 misses":>12} '
           f'{"per unit":>10} {"cycle est.":>14}')
     rows = {}
+    short = short_names(a.binaries)
     for g in geoms:
         per = {}
         for b in a.binaries:
             ev, _out, per[b] = run_workload(a, b, i1=g, toggle=a.toggle,
                                             functions=a.functions > 0)
             rows[(g, b)] = ev
-            print(f'{g:22} {os.path.basename(b)[:28]:28} {ev.get("Ir", 0):>14} '
+            print(f'{g:22} {short[b][-28:]:28} {ev.get("Ir", 0):>14} '
                   f'{ev.get("I1mr", 0):>12} {ev.get("I1mr", 0) / a.per:>10.2f} '
                   f'{verifymod.cycle_estimate(ev) / a.per:>14.1f}')
         if len(a.binaries) == 2:
@@ -603,8 +633,8 @@ def main(argv=None):
                    help='cost: a function\'s own instructions (samples), loops included; '
                    'calls: the calls into it (as lld); auto (default): cost where the '
                    'profile has it')
-    p.add_argument('--icache', default='16384,1,64',
-                   help='size,assoc,line of the I-cache to place for (default 16384,1,64): '
+    p.add_argument('--icache', default=DEFAULT_ICACHE,
+                   help=f'size,assoc,line of the I-cache to place for (default {DEFAULT_ICACHE}): '
                    'functions that run together get different sets (gaps where needed); '
                    '`none`: packed, no placement')
     p.add_argument('--lto', choices=['refuse', 'drop', 'place'], default='refuse',
@@ -627,7 +657,8 @@ def main(argv=None):
     p.add_argument('--baseline', help='the program before (footprint, instructions, output)')
     for name, text in VERIFY_SWITCHES:
         p.add_argument(name, action='store_true', help=text)
-    p.add_argument('--icache', default='16384,1,64', help='size,assoc,line for --simulate')
+    p.add_argument('--icache', help='size,assoc,line for --simulate (default: the one '
+                   f'the order was placed for, else {DEFAULT_ICACHE})')
     p.add_argument('--tolerance', type=float, default=5.0,
                    help='percent more I1 misses --simulate lets pass without a warning')
     p.add_argument('--min-misses', type=int, default=100,

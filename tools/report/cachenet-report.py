@@ -15,7 +15,7 @@ and title in the report:
   ilp          8. sequential vs integrated loops (Ahlgren et al. Table II)
   layout       9. code layout before/after CORD (Nahum et al. Tables 11-12)
   tap         10. against Linux's TCP through a TAP device (needs root)
-  devices     11. TAP and AF_XDP streams beside Linux's TCP on a veth (needs root)
+  devices     11. TAP, AF_XDP and DPDK streams beside Linux's TCP on a veth (needs root)
 
   cachenet-report compare A B     ratios B/A between two reports' JSON
 
@@ -51,6 +51,7 @@ def locate():
             "stream": os.path.join(SOURCE_ROOT, "tests", "interop", "stream.py"),
             "xsk_bare": os.path.join(root, "tools", "xskbare", "cachenet-xsk-bare"),
             "udpblast": os.path.join(root, "tests", "interop", "udpblast"),
+            "memif_stream": os.path.join(root, "tests", "dpdk", "memif_stream"),
         }
     return os.path.join(DATADIR, "report"), {
         "root": None, "source": None,
@@ -65,6 +66,7 @@ def locate():
         "stream": None,
         "xsk_bare": None,
         "udpblast": None,
+        "memif_stream": None,
     }
 
 

@@ -17,9 +17,13 @@
  * an eviction from the reported LLC; cn_cache_flush_range() evicts by
  * address, and CN_CACHE_EVICT_WORKING_SET is the working set to use when a
  * range cannot be flushed by address.
+ *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
  */
 #ifndef CACHENET_LAB_CACHE_H
 #define CACHENET_LAB_CACHE_H
+
+#include "cachenet/common.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,15 +67,15 @@ struct cn_cache_info {
  * first call. CACHENET_CACHE_SOURCE=cpuid in the environment skips sysfs.
  * @return 0, or -ENODEV when neither source describes any cache.
  */
-int cn_cache_geometry(struct cn_cache_info *info);
+int cn_cache_geometry(struct cn_cache_info *info) CN_NONNULL_ALL;
 
 /** The first level matching @p level and @p type (unified matches either
  *  data or instruction lookups), or NULL. */
 const struct cn_cache_level *cn_cache_find(const struct cn_cache_info *info,
-					   unsigned level, enum cn_cache_type type);
+					   unsigned level, enum cn_cache_type type) CN_NONNULL_ALL;
 
 /** The highest-level data or unified cache, or NULL. */
-const struct cn_cache_level *cn_cache_last_level(const struct cn_cache_info *info);
+const struct cn_cache_level *cn_cache_last_level(const struct cn_cache_info *info) CN_NONNULL_ALL;
 
 /**
  * Write back and invalidate every cache line of [p, p+len) in every cache
@@ -141,7 +145,7 @@ struct cn_placement;
  * same set. For a physically indexed cache the virtual colour equals the
  * physical one only below the page size — see cn_placement_create().
  */
-unsigned cn_cache_colour(const struct cn_cache_level *c, const void *addr);
+unsigned cn_cache_colour(const struct cn_cache_level *c, const void *addr) CN_NONNULL(1);
 
 /**
  * Create an arena of @p size bytes for placement in cache @p c. The arena is
@@ -150,7 +154,7 @@ unsigned cn_cache_colour(const struct cn_cache_level *c, const void *addr);
  * 2 MB pages (MAP_HUGETLB, else transparent huge pages via madvise), because
  * only then are virtual colours physical colours for the L2/L3; cn_placement_
  * huge() says whether it got them.
- * @return the arena, or NULL with errno EINVAL (bad geometry, size 0) or
+ * @return the arena, or NULL with errno EINVAL (c NULL, bad geometry, size 0) or
  *         ENOMEM.
  */
 struct cn_placement *cn_placement_create(const struct cn_cache_level *c, size_t size);
@@ -160,7 +164,7 @@ void cn_placement_destroy(struct cn_placement *pl);
 
 /** Whether the arena is backed by 2 MB pages (huge TLB or THP). For THP this
  *  is what /proc/self/smaps reports for the arena after it was touched. */
-bool cn_placement_huge(const struct cn_placement *pl);
+bool cn_placement_huge(const struct cn_placement *pl) CN_NONNULL_ALL;
 
 /**
  * Carve @p len bytes whose first byte has colour @p colour (0 .. sets-1).
@@ -169,10 +173,10 @@ bool cn_placement_huge(const struct cn_placement *pl);
  * @return the buffer, or NULL with errno EINVAL (colour out of range,
  *         len 0) or ENOMEM (the arena has no room at that colour left).
  */
-void *cn_placement_alloc(struct cn_placement *pl, size_t len, unsigned colour);
+void *cn_placement_alloc(struct cn_placement *pl, size_t len, unsigned colour) CN_NONNULL_ALL;
 
 /** Bytes of the arena still free (from the bump pointer to the end). */
-size_t cn_placement_remaining(const struct cn_placement *pl);
+size_t cn_placement_remaining(const struct cn_placement *pl) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }

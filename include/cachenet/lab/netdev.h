@@ -32,10 +32,14 @@
  * Benchmarks pause their counters around the NIC side: it stands for work
  * a device does, not the host CPU.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: a device, link or peer belongs to one thread.
  */
 #ifndef CACHENET_LAB_NETDEV_H
 #define CACHENET_LAB_NETDEV_H
+
+#include "cachenet/common.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -245,17 +249,18 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *p);
 void cn_netdev_destroy(struct cn_netdev *dev);
 
 /** Where frames the device transmits go. */
-void cn_netdev_set_wire(struct cn_netdev *dev, cn_wire_fn fn, void *arg);
+void cn_netdev_set_wire(struct cn_netdev *dev, cn_wire_fn fn, void *arg) CN_NONNULL(1);
 
 /**
  * Driver: post @p p on the TX ring of @p dev.
  * @return 0; -ENOBUFS when the ring is full (p not taken).
  * Cost: one descriptor write.
  */
-int cn_netdev_xmit(struct cn_netdev *dev, struct cn_pkt *p);
+int cn_netdev_xmit(struct cn_netdev *dev, struct cn_pkt *p) CN_NONNULL_ALL;
 
 /** cn_netdev_xmit as a stack's transmit hook (cn_net_params.xmit, with
  *  the device as xmit_arg). */
+CN_NONNULL_ALL
 static inline int cn_netdev_xmit_hook(void *dev, struct cn_pkt *p)
 {
 	return cn_netdev_xmit((struct cn_netdev *)dev, p);
@@ -266,7 +271,7 @@ static inline int cn_netdev_xmit_hook(void *dev, struct cn_pkt *p)
  * completion status. @return frames sent.
  * Cost: one gather copy per frame (plus the checksum, offloaded frames).
  */
-unsigned cn_netdev_nic_tx(struct cn_netdev *dev);
+unsigned cn_netdev_nic_tx(struct cn_netdev *dev) CN_NONNULL_ALL;
 
 /**
  * NIC: a frame arrives from the wire: written into the next posted RX
@@ -278,10 +283,10 @@ unsigned cn_netdev_nic_tx(struct cn_netdev *dev);
  *         (longer than the cluster's room, split or not: counted).
  * Also usable as a cn_wire_fn (cn_netdev_wire_rx).
  */
-int cn_netdev_nic_rx(struct cn_netdev *dev, const uint8_t *frame, uint32_t len);
+int cn_netdev_nic_rx(struct cn_netdev *dev, const uint8_t *frame, uint32_t len) CN_NONNULL(1);
 
 /** cn_netdev_nic_rx as a cn_wire_fn (arg is the device). */
-void cn_netdev_wire_rx(void *dev, const uint8_t *frame, uint32_t len);
+void cn_netdev_wire_rx(void *dev, const uint8_t *frame, uint32_t len) CN_NONNULL(1);
 
 /**
  * NIC, zero-copy form for simulated peers: the next posted RX buffer
@@ -290,13 +295,13 @@ void cn_netdev_wire_rx(void *dev, const uint8_t *frame, uint32_t len);
  * @return the buffer, or NULL when no buffer is posted (nothing counted:
  *         the caller decides whether that is a loss).
  */
-uint8_t *cn_netdev_nic_rx_reserve(struct cn_netdev *dev, uint32_t *room);
+uint8_t *cn_netdev_nic_rx_reserve(struct cn_netdev *dev, uint32_t *room) CN_NONNULL_ALL;
 /** The reserved buffer holds a frame of @p len bytes (<= *room). With
  *  split on, the NIC's split happens here: the headers are copied into
  *  the header buffer (42..134 bytes; the whole frame when it is
  *  header-only), the payload stays where the peer wrote it.
  *  Cost with split: that copy and the header buffer's lines. */
-void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
+void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len) CN_NONNULL_ALL;
 
 /**
  * Driver: reap TX completions and hand up to `batch` received frames to
@@ -319,28 +324,28 @@ void cn_netdev_nic_rx_commit(struct cn_netdev *dev, uint32_t len);
  * frame i + k and prefetch_pace lines of the poll's payload stream
  * (see "Paced prefetch").
  */
-unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now);
+unsigned cn_netdev_poll(struct cn_netdev *dev, struct cn_net *net, uint64_t now) CN_NONNULL_ALL;
 
 /** Driver: receive up to @p n frames without a stack (ownership passes).
  *  In PREFETCH mode the frames up to k past each one taken are prefetched
  *  as their status is read (the caller's processing comes after the
  *  burst, so only the first frames gain; cn_netdev_poll interleaves).
  *  @return frames returned. */
-unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **m, unsigned n);
+unsigned cn_netdev_rx_burst(struct cn_netdev *dev, struct cn_mbuf **m, unsigned n) CN_NONNULL(1);
 
 /** Driver: reap TX completions only. @return packets released. */
-unsigned cn_netdev_tx_reap(struct cn_netdev *dev);
+unsigned cn_netdev_tx_reap(struct cn_netdev *dev) CN_NONNULL_ALL;
 
 /** Frames waiting in the RX ring (status written, not yet polled). */
-unsigned cn_netdev_rx_pending(const struct cn_netdev *dev);
+unsigned cn_netdev_rx_pending(const struct cn_netdev *dev) CN_NONNULL_ALL;
 
 /** Packets posted on the TX ring and not yet reaped. */
-unsigned cn_netdev_tx_pending(const struct cn_netdev *dev);
+unsigned cn_netdev_tx_pending(const struct cn_netdev *dev) CN_NONNULL_ALL;
 
-const struct cn_netdev_stats *cn_netdev_stats(const struct cn_netdev *dev);
+const struct cn_netdev_stats *cn_netdev_stats(const struct cn_netdev *dev) CN_NONNULL_ALL;
 
 /** Join two devices back to back: each one's wire is the other's RX. */
-void cn_netdev_connect(struct cn_netdev *a, struct cn_netdev *b);
+void cn_netdev_connect(struct cn_netdev *a, struct cn_netdev *b) CN_NONNULL_ALL;
 
 /* ------------------------------------------------------------ lossy link */
 
@@ -354,10 +359,11 @@ struct cn_link *cn_link_create(struct cn_netdev *a, struct cn_netdev *b,
 
 /** Deliver frames held back for reordering (call when the link is idle,
  *  else a held frame waits for the next one in its direction). */
-void cn_link_flush(struct cn_link *l);
+void cn_link_flush(struct cn_link *l) CN_NONNULL_ALL;
 
+/** Free the link. NULL is accepted. */
 void cn_link_destroy(struct cn_link *l);
-const struct cn_link_stats *cn_link_stats(const struct cn_link *l);
+const struct cn_link_stats *cn_link_stats(const struct cn_link *l) CN_NONNULL_ALL;
 
 /* ------------------------------------------------------------ simulated peers */
 
@@ -409,6 +415,7 @@ struct cn_peer;
  *  accepted (common.h), unknown kind, mss out of range, wscale > 14) or
  *  ENOMEM. */
 struct cn_peer *cn_peer_create(struct cn_netdev *dev, const struct cn_peer_params *p);
+/** Detach the peer from its device's wire and free it. NULL is accepted. */
 void cn_peer_destroy(struct cn_peer *peer);
 
 /**
@@ -419,15 +426,15 @@ void cn_peer_destroy(struct cn_peer *peer);
  * is checkable and the checksum is a stored sum plus one word.
  * @return frames written.
  */
-unsigned cn_peer_send(struct cn_peer *peer, unsigned max);
+unsigned cn_peer_send(struct cn_peer *peer, unsigned max) CN_NONNULL_ALL;
 
 /** The byte at stream offset @p off that a TCP SOURCE sends (for checks). */
-uint8_t cn_peer_stream_byte(const struct cn_peer *peer, uint64_t off);
+uint8_t cn_peer_stream_byte(const struct cn_peer *peer, uint64_t off) CN_NONNULL_ALL;
 
 /** SINK: ACK what has not been ACKed yet (the end of a burst). */
-void cn_peer_flush(struct cn_peer *peer);
+void cn_peer_flush(struct cn_peer *peer) CN_NONNULL_ALL;
 
-const struct cn_peer_stats *cn_peer_stats(const struct cn_peer *peer);
+const struct cn_peer_stats *cn_peer_stats(const struct cn_peer *peer) CN_NONNULL_ALL;
 
 #ifdef __cplusplus
 }

@@ -27,11 +27,15 @@
  * unavailable counter has no value: cn_counters_get() returns a negative
  * errno and sets value to NaN. It never reads 0.
  *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
+ *
  * Thread safety: a counter set counts the thread that opened it (pid 0,
  * cpu -1); use it from that thread.
  */
 #ifndef CACHENET_LAB_PERF_H
 #define CACHENET_LAB_PERF_H
+
+#include "cachenet/common.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -115,25 +119,25 @@ struct cn_counter_value {
  * Cost: one perf_event_open per event, plus libpfm4's one-time init.
  * The counters start disabled and zeroed.
  */
-int cn_counters_open(struct cn_counters **out, const char *spec);
+int cn_counters_open(struct cn_counters **out, const char *spec) CN_NONNULL(1);
 
 /** Close all events and free the set. NULL is accepted. */
 void cn_counters_close(struct cn_counters *set);
 
 /** Zero every counter (does not change enabled state). 0 or -errno. */
-int cn_counters_reset(struct cn_counters *set);
+int cn_counters_reset(struct cn_counters *set) CN_NONNULL_ALL;
 /** Start counting (all groups). One ioctl per group. 0 or -errno. */
-int cn_counters_enable(struct cn_counters *set);
+int cn_counters_enable(struct cn_counters *set) CN_NONNULL_ALL;
 /** Stop counting (all groups). One ioctl per group. 0 or -errno. */
-int cn_counters_disable(struct cn_counters *set);
+int cn_counters_disable(struct cn_counters *set) CN_NONNULL_ALL;
 /** Read every group once into the set; call after cn_counters_disable().
  *  0 or -errno (a failed read marks the group's counters unavailable). */
-int cn_counters_read(struct cn_counters *set);
+int cn_counters_read(struct cn_counters *set) CN_NONNULL_ALL;
 
 /** Number of counters in the set (available or not). */
-unsigned cn_counters_count(const struct cn_counters *set);
+unsigned cn_counters_count(const struct cn_counters *set) CN_NONNULL_ALL;
 /** Number of counters that can count. */
-unsigned cn_counters_available(const struct cn_counters *set);
+unsigned cn_counters_available(const struct cn_counters *set) CN_NONNULL_ALL;
 
 /**
  * Result of counter @p i from the last cn_counters_read().
@@ -141,10 +145,10 @@ unsigned cn_counters_available(const struct cn_counters *set);
  *         errno that made it unavailable (value = NaN, reason set).
  */
 int cn_counters_get(const struct cn_counters *set, unsigned i,
-		    struct cn_counter_value *out);
+		    struct cn_counter_value *out) CN_NONNULL_ALL;
 
 /** Index of the counter labelled @p label, or -ENOENT. */
-int cn_counters_find(const struct cn_counters *set, const char *label);
+int cn_counters_find(const struct cn_counters *set, const char *label) CN_NONNULL_ALL;
 
 /**
  * One line describing the set: "8 hardware counters available" or
@@ -152,7 +156,7 @@ int cn_counters_find(const struct cn_counters *set, const char *label);
  * (the kernel has no PMU driver for this event; common in VMs)", listing
  * per-label reasons when they differ. Written like snprintf.
  */
-size_t cn_counters_describe(const struct cn_counters *set, char *buf, size_t len);
+size_t cn_counters_describe(const struct cn_counters *set, char *buf, size_t len) CN_NONNULL(1);
 
 #ifdef __cplusplus
 }

@@ -37,9 +37,13 @@
  * cn_cache_flush_range() evicts the range from the *simulated* caches by
  * reading conflicting lines (see cache.h). Bracket it with collection off,
  * as the benchmark harness's pause() does.
+ *
+ * Pointers marked CN_NONNULL must not be NULL; calls that accept NULL say so.
  */
 #ifndef CACHENET_LAB_SIM_H
 #define CACHENET_LAB_SIM_H
+
+#include "cachenet/common.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,20 +68,20 @@ struct cn_sim_geometry {
 /**
  * Parse "I1=16384,1,64:D1=32768,8,64:LL=8388608,16,64" (any subset, any
  * order; sizes may end in K or M) into @p g. Levels not named keep size 0.
- * "" and "host" leave all three at 0 (the host's geometry).
- * @return 0, or -EINVAL with a message in @p err: unknown level, wrong field
+ * NULL, "" and "host" leave all three at 0 (the host's geometry).
+ * @return 0, or -EINVAL with a message in @p err (may be NULL): unknown level, wrong field
  *         count, line not a power of two, size not a multiple of assoc*line,
  *         or a set count that is not a power of two (callgrind needs one).
  */
 int cn_sim_geometry_parse(const char *spec, struct cn_sim_geometry *g,
-			  char *err, size_t errlen);
+			  char *err, size_t errlen) CN_NONNULL(2);
 
 /** Fill every size-0 level of @p g from the host (cn_cache_geometry()).
  *  @return 0, or -ENODEV if the host geometry could not be read. */
-int cn_sim_geometry_complete(struct cn_sim_geometry *g);
+int cn_sim_geometry_complete(struct cn_sim_geometry *g) CN_NONNULL_ALL;
 
 /** Write @p g as "I1=32768,8,64:D1=...:LL=..." (snprintf semantics). */
-size_t cn_sim_geometry_format(const struct cn_sim_geometry *g, char *buf, size_t len);
+size_t cn_sim_geometry_format(const struct cn_sim_geometry *g, char *buf, size_t len) CN_NONNULL(1);
 
 /** Counts of one simulated region; names follow callgrind's events. */
 struct cn_sim_counts {
@@ -105,7 +109,7 @@ struct cn_sim_counts {
  *         geometry was needed and could not be read.
  */
 int cn_sim_exec(int argc, char *const argv[], const struct cn_sim_geometry *g,
-		const char *outdir);
+		const char *outdir) CN_NONNULL_ALL;
 
 /** True inside a cn_sim_exec() child: under valgrind with CN_SIM_DIR set. */
 bool cn_sim_active(void);
@@ -120,7 +124,7 @@ struct cn_sim_region {
  * client request is a toggle; the region remembers the state). A no-op, a
  * handful of instructions, when not running under valgrind.
  */
-void cn_sim_collect(struct cn_sim_region *r, bool on);
+void cn_sim_collect(struct cn_sim_region *r, bool on) CN_NONNULL_ALL;
 
 /**
  * Stop collecting, have callgrind dump the counts collected since the last
@@ -132,7 +136,8 @@ void cn_sim_collect(struct cn_sim_region *r, bool on);
  * @return 0; -ENOTSUP when !cn_sim_active(); -EIO/-EBADMSG if the dump file
  *         could not be found or parsed.
  */
-int cn_sim_dump(struct cn_sim_region *r, const char *label, struct cn_sim_counts *out);
+int cn_sim_dump(struct cn_sim_region *r, const char *label, struct cn_sim_counts *out)
+	CN_NONNULL_ALL;
 
 /**
  * Parse one callgrind output file: the "events:" line and the "totals:"
@@ -143,7 +148,7 @@ int cn_sim_dump(struct cn_sim_region *r, const char *label, struct cn_sim_counts
  *         callgrind file with cache simulation.
  */
 int cn_callgrind_parse(const char *path, struct cn_sim_counts *out,
-		       char *trigger, size_t triggerlen);
+		       char *trigger, size_t triggerlen) CN_NONNULL(1, 2);
 
 #ifdef __cplusplus
 }

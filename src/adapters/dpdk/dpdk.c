@@ -31,7 +31,10 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -172,6 +175,49 @@ static void pools_free(struct cn_dpdk *d)
 	rte_mempool_free(d->cpypool);
 }
 
+/* net_memif's arguments as its probe reads them (22.11: "role" holds
+ * "server"/"master" or else the default client; "zero-copy" holds "yes"
+ * or "no", and a server ignores it). */
+struct kv_probe {
+	const char *word;
+	int found;
+};
+
+static int kv_has(const char *key, const char *value, void *opaque)
+{
+	struct kv_probe *pr = opaque;
+	(void)key;
+	pr->found |= value && strstr(value, pr->word) != NULL;
+	return 0;
+}
+
+static int kv_word(struct rte_kvargs *kv, const char *key, const char *word)
+{
+	struct kv_probe pr = {.word = word};
+	rte_kvargs_process(kv, key, kv_has, &pr);
+	return pr.found;
+}
+
+/* 1 when the port is a net_memif client in zero-copy mode: its TX hands
+ * the ring offsets into the process's DPDK memory to the peer, so a
+ * frame must lie in that memory (copy mode), and its devargs are the
+ * only place the mode shows (no dev_info capability or flag tells). */
+static int memif_zero_copy(const struct rte_eth_dev_info *di)
+{
+	if (!di->driver_name || strcmp(di->driver_name, "net_memif") != 0 || !di->device)
+		return 0;
+	const struct rte_devargs *da = rte_dev_devargs(di->device);
+	if (!da || !da->args)
+		return 0;
+	struct rte_kvargs *kv = rte_kvargs_parse(da->args, NULL);
+	if (!kv)
+		return 0;
+	int zc = kv_word(kv, "zero-copy", "yes") && !kv_word(kv, "role", "server") &&
+		 !kv_word(kv, "role", "master");
+	rte_kvargs_free(kv);
+	return zc;
+}
+
 struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 {
 	struct rte_eth_dev_info di;
@@ -229,9 +275,12 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 	snprintf(name, sizeof(name), "cn_txc_%u", d->p.port_id);
 	d->ctxpool = rte_mempool_create(name, ntx, sizeof(struct tx_ctx), 256, 0, NULL, NULL, NULL,
 					NULL, sock, 0);
-	/* Copy mode: asked for, or the port cannot send a chain (net_af_xdp
-	 * 22.11 sends only the first segment of one). */
-	d->info.tx_copy = d->p.tx_copy || !(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	/* Copy mode: asked for, a memif zero-copy client (the frame must lie
+	 * in DPDK memory), or the port cannot send a chain (net_af_xdp 22.11
+	 * sends only the first segment of one). */
+	d->info.memif_zc = memif_zero_copy(&di);
+	d->info.tx_copy = d->p.tx_copy || d->info.memif_zc ||
+			  !(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
 	if (d->info.tx_copy) {
 		snprintf(name, sizeof(name), "cn_txcp_%u", d->p.port_id);
 		d->cpypool = rte_pktmbuf_pool_create(name, ntx, 256, 0,
@@ -376,7 +425,13 @@ static int tx_csum(struct cn_dpdk *d, struct cn_pkt *p, struct rte_mbuf *h, uint
 {
 	if (!(p->ol_flags & CN_PKT_TX_L4_CSUM))
 		return 0;
-	if (d->info.tx_csum_hw) {
+	if (d->info.tx_csum_hw || d->p.trusted_link) {
+		if (!d->info.tx_csum_hw) {
+			/* a trusted link: the field keeps the pseudo-header
+			 * sum, as a checksum-offloading NIC receives it */
+			d->st.tx_csum_trusted++;
+			return 0;
+		}
 		h->ol_flags |= RTE_MBUF_F_TX_IPV4 | ((p->ol_flags & CN_PKT_TX_UDP) ?
 			       RTE_MBUF_F_TX_UDP_CKSUM : RTE_MBUF_F_TX_TCP_CKSUM);
 		h->l2_len = p->l3_off;
@@ -578,9 +633,15 @@ unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **out, unsigned n)
 		cn_mbuf_ext_init(sh, r->buf_addr, r->buf_len, rx_release, r, false);
 		cn_mbuf_attach_ext(m, sh, rte_pktmbuf_mtod(r, uint8_t *), len);
 		uint16_t f = rx_csum_flags(r->ol_flags);
-		m->flags |= f;
 		d->st.rx_csum_good += (f & CN_MBUF_F_RX_L4_CSUM_GOOD) != 0;
 		d->st.rx_csum_bad += (f & CN_MBUF_F_RX_CSUM_BAD) != 0;
+		if (f == 0 && d->p.trusted_link) {
+			/* no status from the device, and the link is memory
+			 * shared with a peer that left the checksum partial */
+			f = CN_MBUF_F_RX_IP_CSUM_GOOD | CN_MBUF_F_RX_L4_CSUM_GOOD;
+			d->st.rx_csum_trusted++;
+		}
+		m->flags |= f;
 		d->st.rx_frames++;
 		d->st.rx_bytes += len;
 		out[got++] = m;
@@ -594,8 +655,7 @@ unsigned cn_dpdk_poll(struct cn_dpdk *d, struct cn_net *net, uint64_t now)
 	struct cn_mbuf *m[MAX_BATCH];
 	unsigned n = cn_dpdk_rx_burst(d, m, d->p.batch);
 
-	for (unsigned i = 0; i < n; i++)
-		cn_net_input(net, m[i], now);
+	cn_net_input_burst(net, m, n, now);
 	cn_dpdk_flush(d);
 	return n;
 }

@@ -10,6 +10,7 @@
  * within one huge page, virtual and physical offsets agree up to 2 MB.
  */
 #include "cachenet/lab/cache.h"
+#include "cn_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -60,10 +61,8 @@ static size_t thp_bytes(const void *addr)
 
 struct cn_placement *cn_placement_create(const struct cn_cache_level *c, size_t size)
 {
-	if (!c || size == 0 || c->line == 0 || (c->line & (c->line - 1)) || c->sets == 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!c || size == 0 || c->line == 0 || (c->line & (c->line - 1)) || c->sets == 0)
+		return cn__fail(EINVAL);
 	struct cn_placement *pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return NULL;
@@ -124,18 +123,14 @@ bool cn_placement_huge(const struct cn_placement *pl)
 
 void *cn_placement_alloc(struct cn_placement *pl, size_t len, unsigned colour)
 {
-	if (len == 0 || colour >= pl->sets) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (len == 0 || colour >= pl->sets)
+		return cn__fail(EINVAL);
 	uintptr_t a = ((uintptr_t)pl->cur + pl->line - 1) & ~(uintptr_t)(pl->line - 1);
 	size_t want = (size_t)colour * pl->line;
 	size_t have = (a - (uintptr_t)pl->base) % pl->way;
 	a += (want + pl->way - have) % pl->way;
-	if (a > (uintptr_t)pl->end || len > (size_t)((uintptr_t)pl->end - a)) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (a > (uintptr_t)pl->end || len > (size_t)((uintptr_t)pl->end - a))
+		return cn__fail(ENOMEM);
 	pl->cur = (uint8_t *)(a + len);
 	return (void *)a;
 }

@@ -45,15 +45,11 @@ struct cn_link *cn_link_create(struct cn_netdev *a, struct cn_netdev *b,
 	struct cn_link *l;
 
 	if (!a || !b || !p || cn__params_copy(&q, sizeof(q), p) < 0 || q.loss < 0 || q.loss >= 1 ||
-	    q.reorder < 0 || q.duplicate < 0 || q.corrupt < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    q.reorder < 0 || q.duplicate < 0 || q.corrupt < 0)
+		return cn__fail(EINVAL);
 	l = calloc(1, sizeof(*l));
-	if (!l) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!l)
+		return cn__fail(ENOMEM);
 	cn__impair_init(&l->im, p, &l->st);
 	l->d[0].l = l->d[1].l = l;
 	l->d[0].to = b;

@@ -20,15 +20,11 @@
 
 const char *cn_dca_name(enum cn_dca mode)
 {
-	switch (mode) {
-	case CN_DCA_INJECT:
-		return "inject";
-	case CN_DCA_FLUSH:
-		return "flush";
-	case CN_DCA_PREFETCH:
-		return "prefetch";
-	}
-	return "?";
+	static const char *const names[] = {
+		[CN_DCA_INJECT] = "inject", [CN_DCA_FLUSH] = "flush", [CN_DCA_PREFETCH] = "prefetch",
+	};
+
+	return cn__name_of(names, CN_ARRAY_LEN(names), (unsigned)mode);
 }
 
 /* refill_one with split on: a buffer the last frame through this
@@ -108,22 +104,16 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *pp)
 	struct cn_netdev *dev;
 	uint32_t size;
 
-	if (!pp || cn__params_copy(&q, sizeof(q), pp) < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!pp || cn__params_copy(&q, sizeof(q), pp) < 0)
+		return cn__fail(EINVAL);
 	size = p->ring_size ? p->ring_size : 512;
 	if (size & (size - 1) || size > (1u << 20) || p->prefetch_k > CN_NETDEV_PREFETCH_K_MAX ||
 	    (p->prefetch_k && p->prefetch_k >= size) || (unsigned)p->prefetch_hint > CN_PREFETCH_NTA ||
-	    p->prefetch_pace > CN_NETDEV_PREFETCH_PACE_MAX) {
-		errno = EINVAL;
-		return NULL;
-	}
+	    p->prefetch_pace > CN_NETDEV_PREFETCH_PACE_MAX)
+		return cn__fail(EINVAL);
 	dev = calloc(1, sizeof(*dev));
-	if (!dev) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!dev)
+		return cn__fail(ENOMEM);
 	dev->p = *p;
 	if (!dev->p.mpool)
 		dev->p.mpool = dev->own_mpool = own_pool(CN_MBUF_POOL_SMALL, size);
@@ -445,17 +435,12 @@ unsigned cn_netdev_tx_reap(struct cn_netdev *dev)
 
 const char *cn_prefetch_hint_name(enum cn_prefetch_hint h)
 {
-	switch (h) {
-	case CN_PREFETCH_L1:
-		return "l1";
-	case CN_PREFETCH_L2:
-		return "l2";
-	case CN_PREFETCH_LLC:
-		return "llc";
-	case CN_PREFETCH_NTA:
-		return "nta";
-	}
-	return "?";
+	static const char *const names[] = {
+		[CN_PREFETCH_L1] = "l1", [CN_PREFETCH_L2] = "l2",
+		[CN_PREFETCH_LLC] = "llc", [CN_PREFETCH_NTA] = "nta",
+	};
+
+	return cn__name_of(names, CN_ARRAY_LEN(names), (unsigned)h);
 }
 
 /* PREFETCH mode. The first two lines (Ethernet, IP, TCP with options: what
@@ -713,6 +698,24 @@ static struct cn_mbuf *take_split(struct cn_netdev *dev, struct rx_desc *d)
 	return h;
 }
 
+/* The frame at rx_drv (descriptor d, split_desc: a split frame's) as a
+ * copybreak copy, NULL when it is not small; with the prefetches taking a
+ * frame brings: the ring k + 1 ahead (pf) and, after a small frame, the
+ * small frame k ahead (pf_small). */
+static inline __attribute__((always_inline)) struct cn_mbuf *
+take_small(struct cn_netdev *dev, struct rx_desc *d, bool pf, bool pf_small, const bool split,
+	   const bool split_desc)
+{
+	struct cn_mbuf *m;
+
+	if (pf)
+		prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split, false);
+	m = copy_small(dev, d, split_desc);
+	if (m && pf_small)
+		prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
+	return m;
+}
+
 /* Take up to n written frames off the ring; with @p pf, prefetch k ahead
  * of each as its status is read; with @p pf_small, only the frames
  * copybreak copies. */
@@ -738,25 +741,15 @@ rx_take(struct cn_netdev *dev, struct cn_mbuf **out, unsigned n, bool pf, bool p
 		if (split && CN_UNLIKELY(st != DD)) {
 			if (!(st & DD))
 				break;
-			if (pf)
-				prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split, false);
-			m = copy_small(dev, d, true);
-			if (m) {
-				if (pf_small)
-					prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
-			} else {
+			m = take_small(dev, d, pf, pf_small, split, true);
+			if (!m)
 				m = take_split(dev, d);
-			}
 			out[got++] = m;
 			dev->rx_drv++;
 			continue;
 		}
-		if (pf)
-			prefetch_ring(dev, dev->rx_drv + dev->p.prefetch_k + 1, split, false);
-		m = copy_small(dev, d, false);
+		m = take_small(dev, d, pf, pf_small, split, false);
 		if (m) {
-			if (pf_small)
-				prefetch_small(dev, dev->rx_drv + dev->p.prefetch_k, split);
 			out[got++] = m;
 			dev->rx_drv++;
 			continue;

@@ -82,26 +82,19 @@ struct cn_peer *cn_peer_create(struct cn_netdev *dev, const struct cn_peer_param
 	const struct cn_peer_params *p = &q;
 	struct cn_peer *pe;
 
-	if (!dev || !pp || cn__params_copy(&q, sizeof(q), pp) < 0) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!dev || !pp || cn__params_copy(&q, sizeof(q), pp) < 0)
+		return cn__fail(EINVAL);
 	if (!q.kind)
 		q.kind = CN_PEER_TCP_SINK;
 	if (!q.mss)
 		q.mss = 1460;
 	if (p->kind < CN_PEER_TCP_SINK || p->kind > CN_PEER_UDP_SOURCE ||
 	    ((p->kind == CN_PEER_TCP_SOURCE || p->kind == CN_PEER_UDP_SOURCE) &&
-	     (p->mss < 8 || p->mss > PAT_MAX - 64)) || p->wscale > 14) {
-		errno = EINVAL;
+	     (p->mss < 8 || p->mss > PAT_MAX - 64)) || p->wscale > 14)
+		return cn__fail(EINVAL);
+	pe = cn__zalloc_lines(sizeof(*pe));
+	if (!pe)
 		return NULL;
-	}
-	pe = aligned_alloc(CN_CACHE_LINE, CN_CACHE_ROUND(sizeof(*pe)));
-	if (!pe) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memset(pe, 0, sizeof(*pe));
 	pe->p = *p;
 	if (!pe->p.ack_every)
 		pe->p.ack_every = 2;

@@ -10,27 +10,50 @@ Ties are broken by the key, so an order is a pure function of its inputs
 (the tests check hand-computed orders).
 """
 
-# C3's three limits, as in Ottoni & Maher (CGO 2017) and the lld and BOLT
+# C3's three limits, as in Ottoni and Maher, "Optimizing function placement
+# for large-scale data-center applications", and the lld and BOLT
 # implementations of it.
 C3_MIN_EDGE_FRACTION = 0.10     # ignore a caller supplying < 10% of the calls
 C3_MAX_DENSITY_DROP = 8         # do not dilute a dense cluster more than 8x
 C3_MAX_CLUSTER = 1 << 20        # clusters beyond 1 MiB gain nothing on a page
 
 
-def coverage_cut(funcs, weight, coverage):
+def coverage_cut(funcs, weight, coverage, phases=()):
     """The hottest functions that together carry `coverage` of the weight;
     the rest stay where the linker puts them.  Zero-weight functions are
-    never placed."""
-    ranked = sorted((f for f in funcs if weight.get(f, 0) > 0),
-                    key=lambda f: (-weight[f], f))
-    total = sum(weight[f] for f in ranked)
-    keep, acc = [], 0
-    for f in ranked:
-        if acc >= coverage * total:
-            break
-        keep.append(f)
-        acc += weight[f]
-    return set(keep)
+    never placed.  `phases`: one {f: weight} per phase of the workload;
+    the functions that carry `coverage` of any one phase are placed too,
+    or a cheap phase beside costly ones (a UDP path beside TCP ones)
+    would lose its hot code to the cut, and that code, left in .text
+    where the placement cannot see it, would collide with placed code."""
+    def cut(w):
+        ranked = sorted((f for f in funcs if w.get(f, 0) > 0), key=lambda f: (-w[f], f))
+        total = sum(w[f] for f in ranked)
+        keep, acc = set(), 0
+        for f in ranked:
+            if acc >= coverage * total:
+                break
+            keep.add(f)
+            acc += w[f]
+        return keep
+    keep = cut(weight)
+    for w in phases:
+        keep |= cut(w)
+    return keep
+
+
+SMALL_BYTES = 256       # four cache lines: what a wrapper or an accessor takes
+
+
+def frequent_small(funcs, calls, size, coverage):
+    """The functions of at most SMALL_BYTES among those that carry
+    `coverage` of the calls.  A wrapper run once a packet carries few of
+    the instructions and falls under the cut by instructions, yet it
+    runs as often as the hot code and, left where the linker puts it,
+    collides with placed code where the placement cannot see it.  Being
+    small, it costs the order almost nothing."""
+    return {f for f in coverage_cut(funcs, calls, coverage)
+            if 0 < size.get(f, 0) <= SMALL_BYTES}
 
 
 def _density(w, s):
@@ -102,7 +125,7 @@ def c3(funcs, weight, size, edges, calls=None):
 
 
 def pettis_hansen(funcs, weight, size, edges, calls=None):
-    """Pettis & Hansen (PLDI 1990), "closest is best".
+    """Pettis and Hansen, "Profile guided code positioning": "closest is best".
 
     The graph is made undirected (a->b and b->a add up).  Taking edges from
     the heaviest down, the chains holding the two ends are joined, each

@@ -25,7 +25,7 @@ SECTIONS = [
     ("ilp", "8. ILP", ilplayout.ilp),
     ("layout", "9. Code layout", ilplayout.layout),
     ("tap", "10. A real peer (TAP)", tap.tap),
-    ("devices", "11. Devices (TAP, AF_XDP)", devices.devices),
+    ("devices", "11. Devices (TAP, AF_XDP, DPDK)", devices.devices),
 ]
 NAMES = [s[0] for s in SECTIONS]
 ALIASES = {"memory": "kernels", "bench": "kernels"}   # the old section names
