@@ -201,6 +201,27 @@ static void fill(uint8_t *b, size_t n, unsigned seed)
 
 /* ------------------------------------------------------------ tests */
 
+/* A stack at our address whose frames leave through @p q. */
+static struct cn_net *our_net(struct fx *f, struct cn_afxdp_queue *q)
+{
+	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
+				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
+	memcpy(np.mac, OURMAC, 6);
+	struct cn_net *net = cn_net_create(&np);
+	assert_non_null(net);
+	return net;
+}
+
+/* A UDP socket on OUR_PORT sending checksums (offloaded: by the backend). */
+static struct cn_udp_sock *our_udp(struct cn_net *net, bool offload)
+{
+	struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = offload};
+	struct cn_udp_sock *us = cn_udp_open(net, &up);
+	assert_non_null(us);
+	return us;
+}
+
+
 static void open_errors(void **state)
 {
 	struct fx *f = *state;
@@ -296,11 +317,7 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 {
 	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
 	static struct rx_log log;
-	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
-	memcpy(np.mac, OURMAC, 6);
-	struct cn_net *net = cn_net_create(&np);
-	assert_non_null(net);
+	struct cn_net *net = our_net(f, q);
 	memset(&log, 0, sizeof(log));
 	log.exact = log.in_umem = true;
 	log.umem = cn_afxdp_pool(x);
@@ -551,13 +568,8 @@ static void impairment(void **state)
 		}
 		struct cn_afxdp *x = open_ok(f, &p);
 		struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
-		struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-					   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
-		memcpy(np.mac, OURMAC, 6);
-		struct cn_net *net = cn_net_create(&np);
-		struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = true};
-		struct cn_udp_sock *us = cn_udp_open(net, &up);
-		assert_non_null(us);
+		struct cn_net *net = our_net(f, q);
+		struct cn_udp_sock *us = our_udp(net, true);
 		for (int i = 0; i < 4; i++)
 			kernel_send(f->ks, b, sizeof(b));
 		unsigned got = drain_rx(q, b, sizeof(b), 300);
@@ -758,19 +770,12 @@ static void tx_in_place(void **state)
 	 * headers copied, payload posted in place, the packet (and its done
 	 * callback) released only at the completion; the checksum offloaded
 	 * to the backend and computed by the stack */
-	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
-	memcpy(np.mac, OURMAC, 6);
-	struct cn_net *net = cn_net_create(&np);
-	assert_non_null(net);
+	struct cn_net *net = our_net(f, q);
 	struct cn_mbuf *b = cluster_mbuf(f, up, 256, 1400);
 	memcpy(b->data, pay, 1400);
 	for (int off = 0; off < 2; off++) {
-		struct cn_udp_params upar = {.lport = CN_BE16(OUR_PORT), .tx_csum = true,
-					     .tx_offload = off == 0};
-		struct cn_udp_sock *us = cn_udp_open(net, &upar);
+		struct cn_udp_sock *us = our_udp(net, off == 0);
 		uint64_t inplace = s->tx_payload_in_place, copied0 = s->tx_copied;
-		assert_non_null(us);
 		done_calls = 0;
 		assert_int_equal(cn_udp_sendto(us, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, b->data, 1400,
 					       count_done, NULL), 0);
@@ -826,12 +831,8 @@ static void tx_in_place(void **state)
 	assert_int_equal(s->tx_zero_copy, 1);
 	tx_settle(q);
 	kernel_expect(f, pay, 500);
-	np.xmit_arg = q;
-	net = cn_net_create(&np);
-	assert_non_null(net);
-	struct cn_udp_params u1 = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = true};
-	struct cn_udp_sock *us1 = cn_udp_open(net, &u1);
-	assert_non_null(us1);
+	net = our_net(f, q);
+	struct cn_udp_sock *us1 = our_udp(net, true);
 	b = cluster_mbuf(f, cn_afxdp_pool(x), 256, 1400);
 	memcpy(b->data, pay, 1400);
 	assert_int_equal(cn_udp_sendto(us1, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, b->data, 1400,
@@ -905,14 +906,8 @@ static int tx_bench(void)
 			memcpy(m->data + 42, pay, 1400);
 			src[k][i] = m;
 		}
-	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
-	memcpy(np.mac, OURMAC, 6);
-	struct cn_net *net = cn_net_create(&np);
-	struct cn_udp_params upar = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = true};
-	struct cn_udp_sock *us = cn_udp_open(net, &upar);
-	if (!net || !us)
-		return 1;
+	struct cn_net *net = our_net(f, q);
+	struct cn_udp_sock *us = our_udp(net, true);
 	printf("multi_buffer %d, zerocopy %d, native %d; %d frames of 1442 bytes per round\n",
 	       cn_afxdp_info(x)->multi_buffer, cn_afxdp_info(x)->zerocopy, cn_afxdp_info(x)->native, BN);
 	for (int r = 0; r < BROUNDS; r++)
