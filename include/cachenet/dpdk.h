@@ -26,7 +26,8 @@
  *    without RTE_ETH_TX_OFFLOAD_MULTI_SEGS, as net_af_xdp, a net_memif
  *    client with zero-copy=yes in its devargs (its peer reads the frame
  *    from this process's DPDK memory; dev_info does not tell the mode,
- *    the devargs do) and cn_dpdk_params.tx_copy get copy mode: each
+ *    the devargs do), net_memif by default (cn_dpdk_params.tx_copy) and
+ *    cn_dpdk_params.tx_copy = 1 get copy mode: each
  *    frame copied into one rte_mbuf of the adapter's, its software
  *    checksum computed in the same pass, the cn_pkt released at once).
  *    A struct cn_pkt becomes a chain of rte_mbufs, each with an external buffer (rte_pktmbuf_attach_extbuf):
@@ -87,11 +88,14 @@ struct cn_dpdk_params {
 	/** 1: never offload the TX checksum (software always), for tests
 	 *  and comparisons. */
 	uint32_t no_tx_offload;
-	/** 1: copy every transmitted frame into one rte_mbuf (copy mode,
-	 *  see above), for comparisons and for drivers that must find the
-	 *  bytes in DPDK memory. Ports without
-	 *  RTE_ETH_TX_OFFLOAD_MULTI_SEGS and net_memif clients with
-	 *  zero-copy=yes get copy mode anyway. */
+	/** Transmit mode. 0: the adapter's choice: copy mode (see above)
+	 *  for ports without RTE_ETH_TX_OFFLOAD_MULTI_SEGS, net_memif
+	 *  clients with zero-copy=yes (both need it) and net_memif (its
+	 *  PMD copies every frame into its ring itself; one copied
+	 *  rte_mbuf costs it fewer instructions than a chain), chains of
+	 *  external buffers elsewhere. 1: copy mode always (comparisons,
+	 *  drivers that must find the bytes in DPDK memory). 2: chains
+	 *  wherever the port can send them (comparisons). */
 	uint32_t tx_copy;
 	/** 1: a trusted link, for a port that is memory shared with a peer
 	 *  adapter that sets it too (net_memif, net_ring between two
@@ -117,9 +121,8 @@ struct cn_dpdk_info {
 	uint64_t tx_offloads;       /**< RTE_ETH_TX_OFFLOAD_* enabled */
 	int tx_csum_hw;             /**< 1: TCP and UDP checksums offloaded */
 	int iova_va;                /**< 1: the EAL runs with IOVA as VA */
-	int tx_copy;                /**< 1: copy mode (tx_copy asked, a memif
-					 zero-copy client, or the port cannot send
-					 a chain of segments) */
+	int tx_copy;                /**< 1: copy mode (cn_dpdk_params.tx_copy
+					 says when) */
 	int memif_zc;               /**< 1: a net_memif client with zero-copy=yes
 					 (read from the port's devargs) */
 };
@@ -143,7 +146,8 @@ struct cn_dpdk_stats {
 	uint64_t tx_csum_hw;   /**< frames with the L4 checksum offloaded */
 	uint64_t tx_csum_sw;   /**< frames whose L4 checksum was computed here */
 	uint64_t tx_iova_slow; /**< pieces translated by rte_mem_virt2iova */
-	uint64_t tx_completed; /**< cn_pkts released by the driver's frees */
+	uint64_t tx_completed; /**< cn_pkts released: by the driver's frees
+				    (chains), once copied (copy mode) */
 	uint64_t rx_tsc;       /**< TSC ticks in cn_dpdk_rx_burst */
 	uint64_t tx_tsc;       /**< TSC ticks in cn_dpdk_xmit and cn_dpdk_flush */
 	uint64_t tx_copied;    /**< frames sent in copy mode */
@@ -163,7 +167,7 @@ struct cn_dpdk;
  * set it promiscuous.
  * @return it, or NULL with errno:
  *  - EINVAL: p NULL, p->size not accepted (common.h), no mpool, batch > 256,
- *    mtu > 1500, nb_mbufs <= rx_desc;
+ *    mtu > 1500, nb_mbufs <= rx_desc, tx_copy > 2;
  *  - ENODEV: no such port;
  *  - ENOMEM: a mempool could not be created;
  *  - another errno from rte_eth_dev_configure / _queue_setup / _start.

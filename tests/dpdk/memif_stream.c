@@ -33,9 +33,10 @@
  *   made once and received by rte_eth_rx_burst + free: the memif path's
  *   own cost and ceiling), --trusted (both adapters with cn_dpdk_params.trusted_link: the TCP
  *   checksum left partial by the sender and not verified by the
- *   receiver), --tx-copy (the sender's adapter in
- *   copy mode: each frame copied into one rte_mbuf, against the default
- *   chain of external buffers over the stack's own), --rsize LOG2
+ *   receiver), --tx-copy / --tx-chains (the sender's adapter in copy
+ *   mode: each frame copied into one rte_mbuf, as the adapter chooses
+ *   for memif by default, or in chains of external buffers over the
+ *   stack's own: cn_dpdk_params.tx_copy 1 / 2), --rsize LOG2
  *   (memif ring: 2^LOG2 descriptors, default 10), --batch N (frames per
  *   burst, default 32), --timeout SECONDS (default 60: both processes
  *   are killed by SIGALRM after it), --json (a last line with the
@@ -79,7 +80,8 @@
 struct opts {
 	uint64_t bytes;
 	int core_rcv, core_snd;
-	bool zero_copy, tx_copy, json, inline_hash, trusted, bare;
+	bool zero_copy, json, inline_hash, trusted, bare;
+	unsigned tx_copy;       /* cn_dpdk_params.tx_copy of the sender */
 	unsigned rsize, batch, timeout;
 	double ghz;             /* TSC ticks per ns */
 	char dir[64];
@@ -100,6 +102,7 @@ struct side {
 	uint64_t run_tsc, run_io_tsc, run_segs, rounds, preempted;
 	uint64_t tx_frames, rx_frames, tx_full, rx_nobufs, tx_csum_sw, tx_csum_hw;
 	uint64_t csum_trusted;  /* frames sent partial + received unverified */
+	int tx_copy;            /* the adapter's TX mode (cn_dpdk_info.tx_copy) */
 	char driver[32];
 };
 
@@ -225,6 +228,7 @@ static void side_counters(struct side *s, const struct dh_host *h)
 	s->tx_csum_sw = st->tx_csum_sw;
 	s->tx_csum_hw = st->tx_csum_hw;
 	s->csum_trusted = st->tx_csum_trusted + st->rx_csum_trusted;
+	s->tx_copy = cn_dpdk_info(h->dev)->tx_copy;
 	snprintf(s->driver, sizeof(s->driver), "%s", cn_dpdk_info(h->dev)->driver);
 }
 
@@ -718,7 +722,7 @@ int main(int argc, char **argv)
 			 .batch = 32, .timeout = 60};
 	static const struct option lo[] = {
 		{"bytes", 1, 0, 'b'}, {"cores", 1, 0, 'c'}, {"zero-copy", 0, 0, 'z'},
-		{"tx-copy", 0, 0, 'C'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
+		{"tx-copy", 0, 0, 'C'}, {"tx-chains", 0, 0, 'K'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
 		{"trusted", 0, 0, 'T'}, {"bare", 0, 0, 'A'}, {"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'}, {0, 0, 0, 0}};
 	int ch;
 
@@ -733,7 +737,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'z': o.zero_copy = true; break;
-		case 'C': o.tx_copy = true; break;
+		case 'C': o.tx_copy = 1; break;
+		case 'K': o.tx_copy = 2; break;
 		case 'j': o.json = true; break;
 		case 'H': o.inline_hash = true; break;
 		case 'T': o.trusted = true; break;
@@ -743,7 +748,7 @@ int main(int argc, char **argv)
 		case 't': o.timeout = (unsigned)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: memif_stream [--bytes N[K|M|G]] [--cores R,S] "
-					"[--zero-copy] [--tx-copy] [--trusted] [--bare] [--rsize LOG2] [--batch N] "
+					"[--zero-copy] [--tx-copy|--tx-chains] [--trusted] [--bare] [--rsize LOG2] [--batch N] "
 					"[--timeout S] [--json] [--inline-hash]\n");
 			return 1;
 		}
@@ -805,7 +810,7 @@ int main(int argc, char **argv)
 		      : "cachenet -> cachenet",
 	       o.zero_copy ? " (client zero-copy)" : "",
 	       o.trusted ? " (trusted link: checksums partial, not verified)" : "",
-	       o.tx_copy || o.zero_copy ? "copied (copy mode)" : "by reference (chains)", o.rsize,
+	       snd.tx_copy ? "copied (copy mode)" : "by reference (chains)", o.rsize,
 	       o.batch, o.core_rcv,
 	       o.core_snd, gbps,
 	       o.bare ? "not taken" : memcmp(rcv.sha, snd.sha, 32) == 0 ? "equal" : "DIFFERENT");
@@ -815,7 +820,7 @@ int main(int argc, char **argv)
 		printf("{\"bytes\":%" PRIu64 ",\"mbit_s\":%.1f,\"tsc_hz\":%.0f,\"zero_copy\":%d,"
 		       "\"tx_copy\":%d,\"trusted\":%d,\"bare\":%d,\"inline_hash\":%d,"
 		       "\"sha_equal\":%d",
-		       o.bytes, gbps * 1e3, tsc_ghz * 1e9, o.zero_copy, o.tx_copy || o.zero_copy,
+		       o.bytes, gbps * 1e3, tsc_ghz * 1e9, o.zero_copy, snd.tx_copy,
 		       o.trusted, o.bare, o.inline_hash,
 		       memcmp(rcv.sha, snd.sha, 32) == 0);
 		json_side("sender", &snd);

@@ -228,7 +228,7 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 	int rc, err = EINVAL;
 
 	if (!p || cn__params_copy(&q, sizeof(q), p) < 0 || !q.mpool || q.batch > MAX_BATCH ||
-	    q.mtu > 1500)
+	    q.mtu > 1500 || q.tx_copy > 2)
 		goto fail;
 	q.size = sizeof(q);
 	q.rx_desc = q.rx_desc ? q.rx_desc : 1024;
@@ -275,12 +275,18 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 	snprintf(name, sizeof(name), "cn_txc_%u", d->p.port_id);
 	d->ctxpool = rte_mempool_create(name, ntx, sizeof(struct tx_ctx), 256, 0, NULL, NULL, NULL,
 					NULL, sock, 0);
-	/* Copy mode: asked for, a memif zero-copy client (the frame must lie
-	 * in DPDK memory), or the port cannot send a chain (net_af_xdp 22.11
-	 * sends only the first segment of one). */
+	/* Copy mode: asked for (1), a memif zero-copy client (the frame must
+	 * lie in DPDK memory), a port that cannot send a chain (net_af_xdp
+	 * 22.11 sends only the first segment of one), and, unless chains are
+	 * asked for (2), net_memif: its PMD copies every frame into its ring
+	 * itself, and one rte_mbuf with a copy costs it fewer instructions
+	 * than a chain of external buffers (their attaches, and frees with
+	 * the shared info's callback, per segment). */
 	d->info.memif_zc = memif_zero_copy(&di);
-	d->info.tx_copy = d->p.tx_copy || d->info.memif_zc ||
-			  !(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	int memif = di.driver_name && strcmp(di.driver_name, "net_memif") == 0;
+	d->info.tx_copy = d->p.tx_copy == 1 || d->info.memif_zc ||
+			  !(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
+			  (memif && d->p.tx_copy != 2);
 	if (d->info.tx_copy) {
 		snprintf(name, sizeof(name), "cn_txcp_%u", d->p.port_id);
 		d->cpypool = rte_pktmbuf_pool_create(name, ntx, 256, 0,
@@ -475,6 +481,7 @@ static struct rte_mbuf *xmit_copy(struct cn_dpdk *d, struct cn_pkt *p, uint32_t 
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	d->st.tx_copied++;
+	d->st.tx_completed++;
 	cn_pkt_free(p);
 	return m;
 }
