@@ -19,12 +19,33 @@
  *    that very mbuf to the caller, its data pointing at the frame in the
  *    UMEM: no copy in user space. The stack keeps it by reference or frees
  *    it, which returns the chunk to the pool for the next refill.
- *  - transmit: cn_afxdp_xmit gathers the frame (headers and payload
- *    pieces, filling an offloaded L4 checksum) into a free chunk, puts it
- *    on the TX ring and completes the packet (cn_pkt_free); the chunk
- *    returns to the pool when the kernel reports it on the completion
- *    ring. A frame must sit in one chunk, and a cn_pkt's header is not in
- *    the UMEM, so TX always copies once (as TAP's write does).
+ *  - transmit, in place: a frame whose bytes already lie in the UMEM
+ *    (built in a cluster of cn_afxdp_pool, or referencing a received
+ *    frame's chunk) is posted from there: each TX descriptor names the
+ *    bytes inside one chunk, and the backend holds the frame until the
+ *    completion ring returns that chunk. cn_afxdp_xmit_mbuf posts a
+ *    caller's mbuf this way (tx_zero_copy); with multi-buffer TX (below)
+ *    a chain too, one descriptor per mbuf. cn_afxdp_xmit posts a stack's
+ *    packet with multi-buffer TX as its headers (copied from the
+ *    packet's header room into a chunk of their own) followed by its
+ *    payload pieces where they lie (tx_payload_in_place), and completes
+ *    the packet (cn_pkt_free) at the TX completion.
+ *  - transmit, copied: any other frame (payload outside the UMEM, a piece
+ *    crossing a chunk's end, a chunk already named by a TX descriptor in
+ *    flight, more than 8 pieces, several pieces without multi-buffer
+ *    TX, impairment) is
+ *    gathered into a free chunk (filling an offloaded L4 checksum), put
+ *    on the TX ring and released at once (tx_copied); the chunk returns
+ *    to the pool at its completion.
+ *  - multi-buffer: the sockets are bound with XDP_USE_SG (one frame in
+ *    several descriptors, XDP_PKT_CONTD on all but the last) when the
+ *    kernel accepts it (Linux 6.6 or later; copy mode on any driver,
+ *    zero-copy on drivers that take more than one segment), reported in
+ *    cn_afxdp_info.multi_buffer; frames take several TX descriptors in
+ *    zero-copy mode, or in copy mode when cn_afxdp_params.tx_multi asks.
+ *    In copy mode the kernel copies every descriptor into its skb anyway
+ *    (the linear part, then a page per further piece): in place saves
+ *    the user-space copy, not the kernel's.
  *  - need-wakeup: the sockets are bound with XDP_USE_NEED_WAKEUP; the
  *    backend makes a system call only when the kernel asks (TX: sendto
  *    once per burst, cn_afxdp_flush, and in copy mode once per 32 frames
@@ -47,6 +68,11 @@
  * detaches it first (counted in cn_afxdp_info.stale_detached); any other
  * program on the interface is left alone and the open fails with EBUSY.
  * By hand: `ip link set dev IF xdp off` (or `xdpgeneric off`).
+ * The program cannot steer flows between queues: the kernel delivers to
+ * an AF_XDP socket only frames of the queue it is bound to (a redirect
+ * to another queue's socket fails with EINVAL and the frame is dropped),
+ * so the device picks a flow's queue (RSS; on a veth, the queue the
+ * sender transmitted on).
  * So one process per interface: a second cn_afxdp_open of an interface in
  * use would detach the first one's program.
  *
@@ -130,6 +156,13 @@ struct cn_afxdp_params {
 	 *  copy each way (through a scratch buffer). For kernels without
 	 *  sch_netem. */
 	const struct cn_link_params *impair;
+	/** Post a frame in several TX descriptors (multi-buffer: a chain,
+	 *  or a stack's headers and payload in place): 0 = in zero-copy mode
+	 *  only, where it saves every copy (in copy mode the kernel copies
+	 *  each further descriptor into a page of its own, slower than the
+	 *  one gather: docs/performance.md, "AF_XDP transmit"); 1 = whenever
+	 *  the sockets have multi-buffer. */
+	uint32_t tx_multi;
 };
 
 /** What cn_afxdp_open obtained. */
@@ -143,22 +176,26 @@ struct cn_afxdp_info {
 	uint32_t frames;       /**< UMEM chunks in all */
 	uint32_t chunk_size;   /**< 2048 */
 	uint32_t ring_size;     /**< RX, TX and completion ring entries */
+	int multi_buffer;       /**< 1 the sockets take multi-descriptor frames (XDP_USE_SG) */
 };
 
 /**
- * Counters of one queue, all monotonic. Invariants when the queue is
- * quiet (after cn_afxdp_flush with every completion reaped), without
- * impairment: tx_frames == tx_completed; the chunks the queue holds
+ * Counters of one queue, all monotonic. Invariants: tx_frames ==
+ * tx_zero_copy + tx_payload_in_place + tx_copied; when the queue is quiet
+ * (after cn_afxdp_flush with every completion reaped), without
+ * impairment: tx_frames == tx_completed, and the chunks the queue holds
  * (cn_afxdp_held) are rx_posted - rx_frames - rx_trunc (posted, not yet
- * received) plus tx_frames - tx_completed.
+ * received).
  */
 struct cn_afxdp_stats {
 	uint64_t rx_frames;     /**< frames handed to the caller (or the stack) */
 	uint64_t rx_bytes;      /**< bytes of the frames received */
 	uint64_t rx_bursts;     /**< RX ring reads that found frames */
 	uint64_t rx_empty;      /**< RX ring reads that found none */
-	uint64_t rx_trunc;      /**< frames dropped: longer than mtu + 14 or not
-				     inside a chunk (a bad descriptor) */
+	uint64_t rx_trunc;      /**< descriptors dropped: a frame longer than
+				     mtu + 14, not inside a chunk (a bad
+				     descriptor), or a piece of a multi-buffer
+				     frame (one per piece) */
 	uint64_t rx_posted;     /**< chunks posted to the fill ring */
 	uint64_t rx_nobufs;     /**< refills cut short: mbuf or chunk pool empty */
 	uint64_t rx_wakeups;    /**< recvfrom calls the fill ring asked for */
@@ -169,7 +206,11 @@ struct cn_afxdp_stats {
 	uint64_t tx_full;       /**< frames refused: TX ring full (-ENOBUFS) */
 	uint64_t tx_nobufs;     /**< frames refused: no free chunk or mbuf (-ENOBUFS) */
 	uint64_t tx_too_long;   /**< frames refused: longer than mtu + 14 (-EMSGSIZE) */
-	uint64_t tx_completed;  /**< chunks the kernel gave back */
+	uint64_t tx_completed;  /**< frames the kernel gave back (all their chunks) */
+	uint64_t tx_zero_copy;  /**< frames posted where they lay, no byte copied */
+	uint64_t tx_payload_in_place; /**< frames posted as copied headers and
+				     payload pieces where they lay (multi-buffer) */
+	uint64_t tx_copied;     /**< frames gathered into a chunk */
 	uint64_t polls;         /**< cn_afxdp_poll calls */
 	uint64_t rx_tsc;        /**< TSC ticks in cn_afxdp_rx_burst (rings, refill,
 				     wake-ups): the device's share of RX */
@@ -233,9 +274,10 @@ struct cn_afxdp_queue *cn_afxdp_queue(struct cn_afxdp *x, uint32_t i) CN_NONNULL
 /** The cluster pool over the UMEM (its stats show the chunks in use). */
 struct cn_mbuf_pool *cn_afxdp_pool(const struct cn_afxdp *x) CN_NONNULL_ALL;
 
-/** Chunks (each with a small mbuf) the backend holds now over all queues:
- *  posted to fill rings, on TX rings until completion, waiting in the
- *  impairment. The pool's in_use minus this is what callers hold.
+/** Chunks the backend holds now over all queues: posted to fill rings
+ *  (each with a small mbuf), named by TX descriptors until completion,
+ *  waiting in the impairment. When no TX is in flight, the pool's in_use
+ *  minus this is what callers hold.
  *  Cost: O(queues); read while the queues are quiet. */
 uint32_t cn_afxdp_held(const struct cn_afxdp *x) CN_NONNULL_ALL;
 
@@ -244,17 +286,44 @@ int cn_afxdp_fd(const struct cn_afxdp_queue *q) CN_NONNULL_ALL;
 
 /**
  * Transmit @p p on queue @p q (cn_afxdp_xmit_hook is the same as a
- * stack's transmit hook, cn_net_xmit_fn): gather it into a free chunk, put it on
- * the TX ring, cn_pkt_free(p). The kernel is woken (sendto) once `batch`
- * frames are queued, or by cn_afxdp_flush / cn_afxdp_poll.
- * @return 0 (p completed); or, p left to the caller:
+ * stack's transmit hook, cn_net_xmit_fn). With multi-buffer TX, when every
+ * payload piece lies inside one UMEM chunk (up to 7 pieces): the headers
+ * are copied into a free chunk and the pieces posted where they lie; p
+ * is released (cn_pkt_free) when the completion ring returns the frame,
+ * by a later cn_afxdp_xmit, cn_afxdp_flush or cn_afxdp_close (so flush
+ * before destroying the stack). Otherwise: gathered into a free chunk,
+ * put on the TX ring, cn_pkt_free(p) before returning. The kernel is
+ * woken (sendto) once `batch` frames are queued, or by cn_afxdp_flush /
+ * cn_afxdp_poll.
+ * @return 0 (p taken); or, p left to the caller:
  *  - -EMSGSIZE: longer than mtu + 14 (tx_too_long);
  *  - -ENOBUFS: TX ring full or no free chunk/mbuf even after waking the
  *    kernel and reaping completions (tx_full, tx_nobufs).
- * pcap: every frame accepted. Cost: one copy of the frame (plus the
- * checksum pass when offloaded); a system call per `batch` frames.
+ * pcap: every frame accepted. Cost: copied, one pass over the frame
+ * (fused with the checksum when offloaded); in place, the headers' copy
+ * and, when offloaded, a read pass over the payload; a system call per
+ * `batch` frames.
  */
 int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p) CN_NONNULL_ALL;
+
+/**
+ * Transmit the Ethernet frame @p m (a packet: one mbuf, or a chain whose
+ * head carries pkt_len), its checksums complete. When each mbuf's bytes
+ * lie inside one UMEM chunk (m built in a cluster of cn_afxdp_pool(), or
+ * a received frame), no chunk of it is already named by a TX descriptor
+ * in flight, and it is one mbuf or multi-buffer TX is on (up to 8
+ * mbufs): posted where it lies, one descriptor per mbuf, and held
+ * until the completion ring returns it (then cn_mbuf_free_chain). Else
+ * gathered into a free chunk and freed before returning. The bytes must
+ * not change until then; a chunk's bytes are sent from one queue at a
+ * time.
+ * @return 0 (m taken); or, m left to the caller: -EMSGSIZE (pkt_len >
+ *         mtu + 14), -ENOBUFS (TX ring full, or no free chunk to copy
+ *         into, after waking the kernel and reaping).
+ * pcap: every frame accepted (a frame posted in place is copied for it).
+ * Cost: in place, O(mbufs) and no byte touched; copied, one pass.
+ */
+int cn_afxdp_xmit_mbuf(struct cn_afxdp_queue *q, struct cn_mbuf *m) CN_NONNULL_ALL;
 
 /** cn_afxdp_xmit as a stack's transmit hook (cn_net_params.xmit, with the
  *  queue as xmit_arg). */

@@ -14,6 +14,23 @@
  * frame; the stack's receive queue). Each queue touches only the chunks
  * it posted, so queues on different threads never share a held[] entry.
  *
+ * Transmit. A frame whose bytes already lie in the UMEM is posted where
+ * it lies: a chunk's address is a byte offset, and a TX descriptor may
+ * name any range inside one chunk. One descriptor per piece, linked with
+ * XDP_PKT_CONTD when the socket is bound with XDP_USE_SG (multi-buffer,
+ * kernel 6.6 or later; copy mode on any driver, zero-copy where the
+ * driver allows more than one segment) and several descriptors per frame
+ * are allowed (multi_tx: zero-copy mode, or params.tx_multi). Everything
+ * else is gathered into a free chunk. A TX descriptor's chunk is marked in held[] until the
+ * completion ring returns it: the first chunk of a frame holds what must
+ * live until then (the chunk's own mbuf, the caller's chain, or in
+ * held_pkt[] the stack's packet), the others hold tx_mark. A chunk is
+ * named by at most one descriptor in flight: a frame touching a marked
+ * chunk (a retransmission still on the ring) is copied instead. The
+ * kernel completes a frame's descriptors together (copy mode: when its
+ * skb is released; zero-copy drivers per packet), so releasing at the
+ * first chunk's completion releases the frame.
+ *
  * The program (xsk_prog.h) is built from raw instructions, shared with
  * the bare receive loop of tools/xskbare. */
 #include <errno.h>
@@ -37,6 +54,7 @@
 #include <xdp/xsk.h>
 
 #include "cachenet/afxdp.h"
+#include "cachenet/csum.h"
 #include "cachenet/pcap.h"
 #include "cachenet/tsc.h"
 #include "cn_internal.h"
@@ -50,6 +68,15 @@
 #define MAX_QUEUES 64
 #define MAX_BATCH 256
 #define RXQ 4 /* impaired RX output queue, power of two, >= 3 */
+#define TX_DESCS 8 /* descriptors per frame at most (pieces posted in place) */
+
+/* linux/if_xdp.h before 6.6 lacks the multi-buffer flags */
+#ifndef XDP_USE_SG
+#define XDP_USE_SG (1 << 4)
+#endif
+#ifndef XDP_PKT_CONTD
+#define XDP_PKT_CONTD (1 << 0)
+#endif
 
 /* A queue's impairment: one generator per direction, the frames that
  * left the RX engine and wait for a burst, a scratch frame for TX. */
@@ -74,6 +101,7 @@ struct cn_afxdp_queue {
 	uint32_t posted;      /* chunks on the fill ring or inside the kernel's RX */
 	uint32_t tx_out;      /* chunks on the TX ring, not yet completed */
 	uint32_t tx_pending;  /* frames queued since the last wake-up */
+	bool rx_skip;         /* dropping the rest of a multi-buffer RX frame */
 	struct impair_q *imp; /* NULL without impairment */
 	struct cn_afxdp_stats st;
 } __attribute__((aligned(64)));
@@ -87,7 +115,10 @@ struct cn_afxdp {
 	size_t umem_len;
 	struct xsk_umem *umem;
 	struct cn_mbuf_pool *cpool;
-	struct cn_mbuf **held;   /* per chunk: the mbuf the backend holds, or NULL */
+	struct cn_mbuf **held;   /* per chunk: the mbuf the backend holds, tx_mark, or NULL */
+	struct cn_pkt **held_pkt;/* per chunk: a TX packet released at its completion */
+	uintptr_t umem_lo;       /* umem_area as an integer, for range tests */
+	bool multi_tx;           /* frames may take several TX descriptors */
 	int prog_fd, map_fd;
 	uint32_t xdp_flags;      /* the mode the program was attached with */
 	bool attached;
@@ -103,6 +134,9 @@ static uint64_t wall_ns(void)
 }
 
 /* ------------------------------------------------------------ chunks */
+
+/* held[] of a chunk named by a frame's second or later TX descriptor */
+static struct cn_mbuf tx_mark;
 
 static inline uint32_t chunk_of(uint64_t addr)
 {
@@ -148,24 +182,32 @@ static void refill(struct cn_afxdp_queue *q)
 	}
 }
 
-/* Take the completion ring's chunks back. */
+/* Take the completion ring's chunks back; release a frame's hold at its
+ * first chunk. @return descriptors reaped. */
 static unsigned reap(struct cn_afxdp_queue *q)
 {
 	struct cn_afxdp *x = q->x;
-	uint32_t idx, k = xsk_ring_cons__peek(&q->comp, x->p.ring_size, &idx);
+	uint32_t idx, k = xsk_ring_cons__peek(&q->comp, x->p.ring_size, &idx), done = 0;
 
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t c = chunk_of(*xsk_ring_cons__comp_addr(&q->comp, idx + i));
 		struct cn_mbuf *m = c < x->info.frames ? x->held[c] : NULL;
-		if (m) {
-			x->held[c] = NULL;
-			cn_mbuf_free(m);
+		if (!m)
+			continue;
+		x->held[c] = NULL;
+		if (m == &tx_mark)
+			continue;
+		done++;
+		cn_mbuf_free_chain(m);
+		if (x->held_pkt[c]) {
+			cn_pkt_free(x->held_pkt[c]);
+			x->held_pkt[c] = NULL;
 		}
 	}
 	if (k) {
 		xsk_ring_cons__release(&q->comp, k);
 		q->tx_out -= k;
-		q->st.tx_completed += k;
+		q->st.tx_completed += done;
 	}
 	return k;
 }
@@ -214,11 +256,15 @@ static int release_all(struct cn_afxdp *x)
 	cn__xsk_prog_release(x->info.ifindex, x->attached, x->xdp_flags, x->prog_fd, x->map_fd);
 	if (x->umem)
 		xsk_umem__delete(x->umem);
-	if (x->held)
-		for (uint32_t c = 0; c < x->info.frames; c++)
-			if (x->held[c])
-				cn_mbuf_free(x->held[c]);
+	/* the sockets are gone: nothing the kernel held comes back now */
+	for (uint32_t c = 0; x->held && c < x->info.frames; c++) {
+		if (x->held[c] && x->held[c] != &tx_mark)
+			cn_mbuf_free_chain(x->held[c]);
+		if (x->held_pkt && x->held_pkt[c])
+			cn_pkt_free(x->held_pkt[c]);
+	}
 	free(x->held);
+	free(x->held_pkt);
 	if (x->cpool) {
 		cn_mbuf_pool_thread_flush(x->cpool);
 		cn_mbuf_pool_stats(x->cpool, &st);
@@ -323,8 +369,10 @@ static int umem_init(struct cn_afxdp *x)
 	x->cpool = cn_mbuf_pool_create(&pp);
 	if (!x->cpool)
 		return -errno;
+	x->umem_lo = (uintptr_t)x->umem_area;
 	x->held = calloc(x->info.frames, sizeof(*x->held));
-	if (!x->held)
+	x->held_pkt = calloc(x->info.frames, sizeof(*x->held_pkt));
+	if (!x->held || !x->held_pkt)
 		return -ENOMEM;
 	memset(&q0->fill, 0, sizeof(q0->fill));
 	memset(&q0->comp, 0, sizeof(q0->comp));
@@ -419,16 +467,27 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 	rc = umem_init(x);
 	if (rc < 0)
 		goto fail;
-	/* zero-copy first where allowed; the driver's refusal shows at bind */
+	/* zero-copy first where allowed, multi-buffer first unless refused;
+	 * the driver's or kernel's refusal shows at bind (EOPNOTSUPP: a
+	 * driver without it; EINVAL: a kernel older than 6.6) */
 	bind = p.copy == CN_AFXDP_COPY_ALWAYS ? XDP_COPY : XDP_ZEROCOPY;
-	rc = queue_init(x, 0, bind);
-	if (rc < 0 && bind == XDP_ZEROCOPY && p.copy == CN_AFXDP_COPY_AUTO) {
+	for (int sg = 1;; sg--) {
+		rc = queue_init(x, 0, bind | (sg > 0 ? XDP_USE_SG : 0));
+		if (rc == 0) {
+			x->info.multi_buffer = sg > 0;
+			break;
+		}
+		if (sg > 0)
+			continue;
+		if (bind != XDP_ZEROCOPY || p.copy != CN_AFXDP_COPY_AUTO)
+			goto fail;
 		bind = XDP_COPY;
-		rc = queue_init(x, 0, bind);
+		sg = 2;
 	}
-	if (rc < 0)
-		goto fail;
 	x->info.zerocopy = bind == XDP_ZEROCOPY;
+	if (x->info.multi_buffer)
+		bind |= XDP_USE_SG;
+	x->multi_tx = x->info.multi_buffer && (p.tx_multi || x->info.zerocopy);
 	for (uint32_t i = 1; i < p.queues; i++) {
 		rc = queue_init(x, i, bind);
 		if (rc < 0)
@@ -511,52 +570,207 @@ const struct cn_afxdp_stats *cn_afxdp_stats(struct cn_afxdp_queue *q)
 
 /* ------------------------------------------------------------ TX */
 
-/* A free chunk for a frame, waking the kernel and reaping once if the
- * ring or the pool is dry. @return its mbuf and ring index, or NULL with
- * the reason counted. */
-static struct cn_mbuf *tx_slot(struct cn_afxdp_queue *q, uint32_t *idx)
+/* Reserve @p n TX descriptors, waking the kernel and reaping once if the
+ * ring is full. @return 0, or -ENOBUFS (counted in tx_full). */
+static int tx_reserve(struct cn_afxdp_queue *q, uint32_t n, uint32_t *idx)
+{
+	if (xsk_ring_prod__reserve(&q->tx, n, idx) == n)
+		return 0;
+	kick(q);
+	reap(q);
+	if (xsk_ring_prod__reserve(&q->tx, n, idx) == n)
+		return 0;
+	q->st.tx_full++;
+	return -ENOBUFS;
+}
+
+/* A free chunk with its mbuf, reaping once if the pool is dry. On failure
+ * the @p n descriptors just reserved go back (counted in tx_nobufs). */
+static struct cn_mbuf *tx_chunk(struct cn_afxdp_queue *q, uint32_t n)
 {
 	struct cn_afxdp *x = q->x;
-	struct cn_mbuf *m;
+	struct cn_mbuf *m = cn_mbuf_get_cluster(x->p.mpool, x->cpool);
 
-	if (xsk_ring_prod__reserve(&q->tx, 1, idx) == 0) {
-		kick(q);
-		reap(q);
-		if (xsk_ring_prod__reserve(&q->tx, 1, idx) == 0) {
-			q->st.tx_full++;
-			return NULL;
-		}
-	}
-	m = cn_mbuf_get_cluster(x->p.mpool, x->cpool);
 	if (!m) {
 		reap(q);
 		m = cn_mbuf_get_cluster(x->p.mpool, x->cpool);
 	}
 	if (!m) {
-		q->tx.cached_prod--; /* give the reserved slot back */
+		q->tx.cached_prod -= n;
 		q->st.tx_nobufs++;
 	}
 	return m;
 }
 
-static void tx_post(struct cn_afxdp_queue *q, struct cn_mbuf *m, uint32_t idx, uint32_t len)
+static inline void tx_desc(struct cn_afxdp_queue *q, uint32_t idx, uint64_t addr, uint32_t len,
+			   uint32_t options)
+{
+	struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx);
+
+	d->addr = addr;
+	d->len = len;
+	d->options = options;
+}
+
+/* Submit the @p n filled descriptors of one frame of @p len bytes; its
+ * first chunk @p c0 holds @p hold (and @p p) until its completion. */
+static void tx_commit(struct cn_afxdp_queue *q, uint32_t n, uint32_t c0, struct cn_mbuf *hold,
+		      struct cn_pkt *p, uint32_t len)
 {
 	struct cn_afxdp *x = q->x;
-	struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx);
-	uint64_t a = chunk_addr(x, m);
 
-	x->held[chunk_of(a)] = m;
-	d->addr = a;
-	d->len = len;
-	d->options = 0;
-	xsk_ring_prod__submit(&q->tx, 1);
-	q->tx_out++;
+	x->held[c0] = hold;
+	x->held_pkt[c0] = p;
+	xsk_ring_prod__submit(&q->tx, n);
+	q->tx_out += n;
 	q->st.tx_frames++;
 	q->st.tx_bytes += len;
-	if (x->p.pcap)
-		cn_pcap_write(x->p.pcap, m->buf, len, wall_ns());
-	if (++q->tx_pending >= x->p.batch)
+	if (++q->tx_pending >= x->p.batch) {
 		kick(q);
+		if (p)
+			reap(q); /* the stack's descriptors come back */
+	}
+}
+
+/* The chunk holding the @p len bytes at @p b, marked as named by a TX
+ * descriptor; UINT32_MAX when they lie outside the UMEM, cross a chunk's
+ * end, or the chunk is held (posted, or named by a descriptor in flight). */
+static inline uint32_t tx_mark_chunk(struct cn_afxdp *x, const uint8_t *b, uint32_t len)
+{
+	uintptr_t u = (uintptr_t)b - x->umem_lo;
+	uint32_t c;
+
+	if (u >= x->umem_len || (u & (CHUNK - 1)) + len > CHUNK)
+		return UINT32_MAX;
+	c = (uint32_t)(u >> CHUNK_SHIFT);
+	if (x->held[c])
+		return UINT32_MAX;
+	x->held[c] = &tx_mark;
+	return c;
+}
+
+static void tx_unmark(struct cn_afxdp *x, const uint64_t *addr, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		x->held[chunk_of(addr[i])] = NULL;
+}
+
+/* The pieces of a frame that lie in the UMEM: @p n ranges (base, len) of
+ * which the empty ones are skipped, into @p addr/@p len (at most TX_DESCS
+ * - @p first entries from index @p first), each chunk marked.
+ * @return descriptors used, or 0 when a piece lies elsewhere (nothing
+ * left marked). */
+static uint32_t tx_pieces(struct cn_afxdp *x, const struct cn_sb_piece *pc, const struct cn_mbuf *m,
+			  uint32_t n, uint32_t first, uint64_t *addr, uint32_t *len)
+{
+	uint32_t k = first;
+
+	for (uint32_t i = 0; pc ? i < n : m != NULL; i++) {
+		const uint8_t *b = pc ? pc[i].base : m->data;
+		uint32_t l = pc ? pc[i].len : m->len, c;
+		if (!pc)
+			m = m->next;
+		if (l == 0)
+			continue;
+		if (k == TX_DESCS || (k > 0 && !x->multi_tx) ||
+		    (c = tx_mark_chunk(x, b, l)) == UINT32_MAX) {
+			tx_unmark(x, addr + first, k - first);
+			return 0;
+		}
+		addr[k] = ((uint64_t)c << CHUNK_SHIFT) | ((uintptr_t)b & (CHUNK - 1));
+		len[k++] = l;
+	}
+	return k - first;
+}
+
+/* Post @p n descriptors (flags: all but the last continue the frame) of
+ * one frame of @p flen bytes and commit it. */
+static void tx_post_descs(struct cn_afxdp_queue *q, uint32_t idx, const uint64_t *addr,
+			  const uint32_t *len, uint32_t n, struct cn_mbuf *hold, struct cn_pkt *p,
+			  uint32_t flen)
+{
+	for (uint32_t i = 0; i < n; i++)
+		tx_desc(q, idx + i, addr[i], len[i], i + 1 < n ? XDP_PKT_CONTD : 0);
+	tx_commit(q, n, chunk_of(addr[0]), hold, p, flen);
+}
+
+/* The chain @p m posted where it lies (every mbuf's bytes inside one UMEM
+ * chunk; more than one only with multi-buffer), held until completion.
+ * @return 1 posted, 0 not possible (copy it), -ENOBUFS. */
+static int tx_inplace_mbuf(struct cn_afxdp_queue *q, struct cn_mbuf *m)
+{
+	struct cn_afxdp *x = q->x;
+	uint64_t addr[TX_DESCS];
+	uint32_t len[TX_DESCS], idx, n = tx_pieces(x, NULL, m, 0, 0, addr, len);
+
+	if (n == 0)
+		return 0;
+	if (tx_reserve(q, n, &idx) < 0) {
+		tx_unmark(x, addr, n);
+		return -ENOBUFS;
+	}
+	tx_post_descs(q, idx, addr, len, n, m, NULL, m->pkt_len);
+	q->st.tx_zero_copy++;
+	return 1;
+}
+
+/* Multi-buffer: the packet's headers copied into a chunk of their own
+ * (the L4 checksum, when offloaded, summed over the payload where it
+ * lies), its payload pieces posted where they lie in the UMEM; @p p is
+ * released at completion. @return 1 posted, 0 not possible, -ENOBUFS. */
+static int tx_inplace_pkt(struct cn_afxdp_queue *q, struct cn_pkt *p)
+{
+	struct cn_afxdp *x = q->x;
+	uint64_t addr[TX_DESCS];
+	uint32_t len[TX_DESCS], idx, n;
+	struct cn_mbuf *h;
+
+	if (!x->multi_tx || p->npieces == 0 || p->hdr_len == 0)
+		return 0;
+	n = tx_pieces(x, p->piece, NULL, p->npieces, 1, addr, len);
+	if (n == 0)
+		return 0;
+	if (tx_reserve(q, n + 1, &idx) < 0 || !(h = tx_chunk(q, n + 1))) {
+		tx_unmark(x, addr + 1, n);
+		return -ENOBUFS;
+	}
+	memcpy(h->buf, p->hdr, p->hdr_len);
+	if (p->ol_flags & CN_PKT_TX_L4_CSUM) {
+		/* as cn_pkt_gather, without the copy: the header part is even */
+		uint32_t s = cn_csum_partial(h->buf + p->l4_off, p->hdr_len - p->l4_off, 0), at = 0;
+		for (uint32_t i = 0; i < p->npieces; i++) {
+			s = cn_csum_combine(s, cn_csum_partial(p->piece[i].base, p->piece[i].len, 0), at);
+			at += p->piece[i].len;
+		}
+		uint16_t c = (uint16_t)~cn_csum_fold(s);
+		if (c == 0 && (p->ol_flags & CN_PKT_TX_UDP))
+			c = 0xffff;
+		memcpy(h->buf + p->l4_off + p->csum_off, &c, 2);
+	}
+	addr[0] = chunk_addr(x, h);
+	len[0] = p->hdr_len;
+	tx_post_descs(q, idx, addr, len, n + 1, h, p, cn_pkt_len(p));
+	q->st.tx_payload_in_place++;
+	return 1;
+}
+
+/* The frame to send: a stack's packet, a caller's chain, or raw bytes. */
+struct tx_src {
+	struct cn_pkt *p;
+	struct cn_mbuf *m;
+	const void *frame;
+	uint32_t len;
+};
+
+static uint32_t tx_gather(const struct tx_src *s, uint8_t *dst)
+{
+	if (s->p)
+		return cn_pkt_gather(s->p, dst);
+	if (s->m)
+		cn_mbuf_copy_out(s->m, 0, s->len, dst);
+	else
+		memcpy(dst, s->frame, s->len);
+	return s->len;
 }
 
 /* A frame leaving the TX impairment: failures are losses of the wire
@@ -564,50 +778,64 @@ static void tx_post(struct cn_afxdp_queue *q, struct cn_mbuf *m, uint32_t idx, u
 static void impaired_tx_out(void *arg, const uint8_t *frame, uint32_t len)
 {
 	struct cn_afxdp_queue *q = arg;
-	uint32_t idx;
-	struct cn_mbuf *m = tx_slot(q, &idx);
-
-	if (!m)
-		return;
-	memcpy(m->buf, frame, len);
-	tx_post(q, m, idx, len);
-}
-
-/* Transmit one frame: the packet @p p (gathered, then completed) or, when
- * @p p is NULL, the @p len bytes at @p frame. */
-static int tx_one(struct cn_afxdp_queue *q, struct cn_pkt *p, const void *frame, uint32_t len)
-{
-	uint64_t t0 = cn_tsc_begin();
 	struct cn_mbuf *m;
 	uint32_t idx;
+
+	if (tx_reserve(q, 1, &idx) < 0 || !(m = tx_chunk(q, 1)))
+		return;
+	memcpy(m->buf, frame, len);
+	if (q->x->p.pcap)
+		cn_pcap_write(q->x->p.pcap, m->buf, len, wall_ns());
+	tx_desc(q, idx, chunk_addr(q->x, m), len, 0);
+	tx_commit(q, 1, chunk_of(chunk_addr(q->x, m)), m, NULL, len);
+	q->st.tx_copied++;
+}
+
+/* Transmit one frame: in place when its bytes lie in the UMEM, else
+ * gathered into a free chunk (and then completed). */
+static int tx_one(struct cn_afxdp_queue *q, const struct tx_src *s)
+{
+	uint64_t t0 = cn_tsc_begin();
+	struct cn_afxdp *x = q->x;
+	struct cn_mbuf *m;
+	uint32_t idx, len = s->len;
+	uint8_t pc[CHUNK]; /* a copy for the capture of a frame sent in place */
 	int rc = 0;
 
-	if (len > q->x->frame_max) {
+	if (len > x->frame_max) {
 		q->st.tx_too_long++;
 		rc = -EMSGSIZE;
 		goto out;
 	}
 	if (q->imp) {
-		if (p) {
-			len = cn_pkt_gather(p, q->imp->scratch);
-			frame = q->imp->scratch;
-		}
-		cn__impair_frame(&q->imp->im_tx, &q->imp->dir_tx, frame, len, impaired_tx_out, q);
+		tx_gather(s, q->imp->scratch);
+		cn__impair_frame(&q->imp->im_tx, &q->imp->dir_tx, q->imp->scratch, len, impaired_tx_out, q);
 		goto done;
 	}
-	m = tx_slot(q, &idx);
-	if (!m) {
+	if (x->p.pcap) /* before the posting: a completion may release it */
+		tx_gather(s, pc);
+	rc = s->p ? tx_inplace_pkt(q, s->p) : s->m ? tx_inplace_mbuf(q, s->m) : 0;
+	if (rc != 0) {
+		if (rc > 0 && x->p.pcap)
+			cn_pcap_write(x->p.pcap, pc, len, wall_ns());
+		rc = rc < 0 ? rc : 0;
+		goto out; /* posted in place: released at completion */
+	}
+	if (tx_reserve(q, 1, &idx) < 0 || !(m = tx_chunk(q, 1))) {
 		rc = -ENOBUFS;
 		goto out;
 	}
-	if (p)
-		len = cn_pkt_gather(p, m->buf);
-	else
-		memcpy(m->buf, frame, len);
-	tx_post(q, m, idx, len);
+	tx_gather(s, m->buf);
+	if (x->p.pcap)
+		cn_pcap_write(x->p.pcap, m->buf, len, wall_ns());
+	tx_desc(q, idx, chunk_addr(x, m), len, 0);
+	tx_commit(q, 1, chunk_of(chunk_addr(x, m)), m, NULL, len);
+	q->st.tx_copied++;
 done:
-	if (p)
-		cn_pkt_free(p);
+	if (s->p)
+		cn_pkt_free(s->p);
+	else if (s->m)
+		cn_mbuf_free_chain(s->m);
 out:
 	q->st.tx_tsc += cn_tsc_end() - t0;
 	return rc;
@@ -615,12 +843,23 @@ out:
 
 int cn_afxdp_xmit(struct cn_afxdp_queue *q, struct cn_pkt *p)
 {
-	return tx_one(q, p, NULL, cn_pkt_len(p));
+	struct tx_src s = {.p = p, .len = cn_pkt_len(p)};
+
+	return tx_one(q, &s);
+}
+
+int cn_afxdp_xmit_mbuf(struct cn_afxdp_queue *q, struct cn_mbuf *m)
+{
+	struct tx_src s = {.m = m, .len = m->pkt_len};
+
+	return tx_one(q, &s);
 }
 
 int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t len)
 {
-	return tx_one(q, NULL, frame, len);
+	struct tx_src s = {.frame = frame, .len = len};
+
+	return tx_one(q, &s);
 }
 
 static void impaired_rx_out(void *arg, const uint8_t *frame, uint32_t len);
@@ -667,6 +906,22 @@ static void impaired_rx_out(void *arg, const uint8_t *frame, uint32_t len)
 		q->st.rx_nobufs++;
 }
 
+/* A received descriptor the caller does not get (counted in rx_trunc):
+ * longer than the MTU, outside its chunk, or a piece of a multi-buffer
+ * frame (XDP_PKT_CONTD on all but its last piece; the kernel splits only
+ * frames longer than a chunk's room, so longer than the MTU). */
+static bool rx_bad(struct cn_afxdp_queue *q, const struct xdp_desc *d, uint32_t off)
+{
+	bool inside = q->rx_skip;
+
+	q->rx_skip = (d->options & XDP_PKT_CONTD) != 0;
+	if (inside || q->rx_skip || d->len > q->x->frame_max || off + d->len > CHUNK) {
+		q->st.rx_trunc++;
+		return true;
+	}
+	return false;
+}
+
 static void rx_hand(struct cn_afxdp_queue *q, struct cn_mbuf *m)
 {
 	q->st.rx_frames++;
@@ -692,22 +947,18 @@ static unsigned rx_burst_impaired(struct cn_afxdp_queue *q, struct cn_mbuf **out
 		}
 		if (got == n || xsk_ring_cons__peek(&q->rx, 1, &idx) == 0)
 			break;
-		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx);
-		uint32_t c = chunk_of(d->addr), off = (uint32_t)(d->addr & (CHUNK - 1));
+		const struct xdp_desc d = *xsk_ring_cons__rx_desc(&q->rx, idx);
+		uint32_t c = chunk_of(d.addr), off = (uint32_t)(d.addr & (CHUNK - 1));
 		struct cn_mbuf *m = c < q->x->info.frames ? q->x->held[c] : NULL;
-		uint32_t len = d->len;
 		xsk_ring_cons__release(&q->rx, 1);
-		if (!m) {
+		if (!m || m == &tx_mark) {
 			q->st.rx_trunc++;
 			continue;
 		}
 		q->x->held[c] = NULL;
 		q->posted--;
-		if (len > q->x->frame_max || off + len > CHUNK) {
-			q->st.rx_trunc++;
-		} else {
-			cn__impair_frame(&im->im_rx, &im->dir_rx, m->buf + off, len, impaired_rx_out, q);
-		}
+		if (!rx_bad(q, &d, off))
+			cn__impair_frame(&im->im_rx, &im->dir_rx, m->buf + off, d.len, impaired_rx_out, q);
 		cn_mbuf_free(m);
 	}
 	return got;
@@ -745,7 +996,7 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsig
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx + i);
 		uint32_t c = chunk_of(d->addr), off = (uint32_t)(d->addr & (CHUNK - 1));
 		struct cn_mbuf *m = c < x->info.frames ? x->held[c] : NULL;
-		if (!m) {
+		if (!m || m == &tx_mark) {
 			/* a descriptor naming a chunk we never posted: the
 			 * kernel's bug or a corrupted ring; nothing to free */
 			q->st.rx_trunc++;
@@ -753,8 +1004,7 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsig
 		}
 		x->held[c] = NULL;
 		q->posted--;
-		if (d->len > x->frame_max || off + d->len > CHUNK) {
-			q->st.rx_trunc++;
+		if (rx_bad(q, d, off)) {
 			cn_mbuf_free(m);
 			continue;
 		}

@@ -121,6 +121,13 @@ class Namespace:
         if r.returncode != 0:
             raise Skip("cannot create a veth pair: " + r.stderr.strip())
         self.run([sys.executable, "-c", TX_CSUM_OFF, "cn0"])
+        if self.queues > 1:
+            # The veth delivers on the RX queue numbered like the sender's
+            # TX queue, which follows the socket's hash; Linux picks a new
+            # hash after a retransmission timeout (sk_rethink_txhash), which
+            # would move a connection to the other queue's stack. Keep it
+            # (Linux 5.19 and later; older kernels: no such knob, ignored).
+            self.run(["sysctl", "-qw", "net.core.txrehash=0"], check=False)
         for cmd in (["ip", "link", "set", "lo", "up"], ["ip", "link", "set", "cnx", "up"],
                     ["sysctl", "-qw", "net.ipv6.conf.cnx.disable_ipv6=1"]):
             sh(self.dev_argv(cmd))

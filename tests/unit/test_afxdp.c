@@ -18,8 +18,12 @@
  * frames longer than the MTU dropped and counted; a program left by a
  * killed process is detached by the next open; another program on the
  * interface makes open fail with EBUSY and is left alone; two queues;
- * the backend's impairment (loss, duplication) both ways; counters add
- * up and pools return to their start after each test.
+ * the backend's impairment (loss, duplication) both ways; frames whose
+ * bytes lie in the UMEM sent from there (a whole frame, a chain, a
+ * stack's datagram as copied headers and its payload in place) and held
+ * until their completion, others copied, counted per mode, each datagram
+ * exact at the kernel's socket; counters add up and pools return to
+ * their start after each test.
  *
  * Skips (exit 77, the reason printed) when the backend was not built,
  * or the kernel or the user cannot make namespaces, veth pairs or AF_XDP
@@ -39,6 +43,7 @@ int main(void)
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -50,6 +55,7 @@ int main(void)
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +69,7 @@ int main(void)
 
 #include "cachenet/afxdp.h"
 #include "cachenet/csum.h"
+#include "cachenet/tsc.h"
 #include "cachenet/udp.h"
 
 #define KIF "cnk"
@@ -194,6 +201,27 @@ static void fill(uint8_t *b, size_t n, unsigned seed)
 
 /* ------------------------------------------------------------ tests */
 
+/* A stack at our address whose frames leave through @p q. */
+static struct cn_net *our_net(struct fx *f, struct cn_afxdp_queue *q)
+{
+	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
+				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
+	memcpy(np.mac, OURMAC, 6);
+	struct cn_net *net = cn_net_create(&np);
+	assert_non_null(net);
+	return net;
+}
+
+/* A UDP socket on OUR_PORT sending checksums (offloaded: by the backend). */
+static struct cn_udp_sock *our_udp(struct cn_net *net, bool offload)
+{
+	struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = offload};
+	struct cn_udp_sock *us = cn_udp_open(net, &up);
+	assert_non_null(us);
+	return us;
+}
+
+
 static void open_errors(void **state)
 {
 	struct fx *f = *state;
@@ -289,11 +317,7 @@ static void udp_both_ways(struct fx *f, struct cn_afxdp *x)
 {
 	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
 	static struct rx_log log;
-	struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-				   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
-	memcpy(np.mac, OURMAC, 6);
-	struct cn_net *net = cn_net_create(&np);
-	assert_non_null(net);
+	struct cn_net *net = our_net(f, q);
 	memset(&log, 0, sizeof(log));
 	log.exact = log.in_umem = true;
 	log.umem = cn_afxdp_pool(x);
@@ -544,13 +568,8 @@ static void impairment(void **state)
 		}
 		struct cn_afxdp *x = open_ok(f, &p);
 		struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
-		struct cn_net_params np = {.addr = cn_htobe32(OURIP_H), .mpool = f->mp, .cpool = f->cp,
-					   .xmit = cn_afxdp_xmit_hook, .xmit_arg = q};
-		memcpy(np.mac, OURMAC, 6);
-		struct cn_net *net = cn_net_create(&np);
-		struct cn_udp_params up = {.lport = CN_BE16(OUR_PORT), .tx_csum = true, .tx_offload = true};
-		struct cn_udp_sock *us = cn_udp_open(net, &up);
-		assert_non_null(us);
+		struct cn_net *net = our_net(f, q);
+		struct cn_udp_sock *us = our_udp(net, true);
 		for (int i = 0; i < 4; i++)
 			kernel_send(f->ks, b, sizeof(b));
 		unsigned got = drain_rx(q, b, sizeof(b), 300);
@@ -591,6 +610,358 @@ static void impairment(void **state)
 	expect_no_prog();
 }
 
+/* ------------------------------------------------------------ TX in place */
+
+/* A UDP datagram our address:OUR_PORT -> the kernel's socket at @p f:
+ * Ethernet + IPv4 + UDP headers (UDP checksum over @p pay, which may lie
+ * elsewhere) into @p h (42 bytes). */
+static void udp_hdr(uint8_t *h, const uint8_t *pay, uint32_t len)
+{
+	uint8_t *ip = h + 14, *u = h + 34;
+	uint32_t s;
+	uint16_t c;
+
+	memcpy(h, KMAC, 6);
+	memcpy(h + 6, OURMAC, 6);
+	h[12] = 0x08, h[13] = 0;
+	memset(ip, 0, 20);
+	ip[0] = 0x45, ip[8] = 64, ip[9] = 17;
+	ip[2] = (uint8_t)((28 + len) >> 8), ip[3] = (uint8_t)(28 + len);
+	ip[12] = 10, ip[13] = 77, ip[14] = 0, ip[15] = 2;
+	ip[16] = 10, ip[17] = 77, ip[18] = 0, ip[19] = 1;
+	c = (uint16_t)~cn_csum_fold(cn_csum_partial(ip, 20, 0));
+	memcpy(ip + 10, &c, 2);
+	u[0] = OUR_PORT >> 8, u[1] = OUR_PORT & 255, u[2] = K_PORT >> 8, u[3] = K_PORT & 255;
+	u[4] = (uint8_t)((8 + len) >> 8), u[5] = (uint8_t)(8 + len), u[6] = u[7] = 0;
+	/* pseudo header: addresses, protocol, UDP length */
+	uint8_t ph[12] = {10, 77, 0, 2, 10, 77, 0, 1, 0, 17, (uint8_t)((8 + len) >> 8), (uint8_t)(8 + len)};
+	s = cn_csum_partial(ph, 12, 0);
+	s = cn_csum_combine(s, cn_csum_partial(u, 8, 0), 12);
+	s = cn_csum_combine(s, cn_csum_partial(pay, len, 0), 20);
+	c = (uint16_t)~cn_csum_fold(s);
+	if (c == 0)
+		c = 0xffff;
+	memcpy(u + 6, &c, 2);
+}
+
+/* An mbuf over a fresh cluster of pool @p cp with @p len bytes at
+ * offset @p off. */
+static struct cn_mbuf *cluster_mbuf(struct fx *f, struct cn_mbuf_pool *cp, uint32_t off, uint32_t len)
+{
+	struct cn_mbuf *m = cn_mbuf_get_cluster(f->mp, cp);
+	assert_non_null(m);
+	m->data = m->buf + off;
+	m->len = m->pkt_len = len;
+	return m;
+}
+
+/* The kernel's socket receives exactly @p want (@p len bytes). */
+static void kernel_expect(struct fx *f, const uint8_t *want, uint32_t len)
+{
+	uint8_t r[2048];
+	ssize_t n = recv(f->ks, r, sizeof(r), 0);
+	if (n != (ssize_t)len)
+		fail_msg("kernel got %zd bytes, want %u (%s)", n, len, n < 0 ? strerror(errno) : "");
+	assert_memory_equal(r, want, len);
+}
+
+/* Flush until every TX frame of @p q completed. */
+static void tx_settle(struct cn_afxdp_queue *q)
+{
+	for (int k = 0; k < 100 && cn_afxdp_stats(q)->tx_completed < cn_afxdp_stats(q)->tx_frames; k++) {
+		cn_afxdp_flush(q);
+		usleep(1000);
+	}
+	assert_int_equal(cn_afxdp_stats(q)->tx_completed, cn_afxdp_stats(q)->tx_frames);
+}
+
+static unsigned done_calls;
+static void count_done(void *arg)
+{
+	(void)arg;
+	done_calls++;
+}
+
+static bool kernel_has_sg(void)
+{
+	struct utsname u;
+	unsigned a = 0, b = 0;
+	return uname(&u) == 0 && sscanf(u.release, "%u.%u", &a, &b) == 2 && (a > 6 || (a == 6 && b >= 6));
+}
+
+/* Frames whose bytes lie in the UMEM leave from there (no copy: counted
+ * per mode, the chunk held until its completion, then back in the pool);
+ * others are copied; the kernel's socket gets every datagram exactly. */
+static void tx_in_place(void **state)
+{
+	struct fx *f = *state;
+	struct cn_afxdp_params p = params(f);
+	p.tx_multi = 1; /* several descriptors per frame in copy mode too */
+	struct cn_afxdp *x = open_ok(f, &p);
+	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
+	struct cn_mbuf_pool *up = cn_afxdp_pool(x);
+	const struct cn_afxdp_stats *s = cn_afxdp_stats(q);
+	struct cn_mbuf_pool_stats ps;
+	uint8_t pay[1400], frame[1500];
+	uint32_t in_use0;
+
+	if (kernel_has_sg())
+		assert_int_equal(cn_afxdp_info(x)->multi_buffer, 1);
+	else
+		printf("NOTE: kernel before 6.6, no multi-buffer: chains are copied\n");
+	f->ks = kernel_udp();
+	fill(pay, sizeof(pay), 21);
+	cn_mbuf_pool_stats(up, &ps);
+	in_use0 = ps.in_use; /* the chunks posted to the fill ring */
+	assert_int_equal(in_use0, cn_afxdp_held(x));
+
+	/* 1. the whole frame in one cluster of the UMEM's pool, headers in
+	 * its head room: posted from there and held until completion */
+	struct cn_mbuf *m = cluster_mbuf(f, up, 128, 42 + 1400);
+	udp_hdr(m->data, pay, 1400);
+	memcpy(m->data + 42, pay, 1400);
+	memcpy(frame, m->data, 42 + 1400);
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, m), 0);
+	assert_int_equal(s->tx_zero_copy, 1);
+	assert_int_equal(s->tx_copied, 0);
+	/* a copy_ref of the same bytes while the first is on the ring: its
+	 * chunk is named already, so this one is copied */
+	struct cn_mbuf *r = cn_mbuf_copy_ref(m, 0, 42 + 1400);
+	assert_non_null(r);
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, r), 0);
+	assert_int_equal(s->tx_zero_copy, 1);
+	assert_int_equal(s->tx_copied, 1);
+	cn_mbuf_pool_stats(up, &ps);
+	assert_int_equal(ps.in_use, in_use0 + 2); /* m's cluster, r's copy chunk */
+	tx_settle(q);
+	kernel_expect(f, pay, 1400);
+	kernel_expect(f, pay, 1400);
+	cn_mbuf_pool_stats(up, &ps);
+	assert_int_equal(ps.in_use, in_use0); /* both back at completion */
+
+	/* 2. a chain: headers in one cluster, payload in another */
+	struct cn_mbuf *h = cluster_mbuf(f, up, 64, 42), *pl = cluster_mbuf(f, up, 300, 1000);
+	memcpy(pl->data, pay + 7, 1000);
+	udp_hdr(h->data, pl->data, 1000);
+	h->next = pl;
+	h->pkt_len = 1042;
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, h), 0);
+	if (cn_afxdp_info(x)->multi_buffer)
+		assert_int_equal(s->tx_zero_copy, 2);
+	else
+		assert_int_equal(s->tx_copied, 2);
+	tx_settle(q);
+	kernel_expect(f, pay + 7, 1000);
+
+	/* 3. foreign memory (an inline mbuf of the caller's pool): copied */
+	struct cn_mbuf *im = cn_mbuf_get(f->mp);
+	assert_non_null(im);
+	im->data = im->buf;
+	udp_hdr(im->data, pay, 100);
+	memcpy(im->data + 42, pay, 100);
+	im->len = im->pkt_len = 142;
+	uint64_t copied = s->tx_copied;
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, im), 0);
+	assert_int_equal(s->tx_copied, copied + 1);
+	tx_settle(q);
+	kernel_expect(f, pay, 100);
+
+	/* 4. a stack's datagram whose payload lies in a UMEM cluster:
+	 * headers copied, payload posted in place, the packet (and its done
+	 * callback) released only at the completion; the checksum offloaded
+	 * to the backend and computed by the stack */
+	struct cn_net *net = our_net(f, q);
+	struct cn_mbuf *b = cluster_mbuf(f, up, 256, 1400);
+	memcpy(b->data, pay, 1400);
+	for (int off = 0; off < 2; off++) {
+		struct cn_udp_sock *us = our_udp(net, off == 0);
+		uint64_t inplace = s->tx_payload_in_place, copied0 = s->tx_copied;
+		done_calls = 0;
+		assert_int_equal(cn_udp_sendto(us, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, b->data, 1400,
+					       count_done, NULL), 0);
+		if (cn_afxdp_info(x)->multi_buffer) {
+			assert_int_equal(s->tx_payload_in_place, inplace + 1);
+			assert_int_equal(done_calls, 0); /* held until the completion */
+		} else {
+			assert_int_equal(s->tx_copied, copied0 + 1);
+		}
+		tx_settle(q);
+		assert_int_equal(done_calls, 1);
+		kernel_expect(f, pay, 1400);
+		/* payload outside the UMEM: copied */
+		copied0 = s->tx_copied;
+		assert_int_equal(cn_udp_sendto(us, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, pay, 1000,
+					       NULL, NULL), 0);
+		assert_int_equal(s->tx_copied, copied0 + 1);
+		tx_settle(q);
+		kernel_expect(f, pay, 1000);
+		cn_udp_close(us);
+	}
+	cn_mbuf_free(b);
+	assert_int_equal(cn_net_destroy(net), 0);
+	assert_int_equal(s->tx_frames, s->tx_zero_copy + s->tx_payload_in_place + s->tx_copied);
+	check_stats(x);
+	cn_mbuf_pool_stats(up, &ps);
+	assert_int_equal(ps.in_use, cn_afxdp_held(x));
+	assert_int_equal(close_x(f), 0);
+	expect_no_prog();
+
+	/* by default copy mode keeps one descriptor per frame: a chain in
+	 * the UMEM, and a stack's datagram with its payload there, are
+	 * copied; one mbuf in the UMEM still leaves in place */
+	p.tx_multi = 0;
+	x = open_ok(f, &p);
+	q = cn_afxdp_queue(x, 0);
+	s = cn_afxdp_stats(q);
+	m = cluster_mbuf(f, cn_afxdp_pool(x), 128, 142);
+	udp_hdr(m->data, pay, 100);
+	memcpy(m->data + 42, pay, 100);
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, m), 0);
+	assert_int_equal(s->tx_zero_copy, 1);
+	tx_settle(q);
+	kernel_expect(f, pay, 100);
+	h = cluster_mbuf(f, cn_afxdp_pool(x), 64, 42);
+	pl = cluster_mbuf(f, cn_afxdp_pool(x), 300, 500);
+	memcpy(pl->data, pay, 500);
+	udp_hdr(h->data, pl->data, 500);
+	h->next = pl;
+	h->pkt_len = 542;
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, h), 0);
+	assert_int_equal(s->tx_copied, 1);
+	assert_int_equal(s->tx_zero_copy, 1);
+	tx_settle(q);
+	kernel_expect(f, pay, 500);
+	net = our_net(f, q);
+	struct cn_udp_sock *us1 = our_udp(net, true);
+	b = cluster_mbuf(f, cn_afxdp_pool(x), 256, 1400);
+	memcpy(b->data, pay, 1400);
+	assert_int_equal(cn_udp_sendto(us1, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC, b->data, 1400,
+				       NULL, NULL), 0);
+	assert_int_equal(s->tx_copied, 2);
+	assert_int_equal(s->tx_payload_in_place, 0);
+	tx_settle(q);
+	kernel_expect(f, pay, 1400);
+	cn_mbuf_free(b);
+	cn_udp_close(us1);
+	assert_int_equal(cn_net_destroy(net), 0);
+	/* too long: refused, left to the caller */
+	m = cluster_mbuf(f, cn_afxdp_pool(x), 0, 1515);
+	assert_int_equal(cn_afxdp_xmit_mbuf(q, m), -EMSGSIZE);
+	assert_int_equal(s->tx_too_long, 1);
+	cn_mbuf_free(m);
+	check_stats(x);
+	assert_int_equal(close_x(f), 0);
+	expect_no_prog();
+}
+
+/* ------------------------------------------------------------ TX cost */
+
+#define BN 128 /* frames per round: under the TX ring, no kick in the loop */
+#define BROUNDS 31
+enum { B_MBUF_COPY, B_MBUF_INPLACE, B_UDP_COPY, B_UDP_INPLACE, B_MODES };
+static const char *const bname[B_MODES] = {"mbuf copied", "mbuf in place", "udp copied",
+					   "udp payload in place"};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* TSC ticks per TX frame of 1442 bytes (a 1400-byte UDP datagram), each
+ * mode in rounds of BN frames, modes interleaved: the transmit calls
+ * (gather or posting; for UDP the stack's send too) and the flush (the
+ * kernel's copy-mode transmit in sendto, the completions, the
+ * releases). Medians over BROUNDS rounds. Run by `meson test
+ * --benchmark afxdp-tx` (CN_AFXDP_TX_BENCH=1). */
+static int tx_bench(void)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	void *st = f;
+	struct cn_mbuf *src[2][BN], *ms[BN];
+	uint64_t call[B_MODES][BROUNDS], fl[B_MODES][BROUNDS];
+	uint8_t pay[1400];
+	int big = 8 << 20;
+
+	if (!f)
+		return 1;
+	f->ks = -1;
+	if (cn_test_pools(&f->mp, &f->cp, 8192, 1024, 0, 0) != 0)
+		return 1;
+	struct cn_afxdp_params p = params(f);
+	p.ring_size = 512;
+	p.batch = 256;
+	p.tx_multi = 1; /* stack packets split in copy mode, to measure it */
+	struct cn_afxdp *x = open_ok(f, &p);
+	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
+	struct cn_mbuf_pool *up = cn_afxdp_pool(x);
+	f->ks = kernel_udp();
+	setsockopt(f->ks, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+	fill(pay, sizeof(pay), 5);
+	for (int i = 0; i < BN; i++)
+		for (int k = 0; k < 2; k++) {
+			/* k 0: the caller's own cluster; k 1: a UMEM cluster */
+			struct cn_mbuf *m = cluster_mbuf(f, k ? up : f->cp, 128, 1442);
+			udp_hdr(m->data, pay, 1400);
+			memcpy(m->data + 42, pay, 1400);
+			src[k][i] = m;
+		}
+	struct cn_net *net = our_net(f, q);
+	struct cn_udp_sock *us = our_udp(net, true);
+	printf("multi_buffer %d, zerocopy %d, native %d; %d frames of 1442 bytes per round\n",
+	       cn_afxdp_info(x)->multi_buffer, cn_afxdp_info(x)->zerocopy, cn_afxdp_info(x)->native, BN);
+	for (int r = 0; r < BROUNDS; r++)
+		for (int mode = 0; mode < B_MODES; mode++) {
+			int k = mode == B_MBUF_INPLACE || mode == B_UDP_INPLACE;
+			uint64_t t0, t1, t2;
+			uint8_t rb[2048];
+			unsigned got = 0;
+			if (mode <= B_MBUF_INPLACE)
+				for (int i = 0; i < BN; i++)
+					ms[i] = cn_mbuf_copy_ref(src[k][i], 0, 1442);
+			t0 = cn_tsc_begin();
+			for (int i = 0; i < BN; i++) {
+				int rc = mode <= B_MBUF_INPLACE
+						 ? cn_afxdp_xmit_mbuf(q, ms[i])
+						 : cn_udp_sendto(us, cn_htobe32(KIP_H), CN_BE16(K_PORT), KMAC,
+								 src[k][i]->data + 42, 1400, NULL, NULL);
+				if (rc != 0)
+					fail_msg("%s: transmit %d: %d", bname[mode], i, rc);
+			}
+			t1 = cn_tsc_end();
+			while (cn_afxdp_stats(q)->tx_completed < cn_afxdp_stats(q)->tx_frames)
+				cn_afxdp_flush(q);
+			t2 = cn_tsc_end();
+			while (recv(f->ks, rb, sizeof(rb), MSG_DONTWAIT) == 1400)
+				got++;
+			if (got != BN)
+				fail_msg("%s: the kernel got %u of %d", bname[mode], got, BN);
+			call[mode][r] = (t1 - t0) / BN;
+			fl[mode][r] = (t2 - t1) / BN;
+		}
+	const struct cn_afxdp_stats *s = cn_afxdp_stats(q);
+	printf("frames: zero_copy %" PRIu64 " payload_in_place %" PRIu64 " copied %" PRIu64 "\n",
+	       s->tx_zero_copy, s->tx_payload_in_place, s->tx_copied);
+	printf("%-22s %12s %12s %12s  (TSC ticks per frame, medians of %d)\n", "mode", "transmit",
+	       "flush", "total", BROUNDS);
+	for (int mode = 0; mode < B_MODES; mode++) {
+		uint64_t tot[BROUNDS];
+		for (int r = 0; r < BROUNDS; r++)
+			tot[r] = call[mode][r] + fl[mode][r];
+		qsort(call[mode], BROUNDS, sizeof(uint64_t), cmp_u64);
+		qsort(fl[mode], BROUNDS, sizeof(uint64_t), cmp_u64);
+		qsort(tot, BROUNDS, sizeof(uint64_t), cmp_u64);
+		printf("%-22s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", bname[mode],
+		       call[mode][BROUNDS / 2], fl[mode][BROUNDS / 2], tot[BROUNDS / 2]);
+	}
+	cn_udp_close(us);
+	cn_net_destroy(net);
+	for (int i = 0; i < BN; i++)
+		for (int k = 0; k < 2; k++)
+			cn_mbuf_free(src[k][i]);
+	return teardown(&st);
+}
+
 /* ------------------------------------------------------------ main */
 
 static int run_inside(void)
@@ -627,9 +998,12 @@ static int run_inside(void)
 		fprintf(stderr, "test_afxdp: TX checksum offload off on " KIF ": %s\n", strerror(errno));
 		return 1;
 	}
+	if (getenv("CN_AFXDP_TX_BENCH"))
+		return tx_bench();
 	const struct CMUnitTest tests[] = {
 		CN_FX(open_errors), CN_FX(udp_native), CN_FX(udp_generic), CN_FX(rx_mtu),
 		CN_FX(stale_program), CN_FX(foreign_program), CN_FX(two_queues), CN_FX(impairment),
+		CN_FX(tx_in_place),
 	};
 	return cmocka_run_group_tests_name("afxdp", tests, NULL, NULL);
 }
