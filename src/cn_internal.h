@@ -104,6 +104,18 @@ static inline void *cn__zalloc_lines(size_t size)
 	return memset(o, 0, size);
 }
 
+/* Takes @p x out of the unordered array @p arr of @p n entries: its slot
+ * gets the last entry and @p n drops by one; nothing when @p x is absent.
+ * @p arr and @p n are evaluated more than once. Cost: a scan of @p n. */
+#define CN_SWAP_REMOVE(arr, n, x)                                                         \
+	do {                                                                              \
+		for (size_t cn__sr_i = 0; cn__sr_i < (n); cn__sr_i++)                     \
+			if ((arr)[cn__sr_i] == (x)) {                                     \
+				(arr)[cn__sr_i] = (arr)[--(n)];                           \
+				break;                                                    \
+			}                                                                 \
+	} while (0)
+
 /* The number of elements of array @p a (an array, not a pointer). */
 #define CN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

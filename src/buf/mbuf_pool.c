@@ -486,11 +486,7 @@ int cn_mbuf_pool_destroy(struct cn_mbuf_pool *p)
 	if (p == NULL)
 		return 0;
 	pthread_mutex_lock(&reg_lock);
-	for (unsigned i = 0; i < reg_n; i++)
-		if (reg[i] == p) {
-			reg[i] = reg[--reg_n];
-			break;
-		}
+	CN_SWAP_REMOVE(reg, reg_n, p);
 	pthread_mutex_unlock(&reg_lock);
 	for (unsigned i = 0; i < CN__TLS_N; i++)
 		if (cn__tls[i].uid == p->uid)

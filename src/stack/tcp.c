@@ -201,19 +201,11 @@ void cn_tcp_close(struct cn_tcb *tcb)
 			*pp = tcb->hnext;
 			break;
 		}
-	for (uint32_t i = 0; i < net->nconns; i++)
-		if (net->conns[i] == tcb) {
-			net->conns[i] = net->conns[--net->nconns];
-			break;
-		}
+	CN_SWAP_REMOVE(net->conns, net->nconns, tcb);
 	if (net->last == tcb)
 		net->last = NULL;
 	if (tcb->flags & TF_ACKBURST) /* closed inside a burst that owes it an ACK */
-		for (uint32_t i = 0; i < net->nowed; i++)
-			if (net->owed[i] == tcb) {
-				net->owed[i] = net->owed[--net->nowed];
-				break;
-			}
+		CN_SWAP_REMOVE(net->owed, net->nowed, tcb);
 	tcb_free(tcb);
 }
 

@@ -69,11 +69,7 @@ void cn_udp_close(struct cn_udp_sock *s)
 	if (!s)
 		return;
 	net = s->net;
-	for (uint32_t i = 0; i < net->nudp; i++)
-		if (net->udp[i] == s) {
-			net->udp[i] = net->udp[--net->nudp];
-			break;
-		}
+	CN_SWAP_REMOVE(net->udp, net->nudp, s);
 	free(s);
 }
 
