@@ -237,7 +237,10 @@ unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **m, unsigned n) CN_
  * burst (cn_net_input_burst: cn_net_input() of each with @p now, then one
  * cumulative ACK per connection that received in-order data), then
  * cn_dpdk_flush.
- * @return frames handed to the stack; `batch` means more may wait.
+ * @return frames handed to the stack; `batch` means more may wait: a loop
+ * calls it again until it returns less than `batch` before it sleeps or
+ * runs its timers (one call per loop leaves frames in the device's ring,
+ * where they are dropped when it fills).
  */
 unsigned cn_dpdk_poll(struct cn_dpdk *d, struct cn_net *net, uint64_t now) CN_NONNULL_ALL;
 

@@ -36,7 +36,9 @@
  *   receiver), --tx-copy / --tx-chains (the sender's adapter in copy
  *   mode: each frame copied into one rte_mbuf, as the adapter chooses
  *   for memif by default, or in chains of external buffers over the
- *   stack's own: cn_dpdk_params.tx_copy 1 / 2), --rsize LOG2
+ *   stack's own: cn_dpdk_params.tx_copy 1 / 2), --sndbuf N[K|M] (the
+ *   sender's send buffer, default 1M: the clusters its unacknowledged
+ *   bytes hold), --rsize LOG2
  *   (memif ring: 2^LOG2 descriptors, default 10), --batch N (frames per
  *   burst, default 32), --timeout SECONDS (default 60: both processes
  *   are killed by SIGALRM after it), --json (a last line with the
@@ -82,6 +84,7 @@ struct opts {
 	int core_rcv, core_snd;
 	bool zero_copy, json, inline_hash, trusted, bare;
 	unsigned tx_copy;       /* cn_dpdk_params.tx_copy of the sender */
+	uint32_t sndbuf;        /* the sender's send buffer, bytes (0: 1 MB) */
 	unsigned rsize, batch, timeout;
 	double ghz;             /* TSC ticks per ns */
 	char dir[64];
@@ -277,7 +280,8 @@ static void run_sender(const struct opts *o, uint16_t port, struct side *s)
 	 * there (copy mode) by itself */
 	struct cn_dpdk_params dp = {.batch = o->batch, .tx_copy = o->tx_copy,
 				    .trusted_link = o->trusted};
-	if (dh_host_up(&h, port, IP_SND, 1, &dp, NULL) != 0) {
+	struct cn_conn_params cp = {.tcp = {.sndbuf_size = o->sndbuf}};
+	if (dh_host_up(&h, port, IP_SND, 1, &dp, &cp) != 0) {
 		fail(s, "sender: host up");
 		free(buf);
 		return;
@@ -580,7 +584,12 @@ static void bare_sender(const struct opts *o, uint16_t port, struct side *s)
 	s->tx_frames = sent;
 	if (sent < want)
 		fail(s, "sender: bare frames not all sent in time");
-	usleep(200000);
+	/* the receiver's one frame back says every frame arrived */
+	for (uint16_t k = 0; k == 0 && dh_now_ms() < deadline;) {
+		struct rte_mbuf *b[32];
+		k = rte_eth_rx_burst(port, 0, b, 32);
+		rte_pktmbuf_free_bulk(b, k);
+	}
 	rte_eth_tx_burst(port, 0, tpl, 0); /* memif zero-copy frees what was read */
 	rte_pktmbuf_free_bulk(tpl, nb);
 down:
@@ -605,24 +614,35 @@ static void bare_receiver(const struct opts *o, uint16_t port, struct side *s)
 		return;
 	}
 	uint64_t deadline = dh_now_ms() + 1000ull * o->timeout;
+	struct rte_mbuf *done = NULL;
 	while (got < want && dh_now_ms() < deadline) {
 		struct rte_mbuf *b[256];
 		uint64_t c0 = thread_ns(), r0 = cn_tsc_begin();
 		uint16_t k = rte_eth_rx_burst(port, 0, b, (uint16_t)o->batch);
-		for (uint16_t i = 0; i < k; i++)
-			bytes += b[i]->pkt_len;
-		rte_pktmbuf_free_bulk(b, k);
 		if (k && !got) {
 			t0 = dh_now_ns();
 			p0 = dh_cpu_ns();
 		}
+		for (uint16_t i = 0; i < k; i++)
+			bytes += b[i]->pkt_len;
 		got += k;
+		unsigned nfree = k;
+		if (k && got >= want && !done)
+			done = b[--nfree]; /* the last frame goes back at the end */
+		rte_pktmbuf_free_bulk(b, nfree);
 		bare_round(r0, c0, k, o->ghz, s);
 	}
 	bare_end(s, t0, p0, got);
 	s->rx_frames = got;
 	if (got != want || bytes != got * BARE_FRAME)
 		fail(s, "receiver: bare frames missing or of a wrong length");
+	/* tell the sender that everything arrived: one frame back (a
+	 * client that closed earlier would take the frames still in the
+	 * ring with it) */
+	if (!done || rte_eth_tx_burst(port, 0, &done, 1) != 1) {
+		rte_pktmbuf_free(done);
+		fail(s, "receiver: could not send the end frame");
+	}
 	snprintf(s->driver, sizeof(s->driver), "%s", cn_dpdk_info(h.dev)->driver);
 	if (dh_wait_link(port, 0, o->timeout) != 0)
 		fail(s, "receiver: the sender's memif end did not close");
@@ -722,7 +742,7 @@ int main(int argc, char **argv)
 			 .batch = 32, .timeout = 60};
 	static const struct option lo[] = {
 		{"bytes", 1, 0, 'b'}, {"cores", 1, 0, 'c'}, {"zero-copy", 0, 0, 'z'},
-		{"tx-copy", 0, 0, 'C'}, {"tx-chains", 0, 0, 'K'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
+		{"tx-copy", 0, 0, 'C'}, {"tx-chains", 0, 0, 'K'}, {"sndbuf", 1, 0, 'S'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
 		{"trusted", 0, 0, 'T'}, {"bare", 0, 0, 'A'}, {"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'}, {0, 0, 0, 0}};
 	int ch;
 
@@ -739,6 +759,7 @@ int main(int argc, char **argv)
 		case 'z': o.zero_copy = true; break;
 		case 'C': o.tx_copy = 1; break;
 		case 'K': o.tx_copy = 2; break;
+		case 'S': o.sndbuf = (uint32_t)parse_size(optarg); break;
 		case 'j': o.json = true; break;
 		case 'H': o.inline_hash = true; break;
 		case 'T': o.trusted = true; break;
@@ -748,7 +769,7 @@ int main(int argc, char **argv)
 		case 't': o.timeout = (unsigned)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: memif_stream [--bytes N[K|M|G]] [--cores R,S] "
-					"[--zero-copy] [--tx-copy|--tx-chains] [--trusted] [--bare] [--rsize LOG2] [--batch N] "
+					"[--zero-copy] [--tx-copy|--tx-chains] [--sndbuf N[K|M]] [--trusted] [--bare] [--rsize LOG2] [--batch N] "
 					"[--timeout S] [--json] [--inline-hash]\n");
 			return 1;
 		}
@@ -810,7 +831,8 @@ int main(int argc, char **argv)
 		      : "cachenet -> cachenet",
 	       o.zero_copy ? " (client zero-copy)" : "",
 	       o.trusted ? " (trusted link: checksums partial, not verified)" : "",
-	       snd.tx_copy ? "copied (copy mode)" : "by reference (chains)", o.rsize,
+	       o.bare ? "of rte_mbufs made once (no adapter)"
+		      : snd.tx_copy ? "copied (copy mode)" : "by reference (chains)", o.rsize,
 	       o.batch, o.core_rcv,
 	       o.core_snd, gbps,
 	       o.bare ? "not taken" : memcmp(rcv.sha, snd.sha, 32) == 0 ? "equal" : "DIFFERENT");

@@ -35,6 +35,7 @@ class Tests(interop.Suite):
     def __init__(self, args):
         super().__init__(args)
         self.slow = args.slow
+        self.bg = []
 
     def raw(self, *a, timeout=300):
         return self.script(RAWPEER, a, timeout)
@@ -43,7 +44,17 @@ class Tests(interop.Suite):
         return self.script(PEER, a, timeout)
 
     def raw_bg(self, *a):
-        return self.ns.popen([sys.executable, RAWPEER] + [str(x) for x in a])
+        p = self.ns.popen([sys.executable, RAWPEER] + [str(x) for x in a])
+        self.bg.append(p)
+        return p
+
+    def reap_bg(self):
+        """Stops a background generator a failed check left running."""
+        for p in self.bg:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        self.bg = []
 
     def tapnet_run(self, name, args):
         return interop.Tapnet(self, name, args)
@@ -118,6 +129,7 @@ class Tests(interop.Suite):
             self.check(p["ok"], "after the flood: 65,000-B ping not answered")
             time.sleep(2.5)  # what is left expires
         finally:
+            self.reap_bg()
             s = self.finish(tn)
         d = s["net_drops"]
         peak = s["reass_mem_peak"]
@@ -170,6 +182,7 @@ class Tests(interop.Suite):
             rss1 = max(rss_max, self.rss_kb(tn))
             time.sleep(3.5)  # SYN-ACK retry (1 s, then 2 s): the half-open ones go
         finally:
+            self.reap_bg()
             s = self.finish(tn)
         self.check(during, "the flood generator exited before the client finished: %s" % fe[-500:])
         self.check(e["rx_bytes"] == 1000000 and e["rx_sha256"] == e["tx_sha256"],
