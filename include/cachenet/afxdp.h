@@ -257,7 +257,10 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *p);
 
 /**
  * Close: delete the sockets, detach and unload the program, return the
- * frames the backend holds, free the UMEM.
+ * frames the backend holds, free the UMEM. A stack's packets still held
+ * for TX completion (multi-buffer TX, cn_afxdp_xmit) are released here
+ * (cn_pkt_free), so their stack must still exist: before destroying a
+ * stack, cn_afxdp_flush its queue until tx_completed == tx_frames.
  * @return 0; -EBUSY when received frames are still held elsewhere (a
  *         stack's receive queues: destroy the stacks first): the sockets
  *         and the program are gone, but the UMEM and its pool are kept
