@@ -116,6 +116,19 @@ static inline void *cn__zalloc_lines(size_t size)
 			}                                                                 \
 	} while (0)
 
+/* Links the chain @p first .. @p last (already joined through the field
+ * @p link; @p last's @p link is left as it is) after the end of the singly
+ * linked list @p head .. @p tail (both NULL when empty). @p tail is
+ * evaluated more than once. Cost: O(1). */
+#define CN_LIST_APPEND(head, tail, first, last, link)                                     \
+	do {                                                                              \
+		if (tail)                                                                 \
+			(tail)->link = (first);                                           \
+		else                                                                      \
+			(head) = (first);                                                 \
+		(tail) = (last);                                                          \
+	} while (0)
+
 /* The number of elements of array @p a (an array, not a pointer). */
 #define CN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

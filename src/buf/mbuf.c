@@ -683,11 +683,7 @@ struct cn_mbuf *cn_mbuf_copy_ref(struct cn_mbuf *m, uint32_t off, uint32_t len)
 			memcpy(n->data, src->data + moff, k);
 		}
 		n->len = k;
-		if (last)
-			last->next = n;
-		else
-			head = n;
-		last = n;
+		CN_LIST_APPEND(head, last, n, n, next);
 		left -= k;
 		src = src->next;
 		moff = 0;

@@ -64,11 +64,7 @@ int cn_sbchain_append_copy(struct cn_sbchain *sb, const void *src, uint32_t len)
 		room = n->buf + n->buf_len - n->data;
 		n->len = room < rest ? room : rest;
 		rest -= n->len;
-		if (last)
-			last->next = n;
-		else
-			first = n;
-		last = n;
+		CN_LIST_APPEND(first, last, n, n, next);
 		nnew++;
 	}
 	/* Everything allocated: now copy, so failure above left no trace. */
@@ -84,11 +80,7 @@ int cn_sbchain_append_copy(struct cn_sbchain *sb, const void *src, uint32_t len)
 		added += n->len;
 	}
 	if (first != NULL) {
-		if (sb->tail)
-			sb->tail->next = first;
-		else
-			sb->head = first;
-		sb->tail = last;
+		CN_LIST_APPEND(sb->head, sb->tail, first, last, next);
 		sb->nmbufs += nnew;
 	}
 	sb->sb.cc += added;

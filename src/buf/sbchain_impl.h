@@ -35,11 +35,7 @@ static inline void note_sent(struct cn_sbchain *sb, uint32_t end)
 static inline void link_tail(struct cn_sbchain *sb, struct cn_mbuf *n)
 {
 	n->next = NULL;
-	if (sb->tail)
-		sb->tail->next = n;
-	else
-		sb->head = n;
-	sb->tail = n;
+	CN_LIST_APPEND(sb->head, sb->tail, n, n, next);
 	sb->nmbufs++;
 	sb->sb.cc += n->len;
 }

@@ -9,16 +9,14 @@
 #ifndef CN_STACK_AGELIST_H
 #define CN_STACK_AGELIST_H
 
+#include "cn_internal.h"
+
 /* Append E at the newest end. */
 #define CN__AGE_PUSH(OLDEST, NEWEST, E, OLDER, NEWER)                          \
 	do {                                                                   \
 		(E)->NEWER = NULL;                                             \
 		(E)->OLDER = (NEWEST);                                         \
-		if (NEWEST)                                                    \
-			(NEWEST)->NEWER = (E);                                 \
-		else                                                           \
-			(OLDEST) = (E);                                        \
-		(NEWEST) = (E);                                                \
+		CN_LIST_APPEND(OLDEST, NEWEST, E, E, NEWER);                   \
 	} while (0)
 
 /* Take E, which is on the list, off it (its links are left as they were). */

@@ -262,11 +262,7 @@ void cn__sock_established(struct cn_sock *s)
 		s->queued = true;
 		l->nqueued++;
 		s->aq_next = NULL;
-		if (l->aq_tail)
-			l->aq_tail->aq_next = s;
-		else
-			l->aq_head = s;
-		l->aq_tail = s;
+		CN_LIST_APPEND(l->aq_head, l->aq_tail, s, s, aq_next);
 	}
 }
 
