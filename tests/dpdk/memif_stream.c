@@ -49,7 +49,12 @@
  *   at once, both timed apart as the application's, instead of a buffer
  *   of --bytes on each side hashed before / after the stream: the
  *   stack's copy-in and copy-out then touch cache-resident memory, as in
- *   the in-memory NIC benchmark, rather than cold pages).
+ *   the in-memory NIC benchmark, rather than cold pages), --regen-check
+ *   (as --inline-hash, but no SHA-256: the stream's words are a
+ *   function of their offset, and the receiver makes them again and
+ *   compares every byte it reads with them; a fraction of SHA-256's ~1.7
+ *   ticks a byte, so the stack and the device, not the check, bound the
+ *   run's wall clock).
  *
  * Exit: 0 pass, 1 fail, 77 skip (the EAL or the memif PMD is missing).
  */
@@ -83,6 +88,7 @@ struct opts {
 	uint64_t bytes;
 	int core_rcv, core_snd;
 	bool zero_copy, json, inline_hash, trusted, bare;
+	bool regen;             /* --regen-check: compare with the generator's bytes */
 	unsigned tx_copy;       /* cn_dpdk_params.tx_copy of the sender */
 	uint32_t sndbuf;        /* the sender's send buffer, bytes (0: 1 MB) */
 	unsigned rsize, batch, timeout;
@@ -257,12 +263,68 @@ static void gen_fill(uint64_t *x, uint8_t *buf, uint64_t n)
 }
 
 #define CHUNK 65536u
+#define GEN_SEED 0x243f6a8885a308d3ull
+
+/* --regen-check's bytes: the 8-byte word at stream offset 8i is
+ * (i + 1) * an odd constant, the bits mixed by a shift; no word depends
+ * on the one before, so the loop runs vector-wide, and a word at the
+ * wrong place differs from the one wanted there. @p n a multiple of 8,
+ * but for the stream's last piece; @p word the first word's index. */
+static void gen_fill_pos(uint64_t word, uint8_t *buf, uint64_t n)
+{
+	uint64_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v = (word + i / 8 + 1) * 0x9e3779b97f4a7c15ull;
+		v ^= v >> 29;
+		memcpy(buf + i, &v, 8);
+	}
+	if (i < n) {
+		uint64_t v = (word + i / 8 + 1) * 0x9e3779b97f4a7c15ull;
+		v ^= v >> 29;
+		memcpy(buf + i, &v, n - i);
+	}
+}
+
+/* --regen-check: the receiver makes the stream again, chunk by chunk as
+ * the sender made it, and compares every byte it receives with it; much
+ * cheaper than SHA-256, so the stack and the device bound the run. */
+struct regen {
+	uint64_t made, total;
+	uint32_t pos, len;
+	uint8_t buf[CHUNK];
+};
+
+/* 1 when @p n received bytes are the stream's next ones, else 0. */
+static int regen_check(struct regen *g, const uint8_t *p, size_t n)
+{
+	while (n) {
+		if (g->pos == g->len) {
+			uint64_t left = g->total - g->made;
+			if (!left)
+				return 0; /* more bytes than were sent */
+			g->len = left < CHUNK ? (uint32_t)left : CHUNK;
+			gen_fill_pos(g->made / 8, g->buf, g->len);
+			g->made += g->len;
+			g->pos = 0;
+		}
+		size_t k = n < g->len - g->pos ? n : g->len - g->pos;
+		if (memcmp(p, g->buf + g->pos, k) != 0)
+			return 0;
+		g->pos += (uint32_t)k;
+		p += k;
+		n -= k;
+	}
+	return 1;
+}
+
 
 static void run_sender(const struct opts *o, uint16_t port, struct side *s)
 {
 	struct dh_host h;
-	uint8_t *buf = malloc(o->inline_hash ? CHUNK : o->bytes);
-	uint64_t x = 0x243f6a8885a308d3ull, made = 0; /* bytes generated */
+	bool chunked = o->inline_hash || o->regen; /* made chunk by chunk as sent */
+	uint8_t *buf = malloc(chunked ? CHUNK : o->bytes);
+	uint64_t x = GEN_SEED, made = 0; /* bytes generated */
 	uint32_t cpos = 0, clen = 0;                  /* --inline-hash: the chunk */
 	SHA256_CTX md;
 
@@ -271,7 +333,7 @@ static void run_sender(const struct opts *o, uint16_t port, struct side *s)
 		return;
 	}
 	SHA256_Init(&md);
-	if (!o->inline_hash) {
+	if (!chunked) {
 		gen_fill(&x, buf, o->bytes);
 		SHA256(buf, o->bytes, s->sha);
 	}
@@ -340,13 +402,17 @@ static void run_sender(const struct opts *o, uint16_t port, struct side *s)
 		now = dh_now_ms();
 		unsigned got = dh_poll(&h, now);
 		int n = 0;
-		if (sent < o->bytes && o->inline_hash) {
+		if (sent < o->bytes && chunked) {
 			if (cpos == clen) {
 				/* the next chunk, made and hashed apart */
 				uint64_t h0 = cn_tsc_begin();
 				clen = o->bytes - made < CHUNK ? (uint32_t)(o->bytes - made) : CHUNK;
-				gen_fill(&x, buf, clen);
-				SHA256_Update(&md, buf, clen);
+				if (o->regen)
+					gen_fill_pos(made / 8, buf, clen);
+				else
+					gen_fill(&x, buf, clen);
+				if (o->inline_hash)
+					SHA256_Update(&md, buf, clen);
 				made += clen;
 				cpos = 0;
 				s_app_tsc += cn_tsc_end() - h0;
@@ -402,11 +468,16 @@ down:
 static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
 {
 	struct dh_host h;
-	size_t room = o->inline_hash ? 65536 : o->bytes + 65536;
+	bool chunked = o->inline_hash || o->regen;
+	size_t room = chunked ? 65536 : o->bytes + 65536;
 	uint8_t *buf = malloc(room);
+	struct regen *g = o->regen ? calloc(1, sizeof(*g)) : NULL;
 	SHA256_CTX md;
 
-	if (!buf) {
+	if (g)
+		g->total = o->bytes;
+	if (!buf || (o->regen && !g)) {
+		free(g);
 		fail(s, "no memory for the data");
 		return;
 	}
@@ -438,14 +509,14 @@ static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
 	uint64_t rcvd = 0, t0 = 0, p0 = 0, t1 = 0, p1 = 0;
 	const struct cn_dpdk_stats *st = cn_dpdk_stats(h.dev);
 	uint64_t f0 = 0;
-	bool eof = false;
-	while (!eof && now < deadline) {
+	bool eof = false, differs = false;
+	while (!eof && !differs && now < deadline) {
 		struct round r;
 		round_begin(&r, &h, false);
 		now = dh_now_ms();
 		unsigned got = dh_poll(&h, now);
 		int n, moved = 0;
-		while ((n = cn_sock_recv(a, o->inline_hash ? buf : buf + rcvd, 65536, now)) > 0) {
+		while ((n = cn_sock_recv(a, chunked ? buf : buf + rcvd, 65536, now)) > 0) {
 			if (rcvd == 0) {
 				t0 = dh_now_ns();
 				p0 = dh_cpu_ns();
@@ -455,12 +526,22 @@ static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
 				uint64_t h0 = cn_tsc_begin();
 				SHA256_Update(&md, buf, (size_t)n);
 				s_app_tsc += cn_tsc_end() - h0;
+			} else if (g) {
+				uint64_t h0 = cn_tsc_begin();
+				differs = !regen_check(g, buf, (size_t)n);
+				s_app_tsc += cn_tsc_end() - h0;
+				if (differs) {
+					fail(s, "receiver: the stream differs from the generator's bytes");
+					break;
+				}
 			}
 			rcvd += (uint64_t)n;
 			moved += n;
 			if (rcvd > o->bytes)
 				break;
 		}
+		if (differs)
+			break;
 		if (n == 0) {
 			eof = true;
 			t1 = dh_now_ns();
@@ -489,8 +570,10 @@ static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
 	uint64_t h0 = cn_tsc_begin();
 	if (o->inline_hash)
 		SHA256_Final(s->sha, &md);
-	else
+	else if (!o->regen)
 		SHA256(buf, rcvd, s->sha);
+	else if (!differs && g->made != o->bytes)
+		fail(s, "receiver: the stream ended early");
 	s->app_tsc = s_app_tsc + cn_tsc_end() - h0;
 	cn_sock_close(a, now);
 	cn_sock_close(ls, now);
@@ -501,6 +584,7 @@ static void run_receiver(const struct opts *o, uint16_t port, struct side *s)
 down:
 	if (dh_host_down(&h) != 0)
 		fail(s, "receiver: leak at teardown (see stderr)");
+	free(g);
 	free(buf);
 }
 
@@ -712,8 +796,8 @@ static void print_side(const char *name, const struct side *s, double ghz)
 	       s->tx_csum_sw, s->tx_csum_hw, s->rx_frames, s->tx_full, s->rx_nobufs);
 	printf("    busy rounds that kept the CPU (%" PRIu64 " of %" PRIu64 ", %.0f%% of the "
 	       "segments): %.0f ticks/segment = I/O %.0f + stack %.0f (%.0f ns/segment: %.1f "
-	       "Gbit/s for one core); all busy rounds: %.0f ticks/segment; app (SHA-256 after "
-	       "the stream) %.0f\n",
+	       "Gbit/s for one core); all busy rounds: %.0f ticks/segment; app (making and "
+	       "checking the bytes) %.0f\n",
 	       s->rounds, s->rounds + s->preempted, 100.0 * (double)s->run_segs / segs,
 	       (double)s->run_tsc / rs, (double)s->run_io_tsc / rs,
 	       (double)(s->run_tsc - s->run_io_tsc) / rs, (double)s->run_tsc / rs / ghz,
@@ -743,7 +827,8 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{"bytes", 1, 0, 'b'}, {"cores", 1, 0, 'c'}, {"zero-copy", 0, 0, 'z'},
 		{"tx-copy", 0, 0, 'C'}, {"tx-chains", 0, 0, 'K'}, {"sndbuf", 1, 0, 'S'}, {"json", 0, 0, 'j'}, {"inline-hash", 0, 0, 'H'},
-		{"trusted", 0, 0, 'T'}, {"bare", 0, 0, 'A'}, {"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'}, {0, 0, 0, 0}};
+		{"trusted", 0, 0, 'T'}, {"bare", 0, 0, 'A'}, {"rsize", 1, 0, 'r'}, {"batch", 1, 0, 'B'}, {"timeout", 1, 0, 't'},
+		{"regen-check", 0, 0, 'G'}, {0, 0, 0, 0}};
 	int ch;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -762,6 +847,7 @@ int main(int argc, char **argv)
 		case 'S': o.sndbuf = (uint32_t)parse_size(optarg); break;
 		case 'j': o.json = true; break;
 		case 'H': o.inline_hash = true; break;
+		case 'G': o.regen = true; break;
 		case 'T': o.trusted = true; break;
 		case 'A': o.bare = true; break;
 		case 'r': o.rsize = (unsigned)atoi(optarg); break;
@@ -770,9 +856,13 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: memif_stream [--bytes N[K|M|G]] [--cores R,S] "
 					"[--zero-copy] [--tx-copy|--tx-chains] [--sndbuf N[K|M]] [--trusted] [--bare] [--rsize LOG2] [--batch N] "
-					"[--timeout S] [--json] [--inline-hash]\n");
+					"[--timeout S] [--json] [--inline-hash|--regen-check]\n");
 			return 1;
 		}
+	}
+	if (o.inline_hash && o.regen) {
+		fprintf(stderr, "memif_stream: --inline-hash or --regen-check, not both\n");
+		return 1;
 	}
 	if (o.bytes == 0 || o.batch == 0 || o.batch > 256 || o.rsize < 4 || o.rsize > 14) {
 		fprintf(stderr, "memif_stream: bad --bytes, --batch or --rsize\n");
@@ -823,9 +913,12 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	double gbps = rcv.wall_ns ? (double)rcv.bytes * 8.0 / (double)rcv.wall_ns : 0.0;
+	/* the bytes' check: SHA-256 of both ends, or (--regen-check) the
+	 * receiver's comparison of every byte with the generator's */
+	int same = o.regen ? rcv.ok && rcv.bytes == o.bytes : memcmp(rcv.sha, snd.sha, 32) == 0;
 	printf("memif_stream: %" PRIu64 " bytes %s over net_memif%s%s, sender "
 	       "TX %s, ring 2^%u, burst %u, receiver on core %d, sender on core %d: %.2f Gbit/s "
-	       "(first to last byte at the receiver); SHA-256 %s\n",
+	       "(first to last byte at the receiver); %s %s\n",
 	       o.bytes,
 	       o.bare ? "in 1514-byte frames, bare rx_burst/tx_burst loops (no stack)"
 		      : "cachenet -> cachenet",
@@ -834,17 +927,16 @@ int main(int argc, char **argv)
 	       o.bare ? "of rte_mbufs made once (no adapter)"
 		      : snd.tx_copy ? "copied (copy mode)" : "by reference (chains)", o.rsize,
 	       o.batch, o.core_rcv,
-	       o.core_snd, gbps,
-	       o.bare ? "not taken" : memcmp(rcv.sha, snd.sha, 32) == 0 ? "equal" : "DIFFERENT");
+	       o.core_snd, gbps, o.regen ? "bytes against the generator's" : "SHA-256",
+	       o.bare ? "not taken" : same ? "equal" : "DIFFERENT");
 	print_side("sender", &snd, tsc_ghz);
 	print_side("receiver", &rcv, tsc_ghz);
 	if (o.json) {
 		printf("{\"bytes\":%" PRIu64 ",\"mbit_s\":%.1f,\"tsc_hz\":%.0f,\"zero_copy\":%d,"
 		       "\"tx_copy\":%d,\"trusted\":%d,\"bare\":%d,\"inline_hash\":%d,"
-		       "\"sha_equal\":%d",
+		       "\"regen_check\":%d,\"sha_equal\":%d",
 		       o.bytes, gbps * 1e3, tsc_ghz * 1e9, o.zero_copy, snd.tx_copy,
-		       o.trusted, o.bare, o.inline_hash,
-		       memcmp(rcv.sha, snd.sha, 32) == 0);
+		       o.trusted, o.bare, o.inline_hash, o.regen, same);
 		json_side("sender", &snd);
 		json_side("receiver", &rcv);
 		printf("}\n");
@@ -866,8 +958,9 @@ int main(int argc, char **argv)
 		       snd.bytes, rcv.bytes, o.bytes);
 		ok = 0;
 	}
-	if (!o.bare && memcmp(rcv.sha, snd.sha, 32) != 0) {
-		printf("FAIL: SHA-256 of the bytes received differs from the bytes sent\n");
+	if (!o.bare && !same) {
+		printf("FAIL: the bytes received differ from the bytes sent (%s)\n",
+		       o.regen ? "compared with the generator's" : "SHA-256");
 		ok = 0;
 	}
 	/* --trusted: no TCP checksum computed on either side, every data
