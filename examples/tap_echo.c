@@ -92,30 +92,23 @@ int main(int argc, char **argv)
 		perror("cannot set up the stack");
 		return 1;
 	}
-	static struct conn conns[MAX_CONNS];
+	static struct conn conns[MAX_CONNS]; /* a free one: s NULL, len = off = 0 */
 	while (closes == 0 || closed < closes) {
 		cn_tap_wait(tap, 10);
 		uint64_t now = now_ms();
 		while (cn_tap_poll(tap, net, now) == 32) /* a full batch: more may wait */
 			;
 		cn_conn_poll(cm, now);
-		struct cn_sock *s;
-		while ((s = cn_sock_accept(ls)) != NULL) {
-			int i = 0;
-			while (i < MAX_CONNS && conns[i].s)
-				i++;
-			if (i < MAX_CONNS)
-				conns[i].s = s; /* a free slot has len = off = 0 */
-			else
-				cn_sock_abort(s, now);
-		}
-		for (int i = 0; i < MAX_CONNS; i++)
-			if (conns[i].s && !serve(&conns[i], now)) {
-				cn_sock_close(conns[i].s, now); /* FIN after what is queued */
-				conns[i].s = NULL;
-				conns[i].len = conns[i].off = 0;
+		for (struct conn *c = conns; c < conns + MAX_CONNS; c++) {
+			if (!c->s) /* a free slot takes the next waiting connection, if any */
+				c->s = cn_sock_accept(ls);
+			if (c->s && !serve(c, now)) {
+				cn_sock_close(c->s, now); /* FIN after what is queued */
+				c->s = NULL;
+				c->len = c->off = 0;
 				closed++;
 			}
+		}
 	}
 	/* Let the last FINs and ACKs go out before leaving. */
 	for (uint64_t end = now_ms() + 500; now_ms() < end;) {
