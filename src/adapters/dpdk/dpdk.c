@@ -693,12 +693,8 @@ unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **out, unsigned n)
 	if (n > MAX_BATCH)
 		n = MAX_BATCH;
 	uint16_t k = rte_eth_rx_burst(d->p.port_id, 0, rm, (uint16_t)n);
-	if (k == 0) {
-		d->st.rx_empty++;
-		d->st.rx_tsc += cn_tsc_end() - t0;
+	if (!cn__rx_burst_counted(k, &d->st.rx_bursts, &d->st.rx_empty, &d->st.rx_tsc, t0))
 		return 0;
-	}
-	d->st.rx_bursts++;
 	for (uint16_t i = 0; i < k; i++) {
 		struct rte_mbuf *r = rm[i];
 		uint32_t len = r->data_len;
