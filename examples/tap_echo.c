@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/random.h>
 
 #include <cachenet/conn.h>
 #include <cachenet/tap.h>
@@ -55,10 +56,8 @@ static bool serve(struct conn *c, uint64_t now)
 		}
 		c->off = c->len = 0;
 		int n = cn_sock_recv(c->s, c->buf, sizeof(c->buf), now);
-		if (n == -EAGAIN)
-			return true;
 		if (n <= 0)
-			return false;          /* end of stream (0) or an error */
+			return n == -EAGAIN; /* else end of stream (0) or an error */
 		c->len = n;
 	}
 }
@@ -82,42 +81,34 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct cn_net_params np = {.addr = CN_BE32_FROM_RAW(ip.s_addr), .mpool = small, .cpool = clusters,
+				   .mac = {0x02, 0, 0, 0, 0, 0x02}, /* locally administered */
 				   .xmit = cn_tap_xmit_hook, .xmit_arg = tap};
-	for (int i = 0; i < CN_ETH_ALEN; i++)
-		np.mac[i] = (uint8_t)(i == 0 ? 0x02 : i == 5 ? 0x02 : 0); /* locally administered */
 	struct cn_net *net = cn_net_create(&np);
-	struct cn_conn_params cpar = {.isn_secret = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull};
-	struct cn_conn *cm = net ? cn_conn_create(net, &cpar) : NULL;
+	struct cn_conn_params cpar = {0}; /* its ISN key, random (RFC 6528) */
+	bool keyed = getrandom(&cpar.isn_secret, 8, 0) == 8;
+	struct cn_conn *cm = net && keyed ? cn_conn_create(net, &cpar) : NULL;
 	struct cn_sock *ls = cm ? cn_sock_listen(cm, cn_htobe16((uint16_t)atoi(argv[3])), 16) : NULL;
 	if (!ls) {
 		perror("cannot set up the stack");
 		return 1;
 	}
-	static struct conn conns[MAX_CONNS];
+	static struct conn conns[MAX_CONNS]; /* a free one: s NULL, len = off = 0 */
 	while (closes == 0 || closed < closes) {
 		cn_tap_wait(tap, 10);
 		uint64_t now = now_ms();
 		while (cn_tap_poll(tap, net, now) == 32) /* a full batch: more may wait */
 			;
 		cn_conn_poll(cm, now);
-		struct cn_sock *s;
-		while ((s = cn_sock_accept(ls)) != NULL) {
-			int i = 0;
-			while (i < MAX_CONNS && conns[i].s)
-				i++;
-			if (i == MAX_CONNS) {
-				cn_sock_abort(s, now);
-				continue;
-			}
-			conns[i].s = s;
-			conns[i].len = conns[i].off = 0;
-		}
-		for (int i = 0; i < MAX_CONNS; i++)
-			if (conns[i].s && !serve(&conns[i], now)) {
-				cn_sock_close(conns[i].s, now); /* FIN after what is queued */
-				conns[i].s = NULL;
+		for (struct conn *c = conns; c < conns + MAX_CONNS; c++) {
+			if (!c->s) /* a free slot takes the next waiting connection, if any */
+				c->s = cn_sock_accept(ls);
+			if (c->s && !serve(c, now)) {
+				cn_sock_close(c->s, now); /* FIN after what is queued */
+				c->s = NULL;
+				c->len = c->off = 0;
 				closed++;
 			}
+		}
 	}
 	/* Let the last FINs and ACKs go out before leaving. */
 	for (uint64_t end = now_ms() + 500; now_ms() < end;) {

@@ -28,22 +28,17 @@ static int host_up(struct host *h, uint8_t id)
 {
 	struct cn_mbuf_pool_params sp = {.kind = CN_MBUF_POOL_SMALL, .count = 4096};
 	struct cn_mbuf_pool_params cp = {.kind = CN_MBUF_POOL_CLUSTER, .count = 4096};
-	struct cn_netdev_params dp = {0};
-	struct cn_net_params np = {0};
 
 	memcpy(h->mac, (const uint8_t[]){2, 0, 0, 0, 0, id}, CN_ETH_ALEN);
 	h->addr = CN_IPV4(10, 0, 0, id);
 	h->small = cn_mbuf_pool_create(&sp);
 	h->clusters = cn_mbuf_pool_create(&cp);
-	dp.mpool = h->small;
-	dp.cpool = h->clusters;
+	struct cn_netdev_params dp = {.mpool = h->small, .cpool = h->clusters};
 	h->dev = h->small && h->clusters ? cn_netdev_create(&dp) : NULL;
+	/* The stack transmits through the device. */
+	struct cn_net_params np = {.addr = h->addr, .mpool = h->small, .cpool = h->clusters,
+				   .xmit = cn_netdev_xmit_hook, .xmit_arg = h->dev};
 	memcpy(np.mac, h->mac, CN_ETH_ALEN);
-	np.addr = h->addr;
-	np.mpool = h->small;
-	np.cpool = h->clusters;
-	np.xmit = cn_netdev_xmit_hook; /* the stack transmits through the device */
-	np.xmit_arg = h->dev;
 	h->net = h->dev ? cn_net_create(&np) : NULL;
 	return h->net ? 0 : -1;
 }
@@ -53,43 +48,35 @@ static int host_up(struct host *h, uint8_t id)
  * leak with -EBUSY. */
 static int host_down(struct host *h)
 {
-	int rc = 0;
-
 	cn_tcp_close(h->tcb);
 	cn_netdev_destroy(h->dev);
-	rc |= cn_net_destroy(h->net);
+	int rc = cn_net_destroy(h->net);
 	rc |= cn_mbuf_pool_destroy(h->clusters);
-	rc |= cn_mbuf_pool_destroy(h->small);
-	return rc;
+	return rc | cn_mbuf_pool_destroy(h->small);
 }
 
 /* What a handshake would have produced; every other field zero = default. */
-static int tcp_up(struct host *us, const struct host *peer, uint16_t lport, uint16_t rport)
+static int tcp_up(struct host *us, const struct host *peer, uint16_t lport, uint16_t rport,
+		  uint32_t iss, uint32_t irs)
 {
-	struct cn_tcp_params p = {0};
+	struct cn_tcp_params p = {.laddr = us->addr, .raddr = peer->addr, .lport = cn_htobe16(lport),
+				  .rport = cn_htobe16(rport), .iss = iss, .irs = irs};
 
-	p.laddr = us->addr;
-	p.raddr = peer->addr;
-	p.lport = cn_htobe16(lport);
-	p.rport = cn_htobe16(rport);
 	memcpy(p.rmac, peer->mac, CN_ETH_ALEN);
-	p.iss = lport == 40000 ? 1000 : 9000;
-	p.irs = lport == 40000 ? 9000 : 1000;
 	us->tcb = cn_tcp_open(us->net, &p);
 	return us->tcb ? 0 : -1;
 }
 
 /* One turn of a driver loop: the NICs put on the wire what the stacks
- * queued, then each driver polls until its RX ring is drained. */
+ * queued, then each driver polls until its RX ring is drained (a full
+ * batch, 32 frames by default, says that more may wait). */
 static void wire_turn(struct host *a, struct host *b, uint64_t now)
 {
-	const unsigned batch = 32; /* cn_netdev_params.batch's default */
-
 	cn_netdev_nic_tx(a->dev);
 	cn_netdev_nic_tx(b->dev);
-	while (cn_netdev_poll(a->dev, a->net, now) == batch)
+	while (cn_netdev_poll(a->dev, a->net, now) == 32)
 		;
-	while (cn_netdev_poll(b->dev, b->net, now) == batch)
+	while (cn_netdev_poll(b->dev, b->net, now) == 32)
 		;
 	cn_net_timer(a->net, now);
 	cn_net_timer(b->net, now);
@@ -107,18 +94,16 @@ int main(void)
 	if (host_up(&a, 1) || host_up(&b, 2))
 		return 1;
 	cn_netdev_connect(a.dev, b.dev);
-	if (tcp_up(&a, &b, 40000, 80) || tcp_up(&b, &a, 80, 40000))
+	if (tcp_up(&a, &b, 40000, 80, 1000, 9000) || tcp_up(&b, &a, 80, 40000, 9000, 1000))
 		return 1;
 
 	while (got < TOTAL && now < 10000000) {
 		now++;
-		if (sent < TOTAL) {
-			int n = cn_tcp_send(a.tcb, out + sent, TOTAL - sent, now);
-			if (n > 0)
-				sent += (uint32_t)n;
-		}
+		int n = sent < TOTAL ? cn_tcp_send(a.tcb, out + sent, TOTAL - sent, now) : 0;
+		if (n > 0)
+			sent += (uint32_t)n;
 		wire_turn(&a, &b, now);
-		int n = cn_tcp_recv(b.tcb, in + got, TOTAL - got, now);
+		n = cn_tcp_recv(b.tcb, in + got, TOTAL - got, now);
 		if (n > 0)
 			got += (uint32_t)n;
 	}

@@ -150,12 +150,30 @@ static inline void *cn__zalloc_lines(size_t size)
 /* The number of elements of array @p a (an array, not a pointer). */
 #define CN_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Sets @p lv to @p def when it is 0: a parameter left 0 takes its
+ * default. @p lv is evaluated more than once. */
+#define CN_DEFAULT(lv, def)             \
+	do {                            \
+		if (!(lv))              \
+			(lv) = (def);   \
+	} while (0)
+
 /* The name of @p i in a table of @p n names indexed by an enum's values,
  * "?" past its end or for a value the table leaves out. */
 static inline const char *cn__name_of(const char *const *names, unsigned n, unsigned i)
 {
 	return i < n && names[i] ? names[i] : "?";
 }
+
+/* Defines `const char *fn(type v)`, an enum's name function: the name
+ * the designated initializers that follow give v (`[CN_X] = "x", ...`),
+ * "?" for a value they leave out (cn__name_of). */
+#define CN_NAME_FN(fn, type, ...)                                                  \
+	const char *fn(type v)                                                     \
+	{                                                                          \
+		static const char *const names_[] = { __VA_ARGS__ };               \
+		return cn__name_of(names_, CN_ARRAY_LEN(names_), (unsigned)v);     \
+	}
 
 /* Loads from wire data at any alignment, in memory order (no swap). */
 static inline uint16_t cn__ld16(const void *p)

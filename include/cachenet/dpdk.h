@@ -210,11 +210,7 @@ int cn_dpdk_xmit(struct cn_dpdk *d, struct cn_pkt *p) CN_NONNULL_ALL;
 
 /** cn_dpdk_xmit as a stack's transmit hook (cn_net_params.xmit with the
  *  adapter as xmit_arg). */
-CN_NONNULL_ALL
-static inline int cn_dpdk_xmit_hook(void *d, struct cn_pkt *p)
-{
-	return cn_dpdk_xmit((struct cn_dpdk *)d, p);
-}
+CN_NET_XMIT_HOOK(cn_dpdk_xmit_hook, struct cn_dpdk, cn_dpdk_xmit)
 
 /**
  * Hand the queued frames to the driver (rte_eth_tx_burst); frames the

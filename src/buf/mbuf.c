@@ -237,7 +237,6 @@ struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
 	struct cn_mbuf *next;
 	struct cn_mbuf_pool *p;
 	struct cn__mcache *c;
-	uint32_t n;
 
 	if (m == NULL)
 		return NULL;
@@ -249,17 +248,9 @@ struct cn_mbuf *cn_mbuf_free(struct cn_mbuf *m)
 		return mbuf_free_shared(m, next);
 	cn__mbuf_check_owner(m);
 	p = m->pool;
-	if (CN_LIKELY(cn__tls_mru[0].pool == p && cn__tls_mru[0].uid == p->uid))
-		c = cn__tls_mru[0].c;
-	else if (CN_LIKELY(cn__tls_mru[1].pool == p && cn__tls_mru[1].uid == p->uid))
-		c = cn__tls_mru[1].c;
-	else
+	c = cn__tcache_mru(p);
+	if (CN_UNLIKELY(c == NULL) || CN_UNLIKELY(!cn__mcache_push(p, c, m)))
 		return mbuf_put_slow(m, next);
-	n = c->len;
-	if (CN_UNLIKELY(n >= p->flush_thresh))
-		return mbuf_put_slow(m, next);
-	c->objs[n] = m;
-	__atomic_store_n(&c->len, n + 1, __ATOMIC_RELAXED);
 	return next;
 }
 

@@ -95,16 +95,23 @@ __attribute__((constructor)) static void crypto_init(void)
 	select_impls();
 }
 
-static inline const struct cn_chacha20_impl *chacha(void)
-{
-	const struct cn_chacha20_impl *c = __atomic_load_n(&chacha_sel, __ATOMIC_ACQUIRE);
-
-	if (__builtin_expect(!c, 0)) {
-		select_impls();
-		c = __atomic_load_n(&chacha_sel, __ATOMIC_ACQUIRE);
+/* Defines name(), the variant @p sel holds, selected first when a call
+ * comes before the constructor ran (from another constructor). @p order:
+ * chacha()'s acquire pairs with select_impls' release store. */
+#define SELECTED_FN(name, type, sel, order)                       \
+	static inline type *name(void)                            \
+	{                                                         \
+		type *v_ = __atomic_load_n(&(sel), (order));      \
+                                                                  \
+		if (__builtin_expect(!v_, 0)) {                   \
+			select_impls();                           \
+			v_ = __atomic_load_n(&(sel), (order));    \
+		}                                                 \
+		return v_;                                        \
 	}
-	return c;
-}
+
+SELECTED_FN(chacha, const struct cn_chacha20_impl, chacha_sel, __ATOMIC_ACQUIRE)
+SELECTED_FN(aes, const struct cn_aes128ctr_impl, aes_sel, __ATOMIC_RELAXED)
 
 /*
  * The kernel for a len-byte ChaCha20 call. A vector pass is latency-bound
@@ -125,17 +132,6 @@ static inline cn_chacha20_fn chacha_for(size_t len)
 					: c->xor_fn;
 }
 
-static inline const struct cn_aes128ctr_impl *aes(void)
-{
-	const struct cn_aes128ctr_impl *a = __atomic_load_n(&aes_sel, __ATOMIC_RELAXED);
-
-	if (__builtin_expect(!a, 0)) {
-		select_impls();
-		a = __atomic_load_n(&aes_sel, __ATOMIC_RELAXED);
-	}
-	return a;
-}
-
 /* ------------------------------------------------------------ checks */
 
 /* 0 if the buffer arguments are acceptable: out non-NULL and in non-NULL
@@ -154,6 +150,26 @@ static int check_bufs(const void *in, const void *out, size_t len, int keystream
 	if (in && i != o && i < o + len && o < i + len)
 		return -EINVAL;
 	return 0;
+}
+
+/* The checks every en/decrypting call makes, in this order: 0 for len 0
+ * (the call does nothing, whatever its pointers); -EINVAL when the key
+ * material (@p key and @p iv; a stream state passes itself as both) is
+ * missing, or check_bufs refuses the buffers; else 1: the call has work
+ * to do. The key check stays apart from the buffer checks: merged, gcc
+ * turns them into one branchless test, 3 instructions more per call. */
+static inline int check_call(const void *key, const void *iv, const void *in, const void *out,
+			     size_t len, int keystream_ok)
+{
+	int rc;
+
+	if (len == 0)
+		return 0;
+	if (!key || !iv)
+		return -EINVAL;
+	if ((rc = check_bufs(in, out, len, keystream_ok)) != 0)
+		return rc;
+	return 1;
 }
 
 /* ------------------------------------------------------------ ChaCha20 */
@@ -181,13 +197,9 @@ int cn_chacha20_xor(const uint8_t *key, const uint8_t *nonce, uint32_t counter, 
 		    void *out, size_t len)
 {
 	struct cn_chacha20 st;
-	int rc;
+	int rc = check_call(key, nonce, in, out, len, 0);
 
-	if (len == 0)
-		return 0;
-	if (!key || !nonce)
-		return -EINVAL;
-	if ((rc = check_bufs(in, out, len, 0)) != 0)
+	if (rc <= 0)
 		return rc;
 	if (!chacha_blocks_ok(counter, len))
 		return -EOVERFLOW;
@@ -198,13 +210,9 @@ int cn_chacha20_xor(const uint8_t *key, const uint8_t *nonce, uint32_t counter, 
 
 int cn_chacha20_stream(struct cn_chacha20 *st, const void *in, void *out, size_t len)
 {
-	int rc;
+	int rc = check_call(st, st, in, out, len, 1);
 
-	if (len == 0)
-		return 0;
-	if (!st)
-		return -EINVAL;
-	if ((rc = check_bufs(in, out, len, 1)) != 0)
+	if (rc <= 0)
 		return rc;
 	/* One block fewer than cn_chacha20_xor() allows: a state must not
 	 * wrap to counter 0, where it would look fresh and a next call would
@@ -267,13 +275,9 @@ void cn_aes128ctr_init(struct cn_aes128ctr *st, const uint8_t *key, const uint8_
 int cn_aes128ctr_xor(const struct cn_aes128_key *k, const uint8_t *iv, const void *in, void *out,
 		     size_t len)
 {
-	int rc;
+	int rc = check_call(k, iv, in, out, len, 0);
 
-	if (len == 0)
-		return 0;
-	if (!k || !iv)
-		return -EINVAL;
-	if ((rc = check_bufs(in, out, len, 0)) != 0)
+	if (rc <= 0)
 		return rc;
 	aes()->xor_fn(k, iv, in, out, len);
 	return 0;
@@ -286,13 +290,9 @@ static void ctr_advance(uint8_t ctr[16], uint64_t blocks)
 
 int cn_aes128ctr_stream(struct cn_aes128ctr *st, const void *in, void *out, size_t len)
 {
-	int rc;
+	int rc = check_call(st, st, in, out, len, 1);
 
-	if (len == 0)
-		return 0;
-	if (!st)
-		return -EINVAL;
-	if ((rc = check_bufs(in, out, len, 1)) != 0)
+	if (rc <= 0)
 		return rc;
 	aes()->xor_fn(&st->key, st->ctr, in, out, len);
 	ctr_advance(st->ctr, len / 16 + (len % 16 != 0));

@@ -69,6 +69,7 @@
 #define MAX_BATCH 256
 #define RXQ 4 /* impaired RX output queue, power of two, >= 3 */
 #define TX_DESCS 8 /* descriptors per frame at most (pieces posted in place) */
+#define RX_PREFETCH 4 /* frames ahead whose mbuf is fetched in an RX burst */
 
 /* linux/if_xdp.h before 6.6 lacks the multi-buffer flags */
 #ifndef XDP_USE_SG
@@ -964,6 +965,25 @@ static unsigned rx_burst_impaired(struct cn_afxdp_queue *q, struct cn_mbuf **out
 	return got;
 }
 
+/* Ahead of a burst of @p k frames from RX index @p idx: their first two
+ * lines (the headers the stack reads next, written by the kernel's copy,
+ * often on another CPU) and their entries of held[] (in fill order, not
+ * in address order). The mbufs follow RX_PREFETCH frames ahead in the
+ * loop that hands them out, once their held[] entries are in. */
+static void rx_prefetch(const struct cn_afxdp_queue *q, uint32_t idx, uint32_t k)
+{
+	const struct cn_afxdp *x = q->x;
+
+	for (uint32_t i = 0; i < k; i++) {
+		uint64_t a = xsk_ring_cons__rx_desc(&q->rx, idx + i)->addr;
+		if (a + 2 * CN_CACHE_LINE > x->umem_len)
+			continue;
+		__builtin_prefetch(x->umem_area + a, 0, 3);
+		__builtin_prefetch(x->umem_area + a + CN_CACHE_LINE, 0, 3);
+		__builtin_prefetch(&x->held[chunk_of(a)], 0, 3);
+	}
+}
+
 unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsigned n)
 {
 	struct cn_afxdp *x = q->x;
@@ -988,10 +1008,16 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsig
 	k = xsk_ring_cons__peek(&q->rx, n, &idx);
 	if (!cn__rx_burst_counted(k, &q->st.rx_bursts, &q->st.rx_empty, &q->st.rx_tsc, t0))
 		return 0;
+	rx_prefetch(q, idx, k);
 	for (uint32_t i = 0; i < k; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx + i);
 		uint32_t c = chunk_of(d->addr), off = (uint32_t)(d->addr & (CHUNK - 1));
 		struct cn_mbuf *m = c < x->info.frames ? x->held[c] : NULL;
+		if (i + RX_PREFETCH < k) {
+			uint32_t cn = chunk_of(xsk_ring_cons__rx_desc(&q->rx, idx + i + RX_PREFETCH)->addr);
+			if (cn < x->info.frames)
+				__builtin_prefetch(x->held[cn], 1, 3);
+		}
 		if (!m || m == &tx_mark) {
 			/* a descriptor naming a chunk we never posted: the
 			 * kernel's bug or a corrupted ring; nothing to free */

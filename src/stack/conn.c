@@ -16,7 +16,7 @@
 #include "agelist.h"
 #include "conn_impl.h"
 
-static const char *const drop_names[CN_CONN_DROP_MAX] = {
+CN_NAME_FN(cn_conn_drop_name, enum cn_conn_drop,
 	[CN_CONN_DROP_NONE] = "none",
 	[CN_CONN_DROP_ARP_BAD] = "arp_bad",
 	[CN_CONN_DROP_ARP_OP] = "arp_op",
@@ -42,14 +42,9 @@ static const char *const drop_names[CN_CONN_DROP_MAX] = {
 	[CN_CONN_DROP_TCB] = "tcb",
 	[CN_CONN_DROP_ARP_UNSOLICITED] = "arp_unsolicited",
 	[CN_CONN_DROP_COOKIE] = "cookie",
-};
+)
 
-const char *cn_conn_drop_name(enum cn_conn_drop why)
-{
-	return cn__name_of(drop_names, CN_CONN_DROP_MAX, (unsigned)why);
-}
-
-static const char *const state_names[] = {
+CN_NAME_FN(cn_sock_state_name, enum cn_sock_state,
 	[CN_SOCK_CLOSED] = "CLOSED",
 	[CN_SOCK_LISTEN] = "LISTEN",
 	[CN_SOCK_SYN_SENT] = "SYN_SENT",
@@ -61,12 +56,7 @@ static const char *const state_names[] = {
 	[CN_SOCK_TIME_WAIT] = "TIME_WAIT",
 	[CN_SOCK_CLOSE_WAIT] = "CLOSE_WAIT",
 	[CN_SOCK_LAST_ACK] = "LAST_ACK",
-};
-
-const char *cn_sock_state_name(enum cn_sock_state st)
-{
-	return cn__name_of(state_names, CN_SOCK_LAST_ACK + 1, (unsigned)st);
-}
+)
 
 /* ------------------------------------------------------------ socket table */
 
@@ -403,28 +393,17 @@ struct cn_conn *cn_conn_create(struct cn_net *net, const struct cn_conn_params *
 	c->net = net;
 	c->p = q;
 	c->p.tcp.size = 0;
-	if (!c->p.tcp.sndbuf)
-		c->p.tcp.sndbuf = CN_SOCKBUF_CHAIN;
-	if (!c->p.mss)
-		c->p.mss = 1460;
-	if (!c->p.max_socks)
-		c->p.max_socks = 256;
-	if (!c->p.syn_rto)
-		c->p.syn_rto = 1000;
-	if (!c->p.syn_retries)
-		c->p.syn_retries = 5;
-	if (!c->p.time_wait)
-		c->p.time_wait = 2000;
-	if (!c->p.arp_retry)
-		c->p.arp_retry = 1000;
-	if (!c->p.orphan_timeout)
-		c->p.orphan_timeout = 60000;
-	if (!c->p.syncache_max)
-		c->p.syncache_max = 256;
-	if (!c->p.synack_retries)
-		c->p.synack_retries = c->p.syn_retries;
-	if (!c->p.cookie_rotate)
-		c->p.cookie_rotate = 60000;
+	CN_DEFAULT(c->p.tcp.sndbuf, CN_SOCKBUF_CHAIN);
+	CN_DEFAULT(c->p.mss, 1460);
+	CN_DEFAULT(c->p.max_socks, 256);
+	CN_DEFAULT(c->p.syn_rto, 1000);
+	CN_DEFAULT(c->p.syn_retries, 5);
+	CN_DEFAULT(c->p.time_wait, 2000);
+	CN_DEFAULT(c->p.arp_retry, 1000);
+	CN_DEFAULT(c->p.orphan_timeout, 60000);
+	CN_DEFAULT(c->p.syncache_max, 256);
+	CN_DEFAULT(c->p.synack_retries, c->p.syn_retries);
+	CN_DEFAULT(c->p.cookie_rotate, 60000);
 	c->addr = CN_BE32_RAW(cn_net_addr(net));
 	memcpy(c->mac, cn_net_mac(net), CN_ETH_ALEN);
 	c->sip_k0 = q.isn_secret;

@@ -11,7 +11,7 @@
 #include "ip_reass.h"
 #include "net_impl.h"
 
-static const char *const drop_names[CN_DROP_MAX] = {
+CN_NAME_FN(cn_drop_name, enum cn_drop,
 	[CN_DROP_NONE] = "none",
 	[CN_DROP_ETH_TRUNC] = "eth_trunc",
 	[CN_DROP_ETH_TYPE] = "eth_type",
@@ -44,26 +44,29 @@ static const char *const drop_names[CN_DROP_MAX] = {
 	[CN_DROP_FRAG_BAD] = "frag_bad",
 	[CN_DROP_FRAG_TIMEOUT] = "frag_timeout",
 	[CN_DROP_FRAG_MEM] = "frag_mem",
-};
-
-const char *cn_drop_name(enum cn_drop reason)
-{
-	return cn__name_of(drop_names, CN_DROP_MAX, (unsigned)reason);
-}
+)
 
 /* ------------------------------------------------------------ parser */
 
+/* The length each option of a fixed size must have (RFC 9293 3.2,
+ * RFC 7323, RFC 2018); 0 for the kinds of no fixed size. */
+static const uint8_t tcpopt_len[] = {
+	[CN_TCPOPT_MSS] = 4,
+	[CN_TCPOPT_WSCALE] = 3,
+	[CN_TCPOPT_SACK_PERM] = 2,
+	[CN_TCPOPT_TIMESTAMP] = 10,
+};
+
 /* TCP options between p and end (RFC 9293 3.2, RFC 7323). Unknown kinds are
- * skipped by their length; a length < 2 or past the end is malformed. */
+ * skipped by their length; a length < 2 or past the end, or a known kind
+ * at a length other than its own, is malformed. */
 static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct cn_pkt_info *pi)
 {
 	/* Fast path: the 12-byte NOP NOP TS block every segment of a
 	 * timestamp connection carries (RFC 7323 appendix A layout). */
 	if (end - p == CN_TCPOLEN_TSTAMP_APPA &&
 	    cn__ld32(p) == cn_hton32(CN_TCPOPT_TSTAMP_APPA_HDR)) {
-		pi->has_ts = 1;
-		pi->ts_val = cn_ntoh32(cn__ld32(p + 4));
-		pi->ts_ecr = cn_ntoh32(cn__ld32(p + 8));
+		cn__parse_ts(pi, p + 4);
 		return CN_DROP_NONE;
 	}
 	while (p < end) {
@@ -79,30 +82,22 @@ static enum cn_drop parse_tcp_opts(const uint8_t *p, const uint8_t *end, struct 
 		len = p[1];
 		if (len < 2 || len > end - p)
 			return CN_DROP_TCP_OPT;
+		if (kind < CN_ARRAY_LEN(tcpopt_len) && tcpopt_len[kind] && len != tcpopt_len[kind])
+			return CN_DROP_TCP_OPT;
 		switch (kind) {
 		case CN_TCPOPT_MSS:
-			if (len != 4)
-				return CN_DROP_TCP_OPT;
 			pi->has_mss = 1;
 			pi->mss = cn_ntoh16(cn__ld16(p + 2));
 			break;
 		case CN_TCPOPT_WSCALE:
-			if (len != 3)
-				return CN_DROP_TCP_OPT;
 			pi->has_ws = 1;
 			pi->ws_clamped = p[2] > 14;
 			pi->wscale = p[2] > 14 ? 14 : p[2]; /* RFC 7323 2.3 */
 			break;
 		case CN_TCPOPT_TIMESTAMP:
-			if (len != 10)
-				return CN_DROP_TCP_OPT;
-			pi->has_ts = 1;
-			pi->ts_val = cn_ntoh32(cn__ld32(p + 2));
-			pi->ts_ecr = cn_ntoh32(cn__ld32(p + 6));
+			cn__parse_ts(pi, p + 2);
 			break;
 		case CN_TCPOPT_SACK_PERM:
-			if (len != 2)
-				return CN_DROP_TCP_OPT;
 			pi->has_sack_perm = 1;
 			break;
 		case CN_TCPOPT_SACK:
@@ -396,12 +391,9 @@ struct cn_net *cn_net_create(const struct cn_net_params *p)
 	if (!net)
 		goto nomem;
 	net->p = q;
-	if (!net->p.tx_descs)
-		net->p.tx_descs = 1024;
-	if (!net->p.max_conns)
-		net->p.max_conns = 64;
-	if (!net->p.max_udp)
-		net->p.max_udp = 16;
+	CN_DEFAULT(net->p.tx_descs, 1024);
+	CN_DEFAULT(net->p.max_conns, 64);
+	CN_DEFAULT(net->p.max_udp, 16);
 	net->npkts = net->p.tx_descs;
 	net->pkts = aligned_alloc(CN_CACHE_LINE, sizeof(struct cn_pkt) * net->npkts);
 	net->hash = calloc(CN_TCP_HASH, sizeof(*net->hash));

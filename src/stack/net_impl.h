@@ -173,6 +173,17 @@ static inline __attribute__((always_inline)) uint32_t cn__l4_hdr_sum(const struc
  * cn_net_parse tries them in that order. The RX path inlines the fast
  * branch into TCP's input, whose parsed fields then stay in registers,
  * and on a miss calls the full one (cn__net_rx_parse). */
+
+/* The timestamp option's values at @p v (TSval, then TSecr: RFC 7323
+ * 3.2) into @p pi, in host order. */
+static inline __attribute__((always_inline)) void cn__parse_ts(struct cn_pkt_info *pi,
+							       const uint8_t *v)
+{
+	pi->has_ts = 1;
+	pi->ts_val = cn_ntoh32(cn__ld32(v));
+	pi->ts_ecr = cn_ntoh32(cn__ld32(v + 4));
+}
+
 /* With @p chain (a constant): only the first @p avail of the frame's @p len
  * bytes are at f (a chain's first mbuf): false when the headers are not
  * all there. pi->pay is left unset, for the caller (cn__chain_pay, or
@@ -212,9 +223,7 @@ cn__parse_fast_at(const uint8_t *f, uint32_t len, uint32_t avail, uint32_t flags
 		pi->has_ts = 0;
 	} else if (doff == CN_TCP_HLEN + CN_TCPOLEN_TSTAMP_APPA &&
 		   cn__ld32(th + CN_TCP_HLEN) == cn_hton32(CN_TCPOPT_TSTAMP_APPA_HDR)) {
-		pi->has_ts = 1;
-		pi->ts_val = cn_ntoh32(cn__ld32(th + CN_TCP_HLEN + 4));
-		pi->ts_ecr = cn_ntoh32(cn__ld32(th + CN_TCP_HLEN + 8));
+		cn__parse_ts(pi, th + CN_TCP_HLEN + 4);
 	} else {
 		return false;
 	}

@@ -515,12 +515,7 @@ void cn_tcp_get_info(const struct cn_tcb *tcb, struct cn_tcp_info *i)
 	i->fin_sent = i->fin_acked || (i->shut_wr && tcb->snd_max - tcb->snd_una > tcb->sb->cc);
 }
 
-const char *cn_tcp_csum_name(enum cn_tcp_csum mode)
-{
-	static const char *const names[] = {
-		[CN_TCP_CSUM_OFFLOAD] = "offload", [CN_TCP_CSUM_STORED] = "stored",
-		[CN_TCP_CSUM_FUSED] = "fused", [CN_TCP_CSUM_SEPARATE] = "separate",
-	};
-
-	return cn__name_of(names, CN_ARRAY_LEN(names), (unsigned)mode);
-}
+CN_NAME_FN(cn_tcp_csum_name, enum cn_tcp_csum,
+	[CN_TCP_CSUM_OFFLOAD] = "offload", [CN_TCP_CSUM_STORED] = "stored",
+	[CN_TCP_CSUM_FUSED] = "fused", [CN_TCP_CSUM_SEPARATE] = "separate",
+)

@@ -738,14 +738,15 @@ enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
  * a burst. */
 void cn_net_input_burst(struct cn_net *net, struct cn_mbuf **m, unsigned n, uint64_t now)
 {
-	if (net->in_burst) {
-		for (unsigned i = 0; i < n; i++)
-			cn_net_input(net, m[i], now);
-		return;
-	}
+	/* A nested call (a frame's handling fed the stack another burst)
+	 * leaves the flush to the outer one. */
+	bool outer = !net->in_burst;
+
 	net->in_burst = 1;
 	for (unsigned i = 0; i < n; i++)
 		cn_net_input(net, m[i], now);
+	if (!outer)
+		return;
 	net->in_burst = 0;
 	while (net->nowed) {
 		struct cn_tcb *tcb = net->owed[--net->nowed];

@@ -55,6 +55,20 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEER = os.path.join(HERE, "peer.py")
+# UDP datagrams of 1,000 bytes to HOST:PORT as fast as a socket takes them
+# for SECS seconds, answers left unread.
+UDP_FLOOD = r"""
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.connect((sys.argv[1], int(sys.argv[2])))
+end = time.time() + float(sys.argv[3])
+b = bytes(1000)
+while time.time() < end:
+    try:
+        s.send(b)
+    except OSError:
+        pass
+"""
 K_ADDR, C_ADDR = "10.77.0.1", "10.77.0.2"
 
 
@@ -556,12 +570,44 @@ class Tests(Suite):
         return ("%s; echo %d MB exact at %.0f Mbit/s; frames lost/reordered/duplicated/corrupted "
                 "tx %s rx %s" % (how, n / 1e6, e["mbit_s"], it[1:], ir[1:]))
 
+    def t_tx_multi(self):
+        """AF_XDP only: UDP echo with --tx-multi, where a reply's payload,
+        lying in the request's UMEM chunk, is posted in place after its
+        copied headers and the stack's packet is held until the TX
+        completion; then cachenet is stopped while a flood of requests is
+        being answered: it must end with every frame completed (the
+        stack destroyed after), exit 0, nothing left in use."""
+        tn = Tapnet(self, "tx-multi", ["--udp-echo", "7", "--tx-multi"])
+        flood = None
+        try:
+            u = self.peer("udp", C_ADDR, 7, 300)
+            self.check(u["ok"] == 300, "udp: %s" % u)
+            flood = self.ns.popen([sys.executable, "-c", UDP_FLOOD, C_ADDR, "7", "3"])
+            time.sleep(1.0)
+        finally:
+            tn.finish()
+            if flood:
+                flood.communicate(timeout=30)
+        s = tn.summary
+        dev = [j for j in lines_json(open(tn.log).read()) if j.get("event") == "device"][0]
+        self.check(s["tx_frames"] == s["tx_zero_copy"] + s["tx_payload_in_place"] + s["tx_copied"],
+                   "TX frames %d != zero-copy %d + payload in place %d + copied %d" % (
+                       s["tx_frames"], s["tx_zero_copy"], s["tx_payload_in_place"], s["tx_copied"]))
+        if dev["multi_buffer"]:
+            self.check(s["tx_payload_in_place"] >= 300,
+                       "replies with the payload in place: %d, want >= 300" % s["tx_payload_in_place"])
+        return ("UDP 300/300; %d replies during a flood; %d frames out, %d of them headers + payload "
+                "in place (multi-buffer %s); stopped mid-flood: exit 0, nothing in use" % (
+                    s["udp_echo"][0] - 300, s["tx_frames"], s["tx_payload_in_place"],
+                    "on" if dev["multi_buffer"] else "off: kernel before 6.6"))
+
     def run(self):
         # echo alone (linux_client runs the same echo first) only when named
         echo = [("echo", self.t_echo)] if self.only and "echo" in self.only else []
+        xdp = [("tx_multi", self.t_tx_multi)] if self.afxdp else []
         return self.run_tests(echo + [("linux_client", self.t_linux_client),
                                ("cachenet_client", self.t_cachenet_client),
-                               ("impaired", self.t_impaired)], self.print_costs)
+                               ("impaired", self.t_impaired)] + xdp, self.print_costs)
 
     def print_costs(self):
         print("\nTSC ticks per frame (either direction) on this path: busy = the event loop "

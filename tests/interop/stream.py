@@ -41,6 +41,22 @@ interleaved order:
               ring -> count bytes -> fill ring; else cachenet-tapnet
               --bare: the backend's burst, each frame freed at once)
   udp-backend cachenet-tapnet --bare (with --xsk-bare given too)
+  tcp-afxdp-base tcp-afxdp with the cachenet-tapnet of --tapnet-base (the
+              build before a change), interleaved with tcp-afxdp
+--perf: a system-wide CPU profile of each Linux -> receiver run (perf
+record -g -e cpu-clock, DIR/NAME.perf), its samples between the sender's
+connect and the end of its stream charged to the innermost kernel path of
+their call chain (PERF_PATHS: the copy into the UMEM, veth's NAPI poll and
+the XDP program, GSO, TCP input and output, ...) or to the user time of
+the receiver and the sender, in CPU seconds per GB; unlike the rusage
+figures these leave out each process's start and end. perf's own CPU time
+is taken out of the run's figures. --strace: cachenet's system calls
+counted (strace -c -f, DIR/NAME.strace; ptrace slows each, so the run's
+other figures are not comparable).
+Per process (Linux -> receiver runs): the receiver's user and system time
+(cachenet's getrusage; the Linux receiver's own from its accept on), the
+sender's from its connect on, and "all but the receiver" = sender +
+ksoftirqd.
 The ceiling of a TCP stream: a raw receiver sends no ACKs, so a TCP
 sender cannot be pointed at it. The UDP sender's frame rate into the bare
 loop, with frames of the TCP stream's size (1514 bytes), is what the
@@ -88,10 +104,12 @@ K_ADDR, C_ADDR = interop.K_ADDR, interop.C_ADDR
 
 # Linux's sending side, run inside the kernel's namespace.
 TCP_SEND = r"""
-import socket, sys, time, json
+import socket, sys, time, json, resource, os
 host, port, total = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 buf = bytes(range(256)) * 4096
 s = socket.create_connection((host, port), timeout=float(sys.argv[4]) if len(sys.argv) > 4 else 60)
+ru0 = resource.getrusage(resource.RUSAGE_SELF)
+m0 = time.monotonic()
 t0 = time.time()
 left = total
 while left:
@@ -102,7 +120,10 @@ s.shutdown(socket.SHUT_WR)
 while s.recv(65536):
     pass
 dt = time.time() - t0
-print(json.dumps({"bytes": total, "seconds": dt, "mbit_s": total * 8 / dt / 1e6}))
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"bytes": total, "seconds": dt, "mbit_s": total * 8 / dt / 1e6,
+                  "user_s": ru.ru_utime - ru0.ru_utime, "sys_s": ru.ru_stime - ru0.ru_stime,
+                  "pid": os.getpid(), "mono": [m0, time.monotonic()]}))
 """
 
 # Linux's receiving side of cachenet -> Linux: connect, read to the FIN.
@@ -124,13 +145,14 @@ print(json.dumps({"bytes": n, "seconds": dt, "mbit_s": n * 8 / dt / 1e6}))
 """
 
 TCP_SINK = r"""
-import socket, sys
+import socket, sys, json, resource, os
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind((sys.argv[1], int(sys.argv[2])))
 s.listen(1)
 open(sys.argv[3], "w").close()
 c, _ = s.accept()
+ru0 = resource.getrusage(resource.RUSAGE_SELF)
 buf = bytearray(1 << 20)
 n = 0
 while True:
@@ -139,7 +161,9 @@ while True:
         break
     n += k
 c.close()
-print(n)
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"bytes": n, "user_s": ru.ru_utime - ru0.ru_utime, "sys_s": ru.ru_stime - ru0.ru_stime,
+                  "pid": os.getpid()}))
 """
 
 UDP_SEND = r"""
@@ -167,6 +191,105 @@ print(json.dumps({"sent": n, "seconds": dt, "pps": n / dt}))
 
 
 TICK = os.sysconf("SC_CLK_TCK")
+
+# --perf: the kernel path a CPU sample belongs to is the innermost frame of
+# its call chain that names one (a softirq runs nested in whatever it
+# interrupted, e.g. the sender's new segments inside the tcp_v4_rcv of an
+# ACK inside cachenet's sendto, so the innermost path is the work itself).
+PERF_PATHS = (
+    ("wakeups", ("try_to_wake_up",)),
+    ("copy into the UMEM", ("__xsk_rcv", "__xsk_map_redirect", "xsk_map_redirect", "__xsk_map_flush")),
+    ("veth NAPI + XDP program", ("veth_poll", "veth_xdp_rcv", "veth_xdp_rcv_skb", "veth_xdp_rcv_one",
+                                 "veth_xdp_rcv_bulk_skb.isra.0", "xdp_do_redirect", "xdp_do_flush",
+                                 "veth_xdp_flush_bq", "bpf_prog_run_generic_xdp")),
+    ("GSO segmentation", ("skb_segment", "skb_segment.cold", "tcp_gso_segment", "__skb_gso_segment")),
+    ("veth transmit", ("veth_xmit", "veth_xmit.cold", "__netif_rx", "netif_rx_internal", "netif_rx")),
+    ("TCP/IP input", ("tcp_v4_rcv", "ip_rcv", "ip_local_deliver", "process_backlog", "gro_receive_skb",
+                      "__netif_receive_skb_one_core", "__netif_receive_skb_core")),
+    ("TCP output", ("tcp_write_xmit", "__tcp_transmit_skb", "tcp_sendmsg_locked", "tcp_sendmsg",
+                    "tcp_push", "tcp_cleanup_rbuf")),
+    ("recv: copy to user", ("skb_copy_datagram_iter", "tcp_recvmsg", "tcp_recvmsg_locked")),
+    ("AF_XDP TX (sendto)", ("__xsk_generic_xmit", "xsk_sendmsg", "xsk_construct_skb",
+                            "xsk_destruct_skb", "xsk_tx_peek_desc")),
+    ("poll/recvfrom", ("do_sys_poll", "xsk_poll", "__x64_sys_poll", "__x64_sys_ppoll", "xsk_recvmsg")),
+    ("scheduler", ("__schedule", "schedule", "schedule_hrtimeout_range_clock")),
+)
+PERF_SYM = {sym: name for name, syms in PERF_PATHS for sym in syms}
+
+
+def perf_split(data, pids, nbytes, window):
+    """CPU seconds per GB of a system-wide `perf record -g -e cpu-clock`
+    by kernel path (PERF_PATHS), user time of the run's processes (PIDS:
+    pid -> label), the rest of their kernel time ("kernel, other") and the
+    ksoftirqd threads'. Samples of other processes count only in a
+    network path (a softirq that interrupted them); idle is left out; only
+    samples inside WINDOW (CLOCK_MONOTONIC seconds: the sender's time
+    from its connection to the receiver's FIN) count."""
+    out = interop.sh(["perf", "script", "-i", data, "-F", "comm,pid,time,period,ip,sym,dso"],
+                     check=False, timeout=600).stdout
+    acc = {}
+    for block in out.split("\n\n"):
+        lines = [l for l in block.splitlines() if l.strip()]
+        if not lines:
+            continue
+        head = lines[0].split()
+        try:
+            period = int(head[-1])
+            t = float(head[-2].rstrip(":"))
+            pid = int(head[-3])
+        except (ValueError, IndexError):
+            continue
+        if not window[0] <= t <= window[1]:
+            continue
+        comm = " ".join(head[:-3])
+        frames = [l.split() for l in lines[1:]]
+        user = bool(frames) and "kernel" not in frames[0][-1]
+        path = None
+        for f in frames:
+            sym = f[1].split("+")[0] if len(f) > 1 else ""
+            if sym in PERF_SYM:
+                path = PERF_SYM[sym]
+                break
+        if pid in pids:
+            key = "user: " + pids[pid] if user else (path or "kernel, other")
+        elif comm.startswith("ksoftirqd"):
+            key = path or "kernel, other"
+        elif path and not user and path not in ("scheduler", "poll/recvfrom"):
+            key = path
+        else:
+            continue
+        acc[key] = acc.get(key, 0) + period
+    return {k: v * 1e-9 / (nbytes / 1e9) for k, v in acc.items()}
+
+
+class PerfRec:
+    """A system-wide CPU-clock profile with call chains while the block
+    runs (--perf), written to PATH."""
+    def __init__(self, path, on):
+        self.path, self.on, self.p, self.ru = path, on, None, None
+
+    def __enter__(self):
+        if self.on:
+            self.p = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-F", "997", "-a",
+                                       "-g", "-k", "CLOCK_MONOTONIC", "-o", self.path], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
+            time.sleep(0.5)
+        return self
+
+    def __exit__(self, *a):
+        if self.p:
+            self.p.send_signal(2)
+            self.ru = os.wait4(self.p.pid, 0)[2]
+            self.p.returncode = 0
+
+    def uncount(self, cpu, nbytes):
+        """Take perf's own CPU time (a child of this script, like the
+        run's processes) out of a cpu_per_gb() result."""
+        if self.ru:
+            cpu["p_user"] -= self.ru.ru_utime / (nbytes / 1e9)
+            cpu["p_sys"] -= self.ru.ru_stime / (nbytes / 1e9)
+            cpu["procs"] = cpu["p_user"] + cpu["p_sys"]
+            cpu["total"] = cpu["procs"] + cpu["ksoftirqd"]
 
 
 def ksoftirqd_s():
@@ -226,6 +349,9 @@ class Run:
         self.memif_prog = os.path.abspath(args.memif) if args.memif else None
         self.stall_s = args.stall_s
         self.memif_bytes = int(args.memif_mb * 1e6)
+        self.tapnet_base = os.path.abspath(args.tapnet_base) if args.tapnet_base else None
+        self.perf = args.perf
+        self.strace = args.strace
         self.last = {}
         self.skipped = {}
         self.rows = {}
@@ -238,11 +364,14 @@ class Run:
         if dev == "xsk-bare":
             cmd = [self.xsk_bare, "--dev", "cnx", "--ready-file", ready] + extra
         else:
-            devargs = {"afxdp": ["--afxdp", "cnx"], "tap": ["--dev", "cn0"],
+            devargs = {"afxdp": ["--afxdp", "cnx"], "afxdp-base": ["--afxdp", "cnx"], "tap": ["--dev", "cn0"],
                        "dpdk-xdp": self.eal(name, "net_af_xdp0"),
                        "dpdk-pkt": self.eal(name, "net_af_packet0")}[dev]
-            cmd = [self.tapnet] + devargs + ["--addr", C_ADDR, "--time-wait", "200",
-                                             "--ready-file", ready, "--quiet"] + self.extra + extra
+            cmd = [self.tapnet_base if dev == "afxdp-base" else self.tapnet] + devargs + [
+                "--addr", C_ADDR, "--time-wait", "200", "--ready-file", ready, "--quiet"] + self.extra + extra
+            if self.strace and dev.startswith("afxdp"):
+                # the system calls cachenet makes: counts, not times (ptrace slows each)
+                cmd = ["strace", "-c", "-f", "-o", os.path.join(self.out, name + ".strace")] + cmd
         log = open(os.path.join(self.out, name + ".log"), "w")
         p = subprocess.Popen(ns.dev_argv(["taskset", "-c", "1"] + cmd), stdout=log, stderr=subprocess.STDOUT, text=True,
                              start_new_session=True)
@@ -287,12 +416,14 @@ class Run:
         # no SHA-256: the Linux receiver and sender do not hash either
         svc = (["--source", "9:%d" % self.nbytes] if tx else ["--discard", "9"]) + ["--no-hash"]
         p, log = self.tool(ns, dev, name, svc)
+        perf = os.path.join(self.out, name + ".perf")
         c0 = cpu_snap()
         try:
             peer = [TCP_RECV, C_ADDR, "9"] if tx else [TCP_SEND, C_ADDR, "9", str(self.nbytes)]
             if dev.startswith("dpdk"):
                 peer.append(str(self.stall_s))
-            r = ns.run(["taskset", "-c", "0", sys.executable, "-c"] + peer, timeout=600)
+            with PerfRec(perf, self.perf and not tx) as rec:
+                r = ns.run(["taskset", "-c", "0", sys.executable, "-c"] + peer, timeout=600)
             lin = interop.lines_json(r.stdout)[-1]
             if tx and lin["bytes"] != self.nbytes:
                 raise interop.Fail("linux receiver got %d of %d bytes" % (lin["bytes"], self.nbytes))
@@ -300,6 +431,7 @@ class Run:
         finally:
             s = self.stop(p, log)
         cpu = cpu_per_gb(c0, cpu_snap(), self.nbytes)
+        rec.uncount(cpu, self.nbytes)
         frames = s["rx_frames"] + s["tx_frames"]
         dev_t = s["tap_rx_tsc"] + s["tap_tx_tsc"]
         row = {"mbit_s": lin["mbit_s"], "frames": frames, "busy": s["busy_tsc"] / frames,
@@ -314,6 +446,11 @@ class Run:
                "frames_per_loop": frames / max(1, s["loops"]),
                "user_us": s["cpu_user_s"] * 1e6 / frames}
         row.update(("cpu_" + k, v) for k, v in cpu.items())
+        if not tx:
+            if self.perf:
+                row["perf"] = perf_split(perf, {p.pid: "cachenet", lin["pid"]: "sender"}, self.nbytes,
+                                         lin["mono"])
+            self.split(row, s["cpu_user_s"], s["cpu_sys_s"], lin)
         self.add(key, row)
         print("  %-10s %8.0f Mbit/s  busy %6.0f  device %6.0f  stack %5.0f  app %5.0f ticks/frame, "
               "cpu %.2f us/frame, cachenet used %.0f%% of its CPU" % (
@@ -323,6 +460,23 @@ class Run:
               "user CPU %.2f us/frame" % ("", row["out_per_in"], row["kicks_per_frame"],
                                          row["frames_per_loop"], row["user_us"]), flush=True)
         self.print_cpu(row)
+
+    def split(self, row, rcv_user, rcv_sys, snd):
+        """The run's CPU per process, s/GB: the receiver (cachenet or
+        Linux's), the sender (its own rusage: its system calls and the
+        softirqs that ran in its context), and outside_rcv, the sender and
+        the ksoftirqd threads: all the run's CPU time but the receiver's."""
+        gb = self.nbytes / 1e9
+        row.update({"rcv_user": rcv_user / gb, "rcv_sys": rcv_sys / gb,
+                    "snd_user": snd["user_s"] / gb, "snd_sys": snd["sys_s"] / gb})
+        row["outside_rcv"] = row["snd_user"] + row["snd_sys"] + row["cpu_ksoftirqd"]
+        print("  %10s per process, s/GB: receiver user %.2f, system %.2f; sender user %.2f, "
+              "system %.2f; ksoftirqd %.2f; all but the receiver %.2f" % (
+                  "", row["rcv_user"], row["rcv_sys"], row["snd_user"], row["snd_sys"],
+                  row["cpu_ksoftirqd"], row["outside_rcv"]), flush=True)
+        if "perf" in row:
+            print("  %10s perf: %s" % ("", ", ".join("%s %.2f" % kv for kv in sorted(
+                row["perf"].items(), key=lambda kv: -kv[1]))), flush=True)
 
     def print_cpu(self, row):
         print("  %10s CPU s/GB: run %.2f = processes %.2f (user %.2f, system %.2f) + ksoftirqd %.2f%s; "
@@ -355,11 +509,15 @@ class Run:
                 time.sleep(0.05)
             c0 = cpu_snap()
             seg0 = tcp_segs(sink_argv)
-            r = interop.sh(send_argv(["taskset", "-c", "1" if tx else "0", sys.executable, "-c",
-                                      TCP_SEND, sink_addr, "9", str(self.nbytes)]), timeout=600)
+            perf = os.path.join(self.out, "%s-%d.perf" % (key, rep))
+            with PerfRec(perf, self.perf and not tx) as rec:
+                r = interop.sh(send_argv(["taskset", "-c", "1" if tx else "0", sys.executable, "-c",
+                                          TCP_SEND, sink_addr, "9", str(self.nbytes)]), timeout=600)
             lin = interop.lines_json(r.stdout)[-1]
-            got = int(p.communicate(timeout=60)[0].strip())
+            sink = interop.lines_json(p.communicate(timeout=60)[0])[-1]
+            got = sink["bytes"]
             cpu = cpu_per_gb(c0, cpu_snap(), self.nbytes)
+            rec.uncount(cpu, self.nbytes)
             seg1 = tcp_segs(sink_argv)
         finally:
             if p is not None and p.poll() is None:
@@ -372,6 +530,11 @@ class Run:
         # the receiver's segments out (ACKs) per segment in
         row = {"mbit_s": lin["mbit_s"], "out_per_in": (seg1[1] - seg0[1]) / max(1, seg1[0] - seg0[0])}
         row.update(("cpu_" + k, v) for k, v in cpu.items())
+        if not tx:
+            if self.perf:
+                row["perf"] = perf_split(perf, {sink["pid"]: "receiver", lin["pid"]: "sender"},
+                                         self.nbytes, lin["mono"])
+            self.split(row, sink["user_s"], sink["sys_s"], lin)
         self.add(key, row)
         print("  %-10s %8.0f Mbit/s, receiver's segments out per segment in %.3f" % (
             key, lin["mbit_s"], row["out_per_in"]), flush=True)
@@ -508,6 +671,9 @@ def main():
     ap.add_argument("--tool-args", default="", help="more cachenet-tapnet options for every run")
     ap.add_argument("--memif", default="", help="tests/dpdk/memif_stream, for the memif mode")
     ap.add_argument("--memif-mb", type=float, default=0, help="the memif mode's MB (default --mb)")
+    ap.add_argument("--tapnet-base", default="", help="the build before a change: tcp-afxdp-base")
+    ap.add_argument("--perf", action="store_true", help="a CPU profile of each receive run")
+    ap.add_argument("--strace", action="store_true", help="count cachenet's system calls (AF_XDP)")
     ap.add_argument("--stall-s", type=float, default=10.0,
                     help="DPDK modes: give a stream up after this long without progress")
     ap.add_argument("--modes", default="tcp-tap,tcp-afxdp,tcp-linux,udp-afxdp,udp-bare",
@@ -528,6 +694,8 @@ def main():
                         r.tcp(tap_ns, "tap", rep, tx)
                     if "tcp-afxdp" + t in modes:
                         r.tcp(x_ns, "afxdp", rep, tx)
+                    if not tx and "tcp-afxdp-base" in modes and r.tapnet_base:
+                        r.tcp(x_ns, "afxdp-base", rep)
                     for dev in ("dpdk-xdp", "dpdk-pkt"):
                         if "tcp-%s%s" % (dev, t) in modes:
                             r.dpdk_tcp(x_ns, dev, rep, tx)
@@ -542,8 +710,8 @@ def main():
         print("SKIP: " + str(e))
         return 77
     print("\nmedians over %d repetitions" % args.reps)
-    for k in ("tcp-tap", "tcp-afxdp", "tcp-dpdk-xdp", "tcp-dpdk-pkt", "tcp-tap-tx", "tcp-afxdp-tx",
-              "tcp-dpdk-xdp-tx", "tcp-dpdk-pkt-tx"):
+    for k in ("tcp-tap", "tcp-afxdp", "tcp-afxdp-base", "tcp-dpdk-xdp", "tcp-dpdk-pkt", "tcp-tap-tx",
+              "tcp-afxdp-tx", "tcp-dpdk-xdp-tx", "tcp-dpdk-pkt-tx"):
         if k in r.rows:
             print("  %-10s %8.0f Mbit/s  busy %6.0f ticks/frame (device %6.0f, stack %5.0f, app %5.0f)  "
                   "cpu %.2f us/frame (sys %.2f), cachenet used %.0f%% of its CPU" % (
@@ -555,7 +723,8 @@ def main():
             print("  %-12s %8.0f Mbit/s (Linux -> Linux, the same programs and veth)" % (
                 k, r.median(k, "mbit_s")))
     print("  CPU seconds per GB received (run = processes + ksoftirqd; machine-wide softirq apart):")
-    for k in ("tcp-tap", "tcp-afxdp", "tcp-dpdk-xdp", "tcp-dpdk-pkt", "tcp-linux", "tcp-tap-tx",
+    for k in ("tcp-tap", "tcp-afxdp", "tcp-afxdp-base", "tcp-dpdk-xdp", "tcp-dpdk-pkt", "tcp-linux",
+              "tcp-tap-tx",
               "tcp-afxdp-tx", "tcp-dpdk-xdp-tx", "tcp-dpdk-pkt-tx", "tcp-linux-tx", "udp-afxdp",
               "udp-bare", "udp-backend"):
         if k in r.rows:
@@ -565,6 +734,21 @@ def main():
                       r.median(k, "cpu_p_sys"), r.median(k, "cpu_ksoftirqd"),
                       ", cachenet (or the bare loop) %.2f" % r.median(k, "ours_s_gb") if "ours_s_gb" in r.rows[k][0] else "",
                       r.median(k, "cpu_m_softirq")))
+    print("  per process, s/GB (receiver: cachenet or Linux's; all but the receiver: the sender "
+          "and ksoftirqd):")
+    for k in ("tcp-tap", "tcp-afxdp", "tcp-afxdp-base", "tcp-linux"):
+        if k in r.rows and "rcv_user" in r.rows[k][0]:
+            print("  %-14s receiver user %.2f, system %.2f; sender user %.2f, system %.2f; "
+                  "ksoftirqd %.2f; all but the receiver %.2f" % (
+                      k, r.median(k, "rcv_user"), r.median(k, "rcv_sys"), r.median(k, "snd_user"),
+                      r.median(k, "snd_sys"), r.median(k, "cpu_ksoftirqd"), r.median(k, "outside_rcv")))
+    for k in ("tcp-tap", "tcp-afxdp", "tcp-afxdp-base", "tcp-linux"):
+        if k in r.rows and "perf" in r.rows[k][0]:
+            names = sorted({n for row in r.rows[k] for n in row["perf"]})
+            med = {n: statistics.median(row["perf"].get(n, 0.0) for row in r.rows[k]) for n in names}
+            print("  %-14s perf, s/GB (medians): total %.2f; %s" % (
+                k, sum(med.values()), ", ".join("%s %.2f" % (n, med[n]) for n in sorted(
+                    names, key=lambda n: -med[n]))))
     if "tcp-tap" in r.rows and "tcp-afxdp" in r.rows:
         print("  AF_XDP / TAP throughput %.2fx; busy ticks per frame TAP / AF_XDP %.2fx" % (
             r.median("tcp-afxdp", "mbit_s") / r.median("tcp-tap", "mbit_s"),
@@ -584,7 +768,8 @@ def main():
     if "udp-afxdp" in r.rows and "udp-bare" in r.rows:
         print("  stack / bare loop frame rate %.3f" % (
             r.median("udp-afxdp", "rx_pps") / r.median("udp-bare", "rx_pps")))
-    med = {k: {f: statistics.median(row[f] for row in v) for f in v[0]} for k, v in r.rows.items()}
+    med = {k: {f: statistics.median(row[f] for row in v) for f in v[0] if f != "perf"}
+           for k, v in r.rows.items()}
     with open(os.path.join(r.out, "stream.json"), "w") as f:
         json.dump({"rows": r.rows, "medians": med, "tsc_hz": r.tsc_hz, "reps": args.reps,
                    "skipped": r.skipped,

@@ -137,6 +137,16 @@ void cn_test_rerun_expect(const char *disable, const char *arg, const char *want
 		fail_msg("CACHENET_CPU_DISABLE=%s: got \"%s\", want \"%s\"", disable, out, want);
 }
 
+int cn_test_rerun_common(const char *arg, int neon_cpu, const char *generic, const char *neon)
+{
+	cn_test_rerun_expect("all", arg, generic);
+	if (neon_cpu) {
+		cn_test_rerun_expect("avx2", arg, neon);
+		cn_test_rerun_expect("neon", arg, generic);
+	}
+	return neon_cpu;
+}
+
 unsigned char *cn_test_sweep_buf(size_t max_len, int byte, uint64_t seed)
 {
 	size_t n = max_len + 64 + 64;

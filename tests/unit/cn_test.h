@@ -37,6 +37,13 @@ int cn_test_rerun(const char *disable, const char *arg, char *out, size_t outlen
  * unless @want is NULL, printed exactly @want (at most 255 bytes). */
 void cn_test_rerun_expect(const char *disable, const char *arg, const char *want);
 
+/* The rungs every dispatch fallback test starts with, the child being this
+ * program with @arg: every feature masked ("all") must leave @generic. On
+ * aarch64 (@neon_cpu nonzero) x86 names mask nothing, so masking "avx2"
+ * must leave @neon, and masking "neon" @generic. Returns @neon_cpu: nonzero
+ * when the caller's x86 rungs do not apply. */
+int cn_test_rerun_common(const char *arg, int neon_cpu, const char *generic, const char *neon);
+
 /*
  * The buffer of an every-length, every-alignment sweep up to @max_len:
  * @max_len + 64 (alignments 0..63) + 64 bytes, 64-byte aligned, every byte

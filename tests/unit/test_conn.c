@@ -56,12 +56,33 @@ struct fx {
 	unsigned ncap;      /* total captured (ring of NCAP) */
 };
 
-static const uint8_t MAC_A[6] = {2, 0, 0, 0, 0, 0xa}, MAC_B[6] = {2, 0, 0, 0, 0, 0xb};
-static const uint8_t MAC_X[6] = {2, 0, 0, 0, 0, 0xc}; /* a hand-built third host */
+/* The hosts' addresses as initialiser bytes, for the golden frames below. */
+#define BYTES_MAC_A 2, 0, 0, 0, 0, 0xa
+#define BYTES_MAC_B 2, 0, 0, 0, 0, 0xb
+#define BYTES_MAC_X 2, 0, 0, 0, 0, 0xc
+#define BYTES_IP_A 10, 0, 0, 1
+#define BYTES_IP_B 10, 0, 0, 2
+#define BYTES_IP_X 10, 0, 0, 3
+#define BYTES_BROADCAST 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+#define BYTES_UNKNOWN 0, 0, 0, 0, 0, 0 /* a request's target hardware address */
+
+static const uint8_t MAC_A[6] = {BYTES_MAC_A}, MAC_B[6] = {BYTES_MAC_B};
+static const uint8_t MAC_X[6] = {BYTES_MAC_X}; /* a hand-built third host */
 #define IP_A CN_IPV4(10, 0, 0, 1)
 #define IP_B CN_IPV4(10, 0, 0, 2)
 #define IP_X CN_IPV4(10, 0, 0, 3)
 #define IP_NOBODY CN_IPV4(10, 0, 0, 99)
+
+/* A golden ARP frame, 42 bytes written out here, not by the library (RFC
+ * 826 over Ethernet): destination, source, EtherType 0x0806; hardware type
+ * 1, protocol 0x0800, lengths 6 and 4, the op (1 request, 2 reply), then
+ * sender MAC and IPv4 address, target MAC and IPv4 address. */
+#define ARP_FRAME(dst, src, op, sha, spa, tha, tpa) \
+	{dst, src, 0x08, 0x06, 0, 1, 0x08, 0, 6, 4, 0, op, sha, spa, tha, tpa}
+
+/* The third host X asks who has B's address. */
+static const uint8_t ARP_REQ_X[42] = ARP_FRAME(BYTES_BROADCAST, BYTES_MAC_X, 1, BYTES_MAC_X,
+					       BYTES_IP_X, BYTES_UNKNOWN, BYTES_IP_B);
 
 static struct cn_conn_params conn_params(void)
 {
@@ -436,10 +457,8 @@ static void test_arp_resolution(void **state)
 	const struct cap *rq = &f->cap[0];
 	assert_int_equal(rq->from, 0);
 	assert_int_equal(rq->len, 60);
-	static const uint8_t want[42] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0xa, 0x08, 0x06,
-		0, 1, 0x08, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 0xa, 10, 0, 0, 1,
-		0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
+	static const uint8_t want[42] = ARP_FRAME(BYTES_BROADCAST, BYTES_MAC_A, 1, BYTES_MAC_A,
+						 BYTES_IP_A, BYTES_UNKNOWN, BYTES_IP_B);
 	assert_memory_equal(rq->buf, want, 42);
 	/* a static entry is not overwritten by the wire */
 	assert_int_equal(cn_conn_arp_add(f->a.conn, IP_X, MAC_X), 0);
@@ -458,21 +477,15 @@ static void test_arp_edge(void **state)
 
 	hosts_up(f, NULL, NULL);
 	sb = cn_conn_stats(f->b.conn);
-	static const uint8_t req[42] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0xc, 0x08, 0x06,
-		0, 1, 0x08, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 0xc, 10, 0, 0, 3,
-		0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
-	arp_frame(fr, req);
+	arp_frame(fr, ARP_REQ_X);
 	inject(&f->b, fr, 60);
 	pump(f);
 	assert_int_equal(sb->arp_req_in, 1);
 	assert_int_equal(sb->arp_rep_out, 1);
 	const struct cap *rp = &f->cap[(f->ncap - 1) % NCAP];
 	assert_int_equal(rp->from, 1);
-	static const uint8_t want[42] = {
-		2, 0, 0, 0, 0, 0xc, 2, 0, 0, 0, 0, 0xb, 0x08, 0x06,
-		0, 1, 0x08, 0, 6, 4, 0, 2, 2, 0, 0, 0, 0, 0xb, 10, 0, 0, 2,
-		2, 0, 0, 0, 0, 0xc, 10, 0, 0, 3};
+	static const uint8_t want[42] = ARP_FRAME(BYTES_MAC_X, BYTES_MAC_B, 2, BYTES_MAC_B,
+						 BYTES_IP_B, BYTES_MAC_X, BYTES_IP_X);
 	assert_memory_equal(rp->buf, want, 42);
 	assert_true(cn_conn_arp_lookup(f->b.conn, IP_X, mac));
 	assert_memory_equal(mac, MAC_X, 6);
@@ -485,11 +498,11 @@ static void test_arp_edge(void **state)
 		uint8_t off, v;
 	} bad[] = {{41, 9}, {15, 6}, {22, 0xff}, {21, 3}, {21, 2}};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		memcpy(fr, req, 42);
+		memcpy(fr, ARP_REQ_X, 42);
 		fr[bad[i].off] = bad[i].v;
 		inject(&f->b, fr, 60);
 	}
-	memcpy(fr, req, 42);
+	memcpy(fr, ARP_REQ_X, 42);
 	inject(&f->b, fr, 30);
 	pump(f);
 	assert_int_equal(f->ncap, before); /* nothing answered */
@@ -499,7 +512,7 @@ static void test_arp_edge(void **state)
 	assert_int_equal(sb->arp_rep_in, 1);
 	assert_int_equal(sb->arp_req_in, 1);
 	/* a non-IP, non-ARP EtherType is the stack's to count */
-	memcpy(fr, req, 42);
+	memcpy(fr, ARP_REQ_X, 42);
 	fr[12] = 0x86, fr[13] = 0xdd;
 	inject(&f->b, fr, 60);
 	pump(f);
@@ -2018,11 +2031,7 @@ static void test_random_frames(void **state)
 			len = mk_echo(fr, (uint8_t)(cn_test_rndn(3) ? 8 : cn_test_rnd()), cn_test_rndn(1400),
 				      IP_B);
 		} else {
-			static const uint8_t req[42] = {
-				0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0xc, 0x08, 0x06,
-				0, 1, 0x08, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 0xc, 10, 0, 0, 3,
-				0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
-			arp_frame(fr, req);
+			arp_frame(fr, ARP_REQ_X);
 			fr[14 + cn_test_rndn(28)] = (uint8_t)cn_test_rnd();
 			len = 14 + cn_test_rndn(47);
 		}

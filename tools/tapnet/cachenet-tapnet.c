@@ -94,6 +94,8 @@ struct opts {
 	int echo_port, discard_port, source_port, udp_echo_port, udp_sink_port;
 	bool bare;                 /* AF_XDP: receive and free, no stack */
 	bool busy_poll;            /* never sleep in poll(2) */
+	bool tx_multi;             /* cn_afxdp_params.tx_multi */
+	uint32_t xdp_ring;         /* cn_afxdp_params.ring_size, 0 = its default */
 	bool threads;              /* AF_XDP: one stack per queue, each on a thread */
 	bool no_rack_tlp;          /* TCP without RACK-TLP (tcp.h) */
 	uint64_t source_bytes;
@@ -382,6 +384,11 @@ static void usage(FILE *f)
 		"                      use; the device steers each flow to a queue (services\n"
 		"                      only: a client's replies could come on another queue)\n"
 		"  --xdp-mode M        auto (native, else generic), native, generic\n"
+		"  --tx-multi          (with --afxdp) a frame may take several TX descriptors\n"
+		"                      in copy mode too (cn_afxdp_params.tx_multi)\n"
+		"  --xdp-ring N        (with --afxdp) RX, TX and completion ring entries, a\n"
+		"                      power of two in 64..16384 (default 2048); as many\n"
+		"                      UMEM chunks are posted to the fill ring\n"
 		"  --dpdk EAL-ARGS     a DPDK EAL started with these arguments (one string,\n"
 		"                      split at blanks), the stack on the first port it\n"
 		"                      probed, polled (a 20 us nap after 64 empty polls\n"
@@ -402,7 +409,7 @@ static void usage(FILE *f)
 		"  --reass-timeout MS  IPv4 reassembly timeout (default 30000)\n"
 		"  --synack-retries N  SYN-ACK retransmissions of a half-open connection\n"
 		"                      (default 5; past the backlog: SYN cookies)\n"
-		"  --batch N           frames per device poll (default 64)\n"
+		"  --batch N           frames per device poll (default 64, at most 256)\n"
 		"  --no-rack-tlp       TCP loss recovery without RACK-TLP (tail-loss probes,\n"
 		"                      time-based loss detection): SACK and RTO only\n"
 		"  --busy-poll         never sleep in poll(2): spin on the device (one CPU)\n"
@@ -431,21 +438,36 @@ static void usage(FILE *f)
 		"and a summary line at exit.\n");
 }
 
+/* A count or size: a number with an optional k/K, M or G (10^3, 10^6,
+ * 10^9); exits with status 2, saying why, when it is not one or is
+ * negative or beyond 2^64 (the cast would be undefined). */
 static uint64_t parse_size(const char *s)
 {
 	char *end;
 	double v = strtod(s, &end);
 	if (*end == 'k' || *end == 'K')
-		v *= 1e3;
+		v *= 1e3, end++;
 	else if (*end == 'M')
-		v *= 1e6;
+		v *= 1e6, end++;
 	else if (*end == 'G')
-		v *= 1e9;
-	else if (*end) {
+		v *= 1e9, end++;
+	if (end == s || *end || !(v >= 0 && v < 18446744073709551616.0)) {
 		fprintf(stderr, "cachenet-tapnet: bad size '%s'\n", s);
 		exit(2);
 	}
 	return (uint64_t)v;
+}
+
+/* parse_size() of option @p opt's value @p s, which must be at most
+ * @p max; exits with status 2, saying so, when it is larger. */
+static uint32_t parse_num(const char *opt, const char *s, uint32_t max)
+{
+	uint64_t v = parse_size(s);
+	if (v > max) {
+		fprintf(stderr, "cachenet-tapnet: %s %s: at most %" PRIu32 "\n", opt, s, max);
+		exit(2);
+	}
+	return (uint32_t)v;
 }
 
 static uint32_t parse_ip(const char *s)
@@ -524,7 +546,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"xdp-mode", 1, 0, 'Y'}, {"udp-sink", 1, 0, 'U'}, {"bare", 0, 0, 'Z'},
 		{"busy-poll", 0, 0, 'Q'}, {"no-rack-tlp", 0, 0, 'L'}, {"reass-timeout", 1, 0, 'T'},
 		{"connect-after", 1, 0, 'A'}, {"synack-retries", 1, 0, 'K'}, {"no-hash", 0, 0, 'H'},
-		{"threads", 0, 0, 'J'}, {"dpdk", 1, 0, 'E'},
+		{"threads", 0, 0, 'J'}, {"dpdk", 1, 0, 'E'}, {"tx-multi", 0, 0, 'G'},
+		{"xdp-ring", 1, 0, 'O'},
 		{0, 0, 0, 0}};
 	int c;
 
@@ -565,41 +588,39 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			else if (!strcmp(optarg, "ring")) o->sndbuf = CN_SOCKBUF_RING;
 			else { fprintf(stderr, "cachenet-tapnet: bad --sndbuf '%s'\n", optarg); exit(2); }
 			break;
-		case 'S': o->sndbuf_size = (uint32_t)parse_size(optarg); break;
-		case 'R': o->rcvbuf_size = (uint32_t)parse_size(optarg); break;
-		case 'M': o->mss = (uint32_t)parse_size(optarg); break;
-		case 'W': o->time_wait = (uint32_t)parse_size(optarg); break;
-		case 'B': o->batch = (uint32_t)parse_size(optarg); break;
+		case 'S': o->sndbuf_size = parse_num("--sndbuf-size", optarg, UINT32_MAX); break;
+		case 'R': o->rcvbuf_size = parse_num("--rcvbuf-size", optarg, UINT32_MAX); break;
+		case 'M': o->mss = parse_num("--mss", optarg, UINT16_MAX); break;
+		case 'W': o->time_wait = parse_num("--time-wait", optarg, UINT32_MAX); break;
+		case 'B': o->batch = parse_num("--batch", optarg, 256); break;
 		case 'D': o->duration = strtod(optarg, NULL); break;
 		case 'r': o->ready_file = optarg; break;
 		case 'e': o->echo_port = parse_port(optarg); break;
 		case 'x': o->discard_port = parse_port(optarg); break;
-		case 's': {
-			char *bytes = split_last_colon(optarg, "--source PORT:BYTES");
+		case 's': /* PORT:BYTES */
+			o->source_bytes = parse_size(split_last_colon(optarg, "--source PORT:BYTES"));
 			o->source_port = parse_port(optarg);
-			o->source_bytes = parse_size(bytes);
 			break;
-		}
 		case 'u': o->udp_echo_port = parse_port(optarg); break;
-		case 'C': {
-			char *port = split_last_colon(optarg, "--connect IP:PORT");
+		case 'C': /* IP:PORT */
+			o->connect_port = parse_port(split_last_colon(optarg, "--connect IP:PORT"));
 			o->connect_addr = parse_ip(optarg);
-			o->connect_port = parse_port(port);
 			break;
-		}
 		case 'n': o->send_bytes = parse_size(optarg); break;
-		case 'N': o->count = (uint32_t)parse_size(optarg); break;
-		case 'P': o->parallel = (uint32_t)parse_size(optarg); break;
+		case 'N': o->count = parse_num("--count", optarg, UINT32_MAX); break;
+		case 'P': o->parallel = parse_num("--parallel", optarg, UINT32_MAX); break;
 		case 'q': o->quiet = true; break;
-		case 'T': o->reass_timeout = (uint32_t)parse_size(optarg); break;
-		case 'A': o->connect_after = (uint32_t)parse_size(optarg); break;
-		case 'K': o->synack_retries = (uint32_t)parse_size(optarg); break;
+		case 'T': o->reass_timeout = parse_num("--reass-timeout", optarg, UINT32_MAX); break;
+		case 'A': o->connect_after = parse_num("--connect-after", optarg, UINT32_MAX); break;
+		case 'K': o->synack_retries = parse_num("--synack-retries", optarg, UINT32_MAX); break;
 		case 'U': o->udp_sink_port = parse_port(optarg); break;
 		case 'Z': o->bare = true; break;
 		case 'Q': o->busy_poll = true; break;
 		case 'L': o->no_rack_tlp = true; break;
 		case 'H': no_hash = true; break;
 		case 'J': o->threads = true; break;
+		case 'G': o->tx_multi = true; break;
+		case 'O': o->xdp_ring = parse_num("--xdp-ring", optarg, 16384); break;
 		case 'E': o->dpdk = optarg; break;
 		case 'X': {
 			char *colon = strchr(optarg, ':');
@@ -607,7 +628,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->afxdp_queues = 1;
 			if (colon) {
 				*colon = 0;
-				o->afxdp_queues = (uint32_t)parse_size(colon + 1);
+				o->afxdp_queues = parse_num("--afxdp IF:QUEUES", colon + 1, 64);
 			}
 			break;
 		}
@@ -635,6 +656,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	if (o->threads && (!o->afxdp || o->connect_port >= 0 || o->pcap)) {
 		fprintf(stderr, "cachenet-tapnet: --threads needs --afxdp, and takes no --connect "
 				"(replies would reach another queue's stack) and no --pcap\n");
+		exit(2);
+	}
+	if ((o->tx_multi || o->xdp_ring) && !o->afxdp) {
+		fprintf(stderr, "cachenet-tapnet: --tx-multi and --xdp-ring need --afxdp\n");
 		exit(2);
 	}
 	if (o->bare && !o->afxdp && !o->dpdk) {
@@ -786,6 +811,31 @@ static void dev_flush(struct dev *d)
 	cn_tap_flush(d->tap);
 }
 
+/* AF_XDP: flush until the kernel has completed every frame put on the TX
+ * rings of @p d: a stack's packet posted in several descriptors
+ * (multi-buffer TX, --tx-multi or zero-copy) is held until its completion
+ * and then freed into its stack, so the stack must be destroyed after
+ * (afxdp.h, cn_afxdp_close). @return true when every frame completed
+ * (always for TAP and DPDK), false if some had not after a second. */
+static bool dev_settle(struct dev *d)
+{
+	dev_flush(d);
+#ifdef CN_HAVE_AFXDP
+	for (uint64_t end = now_ms() + 1000; d->xdp; usleep(1000)) {
+		bool done = true;
+		for (uint32_t i = 0; i < d->nq; i++) {
+			struct cn_afxdp_queue *q = cn_afxdp_queue(d->xdp, d->q0 + i);
+			cn_afxdp_flush(q);
+			const struct cn_afxdp_stats *st = cn_afxdp_stats(q);
+			done &= st->tx_completed == st->tx_frames;
+		}
+		if (done || now_ms() >= end)
+			return done;
+	}
+#endif
+	return true;
+}
+
 /* DPDK: a poll-mode port is polled every round, so a round that moved no
  * frame is idle polling; its ticks are kept apart from the busy ones
  * (and its device ticks from the summary's), so that the per-frame
@@ -828,6 +878,7 @@ struct dev_sum {
 				      DPDK: received rte_mbufs the stack holds */
 	uint32_t dev_held;         /* AF_XDP: small mbufs the backend holds (each
 				      with a chunk: fill ring, TX in flight) */
+	uint64_t tx_zero_copy, tx_payload_in_place, tx_copied; /* AF_XDP: how frames left */
 	struct cn_link_stats itx, irx;
 };
 
@@ -871,6 +922,9 @@ static void dev_sum(struct dev *d, struct dev_sum *s)
 			s->tx_writes += q->tx_kicks;
 			s->tx_eagain += q->tx_full + q->tx_nobufs;
 			s->tx_errors += q->tx_kick_errors;
+			s->tx_zero_copy += q->tx_zero_copy;
+			s->tx_payload_in_place += q->tx_payload_in_place;
+			s->tx_copied += q->tx_copied;
 			s->rx_tsc += q->rx_tsc;
 			s->tx_tsc += q->tx_tsc;
 			s->k_drops += q->k_rx_dropped + q->k_rx_ring_full + q->k_fill_empty;
@@ -934,6 +988,7 @@ struct host {
 	uint64_t idle_loops, idle_tsc; /* DPDK: rounds that moved no frame */
 	double cpu_s;             /* this thread's CPU time (--threads) */
 	int cpu;                  /* the CPU it was pinned to, or -1 */
+	bool unsettled;           /* TX frames not completed at the end (dev_settle) */
 	struct cn_mbuf_pool *pools[3];
 	pthread_t th;
 	int rc;
@@ -1163,7 +1218,7 @@ static void *host_run(void *arg)
 		free(a);
 	}
 	h->apps = NULL;
-	dev_flush(&h->dv);
+	h->unsettled = !dev_settle(&h->dv);
 	h->app_tsc = app_tsc;
 	{
 		struct timespec ts;
@@ -1361,7 +1416,8 @@ int main(int argc, char **argv)
 		struct cn_afxdp_params xp = {.ifname = o.afxdp, .queues = o.afxdp_queues,
 					     .batch = o.batch, .mpool = mp, .pcap = pcap,
 					     .impair = o.impair_on ? &o.impair : NULL,
-					     .attach = (enum cn_afxdp_attach)o.afxdp_attach};
+					     .attach = (enum cn_afxdp_attach)o.afxdp_attach,
+					     .tx_multi = o.tx_multi, .ring_size = o.xdp_ring};
 		dv.xdp = cn_afxdp_open(&xp);
 		if (!dv.xdp) {
 			fprintf(stderr, "cachenet-tapnet: cannot open AF_XDP on '%s': %s\n", o.afxdp,
@@ -1374,9 +1430,9 @@ int main(int argc, char **argv)
 		const struct cn_afxdp_info *in = cn_afxdp_info(dv.xdp);
 		printf("{\"event\":\"device\",\"dev\":\"afxdp\",\"ifname\":\"%s\",\"queues\":%u,"
 		       "\"zerocopy\":%d,\"native\":%d,\"prog_id\":%u,\"stale_detached\":%u,"
-		       "\"frames\":%u,\"stacks\":%u}\n",
+		       "\"frames\":%u,\"stacks\":%u,\"multi_buffer\":%d,\"ring_size\":%u}\n",
 		       o.afxdp, in->queues, in->zerocopy, in->native, in->prog_id, in->stale_detached,
-		       in->frames, nh);
+		       in->frames, nh, in->multi_buffer, in->ring_size);
 	}
 #endif
 #ifdef CN_HAVE_DPDK
@@ -1514,6 +1570,8 @@ int main(int argc, char **argv)
 #endif
 	printf("\"dev_kernel_drops\":%" PRIu64 ",\"umem_in_use\":%u,\"dev_held_mbufs\":%u,", ts->k_drops,
 	       ts->umem_in_use, ts->dev_held);
+	printf("\"tx_zero_copy\":%" PRIu64 ",\"tx_payload_in_place\":%" PRIu64 ",\"tx_copied\":%" PRIu64
+	       ",", ts->tx_zero_copy, ts->tx_payload_in_place, ts->tx_copied);
 	printf("\"net_drops\":{");
 	for (unsigned r = 1, first = 1; r < CN_DROP_MAX; r++)
 		if (ns->drop[r]) {
@@ -1542,6 +1600,18 @@ int main(int argc, char **argv)
 	       cs->wscale_clamped,
 	       ns->reass_ok, ns->reass_evict, ns->frag_out, ns->frag_frames, reass_entries,
 	       reass_mem, reass_peak, socks, pkts_out, pm.in_use - ts->dev_held, pc.in_use);
+#ifdef CN_HAVE_AFXDP
+	/* A stack's packets still held for their TX completion: close the
+	 * sockets while the stacks exist (the close frees the packets into
+	 * them; the UMEM stays mapped while their frames are out). */
+	for (uint32_t i = 0; i < nh && dv.xdp; i++)
+		if (hosts[i].unsettled) {
+			fprintf(stderr, "cachenet-tapnet: TX frames not completed at exit\n");
+			rc = 1;
+			cn_afxdp_close(dv.xdp);
+			dv.xdp = NULL;
+		}
+#endif
 	for (uint32_t i = 0; i < nh; i++) {
 		struct host *h = &hosts[i];
 		cn_udp_close(h->ue.s);

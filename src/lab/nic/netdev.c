@@ -18,14 +18,9 @@
 
 #define DD RX_DD
 
-const char *cn_dca_name(enum cn_dca mode)
-{
-	static const char *const names[] = {
-		[CN_DCA_INJECT] = "inject", [CN_DCA_FLUSH] = "flush", [CN_DCA_PREFETCH] = "prefetch",
-	};
-
-	return cn__name_of(names, CN_ARRAY_LEN(names), (unsigned)mode);
-}
+CN_NAME_FN(cn_dca_name, enum cn_dca,
+	[CN_DCA_INJECT] = "inject", [CN_DCA_FLUSH] = "flush", [CN_DCA_PREFETCH] = "prefetch",
+)
 
 /* refill_one with split on: a buffer the last frame through this
  * descriptor left in place (the cluster of a header-only frame, the
@@ -126,8 +121,7 @@ struct cn_netdev *cn_netdev_create(const struct cn_netdev_params *pp)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (!dev->p.batch)
-		dev->p.batch = 32;
+	CN_DEFAULT(dev->p.batch, 32);
 	if (!dev->p.prefetch_k)
 		dev->p.prefetch_k = CN_NETDEV_PREFETCH_K_DEFAULT < size ? CN_NETDEV_PREFETCH_K_DEFAULT
 									  : size - 1;
@@ -433,15 +427,10 @@ unsigned cn_netdev_tx_reap(struct cn_netdev *dev)
 	return i - start;
 }
 
-const char *cn_prefetch_hint_name(enum cn_prefetch_hint h)
-{
-	static const char *const names[] = {
-		[CN_PREFETCH_L1] = "l1", [CN_PREFETCH_L2] = "l2",
-		[CN_PREFETCH_LLC] = "llc", [CN_PREFETCH_NTA] = "nta",
-	};
-
-	return cn__name_of(names, CN_ARRAY_LEN(names), (unsigned)h);
-}
+CN_NAME_FN(cn_prefetch_hint_name, enum cn_prefetch_hint,
+	[CN_PREFETCH_L1] = "l1", [CN_PREFETCH_L2] = "l2",
+	[CN_PREFETCH_LLC] = "llc", [CN_PREFETCH_NTA] = "nta",
+)
 
 /* PREFETCH mode. The first two lines (Ethernet, IP, TCP with options: what
  * the stack reads first) go to L1; the rest of the frame to the hint's
@@ -456,44 +445,32 @@ const char *cn_prefetch_hint_name(enum cn_prefetch_hint h)
 		__builtin_prefetch((b) + (len) - 1, 0, (loc));                 \
 	} while (0)
 
+#define PF_LINE(a, loc) __builtin_prefetch((a), 0, (loc))
+
+/* PF(..., loc) with the hint @p h's locality as a constant: 3 for L1, 2
+ * for L2, 1 for the LLC, 0 for NTA. */
+#define PF_BY_HINT(h, PF, ...)                                                     \
+	do {                                                                       \
+		switch (h) {                                                       \
+		case CN_PREFETCH_L1: PF(__VA_ARGS__, 3); break;                    \
+		case CN_PREFETCH_L2: PF(__VA_ARGS__, 2); break;                    \
+		case CN_PREFETCH_LLC: PF(__VA_ARGS__, 1); break;                   \
+		case CN_PREFETCH_NTA: PF(__VA_ARGS__, 0); break;                   \
+		}                                                                  \
+	} while (0)
+
 /* Lines from @p start to the end of [b, b + len) at the hint's level
  * (start < len). */
 static inline void prefetch_from(const uint8_t *b, uint32_t start, uint32_t len,
 				 enum cn_prefetch_hint h)
 {
-	switch (h) {
-	case CN_PREFETCH_L1:
-		PF_FROM(b, start, len, 3);
-		break;
-	case CN_PREFETCH_L2:
-		PF_FROM(b, start, len, 2);
-		break;
-	case CN_PREFETCH_LLC:
-		PF_FROM(b, start, len, 1);
-		break;
-	case CN_PREFETCH_NTA:
-		PF_FROM(b, start, len, 0);
-		break;
-	}
+	PF_BY_HINT(h, PF_FROM, b, start, len);
 }
 
 /* One line at the hint's level. */
 static inline void prefetch_line(const void *a, enum cn_prefetch_hint h)
 {
-	switch (h) {
-	case CN_PREFETCH_L1:
-		__builtin_prefetch(a, 0, 3);
-		break;
-	case CN_PREFETCH_L2:
-		__builtin_prefetch(a, 0, 2);
-		break;
-	case CN_PREFETCH_LLC:
-		__builtin_prefetch(a, 0, 1);
-		break;
-	case CN_PREFETCH_NTA:
-		__builtin_prefetch(a, 0, 0);
-		break;
-	}
+	PF_BY_HINT(h, PF_LINE, a);
 }
 
 /* The first two lines of a frame at @p b (Ethernet, IP, TCP with options:
