@@ -187,6 +187,16 @@ static inline void cn_ilp_pf_read(const unsigned char *p)
  * (or to the loop's prefetchw with ilpgen.py --pf-dst). */
 static inline void cn_ilp_pf_head(const unsigned char *p, size_t len)
 {
+#if CN_ILP_PF_DIST % 64 == 0
+	/* the common case, a buffer of CN_ILP_PF_DIST bytes or more: exactly
+	 * CN_ILP_PF_DIST / 64 lines, p's and the ones after it (a constant
+	 * trip count, unrolled: no loop per call) */
+	if (len >= CN_ILP_PF_DIST) {
+		for (size_t k = 0; k < CN_ILP_PF_DIST / 64; k++)
+			cn_ilp_pf_read(p + 64 * k);
+		return;
+	}
+#endif
 	uintptr_t a = (uintptr_t)p;
 	uintptr_t e = a + (len < CN_ILP_PF_DIST ? len : CN_ILP_PF_DIST);
 	uintptr_t loop_first = (a + CN_ILP_PF_DIST) & ~(uintptr_t)63;

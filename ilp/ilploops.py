@@ -5,6 +5,7 @@ each function's step, the remainder and byte tails, the prefetches and the
 cipher's keystream. ilpgen.py writes the files around them."""
 
 import math
+import re
 
 import functions
 from functions import FUNCS
@@ -67,31 +68,48 @@ class LoopEmitter:
     def _loop(self, fns, isa, src, store, nreg, pf, lim='len', once=False):
         """One loop over blocks of nreg registers up to lim: load from src,
         the steps of fns, store to dst if store (once: a single block if
-        one fits, an if instead of a for). With pf, the loop stops
-        where the line CN_ILP_PF_DIST ahead would pass the end (pf_end), and
-        prefetches that line of the source (and, with --pf-dst, of the
-        destination), once per 64-byte line (of the message: a block
-        shorter than a line prefetches every 64 / block iterations).
-        Returns C text."""
+        one fits, an if instead of a for). With pf, every iteration
+        prefetches, unconditionally, the source line CN_ILP_PF_DIST bytes
+        ahead of each of its 64-byte lines (and, with --pf-dst, the
+        destination's): the caller bounds lim so that those lines lie
+        inside the buffer (_loops: pf_end). A block shorter than a line
+        (the synthetic loops: 8 B scalar, 32 B AVX2) runs 64 / block times
+        in an inner loop, so one prefetch per line of the message still
+        needs no test. Returns C text."""
         I = ISAS[isa]
         w = I['width']
         blk = w * nreg
+        step = max(blk, 64) if pf else blk
+        inner = step // blk > 1  # the line's blocks step i themselves
         out = ['if (i + %d <= %s) {' % (blk, lim) if once else
-               'for (; i + %d <= %s; i += %d) {' % (blk, lim, blk)]
+               'for (; i + %d <= %s;%s) {' % (step, lim, '' if inner else ' i += %d' % step)]
         if pf:
             out.append('\t/* prefetch: the input line%s CN_ILP_PF_DIST bytes ahead */'
                        % ('s' if blk > 64 else ''))
-            # a block shorter than a line (the synthetic loops: 8 B scalar,
-            # 32 B AVX2) prefetches on the iterations that start a line of
-            # the message, once per line
-            out.append('\tif (%si + %d <= pf_end) {' % (
-                '(i & 63) == 0 && ' if blk < 64 else '', blk))
-            for line in range(0, blk, 64):
+            for line in range(0, step, 64):
                 off = ' + %d' % line if line else ''
-                out.append('\t\tcn_ilp_pf_read(%s + i%s + CN_ILP_PF_DIST);' % (src, off))
+                out.append('\tcn_ilp_pf_read(%s + i%s + CN_ILP_PF_DIST);' % (src, off))
                 if store and src != 'dst' and self.pf_dst:
-                    out.append('\t\tcn_ilp_pf_write(dst + i%s + CN_ILP_PF_DIST);' % off)
-            out.append('\t}')
+                    out.append('\tcn_ilp_pf_write(dst + i%s + CN_ILP_PF_DIST);' % off)
+        body = self._block(fns, isa, src, store, nreg)
+        if inner:
+            # the line's blocks (a constant trip count, unrolled by the compiler)
+            body = (['\tfor (unsigned k = 0; k < %d; k++, i += %d) {' % (step // blk, blk)]
+                    + ['\t' + ln if ln else ln for ln in '\n'.join(body).split('\n')]
+                    + ['\t}'])
+        out += body
+        if once:
+            out.append('\ti += %d;' % blk)
+        out.append('}')
+        return '\n'.join(out)
+
+    def _block(self, fns, isa, src, store, nreg):
+        """The lines of one block of nreg registers at offset i: the
+        once-per-iteration code, the loads, every function's step, the
+        stores (indented for a loop body)."""
+        I = ISAS[isa]
+        w = I['width']
+        out = []
         out += self._iter(fns, isa, nreg)
         # a step over all the block's registers (functions.py: block_step)
         # computes what needs no data before the loads, applies it after
@@ -116,10 +134,7 @@ class LoopEmitter:
             for r in range(nreg):
                 p = 'dst + i + %d' % (r * w) if r else 'dst + i'
                 out.append('\t%s;' % I['store'].format(p=p, x='x%d' % r))
-        if once:
-            out.append('\ti += %d;' % blk)
-        out.append('}')
-        return '\n'.join(out)
+        return out
 
     @staticmethod
     def _iter(fns, isa, nreg):
@@ -130,9 +145,39 @@ class LoopEmitter:
                 for f in fns if f.forms[isa].get('iter')]
 
     def _loops(self, fns, isa, src, store, nreg, pf, lim='len'):
-        """The main loop; with pf, the prefetching loop up to pf_end, then
-        the same loop without prefetches for the last CN_ILP_PF_DIST bytes."""
-        return self._loop(fns, isa, src, store, nreg, pf, lim)
+        """The main loop; with pf, the prefetching loop up to pf_end (and
+        lim), then the same loop without prefetches for the last
+        CN_ILP_PF_DIST bytes: no iteration tests whether its prefetch
+        stays inside the buffer."""
+        if not pf:
+            return self._loop(fns, isa, src, store, nreg, False, lim)
+        pf_lim = 'pf_end' if lim == 'len' else '(%s < pf_end ? %s : pf_end)' % (lim, lim)
+        out = [self._loop(fns, isa, src, store, nreg, True, pf_lim),
+               '/* the last CN_ILP_PF_DIST bytes (and what the prefetching loop\'s',
+               ' * steps left): no prefetch */',
+               self._loop(fns, isa, src, store, nreg, False, lim)]
+        # gcc 12 copies state registers inside both loops (a register
+        # move per state word and iteration) to merge the two loops'
+        # exits; an empty asm naming them after the loops keeps them in place
+        regs = self._state_regs(fns, isa)
+        if regs:
+            out.append('/* no instruction: the state stays in its registers across both loops */')
+            out.append(' '.join('CN_ILP_OPAQUE_%s(%s);' % (k, v) for k, v in regs))
+        return '\n'.join(out)
+
+    @staticmethod
+    def _state_regs(fns, isa):
+        """The state variables the main loop carries in registers, as
+        (R or V, name): the non-const declarations of the functions'
+        vector forms (of their scalar declarations for the scalar isa)."""
+        out = []
+        for f in fns:
+            decl = f.decl if isa == 'scalar' else f.forms[isa].get('decl')
+            for stmt in (decl or '').split(';'):
+                m = re.match(r'\s*(uint64_t|__m256i|__m512i)\s+(\w+)\s*=', stmt)
+                if m:
+                    out.append(('R' if m.group(1) == 'uint64_t' else 'V', m.group(2)))
+        return out
 
     def _finals(self, fns, isa):
         out = []

@@ -177,12 +177,39 @@ class TestEmit(unittest.TestCase):
     def test_pf_dst_inside_the_guard(self):
         em = ilpgen.Emitter(pf_dst=True)
         text = em.function(ilpgen.Pipeline('copy,bswap32,pes,csum'), 'intpf', 'avx512')
-        guard = text[text.index('if (i + 64 <= pf_end) {'):]
-        guard = guard[:guard.index('}')]
+        # the prefetching loop, up to the plain loop after it
+        guard = text[text.index('for (; i + 64 <= pf_end; i += 64) {'):]
+        guard = guard[:guard.index('for (; i + 64 <= len; i += 64) {')]
         self.assertIn('cn_ilp_pf_read(src + i + CN_ILP_PF_DIST);', guard)
         self.assertIn('cn_ilp_pf_write(dst + i + CN_ILP_PF_DIST);', guard)
         self.assertIn('cn_ilp_pf_write(', em.prelude('avx512'))
         self.assertNotIn('cn_ilp_pf_write(', ilpgen.Emitter().prelude('avx512'))
+
+    def test_pf_loop_then_plain_loop(self):
+        # every intpf kernel: the prefetching loop runs to pf_end and
+        # prefetches in every iteration without a test, the same loop
+        # without prefetches does the rest; int is the plain loop alone
+        em = ilpgen.Emitter()
+        for text in ('copy,bswap32,pes,csum', 'bswap16,pes,csum', 'copy,chacha20,csum',
+                     'copy,aes128ctr,csum', 'syn:n=3,s=0/1/1,a=2/3/2,out=110,copy=1'):
+            p = ilpgen.Pipeline(text)
+            for isa in p.isas:
+                pf = em.function(p, 'intpf', isa)
+                integ = em.function(p, 'int', isa)
+                self.assertIsNone(re.search(r'if \([^)]*pf_end\)', pf), (text, isa))
+                loops = re.findall(r'for \(; i \+ (\d+) <= ([^;]+);', pf)
+                first = [k for k, (_, lim) in enumerate(loops) if 'pf_end' in lim]
+                self.assertEqual(len(first), 1, (text, isa, loops))
+                k = first[0]
+                # the same block after it, to the loop's own limit
+                blk = int(re.findall(r'for \(; i \+ (\d+) <= (?:len|ks_end);', integ)[0])
+                self.assertEqual(int(loops[k + 1][0]), blk, (text, isa, loops))
+                self.assertNotIn('pf_end', loops[k + 1][1])
+                body = pf[pf.index('<= %s;' % loops[k][1]):]
+                body = body[:body.index('for (; i + %d <= %s;' % (blk, loops[k + 1][1]))]
+                self.assertEqual(body.count('cn_ilp_pf_read('),
+                                 max(1, int(loops[k][0]) // 64), (text, isa))
+                self.assertEqual(pf.count('cn_ilp_pf_read('), body.count('cn_ilp_pf_read('))
 
     def test_pf_dist_in_header(self):
         self.assertIn('#define CN_ILP_PF_DIST 512', self.gen(pf_dist=512)['cn_ilp.h'])
