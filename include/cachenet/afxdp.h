@@ -330,11 +330,7 @@ int cn_afxdp_xmit_mbuf(struct cn_afxdp_queue *q, struct cn_mbuf *m) CN_NONNULL_A
 
 /** cn_afxdp_xmit as a stack's transmit hook (cn_net_params.xmit, with the
  *  queue as xmit_arg). */
-CN_NONNULL_ALL
-static inline int cn_afxdp_xmit_hook(void *q, struct cn_pkt *p)
-{
-	return cn_afxdp_xmit((struct cn_afxdp_queue *)q, p);
-}
+CN_NET_XMIT_HOOK(cn_afxdp_xmit_hook, struct cn_afxdp_queue, cn_afxdp_xmit)
 
 /**
  * Transmit one raw Ethernet frame (ARP, ICMP built by hand) as

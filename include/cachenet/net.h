@@ -339,6 +339,19 @@ void cn_pkt_free_bulk(struct cn_pkt *const *p, unsigned n);
 typedef int (*cn_net_xmit_fn)(void *arg, struct cn_pkt *p);
 
 /**
+ * Defines `static inline int name(void *dev, struct cn_pkt *p)`: a
+ * device's transmit function `int xmit(type *dev, struct cn_pkt *p)` as a
+ * stack's transmit hook (a cn_net_xmit_fn: cn_net_params.xmit, with the
+ * device as xmit_arg). It returns what xmit returns, costs what xmit costs
+ * (the call is inlined) and is as thread-safe as xmit.
+ */
+#define CN_NET_XMIT_HOOK(name, type, xmit)                                  \
+	CN_NONNULL_ALL static inline int name(void *dev, struct cn_pkt *p) \
+	{                                                                  \
+		return xmit((type *)dev, p);                               \
+	}
+
+/**
  * Slow-path hook: where a host stack (e.g. conn.h's connection management)
  * gets the frames the fast path does not take. It is called, with the
  * reason the fast path would drop the frame for, for:

@@ -211,11 +211,7 @@ int cn_tap_xmit(struct cn_tap *t, struct cn_pkt *p) CN_NONNULL_ALL;
 
 /** cn_tap_xmit as a stack's transmit hook (cn_net_params.xmit, with the
  *  tap as xmit_arg). */
-CN_NONNULL_ALL
-static inline int cn_tap_xmit_hook(void *tap, struct cn_pkt *p)
-{
-	return cn_tap_xmit((struct cn_tap *)tap, p);
-}
+CN_NET_XMIT_HOOK(cn_tap_xmit_hook, struct cn_tap, cn_tap_xmit)
 
 /**
  * Write one raw Ethernet frame (built by hand: ARP, ICMP), through the

@@ -44,19 +44,22 @@ CN_NAME_FN(cn_conn_drop_name, enum cn_conn_drop,
 	[CN_CONN_DROP_COOKIE] = "cookie",
 )
 
+/* A state's name is its enumerator's, less the prefix. */
+#define STATE_NAME(s) [CN_SOCK_##s] = #s
 CN_NAME_FN(cn_sock_state_name, enum cn_sock_state,
-	[CN_SOCK_CLOSED] = "CLOSED",
-	[CN_SOCK_LISTEN] = "LISTEN",
-	[CN_SOCK_SYN_SENT] = "SYN_SENT",
-	[CN_SOCK_SYN_RCVD] = "SYN_RCVD",
-	[CN_SOCK_ESTABLISHED] = "ESTABLISHED",
-	[CN_SOCK_FIN_WAIT_1] = "FIN_WAIT_1",
-	[CN_SOCK_FIN_WAIT_2] = "FIN_WAIT_2",
-	[CN_SOCK_CLOSING] = "CLOSING",
-	[CN_SOCK_TIME_WAIT] = "TIME_WAIT",
-	[CN_SOCK_CLOSE_WAIT] = "CLOSE_WAIT",
-	[CN_SOCK_LAST_ACK] = "LAST_ACK",
+	STATE_NAME(CLOSED),
+	STATE_NAME(LISTEN),
+	STATE_NAME(SYN_SENT),
+	STATE_NAME(SYN_RCVD),
+	STATE_NAME(ESTABLISHED),
+	STATE_NAME(FIN_WAIT_1),
+	STATE_NAME(FIN_WAIT_2),
+	STATE_NAME(CLOSING),
+	STATE_NAME(TIME_WAIT),
+	STATE_NAME(CLOSE_WAIT),
+	STATE_NAME(LAST_ACK),
 )
+#undef STATE_NAME
 
 /* ------------------------------------------------------------ socket table */
 

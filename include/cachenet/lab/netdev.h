@@ -260,11 +260,7 @@ int cn_netdev_xmit(struct cn_netdev *dev, struct cn_pkt *p) CN_NONNULL_ALL;
 
 /** cn_netdev_xmit as a stack's transmit hook (cn_net_params.xmit, with
  *  the device as xmit_arg). */
-CN_NONNULL_ALL
-static inline int cn_netdev_xmit_hook(void *dev, struct cn_pkt *p)
-{
-	return cn_netdev_xmit((struct cn_netdev *)dev, p);
-}
+CN_NET_XMIT_HOOK(cn_netdev_xmit_hook, struct cn_netdev, cn_netdev_xmit)
 
 /**
  * NIC: transmit every posted TX frame onto the wire and write its
