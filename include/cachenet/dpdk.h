@@ -169,7 +169,9 @@ struct cn_dpdk;
  *  - EINVAL: p NULL, p->size not accepted (common.h), no mpool, batch > 256,
  *    mtu > 1500, nb_mbufs <= rx_desc, tx_copy > 2;
  *  - ENODEV: no such port;
- *  - ENOMEM: a mempool could not be created;
+ *  - ENOMEM: a mempool could not be created, or (net_af_xdp) the RX
+ *    pool's objects would not all lie in the UMEM that driver
+ *    registers over it;
  *  - another errno from rte_eth_dev_configure / _queue_setup / _start.
  * Cost: creates nb_mbufs + tx mempools (touches their memory); not for
  * the fast path. Call from an EAL thread.

@@ -1006,12 +1006,8 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsig
 		return got;
 	}
 	k = xsk_ring_cons__peek(&q->rx, n, &idx);
-	if (k == 0) {
-		q->st.rx_empty++;
-		q->st.rx_tsc += cn_tsc_end() - t0;
+	if (!cn__rx_burst_counted(k, &q->st.rx_bursts, &q->st.rx_empty, &q->st.rx_tsc, t0))
 		return 0;
-	}
-	q->st.rx_bursts++;
 	rx_prefetch(q, idx, k);
 	for (uint32_t i = 0; i < k; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx + i);

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -38,6 +39,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_memzone.h>
 #include <rte_mempool.h>
 
@@ -198,13 +200,14 @@ static int kv_word(struct rte_kvargs *kv, const char *key, const char *word)
 	return pr.found;
 }
 
-/* 1 when the port is a net_memif client in zero-copy mode: its TX hands
- * the ring offsets into the process's DPDK memory to the peer, so a
- * frame must lie in that memory (copy mode), and its devargs are the
- * only place the mode shows (no dev_info capability or flag tells). */
-static int memif_zero_copy(const struct rte_eth_dev_info *di)
+/* 1 when the port (@memif: its driver is net_memif) is a net_memif
+ * client in zero-copy mode: its TX hands the ring offsets into the
+ * process's DPDK memory to the peer, so a frame must lie in that memory
+ * (copy mode), and its devargs are the only place the mode shows (no
+ * dev_info capability or flag tells). */
+static int memif_zero_copy(const struct rte_eth_dev_info *di, int memif)
 {
-	if (!di->driver_name || strcmp(di->driver_name, "net_memif") != 0 || !di->device)
+	if (!memif || !di->device)
 		return 0;
 	const struct rte_devargs *da = rte_dev_devargs(di->device);
 	if (!da || !da->args)
@@ -216,6 +219,76 @@ static int memif_zero_copy(const struct rte_eth_dev_info *di)
 		 !kv_word(kv, "role", "master");
 	rte_kvargs_free(kv);
 	return zc;
+}
+
+/* ------------------------------------------------------------ the RX pool
+ *
+ * net_af_xdp (22.11) makes the RX mempool its UMEM: it registers, from
+ * the page start of the pool's first memory chunk, populated_size x
+ * object size bytes, and gives the kernel each rte_mbuf's address
+ * relative to that start (fill ring, and the TX copies it takes from the
+ * same pool). That is the whole pool only if the objects lie back to
+ * back. rte_pktmbuf_pool_create does not lay them so without hugepages:
+ * an object must not cross a 4 KB page there, and an RX object of
+ * 2,496 bytes takes a page of its own (8,191 objects span 33.5 MB,
+ * the UMEM 20.4 MB). The kernel refuses every descriptor beyond the
+ * UMEM (XDP_STATISTICS tx_invalid_descs; fill ring entries likewise)
+ * and never completes it: once the stack holds enough received frames
+ * that allocations reach the pool's upper part, every ACK the port
+ * sends is dropped and a Linux TCP stream into cachenet stalls (the
+ * rte_mbufs are lost to the PMD too). For that driver the pool is
+ * built without the page rule (AF_XDP gives the kernel virtual
+ * addresses within the UMEM, never an IOVA), densely, and the layout
+ * is checked. */
+
+static struct rte_mempool *rx_pool_dense(const char *name, uint32_t n, int sock)
+{
+	struct rte_pktmbuf_pool_private pp = {
+		.mbuf_data_room_size = RTE_PKTMBUF_HEADROOM + 2048, .mbuf_priv_size = 64};
+	struct rte_mempool *mp = rte_mempool_create_empty(
+		name, n, sizeof(struct rte_mbuf) + pp.mbuf_priv_size + pp.mbuf_data_room_size, 256,
+		sizeof(pp), sock, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+
+	if (!mp)
+		return NULL;
+	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL) != 0)
+		goto fail;
+	rte_pktmbuf_pool_init(mp, &pp);
+	if (rte_mempool_populate_default(mp) < 0)
+		goto fail;
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+fail:
+	rte_mempool_free(mp);
+	return NULL;
+}
+
+struct span {
+	uintptr_t base, end;
+	uint32_t outside;
+};
+
+static void obj_in_span(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
+{
+	struct span *s = arg;
+	uintptr_t start = (uintptr_t)obj - mp->header_size;
+	(void)idx;
+	s->outside += start < s->base ||
+		      start + rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) > s->end;
+}
+
+/* The objects of @mp outside the UMEM net_af_xdp 22.11 registers for it. */
+static uint32_t umem_outside(struct rte_mempool *mp)
+{
+	const struct rte_mempool_memhdr *h = STAILQ_FIRST(&mp->mem_list);
+	if (!h)
+		return mp->populated_size;
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE); /* the PMD's getpagesize() */
+	struct span s = {.base = (uintptr_t)h->addr & ~(pg - 1)};
+	s.end = (uintptr_t)h->addr +
+		(uintptr_t)mp->populated_size * rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL);
+	rte_mempool_obj_iter(mp, obj_in_span, &s);
+	return s.outside;
 }
 
 struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
@@ -260,15 +333,25 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 	}
 	d->info.port_id = d->p.port_id;
 	d->info.socket_id = rte_eth_dev_socket_id(d->p.port_id);
-	snprintf(d->info.driver, sizeof(d->info.driver), "%s", di.driver_name ? di.driver_name : "?");
+	const char *drv = di.driver_name ? di.driver_name : "?";
+	int memif = strcmp(drv, "net_memif") == 0, af_xdp = strcmp(drv, "net_af_xdp") == 0;
+	snprintf(d->info.driver, sizeof(d->info.driver), "%s", drv);
 	d->info.iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
 	int sock = d->info.socket_id < 0 ? (int)SOCKET_ID_ANY : d->info.socket_id;
 
 	/* Mempools: names unique per port. RX objects: a 64-byte private
 	 * area (the storage header) and a data room for a whole frame. */
 	snprintf(name, sizeof(name), "cn_rx_%u", d->p.port_id);
-	d->rxpool = rte_pktmbuf_pool_create(name, d->p.nb_mbufs, 256, 64,
-					    RTE_PKTMBUF_HEADROOM + 2048, sock);
+	if (af_xdp) {
+		d->rxpool = rx_pool_dense(name, d->p.nb_mbufs, sock);
+		if (d->rxpool && umem_outside(d->rxpool) != 0) {
+			rte_mempool_free(d->rxpool);
+			d->rxpool = NULL;
+		}
+	} else {
+		d->rxpool = rte_pktmbuf_pool_create(name, d->p.nb_mbufs, 256, 64,
+						    RTE_PKTMBUF_HEADROOM + 2048, sock);
+	}
 	snprintf(name, sizeof(name), "cn_tx_%u", d->p.port_id);
 	uint32_t ntx = 2u * d->p.tx_desc + 4u * MAX_BATCH * (1 + CN_PKT_PIECES);
 	d->txpool = rte_pktmbuf_pool_create(name, ntx, 256, 0, 0, sock);
@@ -282,8 +365,7 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 	 * itself, and one rte_mbuf with a copy costs it fewer instructions
 	 * than a chain of external buffers (their attaches, and frees with
 	 * the shared info's callback, per segment). */
-	d->info.memif_zc = memif_zero_copy(&di);
-	int memif = di.driver_name && strcmp(di.driver_name, "net_memif") == 0;
+	d->info.memif_zc = memif_zero_copy(&di, memif);
 	d->info.tx_copy = d->p.tx_copy == 1 || d->info.memif_zc ||
 			  !(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
 			  (memif && d->p.tx_copy != 2);
@@ -611,12 +693,8 @@ unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **out, unsigned n)
 	if (n > MAX_BATCH)
 		n = MAX_BATCH;
 	uint16_t k = rte_eth_rx_burst(d->p.port_id, 0, rm, (uint16_t)n);
-	if (k == 0) {
-		d->st.rx_empty++;
-		d->st.rx_tsc += cn_tsc_end() - t0;
+	if (!cn__rx_burst_counted(k, &d->st.rx_bursts, &d->st.rx_empty, &d->st.rx_tsc, t0))
 		return 0;
-	}
-	d->st.rx_bursts++;
 	for (uint16_t i = 0; i < k; i++) {
 		struct rte_mbuf *r = rm[i];
 		uint32_t len = r->data_len;
