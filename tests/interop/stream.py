@@ -56,7 +56,11 @@ other figures are not comparable).
 Per process (Linux -> receiver runs): the receiver's user and system time
 (cachenet's getrusage; the Linux receiver's own from its accept on), the
 sender's from its connect on, and "all but the receiver" = sender +
-ksoftirqd.
+ksoftirqd. "window": the run's CPU time while the sender ran, without any
+process's start and end (cachenet's start, its pools and UMEM faulted in,
+costs ~0.09 s, 0.45 s/GB of a 200 MB run): the receiver's
+/proc/PID/stat from the sender's start to its end, the sender's own from
+its connect, ksoftirqd over the same span.
 The ceiling of a TCP stream: a raw receiver sends no ACKs, so a TCP
 sender cannot be pointed at it. The UDP sender's frame rate into the bare
 loop, with frames of the TCP stream's size (1514 bytes), is what the
@@ -292,6 +296,18 @@ class PerfRec:
             cpu["total"] = cpu["procs"] + cpu["ksoftirqd"]
 
 
+def proc_cpu_s(pid):
+    """User + system seconds of process PID so far (/proc/PID/stat), or
+    None when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            st = f.read()
+    except OSError:
+        return None
+    f = st[st.rindex(")") + 2:].split()
+    return (int(f[11]) + int(f[12])) / TICK
+
+
 def ksoftirqd_s():
     """User + system seconds of the ksoftirqd threads."""
     t = 0
@@ -350,6 +366,7 @@ class Run:
         self.stall_s = args.stall_s
         self.memif_bytes = int(args.memif_mb * 1e6)
         self.tapnet_base = os.path.abspath(args.tapnet_base) if args.tapnet_base else None
+        self.base_args = args.base_args.split()
         self.perf = args.perf
         self.strace = args.strace
         self.last = {}
@@ -369,6 +386,8 @@ class Run:
                        "dpdk-pkt": self.eal(name, "net_af_packet0")}[dev]
             cmd = [self.tapnet_base if dev == "afxdp-base" else self.tapnet] + devargs + [
                 "--addr", C_ADDR, "--time-wait", "200", "--ready-file", ready, "--quiet"] + self.extra + extra
+            if dev == "afxdp-base":
+                cmd += self.base_args
             if self.strace and dev.startswith("afxdp"):
                 # the system calls cachenet makes: counts, not times (ptrace slows each)
                 cmd = ["strace", "-c", "-f", "-o", os.path.join(self.out, name + ".strace")] + cmd
@@ -418,12 +437,14 @@ class Run:
         p, log = self.tool(ns, dev, name, svc)
         perf = os.path.join(self.out, name + ".perf")
         c0 = cpu_snap()
+        w0 = proc_cpu_s(p.pid)
         try:
             peer = [TCP_RECV, C_ADDR, "9"] if tx else [TCP_SEND, C_ADDR, "9", str(self.nbytes)]
             if dev.startswith("dpdk"):
                 peer.append(str(self.stall_s))
             with PerfRec(perf, self.perf and not tx) as rec:
                 r = ns.run(["taskset", "-c", "0", sys.executable, "-c"] + peer, timeout=600)
+            win = (proc_cpu_s(p.pid) - w0, ksoftirqd_s() - c0["ksoftirqd"])
             lin = interop.lines_json(r.stdout)[-1]
             if tx and lin["bytes"] != self.nbytes:
                 raise interop.Fail("linux receiver got %d of %d bytes" % (lin["bytes"], self.nbytes))
@@ -450,7 +471,7 @@ class Run:
             if self.perf:
                 row["perf"] = perf_split(perf, {p.pid: "cachenet", lin["pid"]: "sender"}, self.nbytes,
                                          lin["mono"])
-            self.split(row, s["cpu_user_s"], s["cpu_sys_s"], lin)
+            self.split(row, s["cpu_user_s"], s["cpu_sys_s"], lin, win)
         self.add(key, row)
         print("  %-10s %8.0f Mbit/s  busy %6.0f  device %6.0f  stack %5.0f  app %5.0f ticks/frame, "
               "cpu %.2f us/frame, cachenet used %.0f%% of its CPU" % (
@@ -461,19 +482,25 @@ class Run:
                                          row["frames_per_loop"], row["user_us"]), flush=True)
         self.print_cpu(row)
 
-    def split(self, row, rcv_user, rcv_sys, snd):
+    def split(self, row, rcv_user, rcv_sys, snd, win):
         """The run's CPU per process, s/GB: the receiver (cachenet or
         Linux's), the sender (its own rusage: its system calls and the
         softirqs that ran in its context), and outside_rcv, the sender and
-        the ksoftirqd threads: all the run's CPU time but the receiver's."""
+        the ksoftirqd threads: all the run's CPU time but the receiver's.
+        WIN: the receiver's CPU seconds (/proc/PID/stat) and ksoftirqd's
+        while the sender ran, for "window", the run's CPU without any
+        process's start and end: receiver + sender + ksoftirqd."""
         gb = self.nbytes / 1e9
         row.update({"rcv_user": rcv_user / gb, "rcv_sys": rcv_sys / gb,
-                    "snd_user": snd["user_s"] / gb, "snd_sys": snd["sys_s"] / gb})
+                    "snd_user": snd["user_s"] / gb, "snd_sys": snd["sys_s"] / gb,
+                    "win_rcv": win[0] / gb, "win_ksoftirqd": win[1] / gb})
         row["outside_rcv"] = row["snd_user"] + row["snd_sys"] + row["cpu_ksoftirqd"]
+        row["window"] = row["win_rcv"] + row["snd_user"] + row["snd_sys"] + row["win_ksoftirqd"]
         print("  %10s per process, s/GB: receiver user %.2f, system %.2f; sender user %.2f, "
-              "system %.2f; ksoftirqd %.2f; all but the receiver %.2f" % (
-                  "", row["rcv_user"], row["rcv_sys"], row["snd_user"], row["snd_sys"],
-                  row["cpu_ksoftirqd"], row["outside_rcv"]), flush=True)
+              "system %.2f; ksoftirqd %.2f; all but the receiver %.2f; window %.2f (receiver "
+              "%.2f)" % ("", row["rcv_user"], row["rcv_sys"], row["snd_user"], row["snd_sys"],
+                         row["cpu_ksoftirqd"], row["outside_rcv"], row["window"], row["win_rcv"]),
+              flush=True)
         if "perf" in row:
             print("  %10s perf: %s" % ("", ", ".join("%s %.2f" % kv for kv in sorted(
                 row["perf"].items(), key=lambda kv: -kv[1]))), flush=True)
@@ -508,11 +535,14 @@ class Run:
             while not os.path.exists(ready) and time.time() - t0 < 20:
                 time.sleep(0.05)
             c0 = cpu_snap()
+            w0 = proc_cpu_s(p.pid)
             seg0 = tcp_segs(sink_argv)
             perf = os.path.join(self.out, "%s-%d.perf" % (key, rep))
             with PerfRec(perf, self.perf and not tx) as rec:
                 r = interop.sh(send_argv(["taskset", "-c", "1" if tx else "0", sys.executable, "-c",
                                           TCP_SEND, sink_addr, "9", str(self.nbytes)]), timeout=600)
+            w1 = proc_cpu_s(p.pid)
+            win = ((w1 if w1 is not None else w0) - w0, ksoftirqd_s() - c0["ksoftirqd"])
             lin = interop.lines_json(r.stdout)[-1]
             sink = interop.lines_json(p.communicate(timeout=60)[0])[-1]
             got = sink["bytes"]
@@ -534,7 +564,7 @@ class Run:
             if self.perf:
                 row["perf"] = perf_split(perf, {sink["pid"]: "receiver", lin["pid"]: "sender"},
                                          self.nbytes, lin["mono"])
-            self.split(row, sink["user_s"], sink["sys_s"], lin)
+            self.split(row, sink["user_s"], sink["sys_s"], lin, win)
         self.add(key, row)
         print("  %-10s %8.0f Mbit/s, receiver's segments out per segment in %.3f" % (
             key, lin["mbit_s"], row["out_per_in"]), flush=True)
@@ -672,6 +702,7 @@ def main():
     ap.add_argument("--memif", default="", help="tests/dpdk/memif_stream, for the memif mode")
     ap.add_argument("--memif-mb", type=float, default=0, help="the memif mode's MB (default --mb)")
     ap.add_argument("--tapnet-base", default="", help="the build before a change: tcp-afxdp-base")
+    ap.add_argument("--base-args", default="", help="more options for tcp-afxdp-base's runs")
     ap.add_argument("--perf", action="store_true", help="a CPU profile of each receive run")
     ap.add_argument("--strace", action="store_true", help="count cachenet's system calls (AF_XDP)")
     ap.add_argument("--stall-s", type=float, default=10.0,
@@ -739,9 +770,10 @@ def main():
     for k in ("tcp-tap", "tcp-afxdp", "tcp-afxdp-base", "tcp-linux"):
         if k in r.rows and "rcv_user" in r.rows[k][0]:
             print("  %-14s receiver user %.2f, system %.2f; sender user %.2f, system %.2f; "
-                  "ksoftirqd %.2f; all but the receiver %.2f" % (
+                  "ksoftirqd %.2f; all but the receiver %.2f; window %.2f (receiver %.2f)" % (
                       k, r.median(k, "rcv_user"), r.median(k, "rcv_sys"), r.median(k, "snd_user"),
-                      r.median(k, "snd_sys"), r.median(k, "cpu_ksoftirqd"), r.median(k, "outside_rcv")))
+                      r.median(k, "snd_sys"), r.median(k, "cpu_ksoftirqd"), r.median(k, "outside_rcv"),
+                      r.median(k, "window"), r.median(k, "win_rcv")))
     for k in ("tcp-tap", "tcp-afxdp", "tcp-afxdp-base", "tcp-linux"):
         if k in r.rows and "perf" in r.rows[k][0]:
             names = sorted({n for row in r.rows[k] for n in row["perf"]})
