@@ -14,9 +14,7 @@
 
 #include <immintrin.h>
 
-enum kind { K_BSWAP16, K_BSWAP32, K_PES };
-
-static inline __attribute__((always_inline)) __m256i xform(__m256i x, enum kind k)
+static inline __attribute__((always_inline)) __m256i xform(__m256i x, enum cn__xform_kind k)
 {
 	const __m256i sh16 = _mm256_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15,
 					      14, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12,
@@ -26,11 +24,11 @@ static inline __attribute__((always_inline)) __m256i xform(__m256i x, enum kind 
 					      13, 12);
 
 	switch (k) {
-	case K_BSWAP16:
+	case CN__BSWAP16:
 		return _mm256_shuffle_epi8(x, sh16);
-	case K_BSWAP32:
+	case CN__BSWAP32:
 		return _mm256_shuffle_epi8(x, sh32);
-	case K_PES:
+	case CN__PES:
 	default:
 		/* Swapping the dwords of each qword (0xB1) pairs w0 with w1. */
 		return _mm256_and_si256(_mm256_or_si256(x, _mm256_shuffle_epi32(x, 0xB1)),
@@ -39,7 +37,7 @@ static inline __attribute__((always_inline)) __m256i xform(__m256i x, enum kind 
 }
 
 static inline __attribute__((always_inline)) void
-run(unsigned char *d, const unsigned char *s, size_t n, enum kind k)
+run(unsigned char *d, const unsigned char *s, size_t n, enum cn__xform_kind k)
 {
 	while (n >= 128) {
 		__m256i a = _mm256_loadu_si256((const __m256i *)s);
@@ -61,27 +59,9 @@ run(unsigned char *d, const unsigned char *s, size_t n, enum kind k)
 		n -= 32;
 	}
 	/* 32 is a multiple of every unit, so the tail starts on a unit. */
-	if (k == K_BSWAP16)
-		cn__bswap16_scalar(d, s, n);
-	else if (k == K_BSWAP32)
-		cn__bswap32_scalar(d, s, n);
-	else
-		cn__pes_scalar(d, s, n);
+	cn__xform_scalar(d, s, n, k);
 }
 
-void cn_bswap16_avx2(void *dst, const void *src, size_t len)
-{
-	run((unsigned char *)dst, (const unsigned char *)src, len, K_BSWAP16);
-}
-
-void cn_bswap32_avx2(void *dst, const void *src, size_t len)
-{
-	run((unsigned char *)dst, (const unsigned char *)src, len, K_BSWAP32);
-}
-
-void cn_pes_avx2(void *dst, const void *src, size_t len)
-{
-	run((unsigned char *)dst, (const unsigned char *)src, len, K_PES);
-}
+CN_XFORM_KERNELS(avx2)
 
 #endif /* __x86_64__ */

@@ -23,9 +23,7 @@
 
 #include <immintrin.h>
 
-enum kind { K_BSWAP16, K_BSWAP32, K_PES };
-
-static inline __attribute__((always_inline)) __m512i xform(__m512i x, enum kind k)
+static inline __attribute__((always_inline)) __m512i xform(__m512i x, enum cn__xform_kind k)
 {
 	/* VPSHUFB controls, the same in each 16-byte lane. */
 	const __m512i sh16 = _mm512_broadcast_i32x4(
@@ -34,11 +32,11 @@ static inline __attribute__((always_inline)) __m512i xform(__m512i x, enum kind 
 		_mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
 
 	switch (k) {
-	case K_BSWAP16:
+	case CN__BSWAP16:
 		return _mm512_shuffle_epi8(x, sh16);
-	case K_BSWAP32:
+	case CN__BSWAP32:
 		return _mm512_shuffle_epi8(x, sh32);
-	case K_PES:
+	case CN__PES:
 	default:
 		/* (x | ror64(x, 32)) & mask in one ternary op: imm 0xA8 is
 		 * (A | B) & C over the truth-table columns A=0xF0, B=0xCC,
@@ -54,8 +52,9 @@ static inline __mmask64 mask_below(size_t n) /* bytes 0..n-1, 0 <= n <= 64 */
 }
 
 static inline __attribute__((always_inline)) void
-run(unsigned char *d, const unsigned char *s, size_t len, size_t unit, enum kind k)
+run(unsigned char *d, const unsigned char *s, size_t len, enum cn__xform_kind k)
 {
+	const size_t unit = cn__xform_unit(k);
 	size_t n = len - (len & (unit - 1)); /* whole units */
 	size_t rest = len - n;
 	size_t head = (size_t)(-(uintptr_t)d) & 63;
@@ -105,19 +104,6 @@ run(unsigned char *d, const unsigned char *s, size_t len, size_t unit, enum kind
 	cn__copy_rest(d, s, rest);
 }
 
-void cn_bswap16_avx512(void *dst, const void *src, size_t len)
-{
-	run((unsigned char *)dst, (const unsigned char *)src, len, 2, K_BSWAP16);
-}
-
-void cn_bswap32_avx512(void *dst, const void *src, size_t len)
-{
-	run((unsigned char *)dst, (const unsigned char *)src, len, 4, K_BSWAP32);
-}
-
-void cn_pes_avx512(void *dst, const void *src, size_t len)
-{
-	run((unsigned char *)dst, (const unsigned char *)src, len, 8, K_PES);
-}
+CN_XFORM_KERNELS(avx512)
 
 #endif /* __x86_64__ */

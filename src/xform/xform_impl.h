@@ -107,4 +107,43 @@ static inline void cn__pes_scalar(unsigned char *d, const unsigned char *s, size
 	cn__copy_rest(d, s, n);
 }
 
+/* The vector variants' three transforms; each file's run() takes one, a
+ * constant in every caller, so its switches fold away once inlined. */
+enum cn__xform_kind { CN__BSWAP16, CN__BSWAP32, CN__PES };
+
+/* The size of kind k's unit: the bytes it transforms as one. */
+static inline size_t cn__xform_unit(enum cn__xform_kind k)
+{
+	return k == CN__BSWAP16 ? 2 : k == CN__BSWAP32 ? 4 : 8;
+}
+
+/* The scalar kernel of kind k (the vector variants' tails). */
+static inline void cn__xform_scalar(unsigned char *d, const unsigned char *s, size_t n,
+				    enum cn__xform_kind k)
+{
+	if (k == CN__BSWAP16)
+		cn__bswap16_scalar(d, s, n);
+	else if (k == CN__BSWAP32)
+		cn__bswap32_scalar(d, s, n);
+	else
+		cn__pes_scalar(d, s, n);
+}
+
+/* Defines a vector variant's public kernels cn_bswap16_<isa>,
+ * cn_bswap32_<isa> and cn_pes_<isa> (declared in bswap.h and pes.h), each
+ * the file's run(dst, src, len, kind) inlined. */
+#define CN_XFORM_KERNELS(isa)                                                   \
+	void cn_bswap16_##isa(void *dst, const void *src, size_t len)         \
+	{                                                                     \
+		run((unsigned char *)dst, (const unsigned char *)src, len, CN__BSWAP16); \
+	}                                                                     \
+	void cn_bswap32_##isa(void *dst, const void *src, size_t len)         \
+	{                                                                     \
+		run((unsigned char *)dst, (const unsigned char *)src, len, CN__BSWAP32); \
+	}                                                                     \
+	void cn_pes_##isa(void *dst, const void *src, size_t len)             \
+	{                                                                     \
+		run((unsigned char *)dst, (const unsigned char *)src, len, CN__PES); \
+	}
+
 #endif /* CN_COPY_IMPL_H */

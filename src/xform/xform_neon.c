@@ -15,16 +15,14 @@
 
 #include <arm_neon.h>
 
-enum kind { K_BSWAP16, K_BSWAP32, K_PES };
-
-static inline __attribute__((always_inline)) uint8x16_t xform(uint8x16_t x, enum kind k)
+static inline __attribute__((always_inline)) uint8x16_t xform(uint8x16_t x, enum cn__xform_kind k)
 {
 	switch (k) {
-	case K_BSWAP16:
+	case CN__BSWAP16:
 		return vrev16q_u8(x);
-	case K_BSWAP32:
+	case CN__BSWAP32:
 		return vrev32q_u8(x);
-	case K_PES:
+	case CN__PES:
 	default: {
 		/* Swapping the 32-bit halves of each 64-bit block pairs w0 with
 		 * w1, whatever the byte order (cn__pes64 in xform_impl.h). */
@@ -36,7 +34,7 @@ static inline __attribute__((always_inline)) uint8x16_t xform(uint8x16_t x, enum
 }
 
 static inline __attribute__((always_inline)) void
-run(unsigned char *d, const unsigned char *s, size_t n, enum kind k)
+run(unsigned char *d, const unsigned char *s, size_t n, enum cn__xform_kind k)
 {
 	for (; n >= 64; n -= 64, s += 64, d += 64) {
 		uint8x16x4_t x = vld1q_u8_x4(s);
@@ -48,29 +46,10 @@ run(unsigned char *d, const unsigned char *s, size_t n, enum kind k)
 	}
 	for (; n >= 16; n -= 16, s += 16, d += 16)
 		vst1q_u8(d, xform(vld1q_u8(s), k));
-	/* 16 is a multiple of every unit, so the tail starts on a unit; k is a
-	 * constant in each caller, so this is a direct (inlined) call. */
-	static void (*const tail[])(unsigned char *, const unsigned char *, size_t) = {
-		[K_BSWAP16] = cn__bswap16_scalar,
-		[K_BSWAP32] = cn__bswap32_scalar,
-		[K_PES] = cn__pes_scalar,
-	};
-	tail[k](d, s, n);
+	/* 16 is a multiple of every unit, so the tail starts on a unit. */
+	cn__xform_scalar(d, s, n, k);
 }
 
-void cn_bswap16_neon(void *dst, const void *src, size_t len)
-{
-	run((unsigned char *)dst, (const unsigned char *)src, len, K_BSWAP16);
-}
-
-void cn_bswap32_neon(void *dst, const void *src, size_t len)
-{
-	run((unsigned char *)dst, (const unsigned char *)src, len, K_BSWAP32);
-}
-
-void cn_pes_neon(void *dst, const void *src, size_t len)
-{
-	run((unsigned char *)dst, (const unsigned char *)src, len, K_PES);
-}
+CN_XFORM_KERNELS(neon)
 
 #endif /* CN_NEON */
