@@ -199,27 +199,19 @@ static __attribute__((noinline)) void chacha20_x8_tail(const struct cn_chacha20 
 	cn__x8_xor_ks(out, in, ks, len);
 }
 
-void cn_chacha20_xor_avx2(const struct cn_chacha20 *st, const void *in, void *out, size_t len)
+/* The last len < 512 bytes (none: nothing): one partly used pass or the
+ * pairs; the passes are latency-bound, so a partly used one costs about a
+ * whole one. */
+static inline __attribute__((always_inline)) void
+chacha20_rest(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, uint8_t *out,
+	      size_t len)
 {
-	const uint8_t *ip = in;
-	uint8_t *op = out;
-	uint32_t counter = st->counter;
-
-	CN_CRYPTO_CHECK_BUFS(in, out, len);
-	/* Whole passes, then one partly used pass or the pairs: the passes
-	 * are latency-bound, so a partly used one costs about a whole one. */
-	while (len >= 512) {
-		chacha20_x8(st, counter, ip, op);
-		counter += 8;
-		if (ip)
-			ip += 512;
-		op += 512;
-		len -= 512;
-	}
 	if (len > 384)
-		chacha20_x8_tail(st, counter, ip, op, len);
+		chacha20_x8_tail(st, counter, in, out, len);
 	else if (len)
-		chacha20_small(st, counter, ip, op, len);
+		chacha20_small(st, counter, in, out, len);
 }
+
+CN__CHACHA20_ENTRY(cn_chacha20_xor_avx2, 512, chacha20_x8, chacha20_rest)
 
 #endif
