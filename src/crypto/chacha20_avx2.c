@@ -61,26 +61,28 @@ chacha20_h(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, ui
 					  (int)st->nonce[1], (int)st->nonce[2]);
 		a[j] = a0, b[j] = b0, c[j] = c0, d[j] = d0[j];
 	}
+	/* Quarter rounds of all ns pairs, then rows a, c, d of each
+	 * shuffled within their lanes by the VPSHUFD immediates ia, ic, id
+	 * (a macro: they must be constants, also at -O0). */
+#define CN_H_HALF_ROUND(ia, ic, id)                                              \
+	do {                                                                     \
+		for (int j = 0; j < ns; j++)                                     \
+			CN_X8_QR(a[j], b[j], c[j], d[j]);                        \
+		for (int j = 0; j < ns; j++) {                                   \
+			a[j] = _mm256_shuffle_epi32(a[j], ia);                   \
+			c[j] = _mm256_shuffle_epi32(c[j], ic);                   \
+			d[j] = _mm256_shuffle_epi32(d[j], id);                   \
+		}                                                                \
+	} while (0)
+	/* Diagonals: rows a, c, d rotated against b (right by 1, left by 1,
+	 * by 2), not b, c, d against a: b is the last word a quarter round
+	 * computes, a, c and d are ready earlier, so their shuffles stay off
+	 * the chain (one cycle a half round). */
 	for (int i = 0; i < 10; i++) {
-		for (int j = 0; j < ns; j++)
-			CN_X8_QR(a[j], b[j], c[j], d[j]); /* columns */
-		/* Diagonals: rows a, c, d rotated against b (right by 1, left
-		 * by 1, by 2), not b, c, d against a: b is the last word a
-		 * quarter round computes, a, c and d are ready earlier, so
-		 * their shuffles stay off the chain (one cycle a half round). */
-		for (int j = 0; j < ns; j++) {
-			a[j] = _mm256_shuffle_epi32(a[j], 0x93);
-			c[j] = _mm256_shuffle_epi32(c[j], 0x39);
-			d[j] = _mm256_shuffle_epi32(d[j], 0x4e);
-		}
-		for (int j = 0; j < ns; j++)
-			CN_X8_QR(a[j], b[j], c[j], d[j]); /* diagonals */
-		for (int j = 0; j < ns; j++) {
-			a[j] = _mm256_shuffle_epi32(a[j], 0x39);
-			c[j] = _mm256_shuffle_epi32(c[j], 0x93);
-			d[j] = _mm256_shuffle_epi32(d[j], 0x4e);
-		}
+		CN_H_HALF_ROUND(0x93, 0x39, 0x4e); /* columns, then into diagonals */
+		CN_H_HALF_ROUND(0x39, 0x93, 0x4e); /* diagonals, then back */
 	}
+#undef CN_H_HALF_ROUND
 	for (int j = 0; j < ns; j++) {
 		__m256i x = _mm256_add_epi32(a[j], a0), y = _mm256_add_epi32(b[j], b0);
 		__m256i z = _mm256_add_epi32(c[j], c0), w = _mm256_add_epi32(d[j], d0[j]);
