@@ -61,26 +61,28 @@ chacha20_h(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, ui
 					  (int)st->nonce[1], (int)st->nonce[2]);
 		a[j] = a0, b[j] = b0, c[j] = c0, d[j] = d0[j];
 	}
+	/* Quarter rounds of all ns pairs, then rows a, c, d of each
+	 * shuffled within their lanes by the VPSHUFD immediates ia, ic, id
+	 * (a macro: they must be constants, also at -O0). */
+#define CN_H_HALF_ROUND(ia, ic, id)                                              \
+	do {                                                                     \
+		for (int j = 0; j < ns; j++)                                     \
+			CN_X8_QR(a[j], b[j], c[j], d[j]);                        \
+		for (int j = 0; j < ns; j++) {                                   \
+			a[j] = _mm256_shuffle_epi32(a[j], ia);                   \
+			c[j] = _mm256_shuffle_epi32(c[j], ic);                   \
+			d[j] = _mm256_shuffle_epi32(d[j], id);                   \
+		}                                                                \
+	} while (0)
+	/* Diagonals: rows a, c, d rotated against b (right by 1, left by 1,
+	 * by 2), not b, c, d against a: b is the last word a quarter round
+	 * computes, a, c and d are ready earlier, so their shuffles stay off
+	 * the chain (one cycle a half round). */
 	for (int i = 0; i < 10; i++) {
-		for (int j = 0; j < ns; j++)
-			CN_X8_QR(a[j], b[j], c[j], d[j]); /* columns */
-		/* Diagonals: rows a, c, d rotated against b (right by 1, left
-		 * by 1, by 2), not b, c, d against a: b is the last word a
-		 * quarter round computes, a, c and d are ready earlier, so
-		 * their shuffles stay off the chain (one cycle a half round). */
-		for (int j = 0; j < ns; j++) {
-			a[j] = _mm256_shuffle_epi32(a[j], 0x93);
-			c[j] = _mm256_shuffle_epi32(c[j], 0x39);
-			d[j] = _mm256_shuffle_epi32(d[j], 0x4e);
-		}
-		for (int j = 0; j < ns; j++)
-			CN_X8_QR(a[j], b[j], c[j], d[j]); /* diagonals */
-		for (int j = 0; j < ns; j++) {
-			a[j] = _mm256_shuffle_epi32(a[j], 0x39);
-			c[j] = _mm256_shuffle_epi32(c[j], 0x93);
-			d[j] = _mm256_shuffle_epi32(d[j], 0x4e);
-		}
+		CN_H_HALF_ROUND(0x93, 0x39, 0x4e); /* columns, then into diagonals */
+		CN_H_HALF_ROUND(0x39, 0x93, 0x4e); /* diagonals, then back */
 	}
+#undef CN_H_HALF_ROUND
 	for (int j = 0; j < ns; j++) {
 		__m256i x = _mm256_add_epi32(a[j], a0), y = _mm256_add_epi32(b[j], b0);
 		__m256i z = _mm256_add_epi32(c[j], c0), w = _mm256_add_epi32(d[j], d0[j]);
@@ -199,27 +201,19 @@ static __attribute__((noinline)) void chacha20_x8_tail(const struct cn_chacha20 
 	cn__x8_xor_ks(out, in, ks, len);
 }
 
-void cn_chacha20_xor_avx2(const struct cn_chacha20 *st, const void *in, void *out, size_t len)
+/* The last len < 512 bytes (none: nothing): one partly used pass or the
+ * pairs; the passes are latency-bound, so a partly used one costs about a
+ * whole one. */
+static inline __attribute__((always_inline)) void
+chacha20_rest(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, uint8_t *out,
+	      size_t len)
 {
-	const uint8_t *ip = in;
-	uint8_t *op = out;
-	uint32_t counter = st->counter;
-
-	CN_CRYPTO_CHECK_BUFS(in, out, len);
-	/* Whole passes, then one partly used pass or the pairs: the passes
-	 * are latency-bound, so a partly used one costs about a whole one. */
-	while (len >= 512) {
-		chacha20_x8(st, counter, ip, op);
-		counter += 8;
-		if (ip)
-			ip += 512;
-		op += 512;
-		len -= 512;
-	}
 	if (len > 384)
-		chacha20_x8_tail(st, counter, ip, op, len);
+		chacha20_x8_tail(st, counter, in, out, len);
 	else if (len)
-		chacha20_small(st, counter, ip, op, len);
+		chacha20_small(st, counter, in, out, len);
 }
+
+CN__CHACHA20_ENTRY(cn_chacha20_xor_avx2, 512, chacha20_x8, chacha20_rest)
 
 #endif

@@ -206,14 +206,16 @@ static inline void chacha20_x32(const struct cn_chacha20 *st, uint32_t counter, 
 }
 #undef CN_X32_PIN
 
+/* 64 bytes of out = in ^ ks (in NULL: ks), ks 64-byte aligned. */
+static inline void put_ks64(uint8_t *out, const uint8_t *in, const uint8_t *ks)
+{
+	put64(out, in, _mm512_load_si512((const void *)ks));
+}
+
 /* out = in ^ ks for n bytes, whole 64-byte blocks then byte-exactly. */
 static inline void xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t n)
 {
-	size_t full = n & ~(size_t)63;
-
-	for (size_t i = 0; i < full; i += 64)
-		put64(out + i, in ? in + i : NULL, _mm512_load_si512((const void *)(ks + i)));
-	cn__xor_tail(out + full, in ? in + full : NULL, ks + full, n - full);
+	cn__xor_ks(out, in, ks, n, 64, put_ks64);
 }
 
 /*
@@ -242,26 +244,26 @@ static void chacha20_x32_tail(const struct cn_chacha20 *st, uint32_t counter, co
 	xor_ks(out + 1024, in ? in + 1024 : NULL, ks, len - 1024);
 }
 
-void cn_chacha20_xor_avx512(const struct cn_chacha20 *st, const void *in, void *out, size_t len)
+/* One whole pass: blocks counter..counter+31, 2048 bytes. */
+static inline __attribute__((always_inline)) void
+chacha20_x32_pass(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, uint8_t *out)
 {
-	const uint8_t *ip = in;
-	uint8_t *op = out;
-	uint32_t counter = st->counter;
-
-	CN_CRYPTO_CHECK_BUFS(in, out, len);
-	while (len >= 2048) {
-		chacha20_x32(st, counter, ip, op, ip ? ip + 1024 : NULL, op + 1024);
-		counter += 32;
-		if (ip)
-			ip += 2048;
-		op += 2048;
-		len -= 2048;
-	}
-	if (len > 1024)
-		chacha20_x32_tail(st, counter, ip, op, len);
-	else if (len == 1024)
-		chacha20_x16(st, counter, ip, op);
-	else if (len)
-		chacha20_x16_tail(st, counter, ip, op, len);
+	chacha20_x32(st, counter, in, out, in ? in + 1024 : NULL, out + 1024);
 }
+
+/* The last len < 2048 bytes (none: nothing): one pass of 32 or 16 blocks. */
+static inline __attribute__((always_inline)) void
+chacha20_rest(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in, uint8_t *out,
+	      size_t len)
+{
+	if (len > 1024)
+		chacha20_x32_tail(st, counter, in, out, len);
+	else if (len == 1024)
+		chacha20_x16(st, counter, in, out);
+	else if (len)
+		chacha20_x16_tail(st, counter, in, out, len);
+}
+
+CN__CHACHA20_ENTRY(cn_chacha20_xor_avx512, 2048, chacha20_x32_pass, chacha20_rest)
+
 #endif

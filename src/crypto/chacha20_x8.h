@@ -147,15 +147,17 @@ cn__x8_finish(const struct cn_chacha20 *st, uint32_t counter, const uint8_t *in,
 #undef CN_X8_HALF
 }
 
+/* 32 bytes of out = in ^ ks (in NULL: ks), ks 32-byte aligned. */
+static inline void cn__x8_put_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks)
+{
+	cn__x8_put(out, in, _mm256_load_si256((const __m256i *)ks));
+}
+
 /* out = in ^ ks over len bytes (in NULL: ks), ks 32-byte aligned: 32 bytes
  * at a time, the last < 32 byte-exactly so nothing past len is touched. */
 static inline void cn__x8_xor_ks(uint8_t *out, const uint8_t *in, const uint8_t *ks, size_t len)
 {
-	size_t full = len & ~(size_t)31;
-
-	for (size_t i = 0; i < full; i += 32)
-		cn__x8_put(out + i, in ? in + i : NULL, _mm256_load_si256((const __m256i *)(ks + i)));
-	cn__xor_tail(out + full, in ? in + full : NULL, ks + full, len - full);
+	cn__xor_ks(out, in, ks, len, 32, cn__x8_put_ks);
 }
 
 #endif /* CN_CHACHA20_X8_H */
