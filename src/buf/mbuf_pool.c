@@ -102,11 +102,18 @@ static void sample_high_water(struct cn_mbuf_pool *p)
 		p->high_water = out;
 }
 
+/* All but the @p keep newest objects of @p c to the shared stack: the
+ * oldest leave, the newest (the top the next gets pop) stay, so a thread
+ * that frees and gets in turns keeps getting the objects it touched
+ * last. Flushing the newest instead left a cache of old objects on top,
+ * each get after a flush a cache miss on the object (a device's refill
+ * of a ring of clusters: its headers cold). */
 static void cache_flush_locked(struct cn_mbuf_pool *p, struct cn__mcache *c, uint32_t keep)
 {
 	uint32_t n = c->len - keep;
 
-	memcpy(&p->stk[p->nfree], &c->objs[keep], n * sizeof(void *));
+	memcpy(&p->stk[p->nfree], &c->objs[0], n * sizeof(void *));
+	memmove(&c->objs[0], &c->objs[n], keep * sizeof(void *));
 	p->nfree += n;
 	__atomic_store_n(&c->len, keep, __ATOMIC_RELAXED);
 }
@@ -171,8 +178,7 @@ void cn__pool_put_slow(struct cn_mbuf_pool *p, struct cn__mcache *c, void *const
 		memcpy(&c->objs[c->len], objs, n * sizeof(void *));
 		__atomic_store_n(&c->len, c->len + n, __ATOMIC_RELAXED);
 		if (c->len > p->flush_thresh) {
-			/* Flush the newest objects above cache_size: the
-			 * ones left are still the most recently used. */
+			/* Flush down to cache_size, the oldest first. */
 			pthread_mutex_lock(&p->lock);
 			cache_flush_locked(p, c, p->cache_size);
 			pthread_mutex_unlock(&p->lock);
