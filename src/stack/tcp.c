@@ -369,6 +369,10 @@ static inline __attribute__((always_inline)) void rcvq_readahead(struct cn_tcb *
 	m = last ? last->next : tcb->rcvq.head;
 	for (; m && ahead < target; m = m->next) {
 		ra_lines(m->data, m->len);
+		/* the storage header the free after the copy reads (a
+		 * device cluster's, last touched a whole ring ago) */
+		if (m->shared != NULL)
+			__builtin_prefetch(m->shared, 1, 3);
 		ahead += m->len;
 		last = m;
 	}
