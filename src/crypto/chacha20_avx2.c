@@ -129,30 +129,30 @@ static __attribute__((noinline)) void chacha20_small(const struct cn_chacha20 *s
 	"vpxor %%" #t ", %[" #b "], %[" #b "]\n\t"           \
 	X8A_ROT(b, t, l, r)
 
+/* Two steps of four quarter rounds: a += b; d ^= a; d <<<= 16 or 8 (k =
+ * R16 or R8) for all four, in the order given; then c += d; b ^= c; b <<<=
+ * l (r = 32 - l) for the two whose c is a memory word (10: C0, 11: C1,
+ * first: their store-to-load forwarding is the longest latency), then for
+ * the two in registers. */
+#define X8A_STEPS(k, l, r, a0, b0, d0, a1, b1, d1, a2, b2, d2, a3, b3, d3, mb0, md0, mb1, md1, \
+		  rb0, rc0, rd0, rb1, rc1, rd1)                                               \
+	X8A_AD(a0, b0, d0, k) X8A_AD(a1, b1, d1, k)                                           \
+	X8A_AD(a2, b2, d2, k) X8A_AD(a3, b3, d3, k)                                           \
+	X8A_CBM(mb0, C0, md0, ymm14, l, r) X8A_CBM(mb1, C1, md1, ymm15, l, r)                 \
+	X8A_CB(rb0, rc0, rd0, ymm14, l, r) X8A_CB(rb1, rc1, rd1, ymm15, l, r)
+/* Four quarter rounds, operands as X8A_STEPS takes them. */
+#define X8A_HALF_ROUND(...) X8A_STEPS(R16, 12, 20, __VA_ARGS__) X8A_STEPS(R8, 7, 25, __VA_ARGS__)
+
 /* One double round of a group of eight blocks: the column quarter rounds
  * (x0,x4,x8,x12) .. (x3,x7,x11,x15), then the diagonal ones; each quarter
- * round's four steps are issued for all four chains before the next step
- * (the two with a memory word first: their store-to-load forwarding is
- * the longest latency). Operands: x0-x9, x12-x15 registers; C0, C1 words
- * 10 and 11 in memory; R16, R8 the byte-rotation masks; YMM14/15 the
- * temporaries. */
+ * round's four steps are issued for all four chains before the next step.
+ * Operands: x0-x9, x12-x15 registers; C0, C1 words 10 and 11 in memory;
+ * R16, R8 the byte-rotation masks; YMM14/15 the temporaries. */
 #define X8A_DOUBLE_ROUND                                                                  \
-	X8A_AD(x0, x4, x12, R16) X8A_AD(x1, x5, x13, R16)                                 \
-	X8A_AD(x2, x6, x14, R16) X8A_AD(x3, x7, x15, R16)                                 \
-	X8A_CBM(x6, C0, x14, ymm14, 12, 20) X8A_CBM(x7, C1, x15, ymm15, 12, 20)         \
-	X8A_CB(x4, x8, x12, ymm14, 12, 20) X8A_CB(x5, x9, x13, ymm15, 12, 20)             \
-	X8A_AD(x0, x4, x12, R8) X8A_AD(x1, x5, x13, R8)                                   \
-	X8A_AD(x2, x6, x14, R8) X8A_AD(x3, x7, x15, R8)                                   \
-	X8A_CBM(x6, C0, x14, ymm14, 7, 25) X8A_CBM(x7, C1, x15, ymm15, 7, 25)           \
-	X8A_CB(x4, x8, x12, ymm14, 7, 25) X8A_CB(x5, x9, x13, ymm15, 7, 25)               \
-	X8A_AD(x0, x5, x15, R16) X8A_AD(x1, x6, x12, R16)                                 \
-	X8A_AD(x2, x7, x13, R16) X8A_AD(x3, x4, x14, R16)                                 \
-	X8A_CBM(x5, C0, x15, ymm14, 12, 20) X8A_CBM(x6, C1, x12, ymm15, 12, 20)         \
-	X8A_CB(x7, x8, x13, ymm14, 12, 20) X8A_CB(x4, x9, x14, ymm15, 12, 20)             \
-	X8A_AD(x0, x5, x15, R8) X8A_AD(x1, x6, x12, R8)                                   \
-	X8A_AD(x2, x7, x13, R8) X8A_AD(x3, x4, x14, R8)                                   \
-	X8A_CBM(x5, C0, x15, ymm14, 7, 25) X8A_CBM(x6, C1, x12, ymm15, 7, 25)           \
-	X8A_CB(x7, x8, x13, ymm14, 7, 25) X8A_CB(x4, x9, x14, ymm15, 7, 25)
+	X8A_HALF_ROUND(x0, x4, x12, x1, x5, x13, x2, x6, x14, x3, x7, x15,                \
+		       x6, x14, x7, x15, x4, x8, x12, x5, x9, x13)                        \
+	X8A_HALF_ROUND(x0, x5, x15, x1, x6, x12, x2, x7, x13, x3, x4, x14,                \
+		       x5, x15, x6, x12, x7, x8, x13, x4, x9, x14)
 
 #define R16 "(%[rot])"
 #define R8 "32(%[rot])"

@@ -77,6 +77,55 @@ static inline __attribute__((always_inline)) struct fh fh_add(struct fh a, struc
 	return (struct fh){ _mm512_add_epi64(a.f, b.f), _mm512_add_epi64(a.h, b.h) };
 }
 
+/*
+ * The rest of a chunk after its first block: n bytes from s (64-byte
+ * aligned unless copy) into the lane pairs (f0, h0) and (f1, h1), and with
+ * copy (a constant) also stored to d (64-byte aligned). Whole 256-byte
+ * groups (two pairs so that consecutive adds do not wait on each other;
+ * 256 bytes per iteration amortise the loop branch), 64-byte blocks, then
+ * a masked tail into (f1, h1).
+ */
+static inline __attribute__((always_inline)) void
+acc_blocks(unsigned char *d, const unsigned char *s, size_t n, const bool copy, __m512i *f0,
+	   __m512i *h0, __m512i *f1, __m512i *h1)
+{
+	__m512i x, y, z, w;
+
+	while (n >= 256) {
+		x = copy ? cn__loadu64(s) : cn__load64(s);
+		y = copy ? cn__loadu64(s + 64) : cn__load64(s + 64);
+		z = copy ? cn__loadu64(s + 128) : cn__load64(s + 128);
+		w = copy ? cn__loadu64(s + 192) : cn__load64(s + 192);
+		if (copy) {
+			_mm512_store_si512(d, x);
+			_mm512_store_si512(d + 64, y);
+			_mm512_store_si512(d + 128, z);
+			_mm512_store_si512(d + 192, w);
+			d += 256;
+		}
+		acc256(f0, h0, f1, h1, x, y, z, w);
+		s += 256;
+		n -= 256;
+	}
+	while (n >= 64) {
+		x = copy ? cn__loadu64(s) : cn__load64(s);
+		if (copy) {
+			_mm512_store_si512(d, x);
+			d += 64;
+		}
+		acc512(f0, h0, x);
+		s += 64;
+		n -= 64;
+	}
+	if (n) {
+		__mmask64 m = cn__mask_below(n);
+		x = _mm512_maskz_loadu_epi8(m, s);
+		if (copy)
+			_mm512_mask_storeu_epi8(d, m, x);
+		acc512(f1, h1, x);
+	}
+}
+
 /* Address-frame sum of [buf, buf+len), 1 <= len <= CN_CSUM_CHUNK_MAX. */
 static inline __attribute__((always_inline)) uint64_t
 sum_chunk(const unsigned char *buf, size_t len)
@@ -87,7 +136,7 @@ sum_chunk(const unsigned char *buf, size_t len)
 	const unsigned char *p = (const unsigned char *)((uintptr_t)buf - off);
 	size_t n = off + len; /* bytes from p to the end */
 	__mmask64 m = cn__mask_from(off);
-	__m512i x, y, z, w;
+	__m512i x;
 
 	if (n <= 64) {
 		x = _mm512_maskz_loadu_epi8(m & cn__mask_below(n), p);
@@ -96,29 +145,7 @@ sum_chunk(const unsigned char *buf, size_t len)
 	x = _mm512_maskz_loadu_epi8(m, p);
 	__m512i f0 = x, h0 = _mm512_srli_epi64(x, 32);
 	__m512i f1 = _mm512_setzero_si512(), h1 = _mm512_setzero_si512();
-	p += 64;
-	n -= 64;
-	/* Two accumulator pairs so that consecutive adds do not wait on each
-	 * other; 256 bytes per iteration amortise the loop branch. */
-	while (n >= 256) {
-		x = cn__load64(p);
-		y = cn__load64(p + 64);
-		z = cn__load64(p + 128);
-		w = cn__load64(p + 192);
-		acc256(&f0, &h0, &f1, &h1, x, y, z, w);
-		p += 256;
-		n -= 256;
-	}
-	while (n >= 64) {
-		x = cn__load64(p);
-		acc512(&f0, &h0, x);
-		p += 64;
-		n -= 64;
-	}
-	if (n) {
-		x = _mm512_maskz_loadu_epi8(cn__mask_below(n), p);
-		acc512(&f1, &h1, x);
-	}
+	acc_blocks(NULL, p + 64, n - 64, false, &f0, &h0, &f1, &h1);
 	/* F wraps anyway and H stays exact: pairs add lane-wise. */
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
 }
@@ -286,6 +313,24 @@ uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
 	return partial_chunk(p, len, sum);
 }
 
+/* A copy's blocks: d is dst's 64-byte block start, s the same offset back
+ * from src (only masked-off bytes are ever at addresses before the
+ * objects), off = dst & 63, n = off + len the bytes from d to the end. */
+struct copy_frame {
+	unsigned char *d;
+	const unsigned char *s;
+	size_t off, n;
+};
+
+static inline __attribute__((always_inline)) struct copy_frame
+copy_frame(unsigned char *dst, const unsigned char *src, size_t len)
+{
+	size_t off = (uintptr_t)dst & 63;
+
+	return (struct copy_frame){ (unsigned char *)((uintptr_t)dst - off),
+				    (const unsigned char *)((uintptr_t)src - off), off, off + len };
+}
+
 /*
  * Copy: the *destination* is aligned (every store but the first and last is
  * a full aligned 64-byte store, masked stores cover the edges), the source
@@ -295,60 +340,28 @@ uint32_t cn_csum_partial_avx512(const void *buf, size_t len, uint32_t sum)
 static inline __attribute__((always_inline)) uint64_t
 copy_chunk(unsigned char *dst, const unsigned char *src, size_t len)
 {
-	size_t off = (uintptr_t)dst & 63;
-	/* As in sum_chunk, both block starts may lie before their objects;
-	 * only masked-off bytes are ever at such addresses. */
-	unsigned char *d = (unsigned char *)((uintptr_t)dst - off);
-	const unsigned char *s = (const unsigned char *)((uintptr_t)src - off);
-	size_t n = off + len;
-	__m512i x, y, z, w;
+	struct copy_frame fr = copy_frame(dst, src, len);
+	__m512i x;
 	__m512i f0 = _mm512_setzero_si512(), h0 = f0, f1 = f0, h1 = f0;
 
 	/* A destination that starts mid-line gets a masked first block; an
 	 * aligned one goes straight to full stores (a masked store costs more
 	 * than a plain one, and a 576-byte copy has only nine blocks). */
-	if (off) {
-		__mmask64 m = cn__mask_from(off);
-		if (n < 64)
-			m &= cn__mask_below(n);
-		x = _mm512_maskz_loadu_epi8(m, s);
-		_mm512_mask_storeu_epi8(d, m, x);
+	if (fr.off) {
+		__mmask64 m = cn__mask_from(fr.off);
+		if (fr.n < 64)
+			m &= cn__mask_below(fr.n);
+		x = _mm512_maskz_loadu_epi8(m, fr.s);
+		_mm512_mask_storeu_epi8(fr.d, m, x);
 		f0 = x;
 		h0 = _mm512_srli_epi64(x, 32);
-		if (n <= 64)
+		if (fr.n <= 64)
 			goto reduce;
-		d += 64;
-		s += 64;
-		n -= 64;
+		fr.d += 64;
+		fr.s += 64;
+		fr.n -= 64;
 	}
-	while (n >= 256) {
-		x = cn__loadu64(s);
-		y = cn__loadu64(s + 64);
-		z = cn__loadu64(s + 128);
-		w = cn__loadu64(s + 192);
-		_mm512_store_si512(d, x);
-		_mm512_store_si512(d + 64, y);
-		_mm512_store_si512(d + 128, z);
-		_mm512_store_si512(d + 192, w);
-		acc256(&f0, &h0, &f1, &h1, x, y, z, w);
-		d += 256;
-		s += 256;
-		n -= 256;
-	}
-	while (n >= 64) {
-		x = cn__loadu64(s);
-		_mm512_store_si512(d, x);
-		acc512(&f0, &h0, x);
-		d += 64;
-		s += 64;
-		n -= 64;
-	}
-	if (n) {
-		__mmask64 m = cn__mask_below(n);
-		x = _mm512_maskz_loadu_epi8(m, s);
-		_mm512_mask_storeu_epi8(d, m, x);
-		acc512(&f1, &h1, x);
-	}
+	acc_blocks(fr.d, fr.s, fr.n, true, &f0, &h0, &f1, &h1);
 reduce:
 	return reduce512(_mm512_add_epi64(f0, f1), _mm512_add_epi64(h0, h1));
 }
@@ -428,36 +441,32 @@ copy_16(unsigned char *d, const unsigned char *s, size_t o)
 static inline __attribute__((always_inline)) uint64_t
 copy_small(unsigned char *dst, const unsigned char *src, size_t len)
 {
-	size_t off = (uintptr_t)dst & 63;
-	/* As in copy_chunk: only masked-off bytes lie before the objects. */
-	unsigned char *d = (unsigned char *)((uintptr_t)dst - off);
-	const unsigned char *s = (const unsigned char *)((uintptr_t)src - off);
-	size_t n = off + len;
+	struct copy_frame fr = copy_frame(dst, src, len);
 	struct fh a;
 
-	if (off) {
-		a = copy_masked(d, s, cn__mask_from(off));
-		d += 64;
-		s += 64;
-		n -= 64;
+	if (fr.off) {
+		a = copy_masked(fr.d, fr.s, cn__mask_from(fr.off));
+		fr.d += 64;
+		fr.s += 64;
+		fr.n -= 64;
 	} else {
 		a = (struct fh){ _mm512_setzero_si512(), _mm512_setzero_si512() };
 	}
-	/* n < 2048 now. Each group starts after the larger ones present,
-	 * at the bits of n above its own. */
-	if (n & 1024)
-		a = fh_add(a, copy_16(d, s, 0));
-	if (n & 512)
-		a = fh_add(a, copy_8(d, s, n & 1024));
-	if (n & 256)
-		a = fh_add(a, copy_4(d, s, n & 1536));
-	if (n & 128)
-		a = fh_add(a, copy_2(d, s, n & 1792));
-	if (n & 64)
-		a = fh_add(a, copy_1(d, s, n & 1920));
-	if (n & 63) {
-		size_t o = n & 1984;
-		a = fh_add(a, copy_masked(d + o, s + o, cn__mask_below(n & 63)));
+	/* fr.n < 2048 now. Each group starts after the larger ones present,
+	 * at the bits of fr.n above its own. */
+	if (fr.n & 1024)
+		a = fh_add(a, copy_16(fr.d, fr.s, 0));
+	if (fr.n & 512)
+		a = fh_add(a, copy_8(fr.d, fr.s, fr.n & 1024));
+	if (fr.n & 256)
+		a = fh_add(a, copy_4(fr.d, fr.s, fr.n & 1536));
+	if (fr.n & 128)
+		a = fh_add(a, copy_2(fr.d, fr.s, fr.n & 1792));
+	if (fr.n & 64)
+		a = fh_add(a, copy_1(fr.d, fr.s, fr.n & 1920));
+	if (fr.n & 63) {
+		size_t o = fr.n & 1984;
+		a = fh_add(a, copy_masked(fr.d + o, fr.s + o, cn__mask_below(fr.n & 63)));
 	}
 	return reduce512(a.f, a.h);
 }
