@@ -731,13 +731,13 @@ enum cn_drop cn_net_input(struct cn_net *net, struct cn_mbuf *m, uint64_t now)
 	return tcp_input_chain(net, m, now);
 }
 
+#define BURST_PF 2 /* frames ahead whose headers cn_net_input_burst prefetches */
+
 /* A device burst: the frames, then the ACKs deferred during it (ack_data,
  * ack_defer). A connection whose ACK went out meanwhile (out-of-order
  * data, the stretch bound, data it sent) has rcv_segs 0 and needs none;
  * one left with a single segment keeps its delayed-ACK timer as outside
  * a burst. */
-#define BURST_PF 2 /* frames ahead whose headers cn_net_input_burst prefetches */
-
 void cn_net_input_burst(struct cn_net *net, struct cn_mbuf **m, unsigned n, uint64_t now)
 {
 	/* A nested call (a frame's handling fed the stack another burst)
