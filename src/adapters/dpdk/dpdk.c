@@ -50,8 +50,13 @@
 
 #define MAX_BATCH 256
 #define ETH_HLEN 14
+/* RX rte_mbufs: a private area for the storage header, a data room for
+ * a whole frame. */
+#define RX_PRIV 64
+#define RX_ROOM (RTE_PKTMBUF_HEADROOM + 2048)
 
-_Static_assert(sizeof(struct cn_mbuf_shared) <= 64, "the RX private area holds the storage header");
+_Static_assert(sizeof(struct cn_mbuf_shared) <= RX_PRIV,
+	       "the RX private area holds the storage header");
 
 struct tx_ctx {
 	struct rte_mbuf_ext_shared_info shinfo;
@@ -244,7 +249,7 @@ static int memif_zero_copy(const struct rte_eth_dev_info *di, int memif)
 static struct rte_mempool *rx_pool_dense(const char *name, uint32_t n, int sock)
 {
 	struct rte_pktmbuf_pool_private pp = {
-		.mbuf_data_room_size = RTE_PKTMBUF_HEADROOM + 2048, .mbuf_priv_size = 64};
+		.mbuf_data_room_size = RX_ROOM, .mbuf_priv_size = RX_PRIV};
 	struct rte_mempool *mp = rte_mempool_create_empty(
 		name, n, sizeof(struct rte_mbuf) + pp.mbuf_priv_size + pp.mbuf_data_room_size, 256,
 		sizeof(pp), sock, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
@@ -265,6 +270,7 @@ fail:
 
 struct span {
 	uintptr_t base, end;
+	size_t obj_size; /* an object with its header and trailer */
 	uint32_t outside;
 };
 
@@ -273,8 +279,7 @@ static void obj_in_span(struct rte_mempool *mp, void *arg, void *obj, unsigned i
 	struct span *s = arg;
 	uintptr_t start = (uintptr_t)obj - mp->header_size;
 	(void)idx;
-	s->outside += start < s->base ||
-		      start + rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL) > s->end;
+	s->outside += start < s->base || start + s->obj_size > s->end;
 }
 
 /* The objects of @mp outside the UMEM net_af_xdp 22.11 registers for it. */
@@ -284,9 +289,9 @@ static uint32_t umem_outside(struct rte_mempool *mp)
 	if (!h)
 		return mp->populated_size;
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE); /* the PMD's getpagesize() */
-	struct span s = {.base = (uintptr_t)h->addr & ~(pg - 1)};
-	s.end = (uintptr_t)h->addr +
-		(uintptr_t)mp->populated_size * rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL);
+	struct span s = {.base = (uintptr_t)h->addr & ~(pg - 1),
+			 .obj_size = rte_mempool_calc_obj_size(mp->elt_size, mp->flags, NULL)};
+	s.end = (uintptr_t)h->addr + (uintptr_t)mp->populated_size * s.obj_size;
 	rte_mempool_obj_iter(mp, obj_in_span, &s);
 	return s.outside;
 }
@@ -339,8 +344,8 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 	d->info.iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
 	int sock = d->info.socket_id < 0 ? (int)SOCKET_ID_ANY : d->info.socket_id;
 
-	/* Mempools: names unique per port. RX objects: a 64-byte private
-	 * area (the storage header) and a data room for a whole frame. */
+	/* Mempools: names unique per port; RX objects as RX_PRIV and
+	 * RX_ROOM say. */
 	snprintf(name, sizeof(name), "cn_rx_%u", d->p.port_id);
 	if (af_xdp) {
 		d->rxpool = rx_pool_dense(name, d->p.nb_mbufs, sock);
@@ -349,8 +354,8 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 			d->rxpool = NULL;
 		}
 	} else {
-		d->rxpool = rte_pktmbuf_pool_create(name, d->p.nb_mbufs, 256, 64,
-						    RTE_PKTMBUF_HEADROOM + 2048, sock);
+		d->rxpool = rte_pktmbuf_pool_create(name, d->p.nb_mbufs, 256, RX_PRIV, RX_ROOM,
+						    sock);
 	}
 	snprintf(name, sizeof(name), "cn_tx_%u", d->p.port_id);
 	uint32_t ntx = 2u * d->p.tx_desc + 4u * MAX_BATCH * (1 + CN_PKT_PIECES);
@@ -699,7 +704,7 @@ unsigned cn_dpdk_rx_burst(struct cn_dpdk *d, struct cn_mbuf **out, unsigned n)
 		struct rte_mbuf *r = rm[i];
 		uint32_t len = r->data_len;
 		if (r->nb_segs != 1 || len > d->frame_max ||
-		    (r->pool != d->rxpool && rte_pktmbuf_priv_size(r->pool) < 64)) {
+		    (r->pool != d->rxpool && rte_pktmbuf_priv_size(r->pool) < RX_PRIV)) {
 			/* a chained frame (scatter RX), or one a driver handed
 			 * over from a mempool without room for the storage
 			 * header (net_ring passes the sender's rte_mbufs) */
