@@ -29,7 +29,10 @@
  *    the devargs do), net_memif by default (cn_dpdk_params.tx_copy) and
  *    cn_dpdk_params.tx_copy = 1 get copy mode: each
  *    frame copied into one rte_mbuf of the adapter's, its software
- *    checksum computed in the same pass, the cn_pkt released at once).
+ *    checksum computed in the same pass, the cn_pkt released at once;
+ *    for net_af_xdp that rte_mbuf comes from the RX pool, the PMD's
+ *    UMEM, which the PMD posts where it lies instead of copying it
+ *    again, so nb_mbufs covers frames in flight both ways).
  *    A struct cn_pkt becomes a chain of rte_mbufs, each with an external buffer (rte_pktmbuf_attach_extbuf):
  *    the first over the headers in the cn_pkt's own header room, one per
  *    payload piece over the sockbuf bytes where they lie. One
@@ -77,8 +80,9 @@ struct cn_dpdk_params {
 	uint16_t rx_desc;           /**< RX descriptors; 0 = 1024 */
 	uint16_t tx_desc;           /**< TX descriptors; 0 = 1024 */
 	uint32_t nb_mbufs;          /**< RX mempool's rte_mbufs (descriptors plus
-					 frames the stack holds); 0 = 8191;
-					 > rx_desc */
+					 frames the stack holds; net_af_xdp:
+					 also copied TX frames in flight);
+					 0 = 8191; > rx_desc */
 	uint32_t batch;             /**< frames per rx_burst / tx_burst; 0 = 32;
 					 at most 256 */
 	uint32_t mtu;               /**< IPv4 MTU (frames up to mtu + 14); 0 = 1500;

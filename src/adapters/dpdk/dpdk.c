@@ -71,7 +71,8 @@ struct cn_dpdk {
 	struct rte_mempool *rxpool;  /* RX rte_mbufs (data room, private area) */
 	struct rte_mempool *txpool;  /* TX segment descriptors (no data room) */
 	struct rte_mempool *ctxpool; /* struct tx_ctx, one per packet in flight */
-	struct rte_mempool *cpypool; /* whole-frame TX rte_mbufs (copy mode), or NULL */
+	struct rte_mempool *cpypool; /* whole-frame TX rte_mbufs (copy mode), or NULL;
+				      * net_af_xdp: rxpool itself (see cn_dpdk_open) */
 	uint32_t frame_max;
 	uint16_t txq_n;
 	int started;
@@ -179,7 +180,15 @@ static void pools_free(struct cn_dpdk *d)
 	rte_mempool_free(d->rxpool);
 	rte_mempool_free(d->txpool);
 	rte_mempool_free(d->ctxpool);
-	rte_mempool_free(d->cpypool);
+	if (d->cpypool != d->rxpool)
+		rte_mempool_free(d->cpypool);
+}
+
+/* rte_mbufs of the copy pool in use, when it is a pool of its own (taken
+ * from the RX pool, they are counted with it) */
+static uint32_t cpypool_in_use(const struct cn_dpdk *d)
+{
+	return d->cpypool && d->cpypool != d->rxpool ? rte_mempool_in_use_count(d->cpypool) : 0;
 }
 
 /* net_memif's arguments as its probe reads them (22.11: "role" holds
@@ -374,7 +383,13 @@ struct cn_dpdk *cn_dpdk_open(const struct cn_dpdk_params *p)
 	d->info.tx_copy = d->p.tx_copy == 1 || d->info.memif_zc ||
 			  !(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
 			  (memif && d->p.tx_copy != 2);
-	if (d->info.tx_copy) {
+	if (d->info.tx_copy && af_xdp) {
+		/* net_af_xdp posts an rte_mbuf of its UMEM's pool (the RX
+		 * pool) where it lies and copies any other into the UMEM
+		 * first: the copy is built there, so the frame is copied
+		 * once, not twice. The pool's nb_mbufs cover both. */
+		d->cpypool = d->rxpool;
+	} else if (d->info.tx_copy) {
 		snprintf(name, sizeof(name), "cn_txcp_%u", d->p.port_id);
 		d->cpypool = rte_pktmbuf_pool_create(name, ntx, 256, 0,
 						     RTE_PKTMBUF_HEADROOM + d->frame_max, sock);
@@ -443,8 +458,7 @@ int cn_dpdk_close(struct cn_dpdk *d)
 	 * back those on its fill ring). The RX pool is busy only while the
 	 * stack holds frames. */
 	uint32_t tx_busy = rte_mempool_in_use_count(d->txpool) +
-			   rte_mempool_in_use_count(d->ctxpool) +
-			   (d->cpypool ? rte_mempool_in_use_count(d->cpypool) : 0);
+			   rte_mempool_in_use_count(d->ctxpool) + cpypool_in_use(d);
 	if (tx_busy != 0 || d->st.rx_frames != d->st.rx_freed) {
 		free(d);
 		return -EBUSY;
@@ -467,8 +481,7 @@ const struct cn_dpdk_stats *cn_dpdk_stats(const struct cn_dpdk *d)
 uint32_t cn_dpdk_mbufs_in_use(const struct cn_dpdk *d)
 {
 	return rte_mempool_in_use_count(d->rxpool) + rte_mempool_in_use_count(d->txpool) +
-	       rte_mempool_in_use_count(d->ctxpool) +
-	       (d->cpypool ? rte_mempool_in_use_count(d->cpypool) : 0);
+	       rte_mempool_in_use_count(d->ctxpool) + cpypool_in_use(d);
 }
 
 /* ------------------------------------------------------------ transmit */
