@@ -143,9 +143,11 @@ struct cn_afxdp_params {
 					  at most 1500 (a frame fits one chunk) */
 	enum cn_afxdp_copy copy;     /**< copy or zero-copy mode (enum cn_afxdp_copy) */
 	enum cn_afxdp_attach attach; /**< native or generic XDP (enum cn_afxdp_attach) */
-	struct cn_mbuf_pool *mpool;  /**< small mbufs, one per frame in flight
-					  (posted, received, or queued for TX): at
-					  least queues * frames; required */
+	struct cn_mbuf_pool *mpool;  /**< small mbufs (CN_MBUF_POOL_SMALL), one
+					  per frame received and not yet freed or
+					  queued for TX (a posted chunk takes its
+					  mbuf only when a frame arrives in it);
+					  required */
 	struct cn_pcap *pcap;        /**< capture both directions, or NULL; the
 					  capture is not thread safe: queues > 1
 					  with a capture must run on one thread */
@@ -184,8 +186,8 @@ struct cn_afxdp_info {
  * tx_zero_copy + tx_payload_in_place + tx_copied; when the queue is quiet
  * (after cn_afxdp_flush with every completion reaped), without
  * impairment: tx_frames == tx_completed, and the chunks the queue holds
- * (cn_afxdp_held) are rx_posted - rx_frames - rx_trunc (posted, not yet
- * received).
+ * (cn_afxdp_held) are rx_posted - rx_frames - rx_trunc - rx_nombuf
+ * (posted, not yet received).
  */
 struct cn_afxdp_stats {
 	uint64_t rx_frames;     /**< frames handed to the caller (or the stack) */
@@ -197,7 +199,8 @@ struct cn_afxdp_stats {
 				     descriptor), or a piece of a multi-buffer
 				     frame (one per piece) */
 	uint64_t rx_posted;     /**< chunks posted to the fill ring */
-	uint64_t rx_nobufs;     /**< refills cut short: mbuf or chunk pool empty */
+	uint64_t rx_nobufs;     /**< refills cut short: chunk pool empty; frames
+				     lost in the RX impairment: no mbuf */
 	uint64_t rx_wakeups;    /**< recvfrom calls the fill ring asked for */
 	uint64_t tx_frames;     /**< frames put on the TX ring */
 	uint64_t tx_bytes;      /**< bytes of the frames sent */
@@ -224,6 +227,8 @@ struct cn_afxdp_stats {
 	uint64_t k_rx_ring_full;/**< frames dropped: RX ring full */
 	uint64_t k_fill_empty;  /**< frames dropped: fill ring empty */
 	struct cn_link_stats impair_tx, impair_rx; /**< impairment, per direction */
+	uint64_t rx_nombuf;     /**< frames received and dropped: no small mbuf
+				     left in mpool to carry them */
 };
 
 struct cn_afxdp;
@@ -235,7 +240,7 @@ struct cn_afxdp_queue;
  * rings.
  * @return it, or NULL with errno:
  *  - EINVAL: p NULL, p->size not accepted (common.h), no ifname or mpool,
- *    ring_size not a power of two in range,
+ *    mpool not a small-mbuf pool, ring_size not a power of two in range,
  *    frames < 2 * ring_size, queues or batch out of range, mtu > 1500,
  *    impairment rates outside [0, 1];
  *  - ENAMETOOLONG: ifname longer than 15 characters;
@@ -278,7 +283,7 @@ struct cn_afxdp_queue *cn_afxdp_queue(struct cn_afxdp *x, uint32_t i) CN_NONNULL
 struct cn_mbuf_pool *cn_afxdp_pool(const struct cn_afxdp *x) CN_NONNULL_ALL;
 
 /** Chunks the backend holds now over all queues: posted to fill rings
- *  (each with a small mbuf), named by TX descriptors until completion,
+ *  (bare clusters, no mbuf yet), named by TX descriptors until completion,
  *  waiting in the impairment. When no TX is in flight, the pool's in_use
  *  minus this is what callers hold.
  *  Cost: O(queues); read while the queues are quiet. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "buf_dev.h"
 #include "buf_impl.h"
 
 /* ------------------------------------------------------------ storage refs */
@@ -346,6 +347,78 @@ struct cn_mbuf *cn_mbuf_get_cluster(struct cn_mbuf_pool *mpool, struct cn_mbuf_p
 		return NULL;
 	}
 	return m;
+}
+
+/* ------------------------------------------------------------ clusters by index (buf_dev.h) */
+
+/* A pool over caller memory keeps only the storage headers, one per
+ * object of this size (mbuf_pool.c): cluster i's header is at mem + i *
+ * EXT_HDR. A constant, so an index costs a shift, not a division. */
+#define EXT_HDR CN_CACHE_ROUND(sizeof(struct cn_mbuf_shared))
+
+static inline struct cn_mbuf_shared *ext_shared(const struct cn_mbuf_pool *cpool, uint32_t i)
+{
+	return (struct cn_mbuf_shared *)(cpool->mem + (size_t)i * EXT_HDR);
+}
+
+unsigned cn__cluster_take(struct cn_mbuf_pool *cpool, uint32_t *idx, unsigned n)
+{
+	unsigned i;
+
+	if (cpool->kind != CN_MBUF_POOL_CLUSTER || cpool->ext == NULL || cpool->obj_size != EXT_HDR)
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct cn_mbuf_shared *sh = cn__pool_get1(cpool);
+		if (CN_UNLIKELY(sh == NULL))
+			break;
+		if (CN_MBUF_DEBUG)
+			cn__dbg_cluster_got(sh);
+		idx[i] = (uint32_t)(((uint8_t *)sh - cpool->mem) / EXT_HDR);
+	}
+	return i;
+}
+
+void cn__cluster_untake(struct cn_mbuf_pool *cpool, const uint32_t *idx, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct cn_mbuf_shared *sh = ext_shared(cpool, idx[i]);
+		CN_ASSERT(idx[i] < cpool->count, "a cluster index the pool never had");
+		if (CN_MBUF_DEBUG)
+			cn__dbg_cluster_put(sh);
+		cn__pool_put1(cpool, sh);
+	}
+}
+
+unsigned cn__cluster_mbufs(struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpool,
+			   const uint32_t *idx, struct cn_mbuf **out, unsigned n)
+{
+	unsigned got = n;
+
+	if (mpool->kind != CN_MBUF_POOL_SMALL || n == 0)
+		return 0;
+	/* the headers' lines were last touched at their free, a ring
+	 * cycle ago: their stores below should not wait for them */
+	for (unsigned i = 0; i < n; i++)
+		__builtin_prefetch(ext_shared(cpool, idx[i]), 1, 3);
+	if (cn__pool_get(mpool, (void **)out, n) < 0) {
+		for (got = 0; got < n; got++)
+			if ((out[got] = cn__pool_get1(mpool)) == NULL)
+				break;
+	}
+	for (unsigned i = 0; i < got; i++) {
+		struct cn_mbuf *m = out[i];
+		struct cn_mbuf_shared *sh = ext_shared(cpool, idx[i]);
+		uint8_t *buf = cpool->ext + (size_t)idx[i] * cpool->ext_stride;
+		CN_ASSERT(idx[i] < cpool->count, "a cluster index the pool never had");
+		if (CN_MBUF_DEBUG)
+			cn__dbg_mbuf_got(m);
+		sh->refcnt = 1;
+		m->shared = sh;
+		m->buf = buf;
+		m->buf_len = cpool->data_size;
+		mbuf_empty(m, buf + cpool->headroom);
+	}
+	return got;
 }
 
 void cn_mbuf_ext_init(struct cn_mbuf_shared *sh, void *base, uint32_t size,

@@ -8,11 +8,13 @@
  * pool's own memory, so the kernel may write anywhere in a chunk). The
  * chunk offset is the cluster's I/O address.
  *
- * Ownership of a chunk: free in the pool; or held by the backend in
- * held[chunk] as an mbuf with that cluster (posted to a fill ring, or on
- * a TX ring until its completion); or out with the caller (a received
- * frame; the stack's receive queue). Each queue touches only the chunks
- * it posted, so queues on different threads never share a held[] entry.
+ * Ownership of a chunk: free in the pool; or held by the backend, in
+ * held[chunk]: rx_mark while it is posted to a fill ring (a bare
+ * cluster: a received frame gets a fresh mbuf from the thread's cache
+ * when it arrives, buf_dev.h), or what a TX descriptor holds until its
+ * completion; or out with the caller as an mbuf (a received frame; the
+ * stack's receive queue). Each queue touches only the chunks it posted,
+ * so queues on different threads never share a held[] entry.
  *
  * Transmit. A frame whose bytes already lie in the UMEM is posted where
  * it lies: a chunk's address is a byte offset, and a TX descriptor may
@@ -57,6 +59,7 @@
 #include "cachenet/csum.h"
 #include "cachenet/pcap.h"
 #include "cachenet/tsc.h"
+#include "../buf/buf_dev.h"
 #include "cn_internal.h"
 #include "dev_wait.h"
 #include "impair.h"
@@ -69,7 +72,6 @@
 #define MAX_BATCH 256
 #define RXQ 4 /* impaired RX output queue, power of two, >= 3 */
 #define TX_DESCS 8 /* descriptors per frame at most (pieces posted in place) */
-#define RX_PREFETCH 4 /* frames ahead whose mbuf is fetched in an RX burst */
 
 /* linux/if_xdp.h before 6.6 lacks the multi-buffer flags */
 #ifndef XDP_USE_SG
@@ -116,7 +118,7 @@ struct cn_afxdp {
 	size_t umem_len;
 	struct xsk_umem *umem;
 	struct cn_mbuf_pool *cpool;
-	struct cn_mbuf **held;   /* per chunk: the mbuf the backend holds, tx_mark, or NULL */
+	struct cn_mbuf **held;   /* per chunk: rx_mark, what a TX descriptor holds, or NULL */
 	struct cn_pkt **held_pkt;/* per chunk: a TX packet released at its completion */
 	uintptr_t umem_lo;       /* umem_area as an integer, for range tests */
 	bool multi_tx;           /* frames may take several TX descriptors */
@@ -136,8 +138,9 @@ static uint64_t wall_ns(void)
 
 /* ------------------------------------------------------------ chunks */
 
-/* held[] of a chunk named by a frame's second or later TX descriptor */
-static struct cn_mbuf tx_mark;
+/* held[] of a chunk posted to a fill ring, and of one named by a frame's
+ * second or later TX descriptor */
+static struct cn_mbuf rx_mark, tx_mark;
 
 static inline uint32_t chunk_of(uint64_t addr)
 {
@@ -162,19 +165,19 @@ static void refill(struct cn_afxdp_queue *q)
 	k = xsk_ring_prod__reserve(&q->fill, want, &idx);
 	if (k == 0)
 		return;
-	for (uint32_t i = 0; i < k; i++) {
-		struct cn_mbuf *m = cn_mbuf_get_cluster(x->p.mpool, x->cpool);
-		uint64_t a;
-		if (!m) {
+	for (uint32_t i = 0; i < k;) {
+		uint32_t c[64], n = k - i < 64 ? k - i : 64, got = cn__cluster_take(x->cpool, c, n);
+		for (uint32_t j = 0; j < got; j++) {
+			x->held[c[j]] = &rx_mark;
+			*xsk_ring_prod__fill_addr(&q->fill, idx + i + j) = (uint64_t)c[j] << CHUNK_SHIFT;
+		}
+		i += got;
+		if (got < n) {
 			q->st.rx_nobufs++;
 			/* cancel the reservation's unused tail */
 			q->fill.cached_prod -= k - i;
 			k = i;
-			break;
 		}
-		a = chunk_addr(x, m);
-		x->held[chunk_of(a)] = m;
-		*xsk_ring_prod__fill_addr(&q->fill, idx + i) = a;
 	}
 	if (k) {
 		xsk_ring_prod__submit(&q->fill, k);
@@ -193,7 +196,7 @@ static unsigned reap(struct cn_afxdp_queue *q)
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t c = chunk_of(*xsk_ring_cons__comp_addr(&q->comp, idx + i));
 		struct cn_mbuf *m = c < x->info.frames ? x->held[c] : NULL;
-		if (!m)
+		if (!m || m == &rx_mark) /* a chunk no TX descriptor named */
 			continue;
 		x->held[c] = NULL;
 		if (m == &tx_mark)
@@ -259,7 +262,9 @@ static int release_all(struct cn_afxdp *x)
 		xsk_umem__delete(x->umem);
 	/* the sockets are gone: nothing the kernel held comes back now */
 	for (uint32_t c = 0; x->held && c < x->info.frames; c++) {
-		if (x->held[c] && x->held[c] != &tx_mark)
+		if (x->held[c] == &rx_mark)
+			cn__cluster_untake(x->cpool, &c, 1);
+		else if (x->held[c] && x->held[c] != &tx_mark)
 			cn_mbuf_free_chain(x->held[c]);
 		if (x->held_pkt && x->held_pkt[c])
 			cn_pkt_free(x->held_pkt[c]);
@@ -447,7 +452,8 @@ struct cn_afxdp *cn_afxdp_open(const struct cn_afxdp_params *pp)
 	uint32_t bind;
 	int rc;
 
-	if (!pp || cn__params_copy(&p, sizeof(p), pp) < 0 || !p.ifname || !p.mpool)
+	if (!pp || cn__params_copy(&p, sizeof(p), pp) < 0 || !p.ifname || !p.mpool ||
+	    cn_mbuf_pool_params(p.mpool)->kind != CN_MBUF_POOL_SMALL)
 		return cn__fail(EINVAL);
 	if (strlen(p.ifname) >= IF_NAMESIZE)
 		return cn__fail(ENAMETOOLONG);
@@ -953,6 +959,22 @@ static bool rx_bad(struct cn_afxdp_queue *q, const struct xdp_desc *d, uint32_t 
 	return false;
 }
 
+/* Chunk @p c, named by a received descriptor, leaves the fill ring's
+ * share: false (counted in rx_trunc) when it was not posted there (a
+ * corrupted ring, or the kernel's bug: nothing to free). */
+static inline bool rx_posted(struct cn_afxdp_queue *q, uint32_t c)
+{
+	struct cn_afxdp *x = q->x;
+
+	if (CN_UNLIKELY(c >= x->info.frames || x->held[c] != &rx_mark)) {
+		q->st.rx_trunc++;
+		return false;
+	}
+	x->held[c] = NULL;
+	q->posted--;
+	return true;
+}
+
 static void rx_hand(struct cn_afxdp_queue *q, struct cn_mbuf *m)
 {
 	q->st.rx_frames++;
@@ -980,17 +1002,13 @@ static unsigned rx_burst_impaired(struct cn_afxdp_queue *q, struct cn_mbuf **out
 			break;
 		const struct xdp_desc d = *xsk_ring_cons__rx_desc(&q->rx, idx);
 		uint32_t c = chunk_of(d.addr), off = (uint32_t)(d.addr & (CHUNK - 1));
-		struct cn_mbuf *m = c < q->x->info.frames ? q->x->held[c] : NULL;
 		xsk_ring_cons__release(&q->rx, 1);
-		if (!m || m == &tx_mark) {
-			q->st.rx_trunc++;
+		if (!rx_posted(q, c))
 			continue;
-		}
-		q->x->held[c] = NULL;
-		q->posted--;
 		if (!rx_bad(q, &d, off))
-			cn__impair_frame(&im->im_rx, &im->dir_rx, m->buf + off, d.len, impaired_rx_out, q);
-		cn_mbuf_free(m);
+			cn__impair_frame(&im->im_rx, &im->dir_rx, q->x->umem_area + d.addr, d.len,
+					 impaired_rx_out, q);
+		cn__cluster_untake(q->x->cpool, &c, 1);
 	}
 	return got;
 }
@@ -998,8 +1016,7 @@ static unsigned rx_burst_impaired(struct cn_afxdp_queue *q, struct cn_mbuf **out
 /* Ahead of a burst of @p k frames from RX index @p idx: their first two
  * lines (the headers the stack reads next, written by the kernel's copy,
  * often on another CPU) and their entries of held[] (in fill order, not
- * in address order). The mbufs follow RX_PREFETCH frames ahead in the
- * loop that hands them out, once their held[] entries are in. */
+ * in address order). */
 static void rx_prefetch(const struct cn_afxdp_queue *q, uint32_t idx, uint32_t k)
 {
 	const struct cn_afxdp *x = q->x;
@@ -1018,7 +1035,7 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsig
 {
 	struct cn_afxdp *x = q->x;
 	uint64_t t0 = cn_tsc_begin();
-	uint32_t idx, k, got = 0;
+	uint32_t idx, k, got = 0, c[MAX_BATCH], off[MAX_BATCH], len[MAX_BATCH];
 
 	refill(q);
 	if (xsk_ring_prod__needs_wakeup(&q->fill)) {
@@ -1035,37 +1052,38 @@ unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **out, unsig
 		q->st.rx_tsc += cn_tsc_end() - t0;
 		return got;
 	}
-	k = xsk_ring_cons__peek(&q->rx, n, &idx);
+	k = xsk_ring_cons__peek(&q->rx, n < MAX_BATCH ? n : MAX_BATCH, &idx);
 	if (!cn__rx_burst_counted(k, &q->st.rx_bursts, &q->st.rx_empty, &q->st.rx_tsc, t0))
 		return 0;
 	rx_prefetch(q, idx, k);
+	/* The descriptors' chunks, checked; then one mbuf each, fresh from
+	 * the thread's cache (those the last frames freed). */
 	for (uint32_t i = 0; i < k; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx + i);
-		uint32_t c = chunk_of(d->addr), off = (uint32_t)(d->addr & (CHUNK - 1));
-		struct cn_mbuf *m = c < x->info.frames ? x->held[c] : NULL;
-		if (i + RX_PREFETCH < k) {
-			uint32_t cn = chunk_of(xsk_ring_cons__rx_desc(&q->rx, idx + i + RX_PREFETCH)->addr);
-			if (cn < x->info.frames)
-				__builtin_prefetch(x->held[cn], 1, 3);
-		}
-		if (!m || m == &tx_mark) {
-			/* a descriptor naming a chunk we never posted: the
-			 * kernel's bug or a corrupted ring; nothing to free */
-			q->st.rx_trunc++;
+		uint32_t ci = chunk_of(d->addr), o = (uint32_t)(d->addr & (CHUNK - 1));
+		if (!rx_posted(q, ci))
+			continue;
+		if (rx_bad(q, d, o)) {
+			cn__cluster_untake(x->cpool, &ci, 1);
 			continue;
 		}
-		x->held[c] = NULL;
-		q->posted--;
-		if (rx_bad(q, d, off)) {
-			cn_mbuf_free(m);
-			continue;
-		}
-		m->data = m->buf + off;
-		m->len = m->pkt_len = d->len;
-		rx_hand(q, m);
-		out[got++] = m;
+		c[got] = ci;
+		off[got] = o;
+		len[got++] = d->len;
 	}
 	xsk_ring_cons__release(&q->rx, k);
+	k = got;
+	got = cn__cluster_mbufs(x->p.mpool, x->cpool, c, out, k);
+	if (got < k) {
+		q->st.rx_nombuf += k - got;
+		cn__cluster_untake(x->cpool, c + got, k - got);
+	}
+	for (uint32_t i = 0; i < got; i++) {
+		struct cn_mbuf *m = out[i];
+		m->data = m->buf + off[i];
+		m->len = m->pkt_len = len[i];
+		rx_hand(q, m);
+	}
 	refill(q);
 	q->st.rx_tsc += cn_tsc_end() - t0;
 	return got;

@@ -876,8 +876,8 @@ struct dev_sum {
 				      DPDK: the ethdev's imissed + ierrors + rx_nombuf */
 	uint32_t umem_in_use;      /* AF_XDP: chunks out with the stack or the app;
 				      DPDK: received rte_mbufs the stack holds */
-	uint32_t dev_held;         /* AF_XDP: small mbufs the backend holds (each
-				      with a chunk: fill ring, TX in flight) */
+	uint32_t dev_held;         /* AF_XDP: chunks the backend holds (posted to
+				      the fill ring, or TX in flight) */
 	uint64_t tx_zero_copy, tx_payload_in_place, tx_copied; /* AF_XDP: how frames left */
 	struct cn_link_stats itx, irx;
 };
@@ -1568,7 +1568,7 @@ int main(int argc, char **argv)
 		printf("},");
 	}
 #endif
-	printf("\"dev_kernel_drops\":%" PRIu64 ",\"umem_in_use\":%u,\"dev_held_mbufs\":%u,", ts->k_drops,
+	printf("\"dev_kernel_drops\":%" PRIu64 ",\"umem_in_use\":%u,\"dev_held_chunks\":%u,", ts->k_drops,
 	       ts->umem_in_use, ts->dev_held);
 	printf("\"tx_zero_copy\":%" PRIu64 ",\"tx_payload_in_place\":%" PRIu64 ",\"tx_copied\":%" PRIu64
 	       ",", ts->tx_zero_copy, ts->tx_payload_in_place, ts->tx_copied);
@@ -1599,7 +1599,7 @@ int main(int argc, char **argv)
 	       cs->syncookies_ok, cs->syncookies_failed, cs->syncache_evicted, cs->syn_timeouts,
 	       cs->wscale_clamped,
 	       ns->reass_ok, ns->reass_evict, ns->frag_out, ns->frag_frames, reass_entries,
-	       reass_mem, reass_peak, socks, pkts_out, pm.in_use - ts->dev_held, pc.in_use);
+	       reass_mem, reass_peak, socks, pkts_out, pm.in_use, pc.in_use);
 #ifdef CN_HAVE_AFXDP
 	/* A stack's packets still held for their TX completion: close the
 	 * sockets while the stacks exist (the close frees the packets into
