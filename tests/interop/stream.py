@@ -427,6 +427,8 @@ class Run:
         return summ[0]
 
     def add(self, key, row):
+        if "perf" in row:
+            row["perf_total"] = sum(row["perf"].values())
         self.rows.setdefault(key, []).append(row)
 
     def tcp(self, ns, dev, rep, tx=False):
@@ -682,6 +684,12 @@ class Run:
     def median(self, key, field):
         return statistics.median(r[field] for r in self.rows[key])
 
+    def ratios(self, key, base, field):
+        """key's field over base's, repetition by repetition (the rows of
+        one repetition were measured minutes apart at most)."""
+        return [a[field] / b[field] for a, b in zip(self.rows[key], self.rows[base])
+                if field in a and field in b and b[field] > 0]
+
 
 def arg_parser(doc, mb):
     """The options every stream measurement takes: --tapnet, --out, --mb."""
@@ -721,17 +729,23 @@ def main():
                 print("== repetition %d" % (rep + 1), flush=True)
                 for tx in (False, True):
                     t = "-tx" if tx else ""
+                    runs = []
                     if "tcp-tap" + t in modes:
-                        r.tcp(tap_ns, "tap", rep, tx)
+                        runs.append(lambda: r.tcp(tap_ns, "tap", rep, tx))
                     if "tcp-afxdp" + t in modes:
-                        r.tcp(x_ns, "afxdp", rep, tx)
+                        runs.append(lambda: r.tcp(x_ns, "afxdp", rep, tx))
                     if not tx and "tcp-afxdp-base" in modes and r.tapnet_base:
-                        r.tcp(x_ns, "afxdp-base", rep)
+                        runs.append(lambda: r.tcp(x_ns, "afxdp-base", rep))
                     for dev in ("dpdk-xdp", "dpdk-pkt"):
                         if "tcp-%s%s" % (dev, t) in modes:
-                            r.dpdk_tcp(x_ns, dev, rep, tx)
+                            runs.append(lambda dev=dev: r.dpdk_tcp(x_ns, dev, rep, tx))
                     if "tcp-linux" + t in modes:
-                        r.tcp_linux(x_ns, rep, tx)
+                        runs.append(lambda: r.tcp_linux(x_ns, rep, tx))
+                    # each mode takes each place in turn: the first run
+                    # after another's pays for what that one left behind
+                    # (memory to compact for huge pages, cold caches)
+                    for i in range(len(runs)):
+                        runs[(i + rep) % len(runs)]()
                 for k in ("udp-afxdp", "udp-bare", "udp-backend"):
                     if k in modes:
                         r.udp(x_ns, k, rep)
@@ -781,6 +795,18 @@ def main():
             print("  %-14s perf, s/GB (medians): total %.2f; %s" % (
                 k, sum(med.values()), ", ".join("%s %.2f" % (n, med[n]) for n in sorted(
                     names, key=lambda n: -med[n]))))
+    for k in ("tcp-afxdp", "tcp-afxdp-base", "tcp-dpdk-xdp", "tcp-dpdk-pkt"):
+        if k not in r.rows or "tcp-linux" not in r.rows:
+            continue
+        parts = []
+        for f, what in (("perf_total", "perf in the window"), ("window", "processes in the window"),
+                        ("cpu_total", "whole run")):
+            q = r.ratios(k, "tcp-linux", f)
+            if q:
+                parts.append("%s %.2f (%.2f-%.2f)" % (what, statistics.median(q), min(q), max(q)))
+        if parts:
+            print("  %-14s CPU s/GB over Linux -> Linux's, per repetition, median (range): %s" % (
+                k, "; ".join(parts)))
     if "tcp-tap" in r.rows and "tcp-afxdp" in r.rows:
         print("  AF_XDP / TAP throughput %.2fx; busy ticks per frame TAP / AF_XDP %.2fx" % (
             r.median("tcp-afxdp", "mbit_s") / r.median("tcp-tap", "mbit_s"),
