@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cachenet/tsc.h"
-
 /* Branch hints for the per-packet paths: the hot case of a test that goes
  * one way on nearly every packet. */
 #define CN_LIKELY(c) __builtin_expect(!!(c), 1)
@@ -57,22 +55,6 @@
 #define CN_CACHE_LINE 64
 /* @p n rounded up to whole cache lines (aligned_alloc wants a multiple). */
 #define CN_CACHE_ROUND(n) (((size_t)(n) + CN_CACHE_LINE - 1) & ~(size_t)(CN_CACHE_LINE - 1))
-
-/* A device's receive burst that found @p k frames, counted: an empty one
- * (its ticks since @p t0 added to @p tsc) returns false, for the caller
- * to return 0 at once; else the burst is counted and true returned. The
- * counters are the device's own statistics fields. */
-static inline int cn__rx_burst_counted(uint32_t k, uint64_t *bursts, uint64_t *empty,
-				       uint64_t *tsc, uint64_t t0)
-{
-	if (k == 0) {
-		(*empty)++;
-		*tsc += cn_tsc_end() - t0;
-		return 0;
-	}
-	(*bursts)++;
-	return 1;
-}
 
 /* A caller's parameter struct (first member `uint32_t size`, common.h) into
  * dst, which has the library's size cur: size 0 means cur; a smaller size

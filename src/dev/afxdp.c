@@ -61,7 +61,7 @@
 #include "cachenet/tsc.h"
 #include "../buf/buf_dev.h"
 #include "cn_internal.h"
-#include "dev_wait.h"
+#include "backend.h"
 #include "impair.h"
 #include "xsk_prog.h"
 

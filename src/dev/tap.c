@@ -27,7 +27,7 @@
 #include "cachenet/tsc.h"
 #include "cachenet/tap.h"
 #include "cn_internal.h"
-#include "dev_wait.h"
+#include "backend.h"
 #include "impair.h"
 
 #define ETH_HDR 14

@@ -47,6 +47,7 @@
 #include "cachenet/tsc.h"
 
 #include "../../cn_internal.h"
+#include "../../dev/backend.h"
 
 #define MAX_BATCH 256
 #define ETH_HLEN 14
