@@ -258,6 +258,11 @@ static void open_errors(void **state)
 	errno = 0;
 	assert_null(cn_afxdp_open(&p));
 	assert_int_equal(errno, EINVAL);
+	p = params(f);
+	p.mpool = f->cp; /* a cluster pool cannot carry received frames */
+	errno = 0;
+	assert_null(cn_afxdp_open(&p));
+	assert_int_equal(errno, EINVAL);
 	/* veth has no zero-copy */
 	p = params(f);
 	p.copy = CN_AFXDP_ZEROCOPY;
@@ -432,6 +437,67 @@ static void rx_mtu(void **state)
 
 /* A process killed while open leaves its program attached; the next
  * open removes it and works. */
+/* The fill ring holds bare chunks; a frame takes its small mbuf when it
+ * arrives. With the mbuf pool dry the frame is dropped and counted in
+ * rx_nombuf, its chunk goes back to the UMEM's pool (nothing leaks, the
+ * held count stays exact), and frames arrive again once mbufs are free. */
+static void rx_nombuf(void **state)
+{
+	struct fx *f = *state;
+	struct cn_mbuf_pool_params mpp = {.name = "afxdp-few", .kind = CN_MBUF_POOL_SMALL,
+					  .count = 3, .cache_size = 0};
+	struct cn_mbuf_pool *few = cn_mbuf_pool_create(&mpp);
+	assert_non_null(few);
+	struct cn_afxdp_params p = params(f);
+	p.mpool = few;
+	struct cn_afxdp *x = open_ok(f, &p);
+	struct cn_afxdp_queue *q = cn_afxdp_queue(x, 0);
+	const struct cn_afxdp_stats *s = cn_afxdp_stats(q);
+	struct cn_mbuf *m[8];
+	uint8_t b[600];
+	unsigned got = 0;
+
+	/* nothing received yet: no mbuf taken, the posted chunks held */
+	assert_int_equal(cn_afxdp_held(x), s->rx_posted);
+	f->ks = kernel_udp();
+	for (int i = 0; i < 5; i++) {
+		fill(b, sizeof(b), (uint8_t)(10 + i));
+		kernel_send(f->ks, b, sizeof(b));
+	}
+	for (int k = 0; k < 2000 && got + s->rx_nombuf < 5; k++) {
+		cn_afxdp_wait(q, 1);
+		got += cn_afxdp_rx_burst(q, m + got, 8 - got);
+	}
+	assert_int_equal(got, 3);
+	assert_int_equal(s->rx_nombuf, 2);
+	for (unsigned i = 0; i < got; i++) {
+		fill(b, sizeof(b), (uint8_t)(10 + i));
+		assert_memory_equal(m[i]->data + 42, b, sizeof(b));
+	}
+	cn_afxdp_stats(q);
+	assert_int_equal(cn_afxdp_held(x), s->rx_posted - s->rx_frames - s->rx_trunc - s->rx_nombuf);
+	struct cn_mbuf_pool_stats ps;
+	cn_mbuf_pool_stats(cn_afxdp_pool(x), &ps);
+	assert_int_equal(ps.in_use, cn_afxdp_held(x) + got);
+	for (unsigned i = 0; i < got; i++)
+		cn_mbuf_free(m[i]);
+	/* mbufs again: the next frame arrives */
+	fill(b, sizeof(b), 20);
+	kernel_send(f->ks, b, sizeof(b));
+	got = 0;
+	for (int k = 0; k < 2000 && got == 0; k++) {
+		cn_afxdp_wait(q, 1);
+		got = cn_afxdp_rx_burst(q, m, 8);
+	}
+	assert_int_equal(got, 1);
+	assert_memory_equal(m[0]->data + 42, b, sizeof(b));
+	cn_mbuf_free(m[0]);
+	assert_int_equal(s->rx_nombuf, 2);
+	assert_int_equal(close_x(f), 0);
+	assert_int_equal(cn_mbuf_pool_destroy(few), 0);
+	expect_no_prog();
+}
+
 static void stale_program(void **state)
 {
 	struct fx *f = *state;
@@ -1001,7 +1067,7 @@ static int run_inside(void)
 	if (getenv("CN_AFXDP_TX_BENCH"))
 		return tx_bench();
 	const struct CMUnitTest tests[] = {
-		CN_FX(open_errors), CN_FX(udp_native), CN_FX(udp_generic), CN_FX(rx_mtu),
+		CN_FX(open_errors), CN_FX(udp_native), CN_FX(udp_generic), CN_FX(rx_mtu), CN_FX(rx_nombuf),
 		CN_FX(stale_program), CN_FX(foreign_program), CN_FX(two_queues), CN_FX(impairment),
 		CN_FX(tx_in_place),
 	};
