@@ -13,12 +13,13 @@
  * completion) and is driven by one thread, like a stack: one stack per
  * queue, one queue per core. The UMEM's chunks are the clusters of a
  * cluster pool over that memory (mbuf.h, cn_mbuf_pool_params.ext_mem):
- *  - receive: the backend posts free clusters (each attached to a small
- *    mbuf from the caller's pool) to the fill ring; the kernel writes a
- *    frame into one and names it on the RX ring; cn_afxdp_rx_burst hands
- *    that very mbuf to the caller, its data pointing at the frame in the
- *    UMEM: no copy in user space. The stack keeps it by reference or frees
- *    it, which returns the chunk to the pool for the next refill.
+ *  - receive: the backend posts free clusters to the fill ring, bare
+ *    (no mbuf yet); the kernel writes a frame into one and names it on
+ *    the RX ring; cn_afxdp_rx_burst gives that chunk a small mbuf from
+ *    the caller's pool, taken then (the one freed last, still in cache),
+ *    its data pointing at the frame in the UMEM: no copy in user space.
+ *    The stack keeps it by reference or frees it, which returns the
+ *    chunk to the pool for the next refill.
  *  - transmit, in place: a frame whose bytes already lie in the UMEM
  *    (built in a cluster of cn_afxdp_pool, or referencing a received
  *    frame's chunk) is posted from there: each TX descriptor names the
@@ -349,14 +350,16 @@ int cn_afxdp_write_frame(struct cn_afxdp_queue *q, const void *frame, uint32_t l
  * header, len == pkt_len == frame length, no CN_MBUF_F_RX_* status);
  * ownership passes to the caller. Refills the fill ring first (and wakes
  * the kernel if it asks). Frames longer than mtu + 14 are dropped
- * (rx_trunc). With impairment, what leaves it is copied into fresh
- * chunks and up to three frames may wait for the next call. pcap: every
- * frame returned, after the impairment.
+ * (rx_trunc); so are frames that find mpool empty (rx_nombuf), their
+ * chunks going back to the pool. With impairment, what leaves it is
+ * copied into fresh chunks and up to three frames may wait for the next
+ * call. pcap: every frame returned, after the impairment.
  * @return frames returned.
  * Cost: no system call unless the fill ring asks for a wake-up; one
- * small-mbuf get per refilled chunk (the cluster comes with it); four
- * prefetches per frame: its two header lines and its backend entry for
- * the whole burst first, its mbuf four frames ahead.
+ * cluster taken from the pool's cache per refilled chunk, one small-mbuf
+ * get per frame (the burst's in one bulk get); four prefetches per frame:
+ * its two header lines and its backend entry for the whole burst first,
+ * then its cluster's storage header (written, not read).
  */
 unsigned cn_afxdp_rx_burst(struct cn_afxdp_queue *q, struct cn_mbuf **m, unsigned n) CN_NONNULL(1);
 
