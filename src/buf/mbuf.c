@@ -283,18 +283,26 @@ void cn_mbuf_free_bulk(struct cn_mbuf **m, unsigned n)
 		cn__pool_put(rp, run, k);
 }
 
-/* m (empty, no storage) takes the fresh cluster sh of cpool as its
- * storage, the only reference to it. */
+/* m (empty, no storage) takes the fresh cluster sh of cpool, whose
+ * bytes are base[0, size), as its storage, the only reference to it. The
+ * caller passes base and size: a device that names clusters by index
+ * knows them without reading sh (buf_dev.h). */
+static inline void cluster_attach(struct cn_mbuf *m, struct cn_mbuf_shared *sh, uint8_t *base,
+				  uint32_t size, const struct cn_mbuf_pool *cpool)
+{
+	sh->refcnt = 1;
+	m->shared = sh;
+	m->buf = base;
+	m->buf_len = size;
+	m->data = base + cpool->headroom;
+}
+
 static inline void cluster_set(struct cn_mbuf *m, struct cn_mbuf_shared *sh,
 			       const struct cn_mbuf_pool *cpool)
 {
 	if (CN_MBUF_DEBUG)
 		cn__dbg_cluster_got(sh);
-	sh->refcnt = 1;
-	m->shared = sh;
-	m->buf = sh->base;
-	m->buf_len = sh->size;
-	m->data = sh->base + cpool->headroom;
+	cluster_attach(m, sh, sh->base, sh->size, cpool);
 }
 
 int cn_mbuf_attach_cluster(struct cn_mbuf *m, struct cn_mbuf_pool *cpool)
@@ -406,17 +414,10 @@ unsigned cn__cluster_mbufs(struct cn_mbuf_pool *mpool, struct cn_mbuf_pool *cpoo
 				break;
 	}
 	for (unsigned i = 0; i < got; i++) {
-		struct cn_mbuf *m = out[i];
-		struct cn_mbuf_shared *sh = ext_shared(cpool, idx[i]);
-		uint8_t *buf = cpool->ext + (size_t)idx[i] * cpool->ext_stride;
 		CN_ASSERT(idx[i] < cpool->count, "a cluster index the pool never had");
-		if (CN_MBUF_DEBUG)
-			cn__dbg_mbuf_got(m);
-		sh->refcnt = 1;
-		m->shared = sh;
-		m->buf = buf;
-		m->buf_len = cpool->data_size;
-		mbuf_empty(m, buf + cpool->headroom);
+		mbuf_reset(out[i]);
+		cluster_attach(out[i], ext_shared(cpool, idx[i]),
+			       cpool->ext + (size_t)idx[i] * cpool->ext_stride, cpool->data_size, cpool);
 	}
 	return got;
 }
