@@ -795,6 +795,9 @@ def main():
             print("  %-14s perf, s/GB (medians): total %.2f; %s" % (
                 k, sum(med.values()), ", ".join("%s %.2f" % (n, med[n]) for n in sorted(
                     names, key=lambda n: -med[n]))))
+    # per mode and field, its per-repetition ratios to Linux -> Linux's
+    # (stream.json's "ratios", which the report's devices section shows)
+    ratios = {}
     for k in ("tcp-afxdp", "tcp-afxdp-base", "tcp-dpdk-xdp", "tcp-dpdk-pkt"):
         if k not in r.rows or "tcp-linux" not in r.rows:
             continue
@@ -803,6 +806,7 @@ def main():
                         ("cpu_total", "whole run")):
             q = r.ratios(k, "tcp-linux", f)
             if q:
+                ratios.setdefault(k, {})[f] = q
                 parts.append("%s %.2f (%.2f-%.2f)" % (what, statistics.median(q), min(q), max(q)))
         if parts:
             print("  %-14s CPU s/GB over Linux -> Linux's, per repetition, median (range): %s" % (
@@ -829,7 +833,7 @@ def main():
     med = {k: {f: statistics.median(row[f] for row in v) for f in v[0] if f != "perf"}
            for k, v in r.rows.items()}
     with open(os.path.join(r.out, "stream.json"), "w") as f:
-        json.dump({"rows": r.rows, "medians": med, "tsc_hz": r.tsc_hz, "reps": args.reps,
+        json.dump({"rows": r.rows, "medians": med, "ratios": ratios, "tsc_hz": r.tsc_hz, "reps": args.reps,
                    "skipped": r.skipped,
                    "mb": args.mb, "udp_s": args.udp_s, "load_avg": os.getloadavg()}, f, indent=1)
     return 0

@@ -7,6 +7,7 @@ cachenet over net_memif between two processes, in one run: throughput,
 cachenet's busy TSC ticks per frame split into the device's I/O and the
 stack, and CPU time per GB. Measured by tests/interop/stream.py."""
 import os
+import statistics
 import sys
 
 from .tap import driver_paths, json_producer
@@ -56,20 +57,17 @@ def measure(ctx):
     return ctx.cached_run("devices", cmd, deps, json_producer(ctx, cmd, "stream.json"))
 
 
-def window_ratio(rows):
+def window_ratio(ratios):
     """Linux -> cachenet over AF_XDP against Linux -> Linux, CPU per GB
-    while streaming, repetition by repetition."""
-    a, b = rows.get("tcp-afxdp", []), rows.get("tcp-linux", [])
-    q = sorted(x["window"] / y["window"] for x, y in zip(a, b)
-               if "window" in x and "window" in y and y["window"] > 0)
+    while streaming: stream.py's per-repetition ratios."""
+    q = ratios.get("tcp-afxdp", {}).get("window", [])
     if not q:
         return []
-    med = q[len(q) // 2] if len(q) % 2 else (q[len(q) // 2 - 1] + q[len(q) // 2]) / 2
     return ["Receiving Linux's stream, cachenet over AF_XDP used **%s** of Linux → Linux's CPU "
             "time per GB while streaming (median of the repetitions' ratios, %s-%s over %d; "
             "the run figures also charge cachenet's start, its pools and UMEM, which the "
             "Linux receiver's rusage, taken from its accept, does not)."
-            % (fmt(med, 3), fmt(q[0], 3), fmt(q[-1], 3), len(q)), ""]
+            % (fmt(statistics.median(q), 3), fmt(min(q), 3), fmt(max(q), 3), len(q)), ""]
 
 
 def render(ctx, d):
@@ -123,7 +121,7 @@ def render(ctx, d):
                       "app (SHA-256)", "CPU s/GB streaming", "CPU s/GB (run)", "of which cachenet",
                       "processes' system", "ksoftirqd", "machine-wide softirq",
                       "machine-wide system"], rows), ""]
-    md += window_ratio(d.get("rows", {}))
+    md += window_ratio(d.get("ratios", {}))
     skipped = d.get("skipped", {})
     names = {k: "%s over %s" % (way, path) for k, way, path in TCP_ROWS}
     names["memif"] = "cachenet → cachenet over net_memif"
