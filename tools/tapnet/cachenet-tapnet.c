@@ -918,7 +918,7 @@ static void dev_sum(struct dev *d, struct dev_sum *s)
 			s->tx_bytes += q->tx_bytes;
 			s->rx_reads += q->rx_wakeups;
 			s->rx_eagain += q->rx_empty;
-			s->rx_nobufs += q->rx_nobufs;
+			s->rx_nobufs += q->rx_nobufs + q->rx_nombuf; /* refills and frames */
 			s->tx_writes += q->tx_kicks;
 			s->tx_eagain += q->tx_full + q->tx_nobufs;
 			s->tx_errors += q->tx_kick_errors;
